@@ -1,0 +1,62 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 The dpdk-rdma authors.
+ */
+
+#ifndef DR_ICRC_H
+#define DR_ICRC_H
+
+/**
+ * @file
+ * The RoCEv2 invariant CRC (IBA vol. 1, 7.8.1; Annex A17.3.3).
+ *
+ * The ICRC is the Ethernet CRC-32 (reflected polynomial 0xEDB88320, initial
+ * value all ones, final complement) over: 8 bytes of ones standing for the
+ * absent LRH, the IP header with its variant fields set to ones (IPv4: TOS,
+ * TTL, header checksum; IPv6: traffic class, flow label, hop limit), the UDP
+ * header with its checksum set to ones, the BTH with its reserved byte 4
+ * (FECN/BECN/resv6a) set to ones, then every byte after the BTH up to the
+ * ICRC. It is sent least significant byte first.
+ */
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <rte_mbuf.h>
+
+#include "dr_pkt.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** Initial CRC register value. */
+#define DR_CRC32_INIT 0xFFFFFFFFu
+
+/**
+ * Run the CRC-32 register @p crc over @p len bytes (no initial or final
+ * complement: start from DR_CRC32_INIT, complement the result at the end).
+ */
+uint32_t dr_crc32_update(uint32_t crc, const void *buf, size_t len);
+
+/** The plain Ethernet CRC-32 of a buffer (as zlib's crc32(0, buf, len)). */
+static inline uint32_t
+dr_crc32(const void *buf, size_t len)
+{
+	return ~dr_crc32_update(DR_CRC32_INIT, buf, len);
+}
+
+/**
+ * ICRC of the packet @p pi describes, held in the mbuf chain @p m, computed
+ * over everything before its last four bytes. Returned in host order; the
+ * wire carries rte_cpu_to_le_32() of it.
+ */
+uint32_t dr_icrc_compute(const struct rte_mbuf *m, const struct dr_pkt_info *pi);
+
+/** As dr_icrc_compute(), for a contiguous frame. */
+uint32_t dr_icrc_compute_buf(const void *frame, const struct dr_pkt_info *pi);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* DR_ICRC_H */

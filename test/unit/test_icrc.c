@@ -1,0 +1,260 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 The dpdk-rdma authors.
+ */
+
+/*
+ * The CRC-32 engine and the RoCEv2 ICRC (IBA vol. 1 7.8.1, Annex A17.3.3):
+ * known answers, register carried across any split, an independent
+ * bit-at-a-time reference over the masked pseudo-header, and for one IPv4
+ * and one IPv6 frame every single-bit flip: the variant fields must not
+ * change the ICRC, every other covered bit must.
+ */
+
+#include "test_pkt.h"
+
+/* Bit-at-a-time reflected CRC-32 (poly 0xEDB88320), the definition itself. */
+static uint32_t
+ref_crc32(uint32_t crc, const uint8_t *p, size_t n)
+{
+	while (n--) {
+		crc ^= *p++;
+		for (int k = 0; k < 8; k++)
+			crc = (crc >> 1) ^ (0xEDB88320u & -(crc & 1u));
+	}
+	return crc;
+}
+
+/*
+ * Bits of the byte at frame offset @off that A17.3.3 replaces by ones in the
+ * ICRC: IPv4 TOS, TTL, header checksum; IPv6 traffic class, flow label, hop
+ * limit; UDP checksum; BTH byte 4 (FECN, BECN, resv6a).
+ */
+static uint8_t
+variant_bits(const struct dr_pkt_info *pi, uint32_t off)
+{
+	uint32_t ip = off - pi->l3_off, udp = off - pi->l4_off;
+
+	if (off >= pi->l3_off && off < pi->l4_off) {
+		if (pi->ip_ver == 4)
+			return ip == TPKT_IP4_TOS || ip == TPKT_IP4_TTL || ip == TPKT_IP4_CSUM ||
+			       ip == TPKT_IP4_CSUM + 1 ? 0xFF : 0;
+		if (ip == 0)
+			return 0x0F;       /* traffic class, high nibble; the version stays */
+		return ip == 1 || ip == 2 || ip == 3 || ip == TPKT_IP6_HLIM ? 0xFF : 0;
+	}
+	if (off >= pi->l4_off && off < pi->bth_off)
+		return udp == TPKT_UDP_CSUM || udp == TPKT_UDP_CSUM + 1 ? 0xFF : 0;
+	return off == pi->bth_off + 4u ? 0xFF : 0;
+}
+
+/* The ICRC computed from its definition, independently of lib/dr_icrc.c. */
+static uint32_t
+ref_icrc(const uint8_t *f, const struct dr_pkt_info *pi)
+{
+	static const uint8_t lrh[8] = { 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF };
+	uint32_t end = pi->frame_len - DR_ICRC_BYTES;
+	uint32_t crc = ref_crc32(0xFFFFFFFFu, lrh, sizeof(lrh));
+
+	for (uint32_t off = pi->l3_off; off < end; off++) {
+		uint8_t b = off < pi->bth_off + (uint32_t)DR_BTH_BYTES ? f[off] | variant_bits(pi, off) : f[off];
+
+		crc = ref_crc32(crc, &b, 1);
+	}
+	return ~crc;
+}
+
+static uint32_t
+wire_icrc(const uint8_t *f, const struct dr_pkt_info *pi)
+{
+	const uint8_t *p = f + pi->frame_len - DR_ICRC_BYTES;
+
+	/* sent least significant byte first (A17.3.3) */
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+static void
+test_crc32_known(void)
+{
+	static uint8_t buf[300 + 8];
+	uint64_t seed = 1;
+
+	CHECK_EQ(dr_crc32("123456789", 9), 0xCBF43926u);   /* the CRC-32 check value */
+	CHECK_EQ(dr_crc32("", 0), 0);
+	CHECK_EQ(dr_crc32("a", 1), 0xE8B7BE43u);
+	for (size_t i = 0; i < sizeof(buf); i++)
+		buf[i] = (uint8_t)tpkt_rand(&seed);
+	/* every length through the 8-byte loop and its tail, at every alignment */
+	for (size_t align = 0; align < 8; align++)
+		for (size_t n = 0; n <= 300; n++)
+			CHECK_EQ(dr_crc32_update(0x12345678u, buf + align, n),
+				 ref_crc32(0x12345678u, buf + align, n));
+}
+
+/* The register carries over: any split of a buffer gives the one-pass CRC. */
+static void
+test_crc32_split(void)
+{
+	static uint8_t buf[9000];
+	uint64_t seed = 2;
+	uint32_t whole;
+	unsigned int bad = 0;
+
+	for (size_t i = 0; i < sizeof(buf); i++)
+		buf[i] = (uint8_t)tpkt_rand(&seed);
+	whole = dr_crc32_update(DR_CRC32_INIT, buf, sizeof(buf));
+	CHECK_EQ(~whole, dr_crc32(buf, sizeof(buf)));
+	for (int round = 0; round < 2000; round++) {
+		size_t len = 1 + tpkt_rand(&seed) % sizeof(buf), pos = 0;
+		uint32_t crc = DR_CRC32_INIT;
+		unsigned int cuts = 1 + tpkt_rand(&seed) % 12;
+
+		for (unsigned int c = 0; c < cuts && pos < len; c++) {
+			size_t n = tpkt_rand(&seed) % (len - pos + 1);
+
+			if (tpkt_rand(&seed) & 1)
+				n %= 16;       /* many short pieces: odd alignments, tails */
+			crc = dr_crc32_update(crc, buf + pos, n);
+			pos += n;
+		}
+		crc = dr_crc32_update(crc, buf + pos, len - pos);
+		bad += crc != dr_crc32_update(DR_CRC32_INIT, buf, len);
+	}
+	CHECK_EQ(bad, 0);
+}
+
+/* Every opcode and encapsulation: wire ICRC == reference == library, flat and chained. */
+static void
+test_icrc_reference(void)
+{
+	static const uint32_t lens[] = { 0, 1, 255 };
+	static uint8_t f[TPKT_MAX_FRAME];
+	unsigned int bad = 0, n = 0;
+
+	for (unsigned int op = 0; op < 256; op++) {
+		uint32_t mask = dr_opcode_table[op].mask;
+
+		if (!dr_opcode_valid((uint8_t)op))
+			continue;
+		for (uint8_t v = 4; v <= 6; v += 2)
+			for (int vlan = 0; vlan <= 1; vlan++)
+				for (unsigned int i = 0; i < RTE_DIM(lens); i++) {
+					int fixed = tpkt_fixed_paylen(mask);
+					uint32_t paylen = fixed >= 0 ? (uint32_t)fixed : lens[i];
+					uint32_t len = tpkt_frame(f, (uint8_t)op, v, vlan, paylen);
+					uint32_t cut = len / 2;
+					struct rte_mbuf *m = tpkt_chain(f, len, &cut, 1);
+					struct dr_pkt_info pb, pm;
+					uint32_t want;
+
+					if (dr_pkt_parse_buf(f, len, &pb) != DR_PKT_OK ||
+					    dr_pkt_parse(m, &pm) != DR_PKT_OK) {
+						bad++;
+					} else {
+						want = ref_icrc(f, &pb);
+						bad += wire_icrc(f, &pb) != want;
+						bad += dr_icrc_compute_buf(f, &pb) != want;
+						bad += dr_icrc_compute(m, &pm) != want;
+					}
+					n++;
+					tmbuf_free(m);
+				}
+	}
+	CHECK_EQ(bad, 0);
+	CHECK_EQ(n, 63 * 4 * RTE_DIM(lens));
+}
+
+/* A pointer to byte @off of the chain @m. */
+static uint8_t *
+chain_byte(struct rte_mbuf *m, uint32_t off)
+{
+	while (off >= m->data_len) {
+		off -= m->data_len;
+		m = m->next;
+	}
+	return rte_pktmbuf_mtod_offset(m, uint8_t *, off);
+}
+
+/*
+ * Flip every bit of the frame before the ICRC, one at a time: the ICRC
+ * changes exactly when the bit is covered and not variant (A17.3.3). The
+ * Ethernet header is not covered at all. Done on the flat frame, and on a
+ * chain whose headers sit in the first segment and whose payload is cut
+ * across three more (when the frame is long enough to hold the headers in
+ * its first DR_PKT_MAX_HDR bytes, so the parse points into the mbuf).
+ */
+static void
+every_bit(uint8_t op, uint8_t ip_ver, bool vlan, uint32_t paylen)
+{
+	static uint8_t f[TPKT_MAX_FRAME];
+	uint32_t len = tpkt_frame(f, op, ip_ver, vlan, paylen);
+	struct rte_mbuf *m = NULL;
+	struct dr_pkt_info pb, pm;
+	uint32_t orig, orig_m = 0;
+	unsigned int flat_bad = 0, chain_bad = 0, variant = 0;
+
+	CHECK_EQ(dr_pkt_parse_buf(f, len, &pb), DR_PKT_OK);
+	orig = dr_icrc_compute_buf(f, &pb);
+	CHECK_EQ(orig, wire_icrc(f, &pb));
+	if (len > DR_PKT_MAX_HDR + 3) {
+		const uint32_t cuts[3] = { DR_PKT_MAX_HDR, DR_PKT_MAX_HDR + 1, (DR_PKT_MAX_HDR + len) / 2 };
+
+		m = tpkt_chain(f, len, cuts, 3);
+		CHECK_EQ(dr_pkt_parse(m, &pm), DR_PKT_OK);
+		CHECK(pm.frame == rte_pktmbuf_mtod(m, const uint8_t *));
+		orig_m = dr_icrc_compute(m, &pm);
+		CHECK_EQ(orig_m, orig);
+	}
+	for (uint32_t off = 0; off < pb.frame_len - DR_ICRC_BYTES; off++) {
+		uint8_t vbits = off < pb.l3_off ? 0xFF : variant_bits(&pb, off);
+
+		for (int bit = 0; bit < 8; bit++) {
+			uint8_t b = (uint8_t)(1u << bit);
+			bool covered = !(vbits & b);
+
+			variant += !covered;
+			f[off] ^= b;
+			flat_bad += (dr_icrc_compute_buf(f, &pb) != orig) != covered;
+			f[off] ^= b;
+			if (m != NULL) {
+				*chain_byte(m, off) ^= b;
+				chain_bad += (dr_icrc_compute(m, &pm) != orig_m) != covered;
+				*chain_byte(m, off) ^= b;
+			}
+		}
+	}
+	CHECK_EQ(flat_bad, 0);
+	CHECK_EQ(chain_bad, 0);
+	/* L2 header + IPv4: 4 variant bytes; IPv6: 4 bits + 4 bytes; UDP 2 bytes; BTH 1 byte */
+	CHECK_EQ(variant, pb.l3_off * 8 + (ip_ver == 4 ? 32 : 36) + 16 + 8);
+
+	/* and every bit of the ICRC field itself is checked (IBA 7.8.1) */
+	for (uint32_t bit = 0; bit < 32; bit++) {
+		uint8_t *p = f + pb.frame_len - DR_ICRC_BYTES + bit / 8;
+
+		*p ^= (uint8_t)(1u << (bit % 8));
+		CHECK_EQ(dr_pkt_check_icrc_buf(f, &pb), DR_PKT_ERR_ICRC);
+		*p ^= (uint8_t)(1u << (bit % 8));
+	}
+	CHECK_EQ(dr_pkt_check_icrc_buf(f, &pb), DR_PKT_OK);
+	tmbuf_free(m);
+}
+
+static void
+test_icrc_every_bit(void)
+{
+	every_bit(DR_OPCODE(UD, SEND_ONLY_IMM), 4, true, 255);     /* DETH + ImmDt */
+	every_bit(DR_OPCODE(RC, WRITE_ONLY_IMM), 6, false, 255);   /* RETH + ImmDt */
+	every_bit(DR_OPCODE(XRC, CMP_SWAP), 4, false, 0);          /* XRCETH + AtomicETH */
+	every_bit(DR_OPCODE(RC, ATOMIC_ACK), 6, true, 0);          /* AETH + AtomicAckETH */
+	every_bit(DR_OPCODE(RC, SEND_ONLY), 4, false, 1);          /* 3 pad bytes */
+}
+
+int
+main(void)
+{
+	test_crc32_known();
+	test_crc32_split();
+	test_icrc_reference();
+	test_icrc_every_bit();
+	return dr_test_report("test_icrc");
+}
