@@ -16,9 +16,7 @@
  * public head of a QP and a CQ, which carries the operation pointers the
  * inline fast-path wrappers call (chosen once, when the object is created).
  *
- * Status: the types and rules of this header are the contract the RC
- * transport (issue "RC queue pairs end to end") implements; see
- * doc/guides/api.rst for what is implemented so far.
+ * See doc/guides/api.rst for what is implemented so far.
  */
 
 #include <stddef.h>
@@ -26,6 +24,8 @@
 
 #include <rte_byteorder.h>
 #include <rte_common.h>
+#include <rte_ether.h>
+#include <rte_mempool.h>
 
 #include "dr_opcode.h"
 
@@ -35,7 +35,6 @@ extern "C" {
 
 struct dr_context;
 struct dr_pd;
-struct dr_mr;
 struct dr_cq;
 struct dr_qp;
 struct dr_srq;
@@ -323,6 +322,269 @@ struct dr_wc {
 	uint8_t sl;
 	uint8_t dlid_path_bits;
 };
+
+
+/* ------------------------------------------------------------------ */
+/* Devices, contexts, ports                                            */
+/* ------------------------------------------------------------------ */
+
+struct dr_device;
+
+/** How a context drives its transport. Only DR_PROGRESS_INLINE exists today. */
+enum dr_progress_mode {
+	/** The application's own thread drives rx, the state machines, timers and
+	 *  tx from dr_poll_cq() and dr_progress() (eRPC-style event loop). */
+	DR_PROGRESS_INLINE = 0,
+};
+
+/** Attributes of dr_open_device() (no ibverbs counterpart: RoCE over DPDK needs them). */
+struct dr_context_attr {
+	/** IPv4 address of the port (network order); 0 = none. Gives GID index 1. */
+	rte_be32_t ipv4_addr;
+	/** Optional IPv6 addresses (global or ULA) beyond the link-local GID 0. */
+	uint8_t ipv6_addr[2][16];
+	unsigned int num_ipv6;
+	/** Link MTU in bytes (IP MTU, as the kernel's): sets the active path MTU
+	 *  as rxe does (1500 -> 1024, 4200 -> 4096); 0 = the port's MTU. */
+	uint32_t mtu;
+	/** Configure and start the port with one rx and one tx queue (1), or use
+	 *  queue @c rx_queue / @c tx_queue of a port the application started (0). */
+	int configure_port;
+	uint16_t rx_queue;            /**< rx queue used when !configure_port */
+	uint16_t tx_queue;            /**< tx queue used when !configure_port */
+	uint16_t nb_rx_desc;          /**< rx ring size when configuring; 0 = 1024 */
+	uint16_t nb_tx_desc;          /**< tx ring size when configuring; 0 = 1024 */
+	/** mbuf pool for frames; NULL = the library creates one on the port's socket */
+	struct rte_mempool *pool;
+	enum dr_progress_mode mode;   /**< progress mode */
+	/** Backend name ("ethdev"); NULL = the default for the port */
+	const char *backend;
+};
+
+/**
+ * Initialise DPDK's EAL from an argument vector, for applications that do not
+ * call rte_eal_init() themselves. Returns the number of arguments consumed
+ * (as rte_eal_init) or a negative errno.
+ */
+int dr_eal_init(int argc, char **argv);
+
+/**
+ * List one device per available DPDK port (ibv_get_device_list(3)).
+ * @param num if not NULL, receives the number of devices.
+ * @return a NULL-terminated array to free with dr_free_device_list(), or
+ *         NULL with errno set.
+ */
+struct dr_device **dr_get_device_list(int *num);
+/** Free a list from dr_get_device_list() (the contexts opened stay valid). */
+void dr_free_device_list(struct dr_device **list);
+/** Name of a device: "dr_" followed by the DPDK port's name. */
+const char *dr_get_device_name(const struct dr_device *dev);
+/** DPDK port id of a device. */
+uint16_t dr_get_device_port(const struct dr_device *dev);
+
+/**
+ * Open a device (ibv_open_device(3)): bind a context to its DPDK port.
+ * @return the context, or NULL with errno set (EINVAL bad attribute, ENODEV
+ *         no such port, ENOMEM, EBUSY port already open, EIO port setup failed).
+ */
+struct dr_context *dr_open_device(struct dr_device *dev, const struct dr_context_attr *attr);
+/** Close a context: every object on it must have been destroyed (else -EBUSY). */
+int dr_close_device(struct dr_context *ctx);
+
+/** Device attributes (the fields of struct ibv_device_attr that apply). */
+struct dr_device_attr {
+	char fw_ver[64];
+	uint64_t node_guid;           /**< EUI-64 of the port's MAC, network order */
+	uint64_t max_mr_size;
+	uint32_t vendor_id;
+	uint32_t hw_ver;
+	int max_qp;
+	int max_qp_wr;
+	int max_sge;
+	int max_cq;
+	int max_cqe;
+	int max_mr;
+	int max_pd;
+	int max_qp_rd_atom;
+	int max_qp_init_rd_atom;
+	int max_srq;
+	uint8_t phys_port_cnt;        /**< 1 */
+};
+
+/** Port attributes (the fields of struct ibv_port_attr that apply). */
+struct dr_port_attr {
+	int state;                    /**< 4 = ACTIVE, 1 = DOWN (IBV_PORT_* values) */
+	enum dr_mtu max_mtu;
+	enum dr_mtu active_mtu;
+	int gid_tbl_len;
+	uint32_t max_msg_sz;
+	uint8_t link_layer;           /**< 2 = Ethernet */
+};
+
+/** ibv_query_device(3). @return 0 or -errno. */
+int dr_query_device(struct dr_context *ctx, struct dr_device_attr *attr);
+/** ibv_query_port(3); @p port_num must be 1. @return 0 or -errno. */
+int dr_query_port(struct dr_context *ctx, uint8_t port_num, struct dr_port_attr *attr);
+/**
+ * ibv_query_gid(3). The table is rxe's: index 0 the IPv6 link-local address
+ * from the MAC (EUI-64), index 1 the IPv4-mapped address, then the IPv6
+ * addresses of dr_context_attr. @return 0, or -EINVAL past the table.
+ */
+int dr_query_gid(struct dr_context *ctx, uint8_t port_num, int index, union dr_gid *gid);
+
+/**
+ * Add a static neighbour (ARP / ND entry) for @p gid, so no resolution is
+ * needed before sending to it. @return 0 or -errno.
+ */
+int dr_add_neighbour(struct dr_context *ctx, const union dr_gid *gid, const struct rte_ether_addr *mac);
+
+/**
+ * Drive the transport once in DR_PROGRESS_INLINE mode: receive a burst,
+ * run the responder, completer and requester, fire due timers, transmit.
+ * dr_poll_cq() calls it too. @return the number of packets handled, or -errno.
+ */
+int dr_progress(struct dr_context *ctx);
+
+/* ------------------------------------------------------------------ */
+/* Protection domains, memory regions                                  */
+/* ------------------------------------------------------------------ */
+
+/** ibv_alloc_pd(3). @return the PD or NULL with errno set. */
+struct dr_pd *dr_alloc_pd(struct dr_context *ctx);
+/** ibv_dealloc_pd(3). @return 0, or -EBUSY while objects still use it. */
+int dr_dealloc_pd(struct dr_pd *pd);
+
+/** A registered memory region (struct ibv_mr). Read-only for the application. */
+struct dr_mr {
+	struct dr_context *context;
+	struct dr_pd *pd;
+	void *addr;
+	size_t length;
+	uint32_t handle;
+	uint32_t lkey;
+	uint32_t rkey;
+};
+
+/**
+ * ibv_reg_mr(3): register [addr, addr + length) with @p access
+ * (enum dr_access_flags). @return the MR, or NULL with errno set
+ * (EINVAL bad flags or range, ENOMEM table full).
+ */
+struct dr_mr *dr_reg_mr(struct dr_pd *pd, void *addr, size_t length, int access);
+/** ibv_dereg_mr(3). @return 0 or -errno. */
+int dr_dereg_mr(struct dr_mr *mr);
+
+/* ------------------------------------------------------------------ */
+/* Completion queues                                                   */
+/* ------------------------------------------------------------------ */
+
+/** Operations of a CQ, chosen when it is created. */
+struct dr_cq_ops {
+	int (*poll)(struct dr_cq *cq, int num_entries, struct dr_wc *wc);
+};
+
+/** Public head of a CQ (struct ibv_cq). */
+struct dr_cq {
+	struct dr_context *context;
+	void *cq_context;
+	int cqe;                      /**< capacity actually provided */
+	const struct dr_cq_ops *ops;
+};
+
+/**
+ * ibv_create_cq(3) with @p cqe entries at least. Completion channels and
+ * vectors are not supported (@p channel must be NULL).
+ * @return the CQ, or NULL with errno set.
+ */
+struct dr_cq *dr_create_cq(struct dr_context *ctx, int cqe, void *cq_context, void *channel,
+			   int comp_vector);
+/** ibv_destroy_cq(3). @return 0, or -EBUSY while a QP uses it. */
+int dr_destroy_cq(struct dr_cq *cq);
+
+/**
+ * ibv_poll_cq(3): up to @p num_entries completions, oldest first. In inline
+ * mode it drives the transport first (dr_progress()).
+ * @return how many were written (0 = none), or -EOVERFLOW once the CQ has
+ *         overrun (a completion was lost: the CQ is in error, as IBA 11.4.2.1
+ *         says, and its QPs have been moved to ERR), or another -errno.
+ */
+static inline int
+dr_poll_cq(struct dr_cq *cq, int num_entries, struct dr_wc *wc)
+{
+	return cq->ops->poll(cq, num_entries, wc);
+}
+
+/* ------------------------------------------------------------------ */
+/* Queue pairs                                                         */
+/* ------------------------------------------------------------------ */
+
+/** Operations of a QP, chosen for its type when it is created. */
+struct dr_qp_ops {
+	int (*post_send)(struct dr_qp *qp, struct dr_send_wr *wr, struct dr_send_wr **bad_wr);
+	int (*post_recv)(struct dr_qp *qp, struct dr_recv_wr *wr, struct dr_recv_wr **bad_wr);
+};
+
+/** Public head of a QP (struct ibv_qp). */
+struct dr_qp {
+	struct dr_context *context;
+	void *qp_context;
+	struct dr_pd *pd;
+	struct dr_cq *send_cq;
+	struct dr_cq *recv_cq;
+	struct dr_srq *srq;
+	uint32_t qp_num;
+	enum dr_qp_state state;
+	enum dr_qp_type qp_type;
+	const struct dr_qp_ops *ops;
+};
+
+/**
+ * ibv_create_qp(3). RC only for now (others: EOPNOTSUPP). @p init_attr->cap
+ * receives the capabilities actually provided.
+ * @return the QP in RESET, or NULL with errno set (EINVAL bad attribute or
+ *         capability above the device's, ENOMEM, EOPNOTSUPP).
+ */
+struct dr_qp *dr_create_qp(struct dr_pd *pd, struct dr_qp_init_attr *init_attr);
+
+/**
+ * ibv_modify_qp(3): the transition and the attributes it requires and accepts
+ * are checked as IBA 11.2.5.3 says. Moving to ERR flushes every outstanding
+ * WR with DR_WC_WR_FLUSH_ERR; to RESET empties the queues.
+ * @return 0 or -errno (EINVAL for a bad transition, mask or value).
+ */
+int dr_modify_qp(struct dr_qp *qp, struct dr_qp_attr *attr, int attr_mask);
+
+/** ibv_query_qp(3). @return 0 or -errno. */
+int dr_query_qp(struct dr_qp *qp, struct dr_qp_attr *attr, int attr_mask, struct dr_qp_init_attr *init_attr);
+
+/** ibv_destroy_qp(3). @return 0 or -errno. */
+int dr_destroy_qp(struct dr_qp *qp);
+
+/**
+ * ibv_post_send(3): post a linked list of send WRs. Stops at the first WR
+ * that fails, sets @p *bad_wr to it and returns an errno value (positive, as
+ * ibv_post_send does): EINVAL (bad opcode for the QP type, bad flags, too
+ * many SGEs, inline above max_inline_data, QP in a state that takes no send
+ * WRs), ENOMEM (send queue full). A bad lkey or an SGE outside its MR is
+ * reported when detectable: as EINVAL at post time.
+ * @return 0 when every WR was posted.
+ */
+static inline int
+dr_post_send(struct dr_qp *qp, struct dr_send_wr *wr, struct dr_send_wr **bad_wr)
+{
+	return qp->ops->post_send(qp, wr, bad_wr);
+}
+
+/**
+ * ibv_post_recv(3): post a linked list of receive WRs; errors as
+ * dr_post_send() (ENOMEM receive queue full, EINVAL too many SGEs, bad lkey,
+ * QP in RESET).
+ */
+static inline int
+dr_post_recv(struct dr_qp *qp, struct dr_recv_wr *wr, struct dr_recv_wr **bad_wr)
+{
+	return qp->ops->post_recv(qp, wr, bad_wr);
+}
 
 #ifdef __cplusplus
 }

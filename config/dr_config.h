@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 The dpdk-rdma authors.
+ */
+
+#ifndef DR_CONFIG_H
+#define DR_CONFIG_H
+
+/*
+ * Compile-time limits and defaults of dpdk-rdma. dr_query_device() reports
+ * them; create calls reject requests above them with EINVAL.
+ */
+
+#define DR_MAX_QP 1024           /* QPs per context */
+#define DR_QPN_BASE 0x11         /* first QPN handed out (0, 1 are QP0/QP1; rxe also starts at 17) */
+#define DR_MAX_MR 4096           /* MRs per context (key index space) */
+#define DR_MAX_PD 1024
+#define DR_MAX_CQ 1024
+#define DR_MAX_CQE 65536         /* entries per CQ */
+#define DR_MAX_QP_WR 16384       /* WRs per send or receive queue */
+#define DR_MAX_SGE 32            /* SGEs per WR */
+#define DR_MAX_INLINE 512        /* bytes of inline data per send WR */
+#define DR_MAX_RD_ATOMIC 16      /* outstanding RDMA READ/atomic per QP, either side */
+#define DR_MAX_MSG_SIZE (1u << 30) /* largest message: 1 GiB */
+#define DR_MAX_GIDS 8            /* GID table entries */
+#define DR_BURST 32              /* packets per rx/tx burst */
+#define DR_MAX_PKTS_PER_QP_ROUND 64 /* packets a QP may send per progress round (fairness) */
+#define DR_POOL_MBUFS 16383      /* mbufs of the pool a context creates */
+#define DR_POOL_CACHE 256
+/* data room: headroom + the largest frame (4096-byte payload + 18 + 40 + 8 + 44 + 3 + 4) */
+#define DR_MBUF_DATA_ROOM (RTE_PKTMBUF_HEADROOM + 4096 + 256)
+#define DR_DEFAULT_HOP_LIMIT 64  /* TTL of our packets (rxe: the kernel's default 64) */
+#define DR_NEIGH_ENTRIES 256     /* neighbour table entries */
+#define DR_NEIGH_RETRY_MS 100    /* interval between ARP / NS requests for one address */
+
+#endif /* DR_CONFIG_H */

@@ -1,0 +1,31 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 The dpdk-rdma authors.
+ */
+
+#ifndef DR_LOG_H
+#define DR_LOG_H
+
+/*
+ * One DPDK log type per component (lib.dr.<component>): the library never
+ * prints to stdout. DR_DP_LOG is for the data path: compiled out below
+ * RTE_LOG_DP_LEVEL, like DPDK's RTE_LOG_DP.
+ */
+
+#include <rte_log.h>
+
+extern int dr_logtype_ctx;   /* devices, contexts, PDs, MRs, CQs */
+extern int dr_logtype_qp;    /* QP state machine, post calls */
+extern int dr_logtype_req;   /* requester */
+extern int dr_logtype_resp;  /* responder */
+extern int dr_logtype_comp;  /* completer */
+extern int dr_logtype_drv;   /* backends */
+
+#define DR_LOG(type, level, fmt, ...) \
+	rte_log(RTE_LOG_##level, dr_logtype_##type, "dr_" #type ": " fmt "\n", ##__VA_ARGS__)
+
+#define DR_DP_LOG(type, level, fmt, ...) do { \
+	if (RTE_LOG_##level <= RTE_LOG_DP_LEVEL) \
+		DR_LOG(type, level, fmt, ##__VA_ARGS__); \
+} while (0)
+
+#endif /* DR_LOG_H */

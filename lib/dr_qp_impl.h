@@ -1,0 +1,204 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 The dpdk-rdma authors.
+ */
+
+#ifndef DR_QP_IMPL_H
+#define DR_QP_IMPL_H
+
+/*
+ * A queue pair inside: its work queues (filled by the post calls), and the
+ * state of its three state machines, each owned by one stage:
+ *   requester (dr_req.c)   turns send WQEs into request packets;
+ *   responder (dr_resp.c)  checks and executes received requests, acknowledges;
+ *   completer (dr_comp.c)  matches responses to send WQEs, retries, completes.
+ * In DR_PROGRESS_INLINE mode one thread runs them all (dr_engine.c); the
+ * fields are grouped by owner so a pipeline mode can split them later.
+ */
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <rte_mbuf.h>
+
+#include "dr_context.h"
+#include "dr_pkt.h"
+#include "dr_verbs.h"
+
+/* Life of a send WQE. */
+enum dr_wqe_state {
+	DR_WQE_POSTED,      /* queued, requester has not started it */
+	DR_WQE_ACTIVE,      /* requester has sent part of it */
+	DR_WQE_SENT,        /* every request packet sent, waiting for the response(s) */
+	DR_WQE_DONE,        /* acknowledged / all responses in: ready to complete */
+	DR_WQE_ERROR,       /* failed: complete with status */
+};
+
+struct dr_send_wqe {
+	/* from the WR (dr_post.c) */
+	uint64_t wr_id;
+	enum dr_wr_opcode opcode;
+	unsigned int send_flags;       /* DR_SEND_SIGNALED already set when sq_sig_all */
+	rte_be32_t imm_data;
+	uint32_t invalidate_rkey;
+	uint64_t remote_addr;
+	uint32_t rkey;
+	uint64_t compare_add;
+	uint64_t swap;
+	uint32_t length;               /* bytes of the message (sum of the SGEs / inline bytes) */
+	uint16_t num_sge;
+	struct dr_sge *sge;            /* num_sge entries (the queue's SGE array) */
+	uint8_t *inline_data;          /* copy of the data when DR_SEND_INLINE, else NULL */
+
+	/* requester / completer bookkeeping */
+	enum dr_wqe_state state;
+	enum dr_wc_status status;      /* when ERROR */
+	uint32_t first_psn;            /* PSN of its first packet (READ: of its first response) */
+	uint32_t last_psn;             /* PSN of its last packet (READ: of its last response) */
+	uint32_t npkts;                /* packets of the message (READ: response packets) */
+	uint32_t resp_bytes;           /* READ: bytes placed so far; atomics: 8 when done */
+	uint64_t atomic_orig;          /* atomics: original remote value */
+};
+
+struct dr_recv_wqe {
+	uint64_t wr_id;
+	uint16_t num_sge;
+	struct dr_sge *sge;
+	uint32_t length;               /* sum of the SGE lengths */
+};
+
+/* A ring of WQEs; head - tail entries are in use; indices wrap naturally (uint32_t). */
+struct dr_sq {
+	struct dr_send_wqe *wqe;
+	struct dr_sge *sges;           /* size * max_sge */
+	uint8_t *inline_buf;           /* size * max_inline */
+	uint32_t size;                 /* power of two >= max_send_wr */
+	uint32_t max_wr;               /* as granted: posts beyond it are ENOMEM */
+	uint32_t max_sge;
+	uint32_t max_inline;
+	uint32_t head;                 /* next slot to post into (post calls) */
+	uint32_t tail;                 /* oldest WQE not yet completed (completer) */
+};
+
+struct dr_rq {
+	struct dr_recv_wqe *wqe;
+	struct dr_sge *sges;
+	uint32_t size;
+	uint32_t max_wr;
+	uint32_t max_sge;
+	uint32_t head;                 /* next slot to post into (post calls) */
+	uint32_t tail;                 /* next WQE the responder consumes */
+};
+
+static inline struct dr_send_wqe *dr_sq_wqe(const struct dr_sq *sq, uint32_t i) { return &sq->wqe[i & (sq->size - 1)]; }
+static inline struct dr_recv_wqe *dr_rq_wqe(const struct dr_rq *rq, uint32_t i) { return &rq->wqe[i & (rq->size - 1)]; }
+
+/* Requester state (IBA 9.7.1 - 9.7.4). */
+struct dr_req_state {
+	uint32_t psn;                  /* next PSN to send */
+	uint32_t cur;                  /* SQ index of the WQE being sent */
+	uint32_t offset;               /* bytes of it already sent */
+	uint32_t rd_atomic;            /* READ/atomic WQEs sent and not yet completed */
+	uint16_t ip_id;                /* IPv4 identification counter */
+	bool wait_fence;               /* cur has FENCE and earlier READ/atomics are outstanding */
+};
+
+/* Completer state (IBA 9.7.5.2, 9.7.6). */
+struct dr_comp_state {
+	uint32_t psn;                  /* oldest PSN not yet acknowledged */
+	uint8_t retry_left;            /* transport retries left (retry_cnt) */
+	uint8_t rnr_left;              /* RNR retries left (rnr_retry; 7 = infinite) */
+	uint64_t timeout_at;           /* local ACK timeout deadline (TSC), 0 = not armed */
+	uint64_t rnr_at;               /* RNR wait deadline (TSC), 0 = none */
+};
+
+/* A READ or atomic the responder executed: kept for duplicates (IBA 9.7.5.1.3/4). */
+struct dr_resp_res {
+	bool valid;
+	bool is_read;
+	uint32_t first_psn;            /* PSN of the request */
+	uint32_t last_psn;             /* PSN of its last response */
+	uint64_t va;                   /* READ: remote address of the whole request */
+	uint32_t rkey;
+	uint32_t length;               /* READ: DMA length */
+	uint64_t atomic_orig;          /* atomic: value returned */
+	/* READ responses in progress */
+	uint32_t next_psn;             /* next response PSN to send */
+	uint32_t sent;                 /* bytes sent so far */
+};
+
+/* Responder state (IBA 9.7.5.1). */
+struct dr_resp_state {
+	uint32_t epsn;                 /* expected PSN */
+	uint32_t msn;                  /* message sequence number (24 bits) */
+	/* message in progress: which family, and where its data goes */
+	uint8_t in_msg;                /* 0, DR_OPF_SEND or DR_OPF_WRITE (multi-packet message open) */
+	bool have_rwqe;                /* rq tail WQE taken for the current SEND / WRITE-imm */
+	uint32_t rcv_off;              /* bytes of the message placed */
+	uint64_t write_va;             /* WRITE: next remote address */
+	uint32_t write_resid;          /* WRITE: bytes still allowed by the RETH length */
+	struct dr_mr_impl *write_mr;
+	/* acknowledgement owed (coalesced: the last PSN executed) */
+	bool ack_pending;
+	uint32_t ack_psn;
+	uint8_t ack_syndrome;
+	bool nak_sent;                 /* a PSN-sequence NAK is out: one per sequence error (IBA 9.7.5.1.1) */
+	/* READ / atomic resources, max_dest_rd_atomic of them, used round robin */
+	struct dr_resp_res res[DR_MAX_RD_ATOMIC];
+	uint32_t res_next;
+	int res_active;                /* index of the READ being answered, -1 = none */
+};
+
+struct dr_qp_impl {
+	struct dr_qp pub;
+	struct dr_qp_attr attr;        /* current attributes (dr_query_qp) */
+	struct dr_qp_init_attr init;   /* creation attributes, caps as granted */
+	int sq_sig_all;
+	uint32_t index;                /* in ctx->qp_table */
+
+	struct dr_sq sq;
+	struct dr_rq rq;
+
+	/* where packets go, resolved at RTR (route.dmac when neighbour known) */
+	struct dr_pkt_route route;
+	bool route_resolved;
+	uint32_t mtu;                  /* path MTU in bytes */
+
+	struct dr_req_state req;
+	struct dr_comp_state comp;
+	struct dr_resp_state resp;
+
+	bool active;                   /* on the context's progress list */
+};
+
+static inline struct dr_qp_impl *dr_qp_impl(struct dr_qp *qp) { return (struct dr_qp_impl *)qp; }
+
+/* QP of a QPN on a context, NULL if none. */
+static inline struct dr_qp_impl *
+dr_qp_lookup(struct dr_context *ctx, uint32_t qpn)
+{
+	uint32_t idx = qpn - DR_QPN_BASE;
+
+	return idx < DR_MAX_QP ? ctx->qp_table[idx] : NULL;
+}
+
+/*
+ * Allocate an mbuf and build the headers of a packet of this QP (route from
+ * qp->route, BTH: opcode, DestQP = attr.dest_qp_num, P_Key, PSN); the caller
+ * fills extension headers and payload and calls dr_pkt_finalize().
+ * Returns NULL when no mbuf is free (retry later).
+ */
+struct rte_mbuf *dr_qp_pkt_start(struct dr_qp_impl *qp, uint8_t opcode, uint32_t paylen, uint32_t psn,
+				 struct dr_pkt_info *pi);
+
+/* Move the QP to ERR and flush every outstanding WR (both queues) with WR_FLUSH_ERR. */
+void dr_qp_to_error(struct dr_qp_impl *qp);
+
+/* Stage entry points (dr_req.c, dr_resp.c, dr_comp.c), run by dr_engine.c. */
+int dr_req_progress(struct dr_qp_impl *qp);            /* send what the window allows; returns pkts */
+void dr_resp_rx(struct dr_qp_impl *qp, struct rte_mbuf *m, struct dr_pkt_info *pi);  /* takes m */
+int dr_resp_progress(struct dr_qp_impl *qp);           /* ACKs / READ responses owed */
+void dr_comp_rx(struct dr_qp_impl *qp, struct rte_mbuf *m, struct dr_pkt_info *pi);  /* takes m */
+void dr_comp_timers(struct dr_qp_impl *qp, uint64_t now); /* local ACK timeout, RNR wait */
+int dr_comp_progress(struct dr_qp_impl *qp);           /* complete finished WQEs; returns CQEs */
+
+#endif /* DR_QP_IMPL_H */
