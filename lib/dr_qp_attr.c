@@ -31,6 +31,14 @@ struct qp_transition {
 
 #define ALL_CLASSES(m) { [QPC_UD] = (m), [QPC_UC] = (m), [QPC_RC] = (m), [QPC_RAW] = (m) }
 
+/* RTR->RTS, RTS->RTS and SQD->RTS take the same optional attributes (table 91) */
+#define TO_RTS_OPTIONAL { \
+	[QPC_UD] = DR_QP_CUR_STATE | DR_QP_QKEY, \
+	[QPC_UC] = DR_QP_CUR_STATE | DR_QP_ALT_PATH | DR_QP_ACCESS_FLAGS | DR_QP_PATH_MIG_STATE, \
+	[QPC_RC] = DR_QP_CUR_STATE | DR_QP_ALT_PATH | DR_QP_ACCESS_FLAGS | DR_QP_PATH_MIG_STATE | \
+		   DR_QP_MIN_RNR_TIMER, \
+}
+
 static const struct qp_transition qp_transitions[DR_QPS_ERR + 1][DR_QPS_ERR + 1] = {
 	[DR_QPS_RESET] = {
 		[DR_QPS_RESET] = { .valid = true },
@@ -76,25 +84,13 @@ static const struct qp_transition qp_transitions[DR_QPS_ERR + 1][DR_QPS_ERR + 1]
 				[QPC_RC] = DR_QP_TIMEOUT | DR_QP_RETRY_CNT | DR_QP_RNR_RETRY | DR_QP_SQ_PSN |
 					   DR_QP_MAX_QP_RD_ATOMIC,
 			},
-			.opt = {
-				[QPC_UD] = DR_QP_CUR_STATE | DR_QP_QKEY,
-				[QPC_UC] = DR_QP_CUR_STATE | DR_QP_ALT_PATH | DR_QP_ACCESS_FLAGS |
-					   DR_QP_PATH_MIG_STATE,
-				[QPC_RC] = DR_QP_CUR_STATE | DR_QP_ALT_PATH | DR_QP_ACCESS_FLAGS |
-					   DR_QP_MIN_RNR_TIMER | DR_QP_PATH_MIG_STATE,
-			},
+			.opt = TO_RTS_OPTIONAL,
 		},
 	},
 	[DR_QPS_RTS] = {
 		[DR_QPS_RTS] = {
 			.valid = true,
-			.opt = {
-				[QPC_UD] = DR_QP_CUR_STATE | DR_QP_QKEY,
-				[QPC_UC] = DR_QP_CUR_STATE | DR_QP_ACCESS_FLAGS | DR_QP_ALT_PATH |
-					   DR_QP_PATH_MIG_STATE,
-				[QPC_RC] = DR_QP_CUR_STATE | DR_QP_ACCESS_FLAGS | DR_QP_ALT_PATH |
-					   DR_QP_PATH_MIG_STATE | DR_QP_MIN_RNR_TIMER,
-			},
+			.opt = TO_RTS_OPTIONAL,
 		},
 		[DR_QPS_SQD] = {
 			.valid = true,
@@ -104,13 +100,7 @@ static const struct qp_transition qp_transitions[DR_QPS_ERR + 1][DR_QPS_ERR + 1]
 	[DR_QPS_SQD] = {
 		[DR_QPS_RTS] = {
 			.valid = true,
-			.opt = {
-				[QPC_UD] = DR_QP_CUR_STATE | DR_QP_QKEY,
-				[QPC_UC] = DR_QP_CUR_STATE | DR_QP_ALT_PATH | DR_QP_ACCESS_FLAGS |
-					   DR_QP_PATH_MIG_STATE,
-				[QPC_RC] = DR_QP_CUR_STATE | DR_QP_ALT_PATH | DR_QP_ACCESS_FLAGS |
-					   DR_QP_MIN_RNR_TIMER | DR_QP_PATH_MIG_STATE,
-			},
+			.opt = TO_RTS_OPTIONAL,
 		},
 		[DR_QPS_SQD] = {
 			.valid = true,
