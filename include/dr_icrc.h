@@ -18,6 +18,7 @@
  * ICRC. It is sent least significant byte first.
  */
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -37,6 +38,19 @@ extern "C" {
  * complement: start from DR_CRC32_INIT, complement the result at the end).
  */
 uint32_t dr_crc32_update(uint32_t crc, const void *buf, size_t len);
+
+/**
+ * Let dr_crc32_update() hand long runs to DPDK's carry-less-multiply CRC
+ * (rte_net_crc, SSE4.2 or AVX512 PCLMULQDQ) when the CPU has PCLMULQDQ and
+ * EAL's SIMD limit allows 128-bit vectors. Selects rte_net_crc's algorithm for
+ * the whole process (rte_net_crc_set_alg()). Call after rte_eal_init();
+ * dr_open_device() does. Results are identical either way.
+ * @return true when folding is in use.
+ */
+bool dr_crc32_enable_folding(void);
+
+/** Go back to the table CRC only (for tests and benchmarks). */
+void dr_crc32_disable_folding(void);
 
 /** The plain Ethernet CRC-32 of a buffer (as zlib's crc32(0, buf, len)). */
 static inline uint32_t

@@ -3,23 +3,102 @@
  */
 
 /*
- * RoCEv2 ICRC (IBA vol. 1 7.8.1, Annex A17.3.3): a slicing-by-8 CRC-32 with a
- * carried register, so the masked pseudo-header and each mbuf segment are
- * fed in turn without copying the payload. test/bench/bench_icrc.c measures
- * it against DPDK's rte_net_crc (which cannot carry a register across
- * buffers) on the same sizes.
+ * RoCEv2 ICRC (IBA vol. 1 7.8.1, Annex A17.3.3): a CRC-32 with a carried
+ * register, so the masked pseudo-header and each mbuf segment are fed in turn
+ * without copying the payload.
+ *
+ * Two engines behind dr_crc32_update(): a slicing-by-8 table, and, for runs of
+ * DR_CRC_FOLD_MIN bytes and more once dr_crc32_enable_folding() has said yes,
+ * DPDK's carry-less-multiply CRC (rte_net_crc: SSE4.2/AVX512 PCLMULQDQ). That
+ * one computes a whole CRC and cannot carry a register, so its result is
+ * joined to ours with the CRC combination identity
+ *     CRC(A || B) = CRC(A) * x^(8|B|)  xor  CRC(B)      (mod P, GF(2))
+ * test/bench/bench_icrc.c measures both, and rte_net_crc, on the same sizes.
  */
 
+#include <stdbool.h>
 #include <string.h>
 
 #include <rte_common.h>
+#include <rte_cpuflags.h>
 #include <rte_ip.h>
+#include <rte_net_crc.h>
+#include <rte_vect.h>
 
 #include "dr_icrc.h"
 
 #define DR_CRC32_POLY 0xEDB88320u
 
+/* below this many bytes the table is faster than folding plus the combination */
+#define DR_CRC_FOLD_MIN 128
+
 static uint32_t crc_tab[8][256];
+/* x^(2^k) mod P in reflected order (bit 31 is x^0), for the combination */
+static uint32_t x_pow2k[64];
+static bool crc_folding;
+
+/* a * b mod P, polynomials in reflected bit order (bit 31 = x^0) */
+static uint32_t
+gf2_mulmod(uint32_t a, uint32_t b)
+{
+	uint32_t prod = 0;
+
+	for (uint32_t bit = 1u << 31; bit != 0; bit >>= 1) {
+		if (a & bit)
+			prod ^= b;
+		b = (b & 1) ? (b >> 1) ^ DR_CRC32_POLY : b >> 1;   /* b *= x */
+	}
+	return prod;
+}
+
+/* x^(8 n) mod P: the factor that moves a CRC past n more bytes */
+static uint32_t
+x_pow_bytes(uint64_t n)
+{
+	uint32_t r = 1u << 31;   /* x^0 */
+
+	n <<= 3;
+	for (unsigned int k = 0; n != 0; k++, n >>= 1)
+		if (n & 1)
+			r = gf2_mulmod(x_pow2k[k], r);
+	return r;
+}
+
+bool
+dr_crc32_enable_folding(void)
+{
+	/* the conditions under which rte_net_crc picks a PCLMULQDQ path (DPDK 22.11 net_crc_sse.c) */
+	if (!rte_cpu_get_flag_enabled(RTE_CPUFLAG_PCLMULQDQ) ||
+	    rte_vect_get_max_simd_bitwidth() < RTE_VECT_SIMD_128) {
+		crc_folding = false;
+		return false;
+	}
+	/* its best: AVX512 + VPCLMULQDQ when the CPU and the SIMD limit allow, else SSE4.2 */
+	rte_net_crc_set_alg(RTE_NET_CRC_AVX512);
+	crc_folding = true;
+	return true;
+}
+
+void
+dr_crc32_disable_folding(void)
+{
+	crc_folding = false;
+}
+
+static uint32_t
+crc32_update_table(uint32_t crc, const uint8_t *p, size_t len);
+
+uint32_t
+dr_crc32_update(uint32_t crc, const void *buf, size_t len)
+{
+	if (crc_folding && len >= DR_CRC_FOLD_MIN && len <= UINT32_MAX) {
+		uint32_t whole = rte_net_crc_calc(buf, (uint32_t)len, RTE_NET_CRC32_ETH);
+
+		/* the register is the complement of the CRC so far */
+		return ~(gf2_mulmod(x_pow_bytes(len), ~crc) ^ whole);
+	}
+	return crc32_update_table(crc, buf, len);
+}
 
 RTE_INIT(dr_crc32_tables_init)
 {
@@ -33,12 +112,14 @@ RTE_INIT(dr_crc32_tables_init)
 	for (uint32_t i = 0; i < 256; i++)
 		for (int t = 1; t < 8; t++)
 			crc_tab[t][i] = (crc_tab[t - 1][i] >> 8) ^ crc_tab[0][crc_tab[t - 1][i] & 0xFF];
+	x_pow2k[0] = 1u << 30;   /* x^1 */
+	for (int k = 1; k < 64; k++)
+		x_pow2k[k] = gf2_mulmod(x_pow2k[k - 1], x_pow2k[k - 1]);
 }
 
-uint32_t
-dr_crc32_update(uint32_t crc, const void *buf, size_t len)
+static uint32_t
+crc32_update_table(uint32_t crc, const uint8_t *p, size_t len)
 {
-	const uint8_t *p = buf;
 
 	while (len >= 8) {
 		uint32_t lo, hi;

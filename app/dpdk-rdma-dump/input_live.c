@@ -18,6 +18,7 @@
 #include <rte_ethdev.h>
 #include <rte_mbuf.h>
 
+#include "dr_icrc.h"
 #include "dump.h"
 
 #define DUMP_NB_MBUFS 8191     /* 2^n - 1: the optimum size of a mempool ring */
@@ -151,6 +152,8 @@ dump_live(const struct dump_opts *o, int argc, char **argv, struct dump_stats *s
 		dump_err("EAL", "initialisation failed: %s", rte_strerror(rte_errno));
 		return -1;
 	}
+	/* keep up with the port: PCLMULQDQ CRC for long payloads where available */
+	dr_crc32_enable_folding();
 	if (!rte_eth_dev_is_valid_port(o->port)) {
 		char what[32];
 

@@ -86,10 +86,10 @@ bytewise_crc32(const uint8_t *p, uint32_t len)
 	return ~crc;
 }
 
-enum variant { V_OURS, V_NET_SSE42, V_NET_AVX512, V_BYTEWISE, V_COUNT };
+enum variant { V_OURS, V_FOLDED, V_NET_SSE42, V_NET_AVX512, V_BYTEWISE, V_COUNT };
 
 static const char *const variant_name[V_COUNT] = {
-	"dr_crc32_update", "net_crc SSE42", "net_crc AVX512", "byte table",
+	"dr_crc32 table", "dr_crc32 folded", "net_crc SSE42", "net_crc AVX512", "byte table",
 };
 
 /*
@@ -118,11 +118,25 @@ net_crc_select(enum rte_net_crc_alg alg)
 	return used;
 }
 
+/* Put the CRC engines in the state variant @v measures. */
+static void
+variant_select(enum variant v)
+{
+	dr_crc32_disable_folding();
+	if (v == V_NET_SSE42)
+		net_crc_select(RTE_NET_CRC_SSE42);
+	else if (v == V_NET_AVX512)
+		net_crc_select(RTE_NET_CRC_AVX512);
+	else if (v == V_FOLDED)
+		dr_crc32_enable_folding();
+}
+
 static uint32_t
 crc_of(enum variant v, const uint8_t *buf, uint32_t len)
 {
 	switch (v) {
 	case V_OURS:
+	case V_FOLDED:
 		return ~dr_crc32_update(DR_CRC32_INIT, buf, len);
 	case V_NET_SSE42:
 	case V_NET_AVX512:
@@ -154,10 +168,7 @@ cycles_per_byte(enum variant v, const uint8_t *buf, uint32_t len)
 	uint64_t iters = BYTES_PER_TRIAL / len;
 	double t[TRIALS];
 
-	if (v == V_NET_SSE42)
-		net_crc_select(RTE_NET_CRC_SSE42);
-	else if (v == V_NET_AVX512)
-		net_crc_select(RTE_NET_CRC_AVX512);
+	variant_select(v);
 	for (int k = 0; k < TRIALS; k++) {
 		uint32_t acc = 0;
 		uint64_t t0 = rte_rdtsc_precise();
@@ -188,10 +199,7 @@ check_len(const uint8_t *buf, uint32_t len)
 	for (int v = V_OURS; v < V_BYTEWISE; v++) {
 		uint32_t got;
 
-		if (v == V_NET_SSE42)
-			net_crc_select(RTE_NET_CRC_SSE42);
-		else if (v == V_NET_AVX512)
-			net_crc_select(RTE_NET_CRC_AVX512);
+		variant_select((enum variant)v);
 		got = crc_of((enum variant)v, buf, len);
 		if (got != ref) {
 			fprintf(stderr, "MISMATCH: %s on %u bytes: %08x, byte table %08x\n",
@@ -221,7 +229,7 @@ bench_buffers(const uint8_t *buf)
 	printf("\n%6s |", "bytes");
 	for (int v = 0; v < V_COUNT; v++)
 		printf(" %-17s |", variant_name[v]);
-	printf(" ours/SSE42 ours/AVX512 ours/table\n%6s |", "");
+	printf(" folded/table folded/AVX512\n%6s |", "");
 	for (int v = 0; v < V_COUNT; v++)
 		printf(" %7s %9s |", "GB/s", "cyc/B");
 	printf("  (throughput ratios)\n");
@@ -233,8 +241,7 @@ bench_buffers(const uint8_t *buf)
 			cpb[v] = cycles_per_byte((enum variant)v, buf, sizes[i]);
 			printf(" %7.2f %9.3f |", gbps(cpb[v]), cpb[v]);
 		}
-		printf(" %10.2f %11.2f %10.2f\n", cpb[V_NET_SSE42] / cpb[V_OURS],
-		       cpb[V_NET_AVX512] / cpb[V_OURS], cpb[V_BYTEWISE] / cpb[V_OURS]);
+		printf(" %12.2f %13.2f\n", cpb[V_OURS] / cpb[V_FOLDED], cpb[V_NET_AVX512] / cpb[V_FOLDED]);
 	}
 }
 
@@ -315,11 +322,15 @@ bench_packet(const uint8_t *payload)
 	covered = 8 + p1.frame_len - p1.l3_off - DR_ICRC_BYTES;
 	printf("\nwhole ICRC, RC SEND ONLY over IPv4, %u-byte payload, %u-byte frame, %u bytes covered:\n",
 	       PKT_PAYLOAD, p1.frame_len, covered);
-	print_pkt_line("dr_icrc_compute, 1 segment", cycles_per_icrc(m1, &p1, NULL), covered);
-	print_pkt_line("dr_icrc_compute, headers + 4 x 1024 segments", cycles_per_icrc(m4, &p4, NULL),
-		       covered);
-	print_pkt_line("dr_icrc_compute_buf, contiguous", cycles_per_icrc(m1, &pb, flat), covered);
-	print_pkt_line("dr_crc32 alone over as many bytes", cycles_per_byte(V_OURS, flat, covered) * covered,
+	for (int folded = 0; folded <= 1; folded++) {
+		variant_select(folded ? V_FOLDED : V_OURS);
+		printf(" %s:\n", folded ? "folded (rte_net_crc + combination)" : "table only");
+		print_pkt_line("dr_icrc_compute, 1 segment", cycles_per_icrc(m1, &p1, NULL), covered);
+		print_pkt_line("dr_icrc_compute, headers + 4 x 1024 segments",
+			       cycles_per_icrc(m4, &p4, NULL), covered);
+		print_pkt_line("dr_icrc_compute_buf, contiguous", cycles_per_icrc(m1, &pb, flat), covered);
+	}
+	print_pkt_line("dr_crc32 table alone over as many bytes", cycles_per_byte(V_OURS, flat, covered) * covered,
 		       covered);
 	print_pkt_line("rte_net_crc (AVX512 asked) over as many bytes",
 		       cycles_per_byte(V_NET_AVX512, flat, covered) * covered, covered);
