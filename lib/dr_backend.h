@@ -29,6 +29,12 @@ struct dr_backend_ops {
 	 * PMD has. Sets ctx->mac, ctx->link_mtu, ctx->be_priv. Returns 0 or -errno.
 	 */
 	int (*open)(struct dr_context *ctx);
+	/*
+	 * Optional: the largest mbuf data room the port can receive into, for
+	 * the pool the context creates when the application gives none
+	 * (0 or NULL: no limit). Called before open.
+	 */
+	uint16_t (*max_data_room)(uint16_t port_id);
 	/* Undo open (stop and close the port when open configured it). */
 	void (*close)(struct dr_context *ctx);
 	/* Receive up to n frames. */

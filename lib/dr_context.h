@@ -40,6 +40,7 @@ struct dr_ctx_stats {
 	uint64_t rx_no_qp;                  /* destination QPN unknown */
 	uint64_t tx_pkts;
 	uint64_t tx_nombuf;                 /* mbuf allocation failed: retried later */
+	uint64_t tx_dropped;                /* staging array full and the PMD took nothing */
 };
 
 struct dr_context {

@@ -57,6 +57,7 @@ struct dr_send_wqe {
 	uint32_t npkts;                /* packets of the message (READ: response packets) */
 	uint32_t resp_bytes;           /* READ: bytes placed so far; atomics: 8 when done */
 	uint64_t atomic_orig;          /* atomics: original remote value */
+	bool sent_once;                /* every packet went out at least once (reset by the requester) */
 };
 
 struct dr_recv_wqe {
@@ -109,6 +110,10 @@ struct dr_comp_state {
 	uint8_t rnr_left;              /* RNR retries left (rnr_retry; 7 = infinite) */
 	uint64_t timeout_at;           /* local ACK timeout deadline (TSC), 0 = not armed */
 	uint64_t rnr_at;               /* RNR wait deadline (TSC), 0 = none */
+	bool started_retry;            /* a NAK/implicit-NAK retry is under way: no second one until progress */
+	uint8_t read_ooo;              /* READ responses beyond comp.psn since the last progress */
+	uint8_t timeout_for;           /* attr.timeout that timeout_ticks was computed for */
+	uint64_t timeout_ticks;        /* local ACK timeout in TSC ticks, 0 = infinite */
 };
 
 /* A READ or atomic the responder executed: kept for duplicates (IBA 9.7.5.1.3/4). */
@@ -124,6 +129,18 @@ struct dr_resp_res {
 	/* READ responses in progress */
 	uint32_t next_psn;             /* next response PSN to send */
 	uint32_t sent;                 /* bytes sent so far */
+	uint32_t start;                /* READ: byte offset where the current (re)play began */
+	uint32_t end;                  /* READ: byte offset where the current (re)play stops */
+};
+
+/* Requests held while the responder answers a READ (responses go out in PSN order). */
+#define DR_RESP_PEND 128
+
+/* Message a responder has open (dr_resp_state.in_msg). */
+enum dr_resp_msg {
+	DR_RESP_MSG_NONE = 0,
+	DR_RESP_MSG_SEND = 1,
+	DR_RESP_MSG_WRITE = 2,
 };
 
 /* Responder state (IBA 9.7.5.1). */
@@ -131,21 +148,29 @@ struct dr_resp_state {
 	uint32_t epsn;                 /* expected PSN */
 	uint32_t msn;                  /* message sequence number (24 bits) */
 	/* message in progress: which family, and where its data goes */
-	uint8_t in_msg;                /* 0, DR_OPF_SEND or DR_OPF_WRITE (multi-packet message open) */
+	uint8_t in_msg;                /* enum dr_resp_msg: 0, SEND or WRITE (multi-packet message open) */
 	bool have_rwqe;                /* rq tail WQE taken for the current SEND / WRITE-imm */
 	uint32_t rcv_off;              /* bytes of the message placed */
 	uint64_t write_va;             /* WRITE: next remote address */
 	uint32_t write_resid;          /* WRITE: bytes still allowed by the RETH length */
 	struct dr_mr_impl *write_mr;
+	uint32_t write_rkey;           /* WRITE: R_Key of the RETH, looked up again for every packet */
 	/* acknowledgement owed (coalesced: the last PSN executed) */
 	bool ack_pending;
 	uint32_t ack_psn;
 	uint8_t ack_syndrome;
 	bool nak_sent;                 /* a PSN-sequence NAK is out: one per sequence error (IBA 9.7.5.1.1) */
+	uint32_t dup_ack_psn;          /* newest SEND/WRITE/atomic PSN executed: duplicates are ACKed with it,
+					* never with a READ's PSN (rxe resp.ack_psn - 1) */
 	/* READ / atomic resources, max_dest_rd_atomic of them, used round robin */
 	struct dr_resp_res res[DR_MAX_RD_ATOMIC];
 	uint32_t res_next;
 	int res_active;                /* index of the READ being answered, -1 = none */
+	uint32_t unacked;              /* requests executed since the last ACK sent */
+	/* requests that arrived while a READ was being answered, oldest at pend_tail */
+	struct rte_mbuf *pend[DR_RESP_PEND];
+	uint32_t pend_head;
+	uint32_t pend_tail;
 };
 
 struct dr_qp_impl {
@@ -200,5 +225,8 @@ int dr_resp_progress(struct dr_qp_impl *qp);           /* ACKs / READ responses 
 void dr_comp_rx(struct dr_qp_impl *qp, struct rte_mbuf *m, struct dr_pkt_info *pi);  /* takes m */
 void dr_comp_timers(struct dr_qp_impl *qp, uint64_t now); /* local ACK timeout, RNR wait */
 int dr_comp_progress(struct dr_qp_impl *qp);           /* complete finished WQEs; returns CQEs */
+/* Free the requests the responder holds (resp.pend) and forget READ replies in
+ * progress: call when the QP goes to RESET and before it is destroyed. */
+void dr_resp_drain(struct dr_qp_impl *qp);
 
 #endif /* DR_QP_IMPL_H */

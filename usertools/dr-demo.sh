@@ -2,17 +2,16 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # Copyright (c) 2026 The dpdk-rdma authors.
 #
-# The main job (README.md): install what is missing, build, and decode the
-# shipped captures of Linux rxe with dpdk-rdma-dump, checking every ICRC.
-# (The two-endpoint transfer over memif replaces this once the RC transport lands.)
+# The main job (README.md): install what is missing, build, then run
+# dpdk-rdma-perf's write_bw between two processes joined by net_memif (shared
+# memory, no hugepages, no NIC) with --check: every byte written is verified.
+# Prints perftest's table (the client's). usertools/dr-memif-run.py --help
+# says more; doc/guides/perf.rst has the two-terminal form.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 usertools/dr-deps.sh build
 usertools/dr-build.sh build >/dev/null
 
-dump=build/app/dpdk-rdma-dump/dpdk-rdma-dump
-for f in test/vectors/*.pcap; do
-	echo "== $f"
-	"$dump" "$f"
-done
+DR_BUILD_DIR="$PWD/build" exec python3 usertools/dr-memif-run.py --timeout 300 \
+	write_bw --check "$@"

@@ -36,6 +36,16 @@ def dump_exe():
 
 
 @pytest.fixture(scope="session")
+def perf_exe():
+    """dpdk-rdma-perf; it needs the transport to link: missing, the test fails."""
+    exe = build_dir() / "app" / "dpdk-rdma-perf" / "dpdk-rdma-perf"
+    if not exe.is_file():
+        pytest.fail("%s is not built: dpdk-rdma-perf needs the transport (lib/, drivers/) "
+                    "to link (set DR_BUILD_DIR or run ninja -C %s)" % (exe, build_dir()))
+    return exe
+
+
+@pytest.fixture(scope="session")
 def vectors():
     return VECTORS
 

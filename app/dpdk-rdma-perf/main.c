@@ -1,0 +1,366 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 The dpdk-rdma authors.
+ */
+
+/*
+ * dpdk-rdma-perf <EAL args> -- TEST --ip A.B.C.D [options] [SERVER_ADDR]
+ *
+ * The session: command line, EAL, device, the OOB handshake (session.c),
+ * the test's setup, the QP exchange, then for each size: prepare, barrier,
+ * run, results both ways; FIN both ways, so neither side is driving its
+ * port when the other closes its own (memif); teardown.
+ */
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_cycles.h>
+#include <rte_eal.h>
+
+#include "perf.h"
+
+#define LINK_WAIT_S 10.0
+#define SERVER_GONE_S 15        /* the client waits this long for the server to close */
+#define LINK_DOWN_S 1.0
+#define LINK_SETTLE_S 3.0
+
+volatile sig_atomic_t perf_stop;
+
+static void
+on_signal(int sig)
+{
+	(void)sig;
+	perf_stop = 1;
+}
+
+static void
+install_signals(void)
+{
+	/* no SA_RESTART: a blocked poll() returns EINTR and the run ends in-band */
+	struct sigaction sa = { .sa_handler = on_signal };
+
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+}
+
+int
+perf_api_err(const char *what, int err)
+{
+	perf_err(what, "%s (errno %d)", strerror(err), err);
+	return PERF_FAIL;
+}
+
+int
+perf_wc_err(const struct dr_wc *wc)
+{
+	char what[48];
+
+	snprintf(what, sizeof(what), "completion on QP 0x%06x", wc->qp_num);
+	perf_err(what, "%s (status %d, opcode %d, vendor error 0x%x, wr_id 0x%" PRIx64 ")",
+		 dr_wc_status_str(wc->status), (int)wc->status, (int)wc->opcode, wc->vendor_err,
+		 wc->wr_id);
+	return PERF_FAIL;
+}
+
+int
+perf_progress(struct perf *p)
+{
+	int ret = dr_progress(p->ctx);
+
+	if (ret < 0)
+		return perf_api_err("dr_progress", -ret);
+	return PERF_OK;
+}
+
+void
+perf_note_bad(struct perf *p, uint32_t qp, uint64_t iter, uint64_t off, unsigned int expected,
+	      unsigned int got)
+{
+	struct perf_bad *b = &p->res.bad;
+
+	if (b->found)
+		return;
+	*b = (struct perf_bad){ true, qp, iter, off, expected, got };
+}
+
+int
+perf_oob_poll(struct perf *p, bool force)
+{
+	uint64_t now = rte_rdtsc();
+	struct oob_msg m;
+	int ret;
+
+	if (perf_stop) {
+		perf_err("run", "interrupted");
+		return PERF_FAIL;
+	}
+	if (!force && now - p->last_oob_check < p->tsc_hz / 1000)
+		return PERF_OK;
+	p->last_oob_check = now;
+	ret = oob_recv(&p->ob, &m, 0);
+	if (ret <= 0)
+		return ret == 0 ? PERF_OK : PERF_FAIL;
+	if (m.type != OOB_DONE) {
+		perf_err("out-of-band exchange", "unexpected %s message during the run",
+			 oob_type_name(m.type));
+		return PERF_FAIL;
+	}
+	if (m.u.done.status == OOB_ST_ERROR) {
+		perf_err("the peer stopped", "%s", m.u.done.text);
+		return PERF_FAIL;
+	}
+	p->peer_done = m.u.done;
+	p->peer_done_seen = true;
+	return PERF_OK;
+}
+
+int
+perf_wait_peer_done(struct perf *p)
+{
+	while (!p->peer_done_seen) {
+		if (perf_progress(p) != PERF_OK || perf_oob_poll(p, false) != PERF_OK)
+			return PERF_FAIL;
+	}
+	return PERF_OK;
+}
+
+/* Does this side only serve the peer's WRs (and print the peer's row)? */
+static bool
+passive(const struct perf *p)
+{
+	const struct perf_test *t = p->test;
+
+	return p->server && ((t->kind == PERF_BW && t->verb != PERF_SEND) ||
+			     (t->kind == PERF_LAT && t->verb == PERF_READ));
+}
+
+static int
+send_done(struct perf *p, enum oob_status st, const char *text)
+{
+	struct oob_msg m = { .type = OOB_DONE };
+	struct oob_done *d = &m.u.done;
+
+	d->size_index = p->size_index;
+	d->status = st;
+	d->iters = p->res.iters;
+	d->verified = p->res.verified;
+	d->bad_qp = p->res.bad.qp;
+	d->bad_iter = p->res.bad.iter;
+	d->bad_offset = p->res.bad.found ? p->res.bad.offset : UINT64_MAX;
+	memcpy(d->vals, p->res.vals, sizeof(d->vals));
+	snprintf(d->text, sizeof(d->text), "%s", text);
+	p->done_sent = true;
+	return oob_send(&p->ob, &m) == 0 ? PERF_OK : PERF_FAIL;
+}
+
+/*
+ * FIN both ways: after ours, we never drive the port again; after theirs,
+ * neither does the peer, and either may close its port.
+ */
+static void
+fin(struct perf *p, int timeout_ms)
+{
+	struct oob_msg m = { .type = OOB_FIN };
+
+	if (p->ob.fd < 0 || oob_send(&p->ob, &m) != 0)
+		return;
+	while (oob_recv(&p->ob, &m, timeout_ms) == 1)
+		if (m.type == OOB_FIN)
+			return;
+}
+
+/* An error after the handshake: tell the peer, stop in-band. */
+static int
+abort_run(struct perf *p)
+{
+	if (p->ob.fd >= 0 && !p->done_sent)
+		send_done(p, OOB_ST_ERROR, perf_last_err);
+	fin(p, OOB_IO_TIMEOUT_MS);
+	return PERF_FAIL;
+}
+
+static int
+barrier(struct perf *p)
+{
+	struct oob_msg m = { .type = OOB_BARRIER };
+
+	m.u.barrier.size_index = p->size_index;
+	m.u.barrier.size = p->size;
+	if (oob_send(&p->ob, &m) != 0 || oob_recv(&p->ob, &m, -1) != 1)
+		return PERF_FAIL;
+	if (m.type == OOB_DONE && m.u.done.status == OOB_ST_ERROR) {
+		perf_err("the peer stopped", "%s", m.u.done.text);
+		return PERF_FAIL;
+	}
+	if (m.type != OOB_BARRIER || m.u.barrier.size_index != p->size_index ||
+	    m.u.barrier.size != p->size) {
+		perf_err("out-of-band exchange", "out of step: %s message where the barrier of "
+			 "size %u was expected", oob_type_name(m.type), p->size);
+		return PERF_FAIL;
+	}
+	return PERF_OK;
+}
+
+/* Print the row of this size and the verdicts. @return true when both checks passed. */
+static bool
+report_size(struct perf *p)
+{
+	const struct oob_done *d = &p->peer_done;
+	const struct perf_bad *b = &p->res.bad;
+	bool ok = true;
+
+	if (passive(p))
+		perf_print_row(p, d->iters, d->vals);
+	else
+		perf_print_row(p, p->res.iters, p->res.vals);
+	if (b->found) {
+		fprintf(stderr, PERF_PROG ": data check failed: size %u QP %u message %" PRIu64
+			" first bad offset %" PRIu64 ": expected 0x%02x, got 0x%02x\n", p->size, b->qp,
+			b->iter, b->offset, b->expected, b->got);
+		ok = false;
+	}
+	if (d->status == OOB_ST_MISMATCH) {
+		fprintf(stderr, PERF_PROG ": the peer's data check failed: size %u QP %u message %"
+			PRIu64 " first bad offset %" PRIu64 "\n", p->size, d->bad_qp, d->bad_iter,
+			d->bad_offset);
+		ok = false;
+	}
+	p->verified_total += p->res.verified + d->verified;
+	return ok;
+}
+
+/* Everything after the handshake. */
+static int
+run_session(struct perf *p)
+{
+	const struct perf_test *t = p->test;
+	bool ok = true;
+
+	if (t->setup(p) != PERF_OK)
+		return abort_run(p);
+	if (t->kind == PERF_LAT && p->duration == 0) {
+		p->tstamp = calloc(p->iters, sizeof(*p->tstamp));
+		if (p->tstamp == NULL) {
+			perf_api_err("calloc", ENOMEM);
+			return abort_run(p);
+		}
+	}
+	if (perf_exchange_qps(p) != PERF_OK || perf_connect_qps(p) != PERF_OK)
+		return abort_run(p);
+	perf_port_wait_link(p, LINK_WAIT_S, true);
+	perf_print_header(p);
+	perf_print_table_head(p);
+
+	for (unsigned int k = 0; k < p->nb_sizes && ok; k++) {
+		p->size_index = k;
+		p->size = p->sizes[k];
+		memset(&p->res, 0, sizeof(p->res));
+		p->peer_done_seen = p->done_sent = false;
+		if (perf_prepare_size(p) != PERF_OK || barrier(p) != PERF_OK)
+			return abort_run(p);
+		if (t->run(p) != PERF_OK)
+			return abort_run(p);
+		if (send_done(p, p->res.bad.found ? OOB_ST_MISMATCH : OOB_ST_OK, "") != PERF_OK ||
+		    perf_wait_peer_done(p) != PERF_OK)
+			return abort_run(p);
+		ok = report_size(p);
+	}
+	perf_print_table_end();
+	if (ok && p->check)
+		printf(" Data check: OK, %" PRIu64 " bytes verified\n", p->verified_total);
+	fflush(stdout);
+	fin(p, OOB_IO_TIMEOUT_MS);
+	return ok ? PERF_OK : PERF_FAIL;
+}
+
+/*
+ * Ports close one after the other, the server's first: memif's interrupt
+ * thread handling the peer's connect or disconnect while this thread closes
+ * the same port can crash (DPDK 22.11). The server closes its connection
+ * only after its port and EAL; the client waits for that, then for its link
+ * to go down. A server that ends early (a refused client) first lets the
+ * client's port finish connecting.
+ */
+static void
+settle_server(struct perf *p)
+{
+	if (p->ob.fd >= 0 && p->ctx != NULL)
+		perf_port_wait_link(p, LINK_SETTLE_S, false);
+}
+
+static void
+wait_server_gone(struct perf *p)
+{
+	if (p->ob.fd < 0)
+		return;
+	oob_wait_closed(&p->ob, SERVER_GONE_S * 1000);
+	if (p->ctx != NULL)
+		perf_port_wait_down(p, LINK_DOWN_S);
+}
+
+/* Index of the first "--", or -1. */
+static int
+find_separator(int argc, char **argv)
+{
+	for (int i = 1; i < argc; i++)
+		if (strcmp(argv[i], "--") == 0)
+			return i;
+	return -1;
+}
+
+int
+main(int argc, char **argv)
+{
+	struct perf_opts o;
+	struct perf p = { .o = &o, .ob = { .fd = -1, .lfd = -1 } };
+	int sep = find_separator(argc, argv);
+	int ret;
+
+	/* our options first, so that a usage error never starts EAL */
+	if (sep < 0) {
+		ret = perf_parse_args(argc, argv, &o);
+	} else {
+		char *saved = argv[sep];
+
+		argv[sep] = argv[0];
+		ret = perf_parse_args(argc - sep, argv + sep, &o);
+		argv[sep] = saved;
+	}
+	if (ret != 0)
+		return ret < 0 ? PERF_EXIT_USAGE : PERF_EXIT_OK;
+
+	install_signals();
+	ret = dr_eal_init(sep < 0 ? 1 : sep, argv);
+	if (ret < 0) {
+		perf_err("dr_eal_init", "%s (EAL arguments before \"--\")", strerror(-ret));
+		return PERF_EXIT_FAIL;
+	}
+	p.test = o.test;
+	p.server = o.server == NULL;
+	p.tsc_hz = rte_get_tsc_hz();
+
+	ret = perf_port_open(&p);
+	if (ret == PERF_OK)
+		ret = perf_handshake(&p);
+	if (ret == PERF_OK)
+		ret = run_session(&p);
+
+	p.test->teardown(&p);
+	free(p.tstamp);
+	if (p.server)
+		settle_server(&p);
+	else
+		wait_server_gone(&p);
+	perf_port_close(&p);
+	rte_eal_cleanup();
+	/* the server's connection closes last: the client closes its port after */
+	oob_close(&p.ob);
+	if (fflush(stdout) != 0 || ferror(stdout)) {
+		perf_err("standard output", "write error");
+		return PERF_EXIT_FAIL;
+	}
+	return ret == PERF_OK ? PERF_EXIT_OK : PERF_EXIT_FAIL;
+}

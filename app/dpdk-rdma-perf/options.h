@@ -1,0 +1,116 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 The dpdk-rdma authors.
+ */
+
+#ifndef PERF_OPTIONS_H
+#define PERF_OPTIONS_H
+
+/**
+ * @file
+ * dpdk-rdma-perf's own command line (what follows "--"): perftest's flags
+ * where they apply, plus the few a RoCE-over-DPDK endpoint needs (--ip,
+ * --peer-mac, --link-mtu, --check, --sizes, --oob-bind).
+ */
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include <rte_byteorder.h>
+#include <rte_common.h>
+#include <rte_ether.h>
+
+#include "dr_config.h"
+
+#define PERF_PROG "dpdk-rdma-perf"
+
+/** Exit statuses. */
+enum {
+	PERF_EXIT_OK = 0,
+	PERF_EXIT_FAIL = 1,     /**< API, completion, link, OOB error or a --check mismatch */
+	PERF_EXIT_USAGE = 2,    /**< bad command line */
+};
+
+#define PERF_DEF_PORT 18515          /* perftest's DEF_PORT */
+#define PERF_DEF_SIZE_BW 65536u      /* DEF_SIZE_BW */
+#define PERF_DEF_SIZE_LAT 2u         /* DEF_SIZE_LAT */
+#define PERF_DEF_ITERS_BW 5000u      /* DEF_ITERS_WB */
+#define PERF_DEF_ITERS_LAT 1000u     /* DEF_ITERS */
+#define PERF_DEF_TX_BW 128u          /* DEF_TX_BW */
+#define PERF_DEF_TX_LAT 1u           /* DEF_TX_LAT */
+#define PERF_DEF_RX 512u             /* DEF_RX_SEND */
+#define PERF_DEF_CQ_MOD 100u         /* DEF_CQ_MOD */
+#define PERF_DEF_GID_INDEX 1         /* the IPv4-mapped GID (rxe's table) */
+#define PERF_MAX_SIZES 32            /* sizes of one run (-a gives 23) */
+#define PERF_ALL_MIN_SHIFT 1         /* -a: 2 ... */
+#define PERF_ALL_MAX_SHIFT 23        /* ... 2^23, as perftest's MAX_SIZE */
+#define PERF_MAX_ITERS_BW (1ull << 40)
+#define PERF_MAX_ITERS_LAT 10000000ull /* one timestamp per iteration is kept */
+#define PERF_MIN_ITERS_LAT 5u        /* the statistics drop the 2 largest samples */
+#define PERF_MAX_DURATION 86400.0
+#define PERF_MIN_LINK_MTU 256u
+#define PERF_MAX_LINK_MTU 9216u
+
+/** What a test moves. */
+enum perf_verb {
+	PERF_SEND,
+	PERF_WRITE,
+	PERF_READ,
+};
+
+/** How it measures. */
+enum perf_kind {
+	PERF_BW,
+	PERF_LAT,
+};
+
+struct perf_test;
+
+/** The command line, checked. */
+struct perf_opts {
+	const struct perf_test *test;   /**< from the first positional argument */
+	const char *server;             /**< NULL: we are the server */
+	uint16_t tcp_port;              /**< -p: OOB TCP port */
+	const char *oob_bind;           /**< --oob-bind: server's listen address */
+	uint32_t sizes[PERF_MAX_SIZES]; /**< -s, -a or --sizes */
+	unsigned int nb_sizes;
+	bool size_given;                /**< -s, -a or --sizes was given */
+	uint64_t iters;                 /**< -n */
+	bool iters_given;
+	double duration;                /**< -D seconds; 0: iteration mode */
+	uint32_t mtu;                   /**< -m path MTU bytes; 0: the port's active MTU */
+	uint32_t tx_depth;              /**< -t */
+	uint32_t rx_depth;              /**< -r */
+	uint32_t cq_mod;                /**< -Q */
+	uint32_t num_qps;               /**< -q */
+	bool report_gbits;              /**< --report_gbits */
+	const char *ib_dev;             /**< -d: "dr_<port name>"; NULL: the first */
+	uint8_t ib_port;                /**< -i: 1 */
+	int gid_index;                  /**< -x */
+	rte_be32_t ipv4;                /**< --ip (network order) */
+	struct rte_ether_addr peer_mac; /**< --peer-mac */
+	bool peer_mac_given;
+	bool check;                     /**< --check */
+	uint32_t link_mtu;              /**< --link-mtu: IP MTU of the context; 0: the port's */
+};
+
+/**
+ * Parse the program's own arguments (@p argv[0] is the program name).
+ * @return 0 to run, 1 after --help or --version (exit 0), -1 after a message
+ *         on stderr (exit PERF_EXIT_USAGE).
+ */
+int perf_parse_args(int argc, char **argv, struct perf_opts *o);
+
+/** The usage text. */
+void perf_usage(FILE *out);
+
+/** Largest message size of the run. */
+uint32_t perf_max_size(const struct perf_opts *o);
+
+/** "dpdk-rdma-perf: <what>: <fmt>" on stderr; the text is kept in perf_last_err. */
+void perf_err(const char *what, const char *fmt, ...) __rte_format_printf(2, 3);
+
+/** The last message of perf_err() (sent to the peer when we abort). */
+extern char perf_last_err[128];
+
+#endif /* PERF_OPTIONS_H */

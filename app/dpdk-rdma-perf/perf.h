@@ -1,0 +1,226 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 The dpdk-rdma authors.
+ */
+
+#ifndef PERF_H
+#define PERF_H
+
+/**
+ * @file
+ * dpdk-rdma-perf: perftest's ib_{send,write,read}_{bw,lat} over the
+ * dpdk-rdma verbs API (include/dr_verbs.h). One endpoint per process; the
+ * two endpoints meet over TCP (oob.c) and then only over their DPDK ports.
+ *
+ * Memory: one buffer and one MR for all QPs. Each QP owns a local region
+ * of tx_slots slots (what it sends or writes, or where its READs land) and a
+ * remote-visible region of rx_slots slots (the peer's WRITE target, READ
+ * source, or our receive buffers), each slot slot_size bytes.
+ */
+
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <rte_ether.h>
+
+#include "check.h"
+#include "dr_verbs.h"
+#include "oob.h"
+#include "options.h"
+
+/** One of our QPs and what we know of its peer. */
+struct perf_qp {
+	struct dr_qp *qp;
+	unsigned int index;
+	uint32_t psn;               /**< our initial send PSN (random 24 bits) */
+	uint8_t *tx;                /**< local region */
+	uint8_t *rx;                /**< remote-visible region */
+	uint32_t tx_slots;
+	uint32_t rx_slots;
+	struct oob_qp remote;       /**< the peer's address (OOB_QP) */
+	/* per-size counters of the runners */
+	uint64_t posted;            /**< send WRs posted */
+	uint64_t completed;         /**< send WRs known complete */
+	uint64_t recv_posted;       /**< receive WRs posted, all sizes */
+	uint64_t recv_done;         /**< receive completions, all sizes */
+	uint64_t received;          /**< receive completions of this size */
+};
+
+/** A first --check mismatch. */
+struct perf_bad {
+	bool found;
+	uint32_t qp;
+	uint64_t iter;
+	uint64_t offset;
+	unsigned int expected;
+	unsigned int got;
+};
+
+/** The result of one size on one side. */
+struct perf_result {
+	uint64_t iters;             /**< messages completed */
+	uint64_t verified;          /**< bytes checked */
+	double vals[OOB_NB_VALS];   /**< report.c's row */
+	struct perf_bad bad;
+};
+
+/** Everything one endpoint holds. */
+struct perf {
+	const struct perf_opts *o;
+	const struct perf_test *test;
+	bool server;
+	bool check;                 /**< --check on either side */
+	uint64_t iters;             /**< the client's -n (adopted by the server) */
+	double duration;            /**< the client's -D (adopted by the server) */
+	uint32_t sizes[PERF_MAX_SIZES]; /**< the client's sizes (adopted by the server) */
+	unsigned int nb_sizes;
+	uint32_t max_size;          /**< largest of sizes */
+
+	/* device (port.c) */
+	struct dr_device **dev_list;
+	struct dr_device *dev;
+	struct dr_context *ctx;
+	uint16_t port_id;
+	struct rte_ether_addr mac;
+	union dr_gid gid;           /**< ours at o->gid_index */
+	uint32_t mtu;               /**< path MTU bytes we offer (-m or the active MTU) */
+	uint32_t path_mtu;          /**< min of ours and the peer's */
+	struct dr_device_attr dev_attr;
+
+	/* resources (tests.c) */
+	struct dr_pd *pd;
+	struct dr_cq *send_cq;
+	struct dr_cq *recv_cq;
+	struct dr_mr *mr;
+	uint8_t *buf;
+	size_t buf_len;
+	uint32_t slot_size;
+	uint32_t sq_depth;          /**< send WRs per QP */
+	uint32_t rq_depth;          /**< receive WRs per QP */
+	uint32_t window;            /**< send WRs in flight per QP (bw) */
+	uint32_t cq_mod;            /**< signal one send WR in cq_mod (bw) */
+	struct perf_qp *qps;
+	unsigned int nb_qps;
+
+	/* run state */
+	struct oob ob;
+	uint64_t tsc_hz;
+	uint64_t *tstamp;           /**< lat: TSC of each post */
+	unsigned int size_index;
+	uint32_t size;              /**< message size of this round */
+	struct oob_done peer_done;  /**< the peer's OOB_DONE of this size */
+	bool peer_done_seen;
+	bool done_sent;
+	uint64_t last_oob_check;    /**< TSC of the last look at the socket */
+	struct perf_result res;     /**< ours, this size */
+	uint64_t verified_total;    /**< bytes checked here and by the peer, all sizes */
+};
+
+/** What the steps and helpers return. */
+enum {
+	PERF_OK = 0,
+	PERF_FAIL = -1,         /**< an error was printed: abort the run */
+};
+
+/** One test: its name, verbs and steps. */
+struct perf_test {
+	const char *name;           /**< "write_bw" ... */
+	const char *title;          /**< perftest's "RDMA_Write BW Test" ... */
+	enum perf_verb verb;
+	enum perf_kind kind;
+	/** PD, buffer, MR, CQs, QPs moved to INIT. */
+	int (*setup)(struct perf *p);
+	/** One size: p->size, p->size_index set; fills p->res. */
+	int (*run)(struct perf *p);
+	/** Destroy what setup made (also after a partial setup). */
+	void (*teardown)(struct perf *p);
+};
+
+extern volatile sig_atomic_t perf_stop;
+
+/** --check seed of message @p iter sent on QP @p qp by the server or the client. */
+static inline uint64_t
+perf_seed(const struct perf *p, bool from_server, uint32_t qp, uint64_t iter)
+{
+	return perf_check_seed(qp | (from_server ? 1u << 16 : 0), p->size_index, iter);
+}
+
+/** wr_id of send WR @p iter on QP @p qp, and back. */
+#define PERF_WR_ITER_BITS 40
+static inline uint64_t
+perf_wr_id(uint32_t qp, uint64_t iter)
+{
+	return (uint64_t)qp << PERF_WR_ITER_BITS | (iter & ((1ull << PERF_WR_ITER_BITS) - 1));
+}
+
+/* tests.c */
+/** Test named @p name, or NULL. */
+const struct perf_test *perf_test_find(const char *name);
+/** "send_bw, send_lat, ..." for messages. */
+const char *perf_test_names(void);
+/** Move every QP to RTR then RTS towards its peer and add the neighbours. */
+int perf_connect_qps(struct perf *p);
+/** Post receives on @p q until @p p->rq_depth are outstanding. */
+int perf_fill_recv(struct perf *p, struct perf_qp *q);
+/**
+ * A receive completion (message q->received of this size from the peer):
+ * status, length, --check, then the receive is reposted.
+ */
+int perf_recv_complete(struct perf *p, const struct dr_wc *wc);
+/** Before the barrier of a size: receives, READ sources, polled bytes. */
+int perf_prepare_size(struct perf *p);
+
+/* session.c */
+/** Connect (client) or accept (server), then HELLO -> ACCEPT or REJECT. */
+int perf_handshake(struct perf *p);
+/** Send our OOB_QP per QP, read the peer's; sets p->path_mtu. */
+int perf_exchange_qps(struct perf *p);
+
+/* run_bw.c */
+int perf_run_bw(struct perf *p);
+
+/* run_lat.c */
+int perf_run_lat(struct perf *p);
+
+/* main.c: the run-time helpers the runners share */
+/** "what failed: strerror(err)" on stderr, PERF_FAIL. @p err > 0. */
+int perf_api_err(const char *what, int err);
+/** A failed completion: its status text on stderr, PERF_FAIL. */
+int perf_wc_err(const struct dr_wc *wc);
+/** Drive the transport once (dr_progress). */
+int perf_progress(struct perf *p);
+/**
+ * Look at the OOB socket about once a millisecond (@p force: now): notes the
+ * peer's OOB_DONE. @return PERF_OK, or PERF_FAIL when the peer aborted or
+ * the connection broke (a message was printed), or on a signal.
+ */
+int perf_oob_poll(struct perf *p, bool force);
+/** Wait (driving the transport) for the peer's OOB_DONE of this size. */
+int perf_wait_peer_done(struct perf *p);
+/** Record a --check mismatch (the first one wins). */
+void perf_note_bad(struct perf *p, uint32_t qp, uint64_t iter, uint64_t off,
+		   unsigned int expected, unsigned int got);
+
+/* port.c */
+/** Find the device, open it (configure_port=1), read MAC, GID, MTU. */
+int perf_port_open(struct perf *p);
+/** Wait up to @p timeout_s for the link; @p warn when it stays down. */
+void perf_port_wait_link(struct perf *p, double timeout_s, bool warn);
+/** Wait up to @p timeout_s for the link to go down (the peer closed its port). */
+void perf_port_wait_down(struct perf *p, double timeout_s);
+/** Close the context and free the device list. */
+void perf_port_close(struct perf *p);
+
+/* report.c */
+void perf_print_waiting(void);
+void perf_print_header(const struct perf *p);
+void perf_print_table_head(const struct perf *p);
+/** Print the row of @p vals for the current size (@p iters messages). */
+void perf_print_row(const struct perf *p, uint64_t iters, const double *vals);
+void perf_print_table_end(void);
+/** Fill p->res.vals of a bandwidth run. */
+void perf_bw_result(struct perf *p, uint64_t msgs, uint64_t cycles, double peak_bytes_per_cycle);
+/** Fill p->res.vals of a latency run from p->tstamp[0..n). @return 0 or -1 (no memory). */
+int perf_lat_result(struct perf *p, uint64_t n, uint64_t cycles);
+
+#endif /* PERF_H */

@@ -1,0 +1,420 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 The dpdk-rdma authors.
+ */
+
+/*
+ * The table of tests, and the verbs resources they share: buffer layout, PD,
+ * MR, CQs, RC QPs and their RESET -> INIT -> RTR -> RTS path (the masks of
+ * ibv_rc_pingpong), the receives of the send tests, and what each size needs
+ * before its barrier.
+ */
+
+#include <errno.h>
+#include <inttypes.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include <rte_random.h>
+
+#include "check.h"
+#include "perf.h"
+
+#define PERF_ACCESS (DR_ACCESS_LOCAL_WRITE | DR_ACCESS_REMOTE_WRITE | DR_ACCESS_REMOTE_READ)
+#define PERF_MIN_RNR_TIMER 12
+#define PERF_TIMEOUT 14
+#define PERF_RETRY_CNT 7
+#define PERF_RNR_RETRY 7
+#define PERF_RD_ATOMIC 16
+#define PERF_HOP_LIMIT 64
+#define PERF_DURATION_SLOTS 4096u   /* --check with -D: distinct target slots */
+
+static int perf_setup(struct perf *p);
+static void perf_teardown(struct perf *p);
+
+static const struct perf_test tests[] = {
+	{ "send_bw", "Send BW Test", PERF_SEND, PERF_BW, perf_setup, perf_run_bw, perf_teardown },
+	{ "send_lat", "Send Latency Test", PERF_SEND, PERF_LAT, perf_setup, perf_run_lat, perf_teardown },
+	{ "write_bw", "RDMA_Write BW Test", PERF_WRITE, PERF_BW, perf_setup, perf_run_bw, perf_teardown },
+	{ "write_lat", "RDMA_Write Latency Test", PERF_WRITE, PERF_LAT, perf_setup, perf_run_lat,
+	  perf_teardown },
+	{ "read_bw", "RDMA_Read BW Test", PERF_READ, PERF_BW, perf_setup, perf_run_bw, perf_teardown },
+	{ "read_lat", "RDMA_Read Latency Test", PERF_READ, PERF_LAT, perf_setup, perf_run_lat,
+	  perf_teardown },
+};
+
+const struct perf_test *
+perf_test_find(const char *name)
+{
+	for (unsigned int i = 0; i < RTE_DIM(tests); i++)
+		if (strcmp(tests[i].name, name) == 0)
+			return &tests[i];
+	return NULL;
+}
+
+const char *
+perf_test_names(void)
+{
+	return "send_bw, send_lat, write_bw, write_lat, read_bw, read_lat";
+}
+
+/* Slots of @p want messages that fit in the --check region, at least 1. */
+static uint32_t
+check_slots(const struct perf *p, uint64_t want)
+{
+	uint64_t fit = PERF_CHECK_REGION / p->slot_size;
+
+	return (uint32_t)RTE_MAX(RTE_MIN(want, fit), (uint64_t)1);
+}
+
+/* Queue depths and slots of each region, from the test and our role. */
+static void
+layout(struct perf *p)
+{
+	const struct perf_opts *o = p->o;
+	const struct perf_test *t = p->test;
+	const bool active = !p->server;  /* the side that posts the measured WRs */
+	uint64_t msgs = p->duration > 0 ? PERF_DURATION_SLOTS : p->iters;
+	uint32_t tx = 0, rx = 0;
+
+	p->slot_size = RTE_ALIGN_CEIL(RTE_MAX(p->max_size, 1u), 64u);
+	p->sq_depth = 1;
+	p->rq_depth = 0;
+	p->window = 1;
+	p->cq_mod = 1;
+	if (t->kind == PERF_BW) {
+		if (active) {
+			p->window = (uint32_t)RTE_MIN((uint64_t)o->tx_depth, p->duration > 0 ?
+						      UINT32_MAX : p->iters);
+			/* --check writes every message: a slot is reused once its WR is complete */
+			tx = p->check ? check_slots(p, p->window) : 1;
+			if (p->check)
+				p->window = RTE_MIN(p->window, tx);
+			p->sq_depth = p->window;
+			p->cq_mod = RTE_MIN(o->cq_mod, p->window);
+		} else if (t->verb == PERF_SEND) {
+			p->rq_depth = (uint32_t)RTE_MIN((uint64_t)o->rx_depth, msgs);
+			rx = p->check ? check_slots(p, p->rq_depth) : 1;
+			if (p->check)
+				p->rq_depth = RTE_MIN(p->rq_depth, rx);
+		} else {
+			rx = p->check ? check_slots(p, msgs) : 1;
+		}
+	} else {
+		/* ping-pong: two local slots, one reused once the other's WR is complete */
+		if (active || t->verb != PERF_READ) {
+			tx = 2;
+			p->sq_depth = RTE_MAX(o->tx_depth, 2u);
+		}
+		if (t->verb == PERF_SEND) {
+			p->rq_depth = (uint32_t)RTE_MIN((uint64_t)o->rx_depth, msgs);
+			rx = p->check ? check_slots(p, p->rq_depth) : 1;
+			if (p->check)
+				p->rq_depth = RTE_MIN(p->rq_depth, rx);
+		} else if (t->verb == PERF_WRITE) {
+			rx = 1;
+		} else if (!active) {
+			rx = p->check ? check_slots(p, msgs) : 1;
+		}
+	}
+	for (unsigned int i = 0; i < p->nb_qps; i++) {
+		p->qps[i].tx_slots = tx;
+		p->qps[i].rx_slots = rx;
+	}
+}
+
+static int
+create_qp(struct perf *p, struct perf_qp *q)
+{
+	struct dr_qp_init_attr ia = {
+		.qp_context = q,
+		.send_cq = p->send_cq,
+		.recv_cq = p->recv_cq,
+		.cap = {
+			.max_send_wr = p->sq_depth,
+			.max_recv_wr = RTE_MAX(p->rq_depth, 1u),
+			.max_send_sge = 1,
+			.max_recv_sge = 1,
+			.max_inline_data = 0,
+		},
+		.qp_type = DR_QPT_RC,
+		.sq_sig_all = 0,
+	};
+	struct dr_qp_attr a = {
+		.qp_state = DR_QPS_INIT,
+		.pkey_index = 0,
+		.port_num = p->o->ib_port,
+		.qp_access_flags = PERF_ACCESS,
+	};
+	int ret;
+
+	q->qp = dr_create_qp(p->pd, &ia);
+	if (q->qp == NULL)
+		return perf_api_err("dr_create_qp", errno);
+	if (ia.cap.max_send_wr < p->sq_depth || ia.cap.max_recv_wr < RTE_MAX(p->rq_depth, 1u)) {
+		perf_err("dr_create_qp", "asked for %u send and %u receive WRs, got %u and %u",
+			 p->sq_depth, RTE_MAX(p->rq_depth, 1u), ia.cap.max_send_wr,
+			 ia.cap.max_recv_wr);
+		return PERF_FAIL;
+	}
+	q->psn = rte_rand() & 0xffffff;
+	ret = dr_modify_qp(q->qp, &a, DR_QP_STATE | DR_QP_PKEY_INDEX | DR_QP_PORT |
+			   DR_QP_ACCESS_FLAGS);
+	if (ret != 0)
+		return perf_api_err("dr_modify_qp(INIT)", -ret);
+	return PERF_OK;
+}
+
+static int
+perf_setup(struct perf *p)
+{
+	const struct perf_opts *o = p->o;
+	size_t per_qp, scqe, rcqe;
+	int ret;
+
+	p->nb_qps = o->num_qps;
+	p->qps = calloc(p->nb_qps, sizeof(*p->qps));
+	if (p->qps == NULL)
+		return perf_api_err("calloc", ENOMEM);
+	layout(p);
+
+	per_qp = ((size_t)p->qps[0].tx_slots + p->qps[0].rx_slots) * p->slot_size;
+	p->buf_len = RTE_MAX(per_qp * p->nb_qps, (size_t)64);
+	/* zero pages, page-aligned, outside the EAL's memory: the transport copies */
+	p->buf = mmap(NULL, p->buf_len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p->buf == MAP_FAILED) {
+		p->buf = NULL;
+		perf_err("buffer", "mmap of %zu bytes: %s", p->buf_len, strerror(errno));
+		return PERF_FAIL;
+	}
+	for (unsigned int i = 0; i < p->nb_qps; i++) {
+		struct perf_qp *q = &p->qps[i];
+
+		q->index = i;
+		q->tx = p->buf + i * per_qp;
+		q->rx = q->tx + (size_t)q->tx_slots * p->slot_size;
+	}
+
+	p->pd = dr_alloc_pd(p->ctx);
+	if (p->pd == NULL)
+		return perf_api_err("dr_alloc_pd", errno);
+	p->mr = dr_reg_mr(p->pd, p->buf, p->buf_len, PERF_ACCESS);
+	if (p->mr == NULL)
+		return perf_api_err("dr_reg_mr", errno);
+
+	scqe = (size_t)p->nb_qps * p->sq_depth;
+	rcqe = (size_t)p->nb_qps * RTE_MAX(p->rq_depth, 1u);
+	if (scqe > (size_t)p->dev_attr.max_cqe || rcqe > (size_t)p->dev_attr.max_cqe) {
+		perf_err("dr_create_cq", "%zu entries needed, the device has %d: lower -q, -t or -r",
+			 RTE_MAX(scqe, rcqe), p->dev_attr.max_cqe);
+		return PERF_FAIL;
+	}
+	p->send_cq = dr_create_cq(p->ctx, (int)scqe, NULL, NULL, 0);
+	if (p->send_cq == NULL)
+		return perf_api_err("dr_create_cq(send)", errno);
+	p->recv_cq = dr_create_cq(p->ctx, (int)rcqe, NULL, NULL, 0);
+	if (p->recv_cq == NULL)
+		return perf_api_err("dr_create_cq(recv)", errno);
+
+	for (unsigned int i = 0; i < p->nb_qps; i++) {
+		ret = create_qp(p, &p->qps[i]);
+		if (ret != PERF_OK)
+			return ret;
+	}
+	return PERF_OK;
+}
+
+static void
+teardown_err(const char *what, int ret)
+{
+	if (ret != 0)
+		perf_err(what, "%s", strerror(-ret));
+}
+
+static void
+perf_teardown(struct perf *p)
+{
+	for (unsigned int i = 0; p->qps != NULL && i < p->nb_qps; i++)
+		if (p->qps[i].qp != NULL)
+			teardown_err("dr_destroy_qp", dr_destroy_qp(p->qps[i].qp));
+	if (p->recv_cq != NULL)
+		teardown_err("dr_destroy_cq", dr_destroy_cq(p->recv_cq));
+	if (p->send_cq != NULL)
+		teardown_err("dr_destroy_cq", dr_destroy_cq(p->send_cq));
+	if (p->mr != NULL)
+		teardown_err("dr_dereg_mr", dr_dereg_mr(p->mr));
+	if (p->pd != NULL)
+		teardown_err("dr_dealloc_pd", dr_dealloc_pd(p->pd));
+	if (p->buf != NULL)
+		munmap(p->buf, p->buf_len);
+	free(p->qps);
+	p->qps = NULL;
+	p->recv_cq = p->send_cq = NULL;
+	p->mr = NULL;
+	p->pd = NULL;
+	p->buf = NULL;
+}
+
+/* enum dr_mtu of a power of two in 256..4096 */
+static enum dr_mtu
+mtu_enum(uint32_t bytes)
+{
+	enum dr_mtu m = DR_MTU_256;
+
+	while (m < DR_MTU_4096 && dr_mtu_bytes(m) < bytes)
+		m = (enum dr_mtu)(m + 1);
+	return m;
+}
+
+int
+perf_connect_qps(struct perf *p)
+{
+	const struct perf_opts *o = p->o;
+	struct rte_ether_addr mac;
+	union dr_gid dgid;
+	int ret;
+
+	memcpy(dgid.raw, p->qps[0].remote.gid, sizeof(dgid.raw));
+	if (o->peer_mac_given)
+		mac = o->peer_mac;
+	else
+		memcpy(mac.addr_bytes, p->qps[0].remote.mac, RTE_ETHER_ADDR_LEN);
+	ret = dr_add_neighbour(p->ctx, &dgid, &mac);
+	if (ret != 0)
+		return perf_api_err("dr_add_neighbour", -ret);
+
+	for (unsigned int i = 0; i < p->nb_qps; i++) {
+		struct perf_qp *q = &p->qps[i];
+		struct dr_qp_attr rtr = {
+			.qp_state = DR_QPS_RTR,
+			.path_mtu = mtu_enum(p->path_mtu),
+			.dest_qp_num = q->remote.qpn,
+			.rq_psn = q->remote.psn,
+			.max_dest_rd_atomic = PERF_RD_ATOMIC,
+			.min_rnr_timer = PERF_MIN_RNR_TIMER,
+			.ah_attr = {
+				.is_global = 1,
+				.port_num = o->ib_port,
+				.sl = 0,
+				.grh = {
+					.sgid_index = (uint8_t)o->gid_index,
+					.hop_limit = PERF_HOP_LIMIT,
+				},
+			},
+		};
+		struct dr_qp_attr rts = {
+			.qp_state = DR_QPS_RTS,
+			.timeout = PERF_TIMEOUT,
+			.retry_cnt = PERF_RETRY_CNT,
+			.rnr_retry = PERF_RNR_RETRY,
+			.sq_psn = q->psn,
+			.max_rd_atomic = PERF_RD_ATOMIC,
+		};
+
+		memcpy(rtr.ah_attr.grh.dgid.raw, q->remote.gid, sizeof(rtr.ah_attr.grh.dgid.raw));
+		if (p->dev_attr.max_qp_rd_atom > 0 && p->dev_attr.max_qp_rd_atom < PERF_RD_ATOMIC)
+			rtr.max_dest_rd_atomic = (uint8_t)p->dev_attr.max_qp_rd_atom;
+		if (p->dev_attr.max_qp_init_rd_atom > 0 &&
+		    p->dev_attr.max_qp_init_rd_atom < PERF_RD_ATOMIC)
+			rts.max_rd_atomic = (uint8_t)p->dev_attr.max_qp_init_rd_atom;
+		ret = dr_modify_qp(q->qp, &rtr, DR_QP_STATE | DR_QP_AV | DR_QP_PATH_MTU |
+				   DR_QP_DEST_QPN | DR_QP_RQ_PSN | DR_QP_MAX_DEST_RD_ATOMIC |
+				   DR_QP_MIN_RNR_TIMER);
+		if (ret != 0)
+			return perf_api_err("dr_modify_qp(RTR)", -ret);
+		ret = dr_modify_qp(q->qp, &rts, DR_QP_STATE | DR_QP_TIMEOUT | DR_QP_RETRY_CNT |
+				   DR_QP_RNR_RETRY | DR_QP_SQ_PSN | DR_QP_MAX_QP_RD_ATOMIC);
+		if (ret != 0)
+			return perf_api_err("dr_modify_qp(RTS)", -ret);
+	}
+	return PERF_OK;
+}
+
+int
+perf_fill_recv(struct perf *p, struct perf_qp *q)
+{
+	while (q->recv_posted - q->recv_done < p->rq_depth) {
+		uint32_t slot = (uint32_t)(q->recv_posted % q->rx_slots);
+		uint8_t *addr = q->rx + (size_t)slot * p->slot_size;
+		struct dr_sge sge = {
+			.addr = (uintptr_t)addr,
+			.length = p->slot_size,
+			.lkey = p->mr->lkey,
+		};
+		struct dr_recv_wr wr = {
+			.wr_id = ((uint64_t)q->index << 32) | slot,
+			.sg_list = &sge,
+			.num_sge = 1,
+		};
+		struct dr_recv_wr *bad = NULL;
+		int ret;
+
+		ret = dr_post_recv(q->qp, &wr, &bad);
+		if (ret != 0)
+			return perf_api_err("dr_post_recv", ret);
+		q->recv_posted++;
+	}
+	return PERF_OK;
+}
+
+int
+perf_recv_complete(struct perf *p, const struct dr_wc *wc)
+{
+	uint32_t qi = (uint32_t)(wc->wr_id >> 32), slot = (uint32_t)wc->wr_id;
+	struct perf_qp *q;
+
+	if (wc->status != DR_WC_SUCCESS)
+		return perf_wc_err(wc);
+	if (qi >= p->nb_qps || slot >= p->qps[qi].rx_slots) {
+		perf_err("completion", "unexpected receive wr_id 0x%" PRIx64, wc->wr_id);
+		return PERF_FAIL;
+	}
+	q = &p->qps[qi];
+	if (wc->byte_len != p->size) {
+		perf_err("completion", "QP %u message %" PRIu64 ": received %u bytes, sent %u",
+			 qi, q->received, wc->byte_len, p->size);
+		return PERF_FAIL;
+	}
+	if (p->check) {
+		const uint8_t *b = q->rx + (size_t)slot * p->slot_size;
+		unsigned int want, got;
+		size_t off = perf_check_verify(b, p->size, perf_seed(p, !p->server, qi, q->received),
+					       &want, &got);
+
+		if (off != SIZE_MAX)
+			perf_note_bad(p, qi, q->received, off, want, got);
+		p->res.verified += p->size;
+	}
+	q->received++;
+	q->recv_done++;
+	return perf_fill_recv(p, q);
+}
+
+int
+perf_prepare_size(struct perf *p)
+{
+	const struct perf_test *t = p->test;
+
+	for (unsigned int i = 0; i < p->nb_qps; i++) {
+		struct perf_qp *q = &p->qps[i];
+		size_t rx_len = (size_t)q->rx_slots * p->slot_size;
+
+		q->posted = q->completed = q->received = 0;
+		if (t->verb == PERF_SEND) {
+			if (p->rq_depth > 0 && perf_fill_recv(p, q) != PERF_OK)
+				return PERF_FAIL;
+			continue;
+		}
+		if (rx_len == 0)
+			continue;
+		if (t->verb == PERF_READ && p->check) {
+			/* the READ sources: slot s holds the pattern of "iteration" s */
+			for (uint32_t s = 0; s < q->rx_slots; s++)
+				perf_check_fill(q->rx + (size_t)s * p->slot_size, p->size,
+						perf_seed(p, true, i, s));
+		} else if (t->verb == PERF_WRITE && t->kind == PERF_LAT) {
+			/* the polled byte: no stale tag of an earlier size may pass for this one's */
+			memset(q->rx, 0, rx_len);
+		}
+	}
+	return PERF_OK;
+}

@@ -1,0 +1,531 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 The dpdk-rdma authors.
+ */
+
+/*
+ * The generic ethdev backend: RoCEv2 over any DPDK port (memif, af_xdp,
+ * af_packet, tap, ring, a NIC), with no offload but multi-segment transmit.
+ * Checksums and the ICRC are the transport's; this file configures the port,
+ * moves bursts, and is the glue between the pure ARP/ND logic (dr_neigh.c,
+ * dr_arp.c, dr_nd.c) and the context: it allocates the mbufs of the frames
+ * that logic builds and queues them with dr_ctx_tx().
+ */
+
+#include <errno.h>
+#include <inttypes.h>
+#include <string.h>
+
+#include <rte_common.h>
+#include <rte_cycles.h>
+#include <rte_ethdev.h>
+#include <rte_malloc.h>
+#include <rte_mbuf.h>
+
+#include "dr_backend.h"
+#include "dr_context.h"
+#include "dr_log.h"
+#include "dr_neigh.h"
+#include "dr_pkt.h"
+
+#define DR_ETHDEV_DEFAULT_DESC 1024
+/* largest mbuf data room (headroom included) net_af_xdp can make a UMEM of (4 KiB pages) */
+#define DR_ETHDEV_AF_XDP_MAX_ROOM 3840
+/* multicast MACs we filter for: all-nodes, and the solicited-node group of each IPv6 GID */
+#define DR_ETHDEV_MAX_MC (DR_MAX_GIDS + 3)
+
+struct dr_ethdev_priv {
+	struct dr_neigh_table neigh;
+	bool configured;          /* open configured and started the port: close stops and closes it */
+	bool tx_multi_seg;        /* the port takes chained mbufs; else they are linearized */
+	bool set_allmulti;        /* open turned all-multicast on: close turns it off */
+	bool set_promisc;         /* open turned promiscuous mode on: close turns it off */
+	uint64_t tx_linearized;   /* chains copied into their first segment */
+	uint64_t tx_dropped;      /* chains too long for their first segment: freed */
+	uint64_t tx_nombuf;       /* no mbuf for an ARP/ND frame */
+};
+
+static inline struct dr_ethdev_priv *
+priv_of(const struct dr_context *ctx)
+{
+	return ctx->be_priv;
+}
+
+/* Solicited-node multicast MAC 33:33:ff:xx:xx:xx of an IPv6 address (RFC 4291 2.7.1, RFC 2464 7). */
+static void
+sn_mac(const uint8_t addr[16], struct rte_ether_addr *mac)
+{
+	uint8_t sn[16];
+
+	dr_nd_solicited_node(sn, addr);
+	(void)dr_neigh_mcast_mac(sn, mac);
+}
+
+static unsigned int
+mc_add(struct rte_ether_addr *list, unsigned int n, const struct rte_ether_addr *mac)
+{
+	for (unsigned int i = 0; i < n; i++)
+		if (rte_is_same_ether_addr(&list[i], mac))
+			return n;
+	if (n < DR_ETHDEV_MAX_MC)
+		list[n++] = *mac;
+	return n;
+}
+
+/*
+ * Receive what ARP and ND need besides our MAC and broadcast: the IPv6
+ * all-nodes group and the solicited-node group of each IPv6 address (the
+ * link-local one from the MAC, the configured ones). An exact multicast
+ * filter when the PMD has one, else all-multicast, else promiscuous.
+ */
+static void
+enable_multicast(struct dr_context *ctx, struct dr_ethdev_priv *priv)
+{
+	static const uint8_t all_nodes[16] = { 0xFF, 0x02, [15] = 0x01 };
+	struct rte_ether_addr list[DR_ETHDEV_MAX_MC], mac;
+	uint16_t port = ctx->port_id;
+	uint8_t ll[16] = { 0xFE, 0x80 };
+	unsigned int n = 0;
+	int ret;
+
+	(void)dr_neigh_mcast_mac(all_nodes, &mac);
+	n = mc_add(list, n, &mac);
+	/* fe80::EUI-64: its low three bytes are the MAC's */
+	memcpy(ll + 13, ctx->mac.addr_bytes + 3, 3);
+	sn_mac(ll, &mac);
+	n = mc_add(list, n, &mac);
+	for (unsigned int i = 0; i < ctx->attr.num_ipv6 && i < RTE_DIM(ctx->attr.ipv6_addr); i++) {
+		sn_mac(ctx->attr.ipv6_addr[i], &mac);
+		n = mc_add(list, n, &mac);
+	}
+	for (unsigned int i = 0; i < DR_MAX_GIDS; i++) {
+		if (!ctx->gid_valid[i] || dr_gid_is_ipv4(ctx->gid[i].raw))
+			continue;
+		sn_mac(ctx->gid[i].raw, &mac);
+		n = mc_add(list, n, &mac);
+	}
+
+	ret = rte_eth_dev_set_mc_addr_list(port, list, n);
+	if (ret == 0) {
+		DR_LOG(drv, INFO, "port %u: multicast filter of %u groups for IPv6 ND", port, n);
+		return;
+	}
+	if (rte_eth_allmulticast_get(port) == 1 || rte_eth_promiscuous_get(port) == 1) {
+		DR_LOG(drv, INFO, "port %u: already all-multicast or promiscuous", port);
+		return;
+	}
+	ret = rte_eth_allmulticast_enable(port);
+	if (ret == 0) {
+		priv->set_allmulti = true;
+		DR_LOG(drv, INFO, "port %u: all-multicast for IPv6 ND (no multicast filter)", port);
+		return;
+	}
+	ret = rte_eth_promiscuous_enable(port);
+	if (ret == 0) {
+		priv->set_promisc = true;
+		DR_LOG(drv, NOTICE, "port %u: promiscuous for IPv6 ND (no multicast filter, no all-multicast)",
+		       port);
+		return;
+	}
+	/* memif, ring: no filtering at all, every frame arrives */
+	DR_LOG(drv, INFO, "port %u: no multicast control (%s): assuming the PMD filters nothing",
+	       port, rte_strerror(-ret));
+}
+
+/* Configure 1 rx + 1 tx queue, set the MTU, start. Returns 0 or -errno. */
+static int
+configure_port(struct dr_context *ctx, struct dr_ethdev_priv *priv)
+{
+	uint16_t port = ctx->port_id, nb_rxd, nb_txd, mtu;
+	struct rte_eth_dev_info info;
+	struct rte_eth_conf conf;
+	uint32_t room, frame;
+	int socket, ret;
+
+	if (ctx->pool == NULL) {
+		DR_LOG(drv, ERR, "port %u: no mbuf pool for the rx queue", port);
+		return -EINVAL;
+	}
+	ret = rte_eth_dev_info_get(port, &info);
+	if (ret != 0) {
+		DR_LOG(drv, ERR, "port %u: device info: %s", port, rte_strerror(-ret));
+		return ret;
+	}
+	memset(&conf, 0, sizeof(conf));
+	/* we send chained mbufs (headers + zero-copy payload); IPv4 checksums are ours */
+	if (info.tx_offload_capa & RTE_ETH_TX_OFFLOAD_MULTI_SEGS) {
+		conf.txmode.offloads |= RTE_ETH_TX_OFFLOAD_MULTI_SEGS;
+		priv->tx_multi_seg = true;
+	} else {
+		DR_LOG(drv, NOTICE, "port %u (%s): no multi-segment transmit: chains are linearized",
+		       port, info.driver_name);
+	}
+	/* a frame of the link MTU must fit the pool's mbufs, or be scattered */
+	mtu = ctx->attr.mtu != 0 ? (uint16_t)ctx->attr.mtu : RTE_ETHER_MTU;
+	frame = (uint32_t)mtu + RTE_ETHER_HDR_LEN + RTE_VLAN_HLEN + RTE_ETHER_CRC_LEN;
+	room = rte_pktmbuf_data_room_size(ctx->pool);
+	room = room > RTE_PKTMBUF_HEADROOM ? room - RTE_PKTMBUF_HEADROOM : 0;
+	if (frame > room) {
+		if (info.rx_offload_capa & RTE_ETH_RX_OFFLOAD_SCATTER)
+			conf.rxmode.offloads |= RTE_ETH_RX_OFFLOAD_SCATTER;
+		else
+			DR_LOG(drv, WARNING,
+			       "port %u: %u-byte frames exceed the %u-byte mbufs and the PMD has no scatter",
+			       port, frame, room);
+	}
+	ret = rte_eth_dev_configure(port, 1, 1, &conf);
+	if (ret != 0) {
+		DR_LOG(drv, ERR, "port %u: configure: %s", port, rte_strerror(-ret));
+		return ret;
+	}
+	if (ctx->attr.mtu != 0) {
+		ret = rte_eth_dev_set_mtu(port, mtu);
+		if (ret == -ENOTSUP) {
+			DR_LOG(drv, DEBUG, "port %u (%s): the PMD has no mtu_set", port, info.driver_name);
+		} else if (ret != 0) {
+			DR_LOG(drv, ERR,
+			       "port %u (%s): MTU %u: %s (the PMD allows MTU %u..%u, frames up to %u bytes)",
+			       port, info.driver_name, mtu, rte_strerror(-ret), info.min_mtu, info.max_mtu,
+			       info.max_rx_pktlen);
+			return ret;
+		}
+	}
+	nb_rxd = ctx->attr.nb_rx_desc != 0 ? ctx->attr.nb_rx_desc : DR_ETHDEV_DEFAULT_DESC;
+	nb_txd = ctx->attr.nb_tx_desc != 0 ? ctx->attr.nb_tx_desc : DR_ETHDEV_DEFAULT_DESC;
+	ret = rte_eth_dev_adjust_nb_rx_tx_desc(port, &nb_rxd, &nb_txd);
+	if (ret != 0) {
+		DR_LOG(drv, ERR, "port %u: descriptor counts: %s", port, rte_strerror(-ret));
+		return ret;
+	}
+	socket = rte_eth_dev_socket_id(port);
+	if (socket < 0)
+		socket = SOCKET_ID_ANY;
+	ctx->rx_queue = 0;
+	ctx->tx_queue = 0;
+	ret = rte_eth_rx_queue_setup(port, 0, nb_rxd, (unsigned int)socket, NULL, ctx->pool);
+	if (ret != 0) {
+		DR_LOG(drv, ERR, "port %u: rx queue of %u: %s", port, nb_rxd, rte_strerror(-ret));
+		/* its UMEM is the pool: every mbuf must fit a 4 KiB page (tried: 3840 works, 3904 not) */
+		if (strcmp(info.driver_name, "net_af_xdp") == 0 &&
+		    rte_pktmbuf_data_room_size(ctx->pool) > DR_ETHDEV_AF_XDP_MAX_ROOM)
+			DR_LOG(drv, ERR, "port %u: net_af_xdp needs mbufs of at most %u bytes of data room "
+			       "(the application's pool: %u)", port, DR_ETHDEV_AF_XDP_MAX_ROOM,
+			       rte_pktmbuf_data_room_size(ctx->pool));
+		return ret;
+	}
+	ret = rte_eth_tx_queue_setup(port, 0, nb_txd, (unsigned int)socket, NULL);
+	if (ret != 0) {
+		DR_LOG(drv, ERR, "port %u: tx queue of %u: %s", port, nb_txd, rte_strerror(-ret));
+		return ret;
+	}
+	ret = rte_eth_dev_start(port);
+	if (ret != 0) {
+		DR_LOG(drv, ERR, "port %u: start: %s", port, rte_strerror(-ret));
+		return ret;
+	}
+	priv->configured = true;
+	DR_LOG(drv, INFO, "port %u (%s): started, %u rx / %u tx descriptors", port, info.driver_name,
+	       nb_rxd, nb_txd);
+	return 0;
+}
+
+/* Use queues of a port the application configured and started. */
+static int
+use_port(struct dr_context *ctx, struct dr_ethdev_priv *priv)
+{
+	uint16_t port = ctx->port_id;
+	struct rte_eth_dev_info info;
+	struct rte_eth_conf conf;
+	int ret;
+
+	ret = rte_eth_dev_info_get(port, &info);
+	if (ret == 0)
+		ret = rte_eth_dev_conf_get(port, &conf);
+	if (ret != 0) {
+		DR_LOG(drv, ERR, "port %u: device info: %s", port, rte_strerror(-ret));
+		return ret;
+	}
+	if (ctx->attr.rx_queue >= info.nb_rx_queues || ctx->attr.tx_queue >= info.nb_tx_queues) {
+		DR_LOG(drv, ERR, "port %u: queues rx %u / tx %u, the port has %u / %u", port,
+		       ctx->attr.rx_queue, ctx->attr.tx_queue, info.nb_rx_queues, info.nb_tx_queues);
+		return -EINVAL;
+	}
+	ctx->rx_queue = ctx->attr.rx_queue;
+	ctx->tx_queue = ctx->attr.tx_queue;
+	priv->tx_multi_seg = (conf.txmode.offloads & RTE_ETH_TX_OFFLOAD_MULTI_SEGS) != 0;
+	if (!priv->tx_multi_seg)
+		DR_LOG(drv, NOTICE, "port %u: multi-segment transmit not enabled: chains are linearized", port);
+	return 0;
+}
+
+/*
+ * A port without a MAC (net_ring made with nodeaction= has 00:00:00:00:00:00):
+ * give it a random locally administered one, so that ARP and ND work and two
+ * such ports do not share the link-local GID. Returns 0 (a PMD that refuses
+ * keeps its zero MAC) or -errno from reading the MAC back.
+ */
+static int
+give_mac(uint16_t port, struct rte_ether_addr *mac)
+{
+	struct rte_ether_addr addr;
+	int ret;
+
+	rte_eth_random_addr(addr.addr_bytes);
+	ret = rte_eth_dev_default_mac_addr_set(port, &addr);
+	if (ret != 0) {
+		DR_LOG(drv, DEBUG, "port %u: no MAC can be set: %s", port, rte_strerror(-ret));
+		return 0;
+	}
+	DR_LOG(drv, NOTICE, "port %u: had MAC 00:00:00:00:00:00, now " RTE_ETHER_ADDR_PRT_FMT, port,
+	       RTE_ETHER_ADDR_BYTES(&addr));
+	return rte_eth_macaddr_get(port, mac);
+}
+
+static int
+ethdev_open(struct dr_context *ctx)
+{
+	uint16_t port = ctx->port_id, mtu = 0;
+	struct dr_ethdev_priv *priv;
+	uint64_t hz;
+	int socket, ret;
+
+	if (!rte_eth_dev_is_valid_port(port))
+		return -ENODEV;
+	if (ctx->attr.mtu > UINT16_MAX) {
+		DR_LOG(drv, ERR, "port %u: MTU %u above %u", port, ctx->attr.mtu, UINT16_MAX);
+		return -EINVAL;
+	}
+	socket = rte_eth_dev_socket_id(port);
+	priv = rte_zmalloc_socket("dr_ethdev", sizeof(*priv), RTE_CACHE_LINE_SIZE,
+				  socket < 0 ? SOCKET_ID_ANY : socket);
+	if (priv == NULL)
+		return -ENOMEM;
+	hz = ctx->tsc_hz != 0 ? ctx->tsc_hz : rte_get_tsc_hz();
+	dr_neigh_init(&priv->neigh, hz / 1000 * DR_NEIGH_RETRY_MS);
+
+	ret = ctx->attr.configure_port ? configure_port(ctx, priv) : use_port(ctx, priv);
+	if (ret != 0)
+		goto fail;
+	ret = rte_eth_macaddr_get(port, &ctx->mac);
+	if (ret == 0 && rte_is_zero_ether_addr(&ctx->mac) && ctx->attr.configure_port)
+		ret = give_mac(port, &ctx->mac);
+	if (ret == 0)
+		ret = rte_eth_dev_get_mtu(port, &mtu);
+	if (ret != 0) {
+		DR_LOG(drv, ERR, "port %u: MAC / MTU: %s", port, rte_strerror(-ret));
+		goto fail;
+	}
+	if (rte_is_zero_ether_addr(&ctx->mac))
+		DR_LOG(drv, WARNING,
+		       "port %u: MAC 00:00:00:00:00:00: peers cannot resolve us (use static neighbours)", port);
+	/*
+	 * The link MTU: the port's, unless the application gave one. When we
+	 * configured the port, set_mtu either made them equal or was refused
+	 * with -ENOTSUP; then, and for a port the application runs, attr.mtu is
+	 * what the application knows of its link: virtual PMDs report MTUs
+	 * unrelated to what they carry (net_ring and net_memif say 1500 and
+	 * have no mtu_set; ring carries any mbuf, memif any frame its chained
+	 * buffers and the receiver's mbufs hold).
+	 */
+	ctx->link_mtu = ctx->attr.mtu != 0 ? ctx->attr.mtu : mtu;
+	if (ctx->attr.mtu != 0 && ctx->attr.mtu != mtu)
+		DR_LOG(drv, INFO, "port %u: the port reports MTU %u, using %u as given", port, mtu,
+		       ctx->attr.mtu);
+	if (ctx->attr.configure_port)
+		enable_multicast(ctx, priv);
+	ctx->be_priv = priv;
+	DR_LOG(drv, INFO, "port %u: MAC " RTE_ETHER_ADDR_PRT_FMT ", MTU %u, queues rx %u / tx %u",
+	       port, RTE_ETHER_ADDR_BYTES(&ctx->mac), ctx->link_mtu, ctx->rx_queue, ctx->tx_queue);
+	return 0;
+
+fail:
+	if (priv->configured) {
+		(void)rte_eth_dev_stop(port);
+		priv->configured = false;
+	}
+	rte_free(priv);
+	return ret;
+}
+
+static void
+ethdev_close(struct dr_context *ctx)
+{
+	struct dr_ethdev_priv *priv = priv_of(ctx);
+	int ret;
+
+	if (priv == NULL)
+		return;
+	if (priv->configured) {
+		/* some PMDs (af_packet, af_xdp, tap) leave the kernel interface's flags as we set them */
+		if (priv->set_promisc)
+			(void)rte_eth_promiscuous_disable(ctx->port_id);
+		if (priv->set_allmulti)
+			(void)rte_eth_allmulticast_disable(ctx->port_id);
+		ret = rte_eth_dev_stop(ctx->port_id);
+		if (ret != 0)
+			DR_LOG(drv, WARNING, "port %u: stop: %s", ctx->port_id, rte_strerror(-ret));
+		ret = rte_eth_dev_close(ctx->port_id);
+		if (ret != 0)
+			DR_LOG(drv, WARNING, "port %u: close: %s", ctx->port_id, rte_strerror(-ret));
+	}
+	DR_LOG(drv, DEBUG, "port %u: neighbours %u, ARP/ND rx %" PRIu64 "/%" PRIu64 " malformed %" PRIu64
+	       ", tx linearized %" PRIu64 " dropped %" PRIu64, ctx->port_id, priv->neigh.count,
+	       priv->neigh.stats.arp_rx, priv->neigh.stats.nd_rx, priv->neigh.stats.malformed,
+	       priv->tx_linearized, priv->tx_dropped);
+	rte_free(priv);
+	ctx->be_priv = NULL;
+}
+
+static uint16_t
+ethdev_rx_burst(struct dr_context *ctx, struct rte_mbuf **pkts, uint16_t n)
+{
+	return rte_eth_rx_burst(ctx->port_id, ctx->rx_queue, pkts, n);
+}
+
+/* The port takes no chains: copy each into its first segment, free those that do not fit. */
+static uint16_t
+tx_burst_linear(struct dr_context *ctx, struct dr_ethdev_priv *priv, struct rte_mbuf **pkts, uint16_t n)
+{
+	uint16_t done = 0;
+
+	while (done < n) {
+		uint16_t i = done;
+
+		for (; i < n; i++) {
+			if (pkts[i]->nb_segs == 1)
+				continue;
+			if (rte_pktmbuf_linearize(pkts[i]) != 0)
+				break;
+			priv->tx_linearized++;
+		}
+		if (i > done) {
+			uint16_t sent = rte_eth_tx_burst(ctx->port_id, ctx->tx_queue, pkts + done, i - done);
+
+			done += sent;
+			if (done < i)
+				return done;
+		}
+		if (done < n) {
+			/* the PMD could not carry it: taken and dropped, as a PMD drops */
+			rte_pktmbuf_free(pkts[done++]);
+			priv->tx_dropped++;
+		}
+	}
+	return done;
+}
+
+static uint16_t
+ethdev_tx_burst(struct dr_context *ctx, struct rte_mbuf **pkts, uint16_t n)
+{
+	struct dr_ethdev_priv *priv = priv_of(ctx);
+
+	if (likely(priv->tx_multi_seg))
+		return rte_eth_tx_burst(ctx->port_id, ctx->tx_queue, pkts, n);
+	return tx_burst_linear(ctx, priv, pkts, n);
+}
+
+/* Our addresses as ARP / ND see them: GID 1 (IPv4), the other valid GIDs (IPv6). */
+static void
+self_of(const struct dr_context *ctx, struct dr_neigh_self *self)
+{
+	memset(self, 0, sizeof(*self));
+	self->mac = ctx->mac;
+	if (ctx->gid_valid[1] && dr_gid_is_ipv4(ctx->gid[1].raw))
+		memcpy(&self->ipv4, ctx->gid[1].raw + 12, 4);
+	for (unsigned int i = 0; i < DR_MAX_GIDS; i++) {
+		if (i == 1 || !ctx->gid_valid[i] || dr_gid_is_ipv4(ctx->gid[i].raw))
+			continue;
+		memcpy(self->ipv6[self->num_ipv6++], ctx->gid[i].raw, 16);
+	}
+}
+
+/* Queue a frame built by the neighbour logic. */
+static void
+send_frame(struct dr_context *ctx, struct dr_ethdev_priv *priv, const uint8_t *frame, uint32_t len)
+{
+	struct rte_mbuf *m = rte_pktmbuf_alloc(ctx->pool);
+	char *p;
+
+	if (m == NULL) {
+		priv->tx_nombuf++;
+		return;
+	}
+	p = rte_pktmbuf_append(m, (uint16_t)len);
+	if (p == NULL) {
+		rte_pktmbuf_free(m);
+		priv->tx_nombuf++;
+		return;
+	}
+	memcpy(p, frame, len);
+	dr_ctx_tx(ctx, m);
+}
+
+static void
+ethdev_rx_other(struct dr_context *ctx, struct rte_mbuf *m)
+{
+	struct dr_ethdev_priv *priv = priv_of(ctx);
+	uint8_t reply[DR_NEIGH_FRAME_MAX];
+	struct dr_neigh_self self;
+	enum dr_neigh_verdict v;
+	uint32_t len;
+
+	if (unlikely(priv == NULL)) {
+		rte_pktmbuf_free(m);
+		return;
+	}
+	self_of(ctx, &self);
+	v = dr_neigh_input_mbuf(&priv->neigh, &self, m, rte_rdtsc(), reply, &len);
+	rte_pktmbuf_free(m);
+	if (v == DR_NEIGH_REPLY)
+		send_frame(ctx, priv, reply, len);
+}
+
+static int
+ethdev_resolve(struct dr_context *ctx, const union dr_gid *gid, struct rte_ether_addr *mac)
+{
+	struct dr_ethdev_priv *priv = priv_of(ctx);
+	uint8_t req[DR_NEIGH_FRAME_MAX];
+	struct dr_neigh_self self;
+	uint32_t len;
+	int ret;
+
+	if (priv == NULL || gid == NULL || mac == NULL)
+		return -EINVAL;
+	self_of(ctx, &self);
+	ret = dr_neigh_resolve(&priv->neigh, &self, gid->raw, rte_rdtsc(), mac, req, &len);
+	if (ret == -EAGAIN && len != 0)
+		send_frame(ctx, priv, req, len);
+	return ret;
+}
+
+static int
+ethdev_add_neighbour(struct dr_context *ctx, const union dr_gid *gid, const struct rte_ether_addr *mac)
+{
+	struct dr_ethdev_priv *priv = priv_of(ctx);
+
+	if (priv == NULL || gid == NULL || mac == NULL)
+		return -EINVAL;
+	return dr_neigh_add_static(&priv->neigh, gid->raw, mac, rte_rdtsc());
+}
+
+static uint16_t
+ethdev_max_data_room(uint16_t port)
+{
+	struct rte_eth_dev_info info;
+
+	/* af_xdp's UMEM is the pool: every mbuf must fit one 4 KiB frame */
+	if (rte_eth_dev_info_get(port, &info) == 0 && strcmp(info.driver_name, "net_af_xdp") == 0)
+		return DR_ETHDEV_AF_XDP_MAX_ROOM;
+	return 0;
+}
+
+const struct dr_backend_ops dr_ethdev_backend = {
+	.name = "ethdev",
+	.max_data_room = ethdev_max_data_room,
+	.open = ethdev_open,
+	.close = ethdev_close,
+	.rx_burst = ethdev_rx_burst,
+	.tx_burst = ethdev_tx_burst,
+	.rx_other = ethdev_rx_other,
+	.resolve = ethdev_resolve,
+	.add_neighbour = ethdev_add_neighbour,
+};

@@ -1,0 +1,573 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 The dpdk-rdma authors.
+ */
+
+/*
+ * The RC completer (IBA vol. 1, 9.7.5.2 and 9.7.6): matches responses (ACK,
+ * NAK, READ responses, atomic ACKs) to send WQEs in order, places READ data
+ * and atomic results, drives the retries and the local ACK and RNR timers,
+ * and turns finished WQEs into completions.
+ *
+ * A response goes through these steps (one function each, as rxe_comp.c):
+ *   GET_WQE      the oldest WQE that has been sent and is not DONE
+ *   CHECK_PSN    a response beyond the WQE's last PSN acknowledges it
+ *                (coalesced ACK, IBA 9.7.5.1.x / 9.7.5.2.1) - unless it is a
+ *                READ or atomic whose responses are missing: implicit NAK,
+ *                retransmit (IBA 9.7.5.2.x); a response before comp.psn is a
+ *                duplicate and is dropped (IBA 9.7.5.2.x "ghost" responses)
+ *   CHECK_ACK    by opcode and AETH syndrome (IBA 9.7.5.2.1 - 9.7.5.2.8,
+ *                table 44): ACK, RNR NAK, PSN sequence NAK, error NAKs
+ *   READ         place a READ response's payload (IBA 9.7.5.2.x: in
+ *                PSN order, FIRST/MIDDLE carry exactly one MTU)
+ *   ATOMIC       store the atomic ACK's original value (IBA 9.4.5)
+ *   WRITE_SEND   an ACK for a SEND / WRITE packet
+ *   COMPLETE_WQE mark a WQE DONE and look at the next one
+ *   UPDATE       progress: re-arm the ACK timer, reset the retry counters
+ *   RETRY        go-back-N after a NAK / implicit NAK (retry_cnt, once per
+ *                episode as rxe's started_retry)
+ *   RNR          wait the NAK's RNR timer (IBA 9.7.5.2.8, table 45), then retry
+ *   ERROR        complete the WQE with an error, QP to ERR (IBA 10.8.3.x)
+ */
+
+#include <errno.h>
+#include <inttypes.h>
+#include <string.h>
+
+#include <rte_cycles.h>
+#include <rte_mbuf.h>
+
+#include "dr_log.h"
+#include "dr_psn.h"
+#include "dr_transport.h"
+#include "dr_verbs_priv.h"
+
+enum dr_comp_step {
+	COMP_GET_WQE,
+	COMP_CHECK_PSN,
+	COMP_CHECK_ACK,
+	COMP_READ,
+	COMP_ATOMIC,
+	COMP_WRITE_SEND,
+	COMP_COMPLETE_WQE,
+	COMP_UPDATE,
+	COMP_RETRY,
+	COMP_RNR,
+	COMP_ERROR,
+	COMP_DONE,
+};
+
+/* What one response carries, and where the walk stands. */
+struct comp_ctx {
+	struct rte_mbuf *m;
+	struct dr_pkt_info *pi;
+	uint32_t psn;
+	uint8_t syn;               /* AETH syndrome, when the opcode has an AETH */
+	uint32_t idx;              /* SQ index of the WQE looked at */
+	struct dr_send_wqe *wqe;
+	enum dr_wc_status status;  /* for COMP_ERROR */
+	uint64_t now;              /* TSC, read once when needed */
+};
+
+/*
+ * IBA vol. 1 table 45 (9.7.5.2.8): the RNR NAK timer field in microseconds.
+ * Code 0 is the longest wait, 655.36 ms. (rxe's table has 61410 for 61.44 ms;
+ * we use the value of the table.)
+ */
+static const uint32_t dr_rnr_usec[32] = {
+	655360, 10, 20, 30, 40, 60, 80, 120, 160, 240, 320, 480, 640, 960, 1280, 1920,
+	2560, 3840, 5120, 7680, 10240, 15360, 20480, 30720, 40960, 61440, 81920, 122880,
+	163840, 245760, 327680, 491520,
+};
+
+uint32_t
+dr_rnr_timer_usec(uint8_t code)
+{
+	return dr_rnr_usec[code & 0x1F];
+}
+
+uint64_t
+dr_ack_timeout_ticks(uint8_t timeout, uint64_t hz)
+{
+	uint64_t ns, ticks;
+
+	if (timeout == 0)
+		return 0;      /* IBA 9.7.6.1.3: 0 disables the timer */
+	if (timeout > 31)
+		timeout = 31;
+	ns = 4096ull << timeout;   /* 4.096 us * 2^timeout */
+	ticks = ns / 1000000000ull * hz + ns % 1000000000ull * hz / 1000000000ull;
+	return ticks != 0 ? ticks : 1;
+}
+
+static uint64_t
+comp_tsc_hz(const struct dr_qp_impl *qp)
+{
+	uint64_t hz = qp->pub.context->tsc_hz;
+
+	return hz != 0 ? hz : rte_get_tsc_hz();
+}
+
+/* Local ACK timeout of the QP in TSC ticks (cached per attr.timeout value). */
+static uint64_t
+comp_timeout_ticks(struct dr_qp_impl *qp)
+{
+	if (qp->comp.timeout_for != qp->attr.timeout ||
+	    (qp->comp.timeout_ticks == 0) != (qp->attr.timeout == 0)) {
+		qp->comp.timeout_ticks = dr_ack_timeout_ticks(qp->attr.timeout, comp_tsc_hz(qp));
+		qp->comp.timeout_for = qp->attr.timeout;
+	}
+	return qp->comp.timeout_ticks;
+}
+
+void
+dr_comp_arm_timer(struct dr_qp_impl *qp, uint64_t now)
+{
+	uint64_t t = comp_timeout_ticks(qp);
+
+	if (t != 0 && qp->comp.timeout_at == 0)
+		qp->comp.timeout_at = now + t;
+}
+
+static inline uint64_t
+comp_now(struct comp_ctx *c)
+{
+	if (c->now == 0)
+		c->now = rte_rdtsc();
+	return c->now;
+}
+
+static inline bool
+wqe_is_rd_atomic(const struct dr_send_wqe *wqe)
+{
+	return wqe->opcode == DR_WR_RDMA_READ || wqe->opcode == DR_WR_ATOMIC_CMP_AND_SWP ||
+	       wqe->opcode == DR_WR_ATOMIC_FETCH_AND_ADD;
+}
+
+/* Every packet of the WQE went out at least once (a rewind makes it ACTIVE again, not unsent). */
+static inline bool
+wqe_all_sent(const struct dr_send_wqe *wqe)
+{
+	return wqe->state == DR_WQE_SENT || (wqe->state == DR_WQE_ACTIVE && wqe->sent_once);
+}
+
+/* Acknowledged progress (rxe reset_retry_counters()): counters back to their attributes, timer restarted. */
+static void
+comp_progress_made(struct dr_qp_impl *qp, struct comp_ctx *c)
+{
+	qp->comp.retry_left = qp->attr.retry_cnt;
+	qp->comp.rnr_left = qp->attr.rnr_retry;
+	qp->comp.started_retry = false;
+	qp->comp.read_ooo = 0;
+	if (qp->comp.psn == qp->req.psn) {
+		qp->comp.timeout_at = 0;      /* nothing outstanding */
+	} else {
+		uint64_t t = comp_timeout_ticks(qp);
+
+		qp->comp.timeout_at = t != 0 ? comp_now(c) + t : 0;
+	}
+}
+
+/* comp.psn moves forward only. */
+static inline void
+comp_advance(struct dr_qp_impl *qp, uint32_t next)
+{
+	if (dr_psn_after(next, qp->comp.psn))
+		qp->comp.psn = next;
+}
+
+/* A READ / atomic finished: its initiator-depth slot is free again. */
+static void
+comp_rd_atomic_done(struct dr_qp_impl *qp)
+{
+	if (qp->req.rd_atomic > 0)
+		qp->req.rd_atomic--;
+}
+
+/* Step GET_WQE: the oldest sent WQE not yet DONE. */
+static enum dr_comp_step
+comp_get_wqe(struct dr_qp_impl *qp, struct comp_ctx *c)
+{
+	struct dr_sq *sq = &qp->sq;
+
+	for (; c->idx != sq->head; c->idx++) {
+		struct dr_send_wqe *wqe = dr_sq_wqe(sq, c->idx);
+
+		if (wqe->state == DR_WQE_DONE)
+			continue;
+		if (wqe->state == DR_WQE_POSTED || wqe->state == DR_WQE_ERROR)
+			return COMP_DONE;   /* nothing sent it could answer / the error completes first */
+		c->wqe = wqe;
+		return COMP_CHECK_PSN;
+	}
+	return COMP_DONE;
+}
+
+/* Step CHECK_PSN (IBA 9.7.5.2.x; rxe check_psn()). */
+static enum dr_comp_step
+comp_check_psn(struct dr_qp_impl *qp, struct comp_ctx *c)
+{
+	struct dr_send_wqe *wqe = c->wqe;
+
+	if (dr_psn_after(c->psn, wqe->last_psn)) {
+		if (!wqe_all_sent(wqe))
+			return COMP_DONE;       /* it cannot be answered before it is all sent */
+		/* a READ/atomic with no data yet, and a later response: implicit NAK (IBA 9.7.5.2.x) */
+		if (wqe_is_rd_atomic(wqe))
+			return COMP_RETRY;
+		return COMP_COMPLETE_WQE;  /* coalesced ACK: everything up to the PSN arrived */
+	}
+	if (dr_psn_before(c->psn, qp->comp.psn))
+		return COMP_DONE;          /* duplicate or stale response: dropped */
+	if (dr_psn_after(c->psn, qp->comp.psn) && wqe_is_rd_atomic(wqe)) {
+		/* a response of this READ is missing: lost, or overtaken; ask again after a few */
+		if (!(c->pi->mask & DR_OPF_READ) || ++qp->comp.read_ooo >= DR_READ_OOO_RETRY)
+			return COMP_RETRY;
+		return COMP_DONE;
+	}
+	return COMP_CHECK_ACK;
+}
+
+/* NAK codes to completion status (IBA table 44; rxe check_ack()). */
+static enum dr_wc_status
+nak_status(uint8_t code)
+{
+	switch (code) {
+	case DR_NAK_INVALID_REQ: return DR_WC_REM_INV_REQ_ERR;
+	case DR_NAK_REM_ACCESS_ERR: return DR_WC_REM_ACCESS_ERR;
+	case DR_NAK_REM_OP_ERR: return DR_WC_REM_OP_ERR;
+	default: return DR_WC_REM_OP_ERR;   /* unknown code: rxe reports a remote operational error */
+	}
+}
+
+/* Step CHECK_ACK (IBA 9.7.5.2.1 - 9.7.5.2.8). */
+static enum dr_comp_step
+comp_check_ack(struct dr_qp_impl *qp, struct comp_ctx *c)
+{
+	struct dr_send_wqe *wqe = c->wqe;
+	uint32_t mask = c->pi->mask;
+
+	if (mask & DR_OPF_READ) {
+		if (wqe->opcode != DR_WR_RDMA_READ ||
+		    ((mask & DR_OPF_AETH) && dr_aeth_syn_type(c->syn) != DR_AETH_ACK)) {
+			c->status = DR_WC_BAD_RESP_ERR;
+			return COMP_ERROR;
+		}
+		return COMP_READ;
+	}
+	if (mask & DR_OPF_ATMACK) {
+		if ((wqe->opcode != DR_WR_ATOMIC_CMP_AND_SWP && wqe->opcode != DR_WR_ATOMIC_FETCH_AND_ADD) ||
+		    dr_aeth_syn_type(c->syn) != DR_AETH_ACK) {
+			c->status = DR_WC_BAD_RESP_ERR;
+			return COMP_ERROR;
+		}
+		return COMP_ATOMIC;
+	}
+	if (!(mask & DR_OPF_ACK))
+		return COMP_DONE;
+	switch (dr_aeth_syn_type(c->syn)) {
+	case DR_AETH_ACK:
+		/* an ACK at a READ/atomic's PSN without its data: the data was lost (implicit NAK) */
+		return wqe_is_rd_atomic(wqe) ? COMP_RETRY : COMP_WRITE_SEND;
+	case DR_AETH_RNR_NAK:
+		return COMP_RNR;
+	case DR_AETH_NAK:
+		if (dr_aeth_syn_value(c->syn) == DR_NAK_PSN_SEQ_ERR) {
+			/* IBA 9.7.5.2.2: the NAK acknowledges every PSN before its own */
+			if (qp->comp.rnr_at != 0)
+				return COMP_DONE;  /* a side effect of the RNR NAK being handled */
+			if (dr_psn_after(c->psn, qp->comp.psn)) {
+				comp_advance(qp, c->psn);
+				comp_progress_made(qp, c);
+			}
+			return COMP_RETRY;
+		}
+		c->status = nak_status(dr_aeth_syn_value(c->syn));
+		return COMP_ERROR;
+	default:
+		return COMP_DONE;        /* reserved syndrome: ignored */
+	}
+}
+
+/* Step READ: place one READ response (IBA 9.7.5.2.x; rxe do_read()). */
+static enum dr_comp_step
+comp_read(struct dr_qp_impl *qp, struct comp_ctx *c)
+{
+	struct dr_send_wqe *wqe = c->wqe;
+	uint32_t paylen = c->pi->paylen;
+	bool last = c->pi->mask & DR_OPF_LAST;
+	int rc;
+
+	/* FIRST and MIDDLE carry one PMTU; the last one completes the length exactly (IBA 9.7.4.1.3) */
+	if ((!last && paylen != qp->mtu) || paylen > wqe->length - wqe->resp_bytes ||
+	    (last && wqe->resp_bytes + paylen != wqe->length)) {
+		c->status = DR_WC_BAD_RESP_ERR;
+		return COMP_ERROR;
+	}
+	rc = dr_qp_sge_scatter(qp, wqe->sge, wqe->num_sge, wqe->resp_bytes, c->m, c->pi->pay_off, paylen);
+	if (rc != 0) {
+		c->status = rc == -EMSGSIZE ? DR_WC_LOC_LEN_ERR : DR_WC_LOC_PROT_ERR;
+		return COMP_ERROR;
+	}
+	wqe->resp_bytes += paylen;
+	comp_advance(qp, dr_psn_add(c->psn, 1));
+	if (last) {
+		wqe->state = DR_WQE_DONE;
+		comp_rd_atomic_done(qp);
+	}
+	return COMP_UPDATE;
+}
+
+/* Step ATOMIC: the original value goes to the WQE's 8-byte buffer (IBA 9.4.5; rxe do_atomic()). */
+static enum dr_comp_step
+comp_atomic(struct dr_qp_impl *qp, struct comp_ctx *c)
+{
+	struct dr_send_wqe *wqe = c->wqe;
+	uint64_t orig = dr_atmack_orig(dr_pkt_atmack(c->pi));
+	int rc;
+
+	rc = dr_qp_sge_write(qp, wqe->sge, wqe->num_sge, 0, &orig, sizeof(orig));
+	if (rc != 0) {
+		c->status = rc == -EMSGSIZE ? DR_WC_LOC_LEN_ERR : DR_WC_LOC_PROT_ERR;
+		return COMP_ERROR;
+	}
+	wqe->atomic_orig = orig;
+	wqe->resp_bytes = sizeof(orig);
+	wqe->state = DR_WQE_DONE;
+	comp_rd_atomic_done(qp);
+	comp_advance(qp, dr_psn_add(c->psn, 1));
+	return COMP_UPDATE;
+}
+
+/* Step WRITE_SEND: an ACK for a SEND / WRITE packet at or before its last PSN. */
+static enum dr_comp_step
+comp_write_send(struct dr_qp_impl *qp, struct comp_ctx *c)
+{
+	struct dr_send_wqe *wqe = c->wqe;
+
+	comp_advance(qp, dr_psn_add(c->psn, 1));
+	if (c->psn == wqe->last_psn && wqe_all_sent(wqe))
+		wqe->state = DR_WQE_DONE;
+	return COMP_UPDATE;
+}
+
+/* Step COMPLETE_WQE: a later response acknowledged this SEND / WRITE as a whole. */
+static enum dr_comp_step
+comp_complete_wqe(struct dr_qp_impl *qp, struct comp_ctx *c)
+{
+	c->wqe->state = DR_WQE_DONE;
+	comp_advance(qp, dr_psn_add(c->wqe->last_psn, 1));
+	comp_progress_made(qp, c);
+	c->idx++;
+	return COMP_GET_WQE;
+}
+
+/* Step UPDATE. */
+static enum dr_comp_step
+comp_update(struct dr_qp_impl *qp, struct comp_ctx *c)
+{
+	comp_progress_made(qp, c);
+	return COMP_DONE;
+}
+
+/* Start a go-back-N retry, counting it against retry_cnt (IBA 9.7.6.1.x; rxe COMPST_ERROR_RETRY). */
+static enum dr_comp_step
+comp_retry(struct dr_qp_impl *qp, struct comp_ctx *c, bool timeout)
+{
+	uint64_t t;
+
+	/* one retry per episode, unless the timer says the first one got lost too (rxe) */
+	if (qp->comp.started_retry && !timeout)
+		return COMP_DONE;
+	/* nothing outstanding: nothing to retry */
+	if (qp->req.psn == qp->comp.psn)
+		return COMP_DONE;
+	if (qp->comp.retry_left == 0) {
+		c->status = DR_WC_RETRY_EXC_ERR;
+		return COMP_ERROR;
+	}
+	qp->comp.retry_left--;
+	qp->comp.started_retry = true;
+	qp->comp.read_ooo = 0;
+	dr_req_rewind(qp);
+	t = comp_timeout_ticks(qp);
+	qp->comp.timeout_at = t != 0 ? comp_now(c) + t : 0;
+	return COMP_DONE;
+}
+
+/* Step RNR (IBA 9.7.5.2.8): wait, then retransmit from the NAK'd PSN. */
+static enum dr_comp_step
+comp_rnr(struct dr_qp_impl *qp, struct comp_ctx *c)
+{
+	uint64_t wait;
+
+	if (qp->comp.rnr_at != 0)
+		return COMP_DONE;       /* already waiting */
+	if (qp->comp.rnr_left == 0) {
+		c->status = DR_WC_RNR_RETRY_EXC_ERR;
+		return COMP_ERROR;
+	}
+	if (qp->comp.rnr_left != 7)    /* 7 = retry forever (IBA 9.7.5.2.8) */
+		qp->comp.rnr_left--;
+	/* the RNR NAK acknowledges every PSN before its own */
+	comp_advance(qp, c->psn);
+	wait = (uint64_t)dr_rnr_timer_usec(dr_aeth_syn_value(c->syn)) * comp_tsc_hz(qp) / 1000000u;
+	qp->comp.rnr_at = comp_now(c) + (wait != 0 ? wait : 1);
+	qp->comp.timeout_at = 0;        /* the ACK timer waits for the retransmission */
+	qp->comp.started_retry = false;
+	DR_DP_LOG(comp, DEBUG, "qp %u: RNR NAK psn %#x, waiting %u us", qp->pub.qp_num, c->psn,
+		  dr_rnr_timer_usec(dr_aeth_syn_value(c->syn)));
+	return COMP_DONE;
+}
+
+/* Step ERROR: the WQE completes with c->status (dr_comp_progress() then moves the QP to ERR). */
+static enum dr_comp_step
+comp_error(struct dr_qp_impl *qp, struct comp_ctx *c)
+{
+	DR_DP_LOG(comp, DEBUG, "qp %u: wr_id %" PRIu64 " psn %#x: %s", qp->pub.qp_num, c->wqe->wr_id, c->psn,
+		  dr_wc_status_str(c->status));
+	c->wqe->state = DR_WQE_ERROR;
+	c->wqe->status = c->status;
+	qp->comp.timeout_at = 0;
+	qp->comp.rnr_at = 0;
+	return COMP_DONE;
+}
+
+void
+dr_comp_rx(struct dr_qp_impl *qp, struct rte_mbuf *m, struct dr_pkt_info *pi)
+{
+	struct comp_ctx c = {
+		.m = m,
+		.pi = pi,
+		.psn = dr_bth_psn(dr_pkt_bth(pi)),
+		.idx = qp->sq.tail,
+	};
+	enum dr_comp_step step = COMP_GET_WQE;
+
+	/* IBA 10.3.1: responses are processed in RTS and SQD only */
+	if (!dr_qp_can_send(qp)) {
+		rte_pktmbuf_free(m);
+		return;
+	}
+	if (pi->mask & DR_OPF_AETH)
+		c.syn = dr_aeth_syndrome(dr_pkt_aeth(pi));
+	while (step != COMP_DONE) {
+		switch (step) {
+		case COMP_GET_WQE: step = comp_get_wqe(qp, &c); break;
+		case COMP_CHECK_PSN: step = comp_check_psn(qp, &c); break;
+		case COMP_CHECK_ACK: step = comp_check_ack(qp, &c); break;
+		case COMP_READ: step = comp_read(qp, &c); break;
+		case COMP_ATOMIC: step = comp_atomic(qp, &c); break;
+		case COMP_WRITE_SEND: step = comp_write_send(qp, &c); break;
+		case COMP_COMPLETE_WQE: step = comp_complete_wqe(qp, &c); break;
+		case COMP_UPDATE: step = comp_update(qp, &c); break;
+		case COMP_RETRY: step = comp_retry(qp, &c, false); break;
+		case COMP_RNR: step = comp_rnr(qp, &c); break;
+		case COMP_ERROR: step = comp_error(qp, &c); break;
+		default: step = COMP_DONE; break;
+		}
+	}
+	rte_pktmbuf_free(m);
+	dr_comp_progress(qp);
+}
+
+/* The oldest WQE that is not DONE (the one a timeout blames), or NULL. */
+static struct dr_send_wqe *
+comp_oldest_pending(struct dr_qp_impl *qp)
+{
+	uint32_t i;
+
+	for (i = qp->sq.tail; i != qp->sq.head; i++) {
+		struct dr_send_wqe *wqe = dr_sq_wqe(&qp->sq, i);
+
+		if (wqe->state != DR_WQE_DONE)
+			return wqe->state == DR_WQE_POSTED ? NULL : wqe;
+	}
+	return NULL;
+}
+
+void
+dr_comp_timers(struct dr_qp_impl *qp, uint64_t now)
+{
+	struct comp_ctx c = { .now = now };
+	struct dr_send_wqe *wqe;
+
+	if (!dr_qp_can_send(qp))
+		return;
+	/* IBA 9.7.5.2.8: the RNR wait is over, retransmit from the NAK'd PSN */
+	if (qp->comp.rnr_at != 0) {
+		if (now < qp->comp.rnr_at)
+			return;           /* the ACK timer does not run during the wait */
+		qp->comp.rnr_at = 0;
+		dr_req_rewind(qp);
+	}
+	if (qp->comp.timeout_at == 0 || now < qp->comp.timeout_at)
+		return;
+	/* IBA 9.7.6.1.3: local ACK timeout */
+	wqe = comp_oldest_pending(qp);
+	if (wqe == NULL || qp->req.psn == qp->comp.psn) {
+		qp->comp.timeout_at = 0;      /* everything sent was answered */
+		return;
+	}
+	c.wqe = wqe;
+	DR_DP_LOG(comp, DEBUG, "qp %u: local ACK timeout at psn %#x, %u retries left", qp->pub.qp_num,
+		  qp->comp.psn, qp->comp.retry_left);
+	if (comp_retry(qp, &c, true) == COMP_ERROR) {
+		comp_error(qp, &c);
+		dr_comp_progress(qp);
+	}
+}
+
+/* Fill the completion of a send WQE (rxe make_send_cqe()). */
+static void
+comp_make_wc(const struct dr_qp_impl *qp, const struct dr_send_wqe *wqe, enum dr_wc_status status,
+	     struct dr_wc *wc)
+{
+	memset(wc, 0, sizeof(*wc));
+	wc->wr_id = wqe->wr_id;
+	wc->status = status;
+	wc->opcode = dr_wr_wc_opcode(wqe->opcode);
+	wc->byte_len = wqe->length;
+	wc->qp_num = qp->pub.qp_num;
+	if (wqe->opcode == DR_WR_SEND_WITH_IMM || wqe->opcode == DR_WR_RDMA_WRITE_WITH_IMM)
+		wc->wc_flags = DR_WC_WITH_IMM;
+}
+
+int
+dr_comp_progress(struct dr_qp_impl *qp)
+{
+	struct dr_sq *sq = &qp->sq;
+	struct dr_cq_impl *cq = dr_cq_impl(qp->pub.send_cq);
+	int n = 0;
+
+	while (sq->tail != sq->head) {
+		struct dr_send_wqe *wqe = dr_sq_wqe(sq, sq->tail);
+		struct dr_wc wc;
+
+		if (wqe->state == DR_WQE_DONE) {
+			/* unsignaled successful WRs free their slot silently (ibv_post_send(3)) */
+			if (wqe->send_flags & DR_SEND_SIGNALED) {
+				comp_make_wc(qp, wqe, DR_WC_SUCCESS, &wc);
+				if (dr_cq_push(cq, &wc) != 0) {
+					/* CQ overrun: IBA 11.4.2.1, the QP goes to ERR (rxe class G) */
+					sq->tail++;
+					dr_qp_to_error(qp);
+					return n;
+				}
+				n++;
+			}
+			sq->tail++;
+			continue;
+		}
+		if (wqe->state == DR_WQE_ERROR) {
+			/* IBA 10.7.3.1: an error completes even an unsignaled WR */
+			comp_make_wc(qp, wqe, wqe->status, &wc);
+			sq->tail++;
+			if (dr_cq_push(cq, &wc) == 0)
+				n++;
+			dr_qp_to_error(qp);
+			return n;
+		}
+		break;
+	}
+	return n;
+}

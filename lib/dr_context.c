@@ -1,0 +1,369 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 The dpdk-rdma authors.
+ */
+
+/*
+ * Contexts: one per DPDK port (ibv_open_device(3), ibv_close_device(3)),
+ * their port and device attributes (ibv_query_device(3), ibv_query_port(3)),
+ * the GID table (ibv_query_gid(3)) and the transmit staging array.
+ */
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <rte_cycles.h>
+#include <rte_errno.h>
+#include <rte_ethdev.h>
+#include <rte_malloc.h>
+#include <rte_mbuf.h>
+
+#include "dr_context.h"
+#include "dr_icrc.h"
+#include "dr_log.h"
+#include "dr_pkt.h"
+#include "dr_verbs_priv.h"
+#include "dr_version.h"
+
+/*
+ * Range of dr_context_attr.mtu: the smallest link that carries a 256-byte
+ * IB MTU within rxe's 80-byte header budget, and the largest IP MTU.
+ */
+#define DR_MIN_LINK_MTU (256 + DR_RXE_MAX_HDR_LENGTH)
+#define DR_MAX_LINK_MTU 65535
+
+/* IBV_PORT_* states and link layer (enum ibv_port_state, IBV_LINK_LAYER_ETHERNET) */
+#define DR_PORT_DOWN 1
+#define DR_PORT_ACTIVE 4
+#define DR_LINK_LAYER_ETHERNET 2
+
+/* The context open on each port (control path only: no lock). */
+static struct dr_context *port_ctx[RTE_MAX_ETHPORTS];
+
+enum dr_mtu
+dr_active_mtu_from_link(uint32_t link_mtu)
+{
+	uint32_t room;
+	int m;
+
+	/* rxe_set_mtu(): mtu = eth_mtu_int_to_enum(ndev_mtu); mtu ? min(mtu, 4096) : 256 */
+	if (link_mtu <= DR_RXE_MAX_HDR_LENGTH)
+		return DR_MTU_256;
+	room = link_mtu - DR_RXE_MAX_HDR_LENGTH;
+	for (m = DR_MTU_4096; m > DR_MTU_256; m--)
+		if (dr_mtu_bytes((enum dr_mtu)m) <= room)
+			break;
+	return (enum dr_mtu)m;
+}
+
+enum dr_mtu
+dr_active_mtu_from_room(uint32_t data_room)
+{
+	int m;
+
+	for (m = DR_MTU_4096; m >= DR_MTU_256; m--)
+		if (RTE_PKTMBUF_HEADROOM + DR_FRAME_OVERHEAD_MAX + dr_mtu_bytes((enum dr_mtu)m) <= data_room)
+			return (enum dr_mtu)m;
+	return (enum dr_mtu)0;
+}
+
+void
+dr_gid_from_mac(union dr_gid *gid, const struct rte_ether_addr *mac)
+{
+	const uint8_t *a = mac->addr_bytes;
+
+	memset(gid, 0, sizeof(*gid));
+	gid->raw[0] = 0xFE;
+	gid->raw[1] = 0x80;
+	gid->raw[8] = a[0] ^ 0x02;      /* universal/local bit */
+	gid->raw[9] = a[1];
+	gid->raw[10] = a[2];
+	gid->raw[11] = 0xFF;
+	gid->raw[12] = 0xFE;
+	gid->raw[13] = a[3];
+	gid->raw[14] = a[4];
+	gid->raw[15] = a[5];
+}
+
+static bool
+ipv6_usable(const uint8_t a[16])
+{
+	static const uint8_t zero[16];
+
+	/* a unicast address of our own: not ::, not multicast, not IPv4-mapped */
+	return memcmp(a, zero, sizeof(zero)) != 0 && a[0] != 0xFF && !dr_gid_is_ipv4(a);
+}
+
+static int
+attr_check(const struct dr_context_attr *a)
+{
+	unsigned int i;
+
+	if (a->num_ipv6 > RTE_DIM(a->ipv6_addr)) {
+		DR_LOG(ctx, INFO, "num_ipv6 %u > %zu", a->num_ipv6, RTE_DIM(a->ipv6_addr));
+		return -EINVAL;
+	}
+	for (i = 0; i < a->num_ipv6; i++) {
+		if (!ipv6_usable(a->ipv6_addr[i])) {
+			DR_LOG(ctx, INFO, "ipv6_addr[%u] is not a unicast IPv6 address", i);
+			return -EINVAL;
+		}
+	}
+	if (a->mtu != 0 && (a->mtu < DR_MIN_LINK_MTU || a->mtu > DR_MAX_LINK_MTU)) {
+		DR_LOG(ctx, INFO, "mtu %u outside %u..%u", a->mtu, DR_MIN_LINK_MTU, DR_MAX_LINK_MTU);
+		return -EINVAL;
+	}
+	if (a->mode != DR_PROGRESS_INLINE) {
+		DR_LOG(ctx, INFO, "progress mode %d not supported", (int)a->mode);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* rxe's GID table: 0 link-local EUI-64, 1 IPv4-mapped (when given), 2.. the IPv6 addresses. */
+static void
+gid_table_init(struct dr_context *ctx)
+{
+	unsigned int i;
+
+	dr_gid_from_mac(&ctx->gid[0], &ctx->mac);
+	ctx->gid_valid[0] = 1;
+	ctx->num_gids = 1;
+	if (ctx->attr.ipv4_addr != 0) {
+		dr_gid_from_ipv4(ctx->gid[1].raw, ctx->attr.ipv4_addr);
+		ctx->gid_valid[1] = 1;
+		ctx->num_gids = 2;
+	}
+	for (i = 0; i < ctx->attr.num_ipv6; i++) {
+		memcpy(ctx->gid[2 + i].raw, ctx->attr.ipv6_addr[i], sizeof(ctx->gid[0].raw));
+		ctx->gid_valid[2 + i] = 1;
+		ctx->num_gids = 3 + i;
+	}
+}
+
+static struct dr_context *
+open_fail(int err)
+{
+	errno = err;
+	return NULL;
+}
+
+struct dr_context *
+dr_open_device(struct dr_device *dev, const struct dr_context_attr *attr)
+{
+	static const struct dr_context_attr defaults;
+	const struct dr_backend_ops *be;
+	struct dr_context *ctx;
+	uint16_t port;
+	int socket, rc;
+
+	if (dev == NULL)
+		return open_fail(EINVAL);
+	if (attr == NULL)
+		attr = &defaults;
+	if (attr_check(attr) != 0)
+		return open_fail(EINVAL);
+	port = dev->port_id;
+	if (!rte_eth_dev_is_valid_port(port))
+		return open_fail(ENODEV);
+	if (port_ctx[port] != NULL) {
+		DR_LOG(ctx, INFO, "port %u already has a context", port);
+		return open_fail(EBUSY);
+	}
+	be = dr_backend_find(attr->backend);
+	if (be == NULL) {
+		DR_LOG(ctx, INFO, "no backend \"%s\"", attr->backend != NULL ? attr->backend : "(default)");
+		return open_fail(EINVAL);
+	}
+
+	socket = rte_eth_dev_socket_id(port);
+	if (socket < 0)
+		socket = SOCKET_ID_ANY;
+	ctx = rte_zmalloc_socket("dr_context", sizeof(*ctx), RTE_CACHE_LINE_SIZE, socket);
+	if (ctx == NULL)
+		return open_fail(ENOMEM);
+	ctx->device = *dev;
+	ctx->port_id = port;
+	ctx->rx_queue = attr->configure_port ? 0 : attr->rx_queue;
+	ctx->tx_queue = attr->configure_port ? 0 : attr->tx_queue;
+	ctx->attr = *attr;
+	ctx->be = be;
+	ctx->tsc_hz = rte_get_tsc_hz();
+
+	if (attr->pool != NULL) {
+		ctx->pool = attr->pool;
+	} else {
+		char name[RTE_MEMPOOL_NAMESIZE];
+		uint16_t room = DR_MBUF_DATA_ROOM, limit;
+
+		/* some PMDs receive into smaller buffers only (af_xdp: one UMEM page) */
+		limit = be->max_data_room != NULL ? be->max_data_room(port) : 0;
+		if (limit != 0 && limit < room)
+			room = limit;
+		snprintf(name, sizeof(name), "dr_pool_%u", port);
+		ctx->pool = rte_pktmbuf_pool_create(name, DR_POOL_MBUFS, DR_POOL_CACHE, 0,
+						    room, socket);
+		if (ctx->pool == NULL) {
+			rc = rte_errno;
+			DR_LOG(ctx, ERR, "port %u: mbuf pool %s: %s", port, name, rte_strerror(rc));
+			rte_free(ctx);
+			return open_fail(rc == EEXIST ? EBUSY : ENOMEM);
+		}
+		ctx->own_pool = true;
+	}
+
+	/* the backend binds to the port (configures and starts it when asked, checks the
+	 * queues of a port the application started) and reads its MAC and MTU */
+	rc = be->open(ctx);
+	if (rc != 0) {
+		DR_LOG(ctx, ERR, "port %u: backend %s: %s", port, be->name, rte_strerror(-rc));
+		if (ctx->own_pool)
+			rte_mempool_free(ctx->pool);
+		rte_free(ctx);
+		return open_fail(rc < 0 ? -rc : EIO);
+	}
+	if (attr->mtu != 0)
+		ctx->link_mtu = attr->mtu;
+	/* what the link carries (as rxe), and what one mbuf of the pool holds */
+	ctx->active_mtu = RTE_MIN(dr_active_mtu_from_link(ctx->link_mtu),
+				  dr_active_mtu_from_room(rte_pktmbuf_data_room_size(ctx->pool)));
+	if (ctx->active_mtu == 0) {
+		DR_LOG(ctx, ERR, "port %u: mbufs of %u bytes cannot hold a 256-byte MTU frame", port,
+		       rte_pktmbuf_data_room_size(ctx->pool));
+		be->close(ctx);
+		if (ctx->own_pool)
+			rte_mempool_free(ctx->pool);
+		rte_free(ctx);
+		return open_fail(EINVAL);
+	}
+	/* long payloads: PCLMULQDQ CRC where the CPU and EAL allow (process-wide) */
+	dr_crc32_enable_folding();
+	gid_table_init(ctx);
+	port_ctx[port] = ctx;
+
+	DR_LOG(ctx, INFO, "%s: port %u, backend %s, MAC " RTE_ETHER_ADDR_PRT_FMT ", MTU %u, active MTU %u, %u GIDs",
+	       ctx->device.name, port, be->name, RTE_ETHER_ADDR_BYTES(&ctx->mac), ctx->link_mtu,
+	       dr_mtu_bytes(ctx->active_mtu), ctx->num_gids);
+	return ctx;
+}
+
+int
+dr_close_device(struct dr_context *ctx)
+{
+	if (ctx == NULL)
+		return -EINVAL;
+	if (ctx->num_qps != 0 || ctx->num_cqs != 0 || ctx->num_mrs != 0 || ctx->num_pds != 0) {
+		DR_LOG(ctx, INFO, "%s: close with %u QPs, %u CQs, %u MRs, %u PDs left", ctx->device.name,
+		       ctx->num_qps, ctx->num_cqs, ctx->num_mrs, ctx->num_pds);
+		return -EBUSY;
+	}
+	if (ctx->tx_count != 0) {
+		rte_pktmbuf_free_bulk(ctx->tx_buf, ctx->tx_count);
+		ctx->tx_count = 0;
+	}
+	ctx->be->close(ctx);
+	if (ctx->own_pool) {
+		/* the application's port keeps running: take our frames back from its tx ring */
+		if (!ctx->attr.configure_port)
+			(void)rte_eth_tx_done_cleanup(ctx->port_id, ctx->tx_queue, 0);
+		rte_mempool_free(ctx->pool);
+	}
+	port_ctx[ctx->port_id] = NULL;
+	rte_free(ctx);
+	return 0;
+}
+
+int
+dr_query_device(struct dr_context *ctx, struct dr_device_attr *attr)
+{
+	if (ctx == NULL || attr == NULL)
+		return -EINVAL;
+	memset(attr, 0, sizeof(*attr));
+	snprintf(attr->fw_ver, sizeof(attr->fw_ver), "dpdk-rdma %s", DR_VERSION_STR);
+	memcpy(&attr->node_guid, &ctx->gid[0].raw[8], sizeof(attr->node_guid));
+	attr->max_mr_size = UINT64_MAX;     /* as rxe (RXE_MAX_MR_SIZE): the address space */
+	attr->max_qp = DR_MAX_QP;
+	attr->max_qp_wr = DR_MAX_QP_WR;
+	attr->max_sge = DR_MAX_SGE;
+	attr->max_cq = DR_MAX_CQ;
+	attr->max_cqe = DR_MAX_CQE;
+	attr->max_mr = DR_MAX_MR;
+	attr->max_pd = DR_MAX_PD;
+	attr->max_qp_rd_atom = DR_MAX_RD_ATOMIC;
+	attr->max_qp_init_rd_atom = DR_MAX_RD_ATOMIC;
+	attr->max_srq = 0;
+	attr->phys_port_cnt = 1;
+	return 0;
+}
+
+int
+dr_query_port(struct dr_context *ctx, uint8_t port_num, struct dr_port_attr *attr)
+{
+	struct rte_eth_link link;
+
+	if (ctx == NULL || attr == NULL || port_num != 1)
+		return -EINVAL;
+	memset(&link, 0, sizeof(link));
+	memset(attr, 0, sizeof(*attr));
+	if (rte_eth_link_get_nowait(ctx->port_id, &link) == 0 && link.link_status == RTE_ETH_LINK_UP)
+		attr->state = DR_PORT_ACTIVE;
+	else
+		attr->state = DR_PORT_DOWN;
+	attr->max_mtu = DR_MTU_4096;
+	attr->active_mtu = ctx->active_mtu;
+	attr->gid_tbl_len = DR_MAX_GIDS;
+	attr->max_msg_sz = DR_MAX_MSG_SIZE;
+	attr->link_layer = DR_LINK_LAYER_ETHERNET;
+	return 0;
+}
+
+int
+dr_query_gid(struct dr_context *ctx, uint8_t port_num, int index, union dr_gid *gid)
+{
+	if (ctx == NULL || gid == NULL || port_num != 1 || index < 0 || index >= DR_MAX_GIDS)
+		return -EINVAL;
+	/* an empty entry reads as ::, as the kernel's GID table does */
+	*gid = ctx->gid[index];
+	return 0;
+}
+
+int
+dr_add_neighbour(struct dr_context *ctx, const union dr_gid *gid, const struct rte_ether_addr *mac)
+{
+	if (ctx == NULL || gid == NULL || mac == NULL || !rte_is_valid_assigned_ether_addr(mac))
+		return -EINVAL;
+	if (ctx->be->add_neighbour == NULL)
+		return -EOPNOTSUPP;
+	return ctx->be->add_neighbour(ctx, gid, mac);
+}
+
+void
+dr_ctx_tx_flush(struct dr_context *ctx)
+{
+	uint16_t sent;
+
+	if (ctx->tx_count == 0)
+		return;
+	sent = ctx->be->tx_burst(ctx, ctx->tx_buf, ctx->tx_count);
+	if (sent > ctx->tx_count)
+		sent = ctx->tx_count;   /* a backend bug must not corrupt the array */
+	ctx->stats.tx_pkts += sent;
+	ctx->tx_count -= sent;
+	if (ctx->tx_count != 0 && sent != 0)
+		memmove(ctx->tx_buf, ctx->tx_buf + sent, ctx->tx_count * sizeof(ctx->tx_buf[0]));
+}
+
+void
+dr_ctx_tx(struct dr_context *ctx, struct rte_mbuf *m)
+{
+	if (ctx->tx_count == RTE_DIM(ctx->tx_buf)) {
+		dr_ctx_tx_flush(ctx);
+		if (ctx->tx_count == RTE_DIM(ctx->tx_buf)) {
+			/* the PMD takes nothing: drop (lost like on the wire; RC retries) */
+			ctx->stats.tx_dropped++;
+			rte_pktmbuf_free(m);
+			return;
+		}
+	}
+	ctx->tx_buf[ctx->tx_count++] = m;
+}

@@ -1,0 +1,153 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 The dpdk-rdma authors.
+ */
+
+/*
+ * Completion queues (ibv_create_cq(3), ibv_destroy_cq(3), ibv_poll_cq(3)):
+ * a power-of-two ring of work completions, written by the transport
+ * (dr_cq_push) and read by dr_poll_cq(). An overrun loses a completion and
+ * puts the CQ in error for good (IBA 11.4.2.1): every later poll reports
+ * -EOVERFLOW and the QPs that use the CQ are moved to ERR.
+ */
+
+#include <errno.h>
+#include <inttypes.h>
+
+#include <rte_common.h>
+#include <rte_malloc.h>
+
+#include "dr_context.h"
+#include "dr_log.h"
+#include "dr_qp_impl.h"
+
+static int cq_poll(struct dr_cq *cq, int num_entries, struct dr_wc *wc);
+
+static const struct dr_cq_ops dr_cq_ops = {
+	.poll = cq_poll,
+};
+
+static struct dr_cq *
+create_fail(int err)
+{
+	errno = err;
+	return NULL;
+}
+
+struct dr_cq *
+dr_create_cq(struct dr_context *ctx, int cqe, void *cq_context, void *channel, int comp_vector)
+{
+	struct dr_cq_impl *cq;
+	uint32_t size;
+
+	if (ctx == NULL)
+		return create_fail(EINVAL);
+	/* ibv_create_cq(3): cqe at least 1, at most the device's max_cqe */
+	if (cqe < 1 || cqe > DR_MAX_CQE) {
+		DR_LOG(ctx, INFO, "create_cq: cqe %d outside 1..%d", cqe, DR_MAX_CQE);
+		return create_fail(EINVAL);
+	}
+	if (channel != NULL) {
+		DR_LOG(ctx, INFO, "create_cq: completion channels are not supported");
+		return create_fail(EOPNOTSUPP);
+	}
+	/* no completion vectors: ibv_create_cq(3) wants comp_vector < num_comp_vectors */
+	if (comp_vector != 0)
+		return create_fail(EINVAL);
+	if (ctx->num_cqs >= DR_MAX_CQ)
+		return create_fail(ENOMEM);
+
+	size = rte_align32pow2((uint32_t)cqe + 1);
+	cq = rte_zmalloc("dr_cq", sizeof(*cq), RTE_CACHE_LINE_SIZE);
+	if (cq == NULL)
+		return create_fail(ENOMEM);
+	cq->ring = rte_zmalloc("dr_cq_ring", size * sizeof(*cq->ring), RTE_CACHE_LINE_SIZE);
+	if (cq->ring == NULL) {
+		rte_free(cq);
+		return create_fail(ENOMEM);
+	}
+	cq->size = size;
+	cq->pub.context = ctx;
+	cq->pub.cq_context = cq_context;
+	cq->pub.cqe = (int)(size - 1);      /* as granted: at least cqe */
+	cq->pub.ops = &dr_cq_ops;
+	ctx->num_cqs++;
+	return &cq->pub;
+}
+
+int
+dr_destroy_cq(struct dr_cq *pub)
+{
+	struct dr_cq_impl *cq;
+
+	if (pub == NULL)
+		return -EINVAL;
+	cq = dr_cq_impl(pub);
+	/* ibv_destroy_cq(3): fails while a QP is associated with it */
+	if (cq->refcnt != 0) {
+		DR_LOG(ctx, INFO, "destroy_cq: still used by %u QP queues", cq->refcnt);
+		return -EBUSY;
+	}
+	pub->context->num_cqs--;
+	rte_free(cq->ring);
+	rte_free(cq);
+	return 0;
+}
+
+int
+dr_cq_push(struct dr_cq_impl *cq, const struct dr_wc *wc)
+{
+	uint32_t head = cq->head;
+
+	if (cq->overrun)
+		return -EOVERFLOW;      /* in error: every completion is lost */
+	if (head - __atomic_load_n(&cq->tail, __ATOMIC_ACQUIRE) == cq->size) {
+		cq->overrun = true;
+		DR_LOG(ctx, ERR, "CQ %p overrun (%u entries): completion of wr_id 0x%" PRIx64 " on QP 0x%x lost",
+		       (void *)cq, cq->size, wc->wr_id, wc->qp_num);
+		return -EOVERFLOW;
+	}
+	cq->ring[head & (cq->size - 1)] = *wc;
+	__atomic_store_n(&cq->head, head + 1, __ATOMIC_RELEASE);
+	return 0;
+}
+
+/* IBA 11.4.2.1: after an overrun the QPs of the CQ go to the error state. */
+static void
+cq_error_qps(struct dr_cq_impl *cq)
+{
+	struct dr_context *ctx = cq->pub.context;
+	unsigned int i;
+
+	for (i = 0; i < DR_MAX_QP; i++) {
+		struct dr_qp_impl *qp = ctx->qp_table[i];
+
+		if (qp == NULL || qp->pub.state == DR_QPS_ERR || qp->pub.state == DR_QPS_RESET)
+			continue;
+		if (qp->pub.send_cq == &cq->pub || qp->pub.recv_cq == &cq->pub)
+			dr_qp_to_error(qp);
+	}
+}
+
+static int
+cq_poll(struct dr_cq *pub, int num_entries, struct dr_wc *wc)
+{
+	struct dr_cq_impl *cq = dr_cq_impl(pub);
+	uint32_t tail, avail, n, i;
+
+	/* ibv_poll_cq(3): a negative count or no array is an error */
+	if (num_entries < 0 || (wc == NULL && num_entries > 0))
+		return -EINVAL;
+	/* inline mode: the caller's thread drives the transport; its errors are its own */
+	(void)dr_progress(pub->context);
+	if (cq->overrun) {
+		cq_error_qps(cq);
+		return -EOVERFLOW;
+	}
+	tail = cq->tail;
+	avail = __atomic_load_n(&cq->head, __ATOMIC_ACQUIRE) - tail;
+	n = RTE_MIN(avail, (uint32_t)num_entries);
+	for (i = 0; i < n; i++)
+		wc[i] = cq->ring[(tail + i) & (cq->size - 1)];
+	__atomic_store_n(&cq->tail, tail + n, __ATOMIC_RELEASE);
+	return (int)n;
+}

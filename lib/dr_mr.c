@@ -1,0 +1,107 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 The dpdk-rdma authors.
+ */
+
+/*
+ * Memory regions (ibv_reg_mr(3), ibv_dereg_mr(3)). Keys are a 24-bit table
+ * index and an 8-bit variant bumped at every reuse of the slot (never 0), so
+ * a stale key misses the new region (as rxe's key layout). L_Key == R_Key as
+ * in rxe; the region's IOVA is its virtual address.
+ */
+
+#include <errno.h>
+
+#include <rte_malloc.h>
+
+#include "dr_context.h"
+#include "dr_log.h"
+
+static struct dr_mr *
+reg_fail(int err)
+{
+	errno = err;
+	return NULL;
+}
+
+static int
+free_slot(const struct dr_context *ctx)
+{
+	unsigned int i;
+
+	for (i = 0; i < DR_MAX_MR; i++)
+		if (ctx->mr_table[i] == NULL)
+			return (int)i;
+	return -1;
+}
+
+struct dr_mr *
+dr_reg_mr(struct dr_pd *pd, void *addr, size_t length, int access)
+{
+	struct dr_context *ctx;
+	struct dr_mr_impl *mr;
+	uint8_t variant;
+	int idx;
+
+	if (pd == NULL)
+		return reg_fail(EINVAL);
+	ctx = pd->context;
+	if (dr_mr_check_reg_flags((unsigned int)access) != 0) {
+		DR_LOG(ctx, INFO, "reg_mr: bad access flags 0x%x", (unsigned int)access);
+		return reg_fail(EINVAL);
+	}
+	/* a zero-length region is legal (ibv_reg_mr(3) does not forbid it); any other needs memory */
+	if (addr == NULL && length != 0)
+		return reg_fail(EINVAL);
+	if ((uint64_t)length > UINT64_MAX - (uint64_t)(uintptr_t)addr) {
+		DR_LOG(ctx, INFO, "reg_mr: [%p, +%zu) wraps around", addr, length);
+		return reg_fail(EINVAL);
+	}
+	idx = free_slot(ctx);
+	if (idx < 0) {
+		DR_LOG(ctx, INFO, "reg_mr: %u MRs already", ctx->num_mrs);
+		return reg_fail(ENOMEM);
+	}
+	mr = rte_zmalloc("dr_mr", sizeof(*mr), 0);
+	if (mr == NULL)
+		return reg_fail(ENOMEM);
+
+	variant = ++ctx->mr_variant[idx];
+	if (variant == 0)
+		variant = ++ctx->mr_variant[idx];
+	mr->pub.context = ctx;
+	mr->pub.pd = pd;
+	mr->pub.addr = addr;
+	mr->pub.length = length;
+	mr->pub.handle = (uint32_t)idx;
+	mr->pub.lkey = dr_mr_key_make((uint32_t)idx, variant);
+	mr->pub.rkey = mr->pub.lkey;
+	mr->region.iova = (uint64_t)(uintptr_t)addr;
+	mr->region.length = length;
+	mr->region.access = (unsigned int)access;
+
+	pd->refcnt++;
+	ctx->num_mrs++;
+	ctx->mr_table[idx] = mr;
+	return &mr->pub;
+}
+
+int
+dr_dereg_mr(struct dr_mr *pub)
+{
+	struct dr_context *ctx;
+	struct dr_mr_impl *mr;
+	uint32_t idx;
+
+	if (pub == NULL)
+		return -EINVAL;
+	ctx = pub->context;
+	mr = dr_mr_impl(pub);
+	idx = dr_mr_key_index(pub->lkey);
+	if (idx >= DR_MAX_MR || ctx->mr_table[idx] != mr)
+		return -EINVAL;
+	ctx->mr_table[idx] = NULL;
+	ctx->num_mrs--;
+	pub->pd->refcnt--;
+	rte_free(mr);
+	return 0;
+}

@@ -1,0 +1,292 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 The dpdk-rdma authors.
+ */
+
+/*
+ * dr_post_send / dr_post_recv of RC QPs, exactly as ibv_post_send(3) and
+ * ibv_post_recv(3): walk the list, stop at the first WR that cannot be
+ * posted, point *bad_wr at it and return a positive errno value (as the
+ * libibverbs providers do); the WRs before it stay posted. Every check that
+ * can be made at post time is made here, so the transport only sees WQEs
+ * that are well formed.
+ */
+
+#include <errno.h>
+#include <inttypes.h>
+#include <string.h>
+
+#include <rte_common.h>
+
+#include "dr_context.h"
+#include "dr_log.h"
+#include "dr_qp_impl.h"
+#include "dr_verbs_priv.h"
+
+/* ibv_post_send(3) send_flags that apply to an RC QP (IBV_SEND_IP_CSUM: UD and raw packet only). */
+#define DR_SEND_FLAGS_RC (DR_SEND_FENCE | DR_SEND_SIGNALED | DR_SEND_SOLICITED | DR_SEND_INLINE)
+
+/* A WR posted to a QP in the error state completes at once, flushed (IBA 10.3.1, Error state). */
+static void
+flush_now(struct dr_qp_impl *qp, struct dr_cq *cq, uint64_t wr_id, enum dr_wc_opcode op)
+{
+	struct dr_wc wc;
+
+	memset(&wc, 0, sizeof(wc));
+	wc.wr_id = wr_id;
+	wc.status = DR_WC_WR_FLUSH_ERR;
+	wc.opcode = op;
+	wc.qp_num = qp->pub.qp_num;
+	(void)dr_cq_push(dr_cq_impl(cq), &wc);
+}
+
+/*
+ * Local SGEs (IBA 10.6.3.1, L_Key checks): a non-empty SGE names an MR of the
+ * QP's PD by its L_Key, lies inside it, and the MR grants @need.
+ */
+static int
+sge_check(const struct dr_qp_impl *qp, const struct dr_sge *sge, unsigned int need)
+{
+	struct dr_mr_impl *mr;
+
+	if (sge->length == 0)
+		return 0;
+	mr = dr_mr_lookup(qp->pub.context, sge->lkey);
+	if (mr == NULL || mr->pub.pd != qp->pub.pd)
+		return EINVAL;
+	if (dr_mr_check_access(&mr->region, sge->addr, sge->length, need) != 0)
+		return EINVAL;
+	return 0;
+}
+
+/* Every rule of ibv_post_send(3) a WR must meet; returns 0 or a positive errno. */
+static int
+send_wr_check(const struct dr_qp_impl *qp, const struct dr_send_wr *wr, uint16_t *flags, uint64_t *len)
+{
+	uint64_t total = 0;
+	unsigned int need;
+	uint16_t f;
+	int i, rc;
+
+	/* opcode: "the QP type limits the opcodes" (ibv_post_send(3); IBA 10.7.2 table) */
+	if ((unsigned int)wr->opcode >= DR_NUM_WR_OPCODES)
+		return EINVAL;
+	f = dr_wr_opcode_flags(qp->pub.qp_type, wr->opcode);
+	if (!(f & DR_WRF_ALLOWED))
+		return EINVAL;
+	/* local operations (LOCAL_INV, BIND_MW), FLUSH and ATOMIC_WRITE: not implemented yet */
+	if (f & (DR_WRF_LOCAL | DR_WRF_FLUSH | DR_WRF_ATOMIC_WRITE))
+		return EOPNOTSUPP;
+	/* send_flags: enum ibv_send_flags bits that apply to this QP type */
+	if (wr->send_flags & ~DR_SEND_FLAGS_RC)
+		return EINVAL;
+	/* num_sge: at most the max_send_sge granted at creation (ibv_create_qp(3) cap) */
+	if (wr->num_sge < 0 || (uint32_t)wr->num_sge > qp->sq.max_sge)
+		return EINVAL;
+	if (wr->num_sge > 0 && wr->sg_list == NULL)
+		return EINVAL;
+	if (wr->send_flags & DR_SEND_INLINE) {
+		/* IBV_SEND_INLINE: SEND and RDMA WRITE only, at most max_inline_data bytes; lkeys not checked */
+		if (!(f & DR_WRF_INLINE))
+			return EINVAL;
+		for (i = 0; i < wr->num_sge; i++) {
+			if (wr->sg_list[i].length != 0 && wr->sg_list[i].addr == 0)
+				return EINVAL;
+			total += wr->sg_list[i].length;
+		}
+		if (total > qp->sq.max_inline)
+			return EINVAL;
+	} else {
+		/* RDMA READ and atomics write the local buffer: LOCAL_WRITE (IBA 10.6.3.1; rxe copy_data()) */
+		need = (f & (DR_WRF_READ | DR_WRF_ATOMIC)) ? DR_ACCESS_LOCAL_WRITE : 0;
+		for (i = 0; i < wr->num_sge; i++) {
+			rc = sge_check(qp, &wr->sg_list[i], need);
+			if (rc != 0)
+				return rc;
+			total += wr->sg_list[i].length;
+		}
+	}
+	/* a message is at most max_msg_sz (ibv_query_port(3)) */
+	if (total > DR_MAX_MSG_SIZE)
+		return EINVAL;
+	/* atomics: one 8-byte local buffer, a naturally aligned remote address (IBA 9.4.5) */
+	if ((f & DR_WRF_ATOMIC) &&
+	    (wr->num_sge != 1 || wr->sg_list[0].length != 8 || !dr_atomic_aligned(wr->wr.atomic.remote_addr)))
+		return EINVAL;
+	*flags = f;
+	*len = total;
+	return 0;
+}
+
+static void
+send_wqe_fill(struct dr_qp_impl *qp, struct dr_send_wqe *wqe, uint32_t slot, const struct dr_send_wr *wr,
+	      uint16_t f, uint32_t len)
+{
+	struct dr_sq *sq = &qp->sq;
+	int i;
+
+	wqe->wr_id = wr->wr_id;
+	wqe->opcode = wr->opcode;
+	wqe->send_flags = wr->send_flags | (qp->sq_sig_all ? DR_SEND_SIGNALED : 0);
+	wqe->imm_data = (f & DR_WRF_IMM) ? wr->imm_data : 0;
+	wqe->invalidate_rkey = (f & DR_WRF_INV) ? wr->invalidate_rkey : 0;
+	wqe->remote_addr = 0;
+	wqe->rkey = 0;
+	wqe->compare_add = 0;
+	wqe->swap = 0;
+	if (f & DR_WRF_ATOMIC) {
+		wqe->remote_addr = wr->wr.atomic.remote_addr;
+		wqe->rkey = wr->wr.atomic.rkey;
+		wqe->compare_add = wr->wr.atomic.compare_add;
+		wqe->swap = wr->wr.atomic.swap;
+	} else if (f & (DR_WRF_WRITE | DR_WRF_READ)) {
+		wqe->remote_addr = wr->wr.rdma.remote_addr;
+		wqe->rkey = wr->wr.rdma.rkey;
+	}
+	wqe->length = len;
+	if (wr->send_flags & DR_SEND_INLINE) {
+		/* the data is copied now: the caller may reuse its buffers on return */
+		uint8_t *dst = sq->inline_buf != NULL ? sq->inline_buf + (size_t)slot * sq->max_inline : NULL;
+		uint32_t off = 0;
+
+		for (i = 0; i < wr->num_sge; i++) {
+			if (wr->sg_list[i].length == 0)
+				continue;
+			memcpy(dst + off, (const void *)(uintptr_t)wr->sg_list[i].addr, wr->sg_list[i].length);
+			off += wr->sg_list[i].length;
+		}
+		wqe->inline_data = dst;
+		wqe->num_sge = 0;       /* no SGE: the data is inline_data[0 .. length) */
+	} else {
+		if (wr->num_sge > 0)
+			memcpy(wqe->sge, wr->sg_list, (size_t)wr->num_sge * sizeof(*wqe->sge));
+		wqe->inline_data = NULL;
+		wqe->num_sge = (uint16_t)wr->num_sge;
+	}
+	wqe->state = DR_WQE_POSTED;
+	wqe->status = DR_WC_SUCCESS;
+	wqe->first_psn = 0;
+	wqe->last_psn = 0;
+	wqe->npkts = 0;
+	wqe->resp_bytes = 0;
+	wqe->atomic_orig = 0;
+}
+
+static int
+post_one_send(struct dr_qp_impl *qp, const struct dr_send_wr *wr)
+{
+	struct dr_sq *sq = &qp->sq;
+	enum dr_qp_state st = qp->pub.state;
+	uint64_t len;
+	uint32_t head;
+	uint16_t f;
+	int rc;
+
+	/* IBA 10.3.1: send WRs are taken in RTS and SQD (queued while draining), not before RTS */
+	if (st == DR_QPS_RESET || st == DR_QPS_INIT || st == DR_QPS_RTR)
+		return EINVAL;
+	rc = send_wr_check(qp, wr, &f, &len);
+	if (rc != 0)
+		return rc;
+	if (st == DR_QPS_ERR || st == DR_QPS_SQE) {
+		flush_now(qp, qp->pub.send_cq, wr->wr_id, dr_wr_wc_opcode(wr->opcode));
+		return 0;
+	}
+	/* ibv_post_send(3): ENOMEM when the send queue is full */
+	head = sq->head;
+	if (head - __atomic_load_n(&sq->tail, __ATOMIC_ACQUIRE) >= sq->max_wr)
+		return ENOMEM;
+	send_wqe_fill(qp, dr_sq_wqe(sq, head), head & (sq->size - 1), wr, f, (uint32_t)len);
+	__atomic_store_n(&sq->head, head + 1, __ATOMIC_RELEASE);
+	return 0;
+}
+
+static int
+rc_post_send(struct dr_qp *pub, struct dr_send_wr *wr, struct dr_send_wr **bad_wr)
+{
+	struct dr_qp_impl *qp = dr_qp_impl(pub);
+	struct dr_send_wr *unused;
+	int rc;
+
+	if (bad_wr == NULL)
+		bad_wr = &unused;
+	for (; wr != NULL; wr = wr->next) {
+		rc = post_one_send(qp, wr);
+		if (rc != 0) {
+			*bad_wr = wr;
+			DR_DP_LOG(qp, DEBUG, "post_send: QP 0x%x wr_id 0x%" PRIx64 " opcode %d refused: %s",
+				  pub->qp_num, wr->wr_id, (int)wr->opcode, strerror(rc));
+			return rc;
+		}
+	}
+	return 0;
+}
+
+static int
+post_one_recv(struct dr_qp_impl *qp, const struct dr_recv_wr *wr)
+{
+	struct dr_rq *rq = &qp->rq;
+	enum dr_qp_state st = qp->pub.state;
+	struct dr_recv_wqe *wqe;
+	uint64_t total = 0;
+	uint32_t head;
+	int i, rc;
+
+	/* IBA 10.3.1: receive WRs are taken in every state but RESET */
+	if (st == DR_QPS_RESET)
+		return EINVAL;
+	/* num_sge: at most the max_recv_sge granted (ibv_post_recv(3)) */
+	if (wr->num_sge < 0 || (uint32_t)wr->num_sge > rq->max_sge)
+		return EINVAL;
+	if (wr->num_sge > 0 && wr->sg_list == NULL)
+		return EINVAL;
+	/* incoming data is written there: each SGE needs LOCAL_WRITE (IBA 10.6.3.1) */
+	for (i = 0; i < wr->num_sge; i++) {
+		rc = sge_check(qp, &wr->sg_list[i], DR_ACCESS_LOCAL_WRITE);
+		if (rc != 0)
+			return rc;
+		total += wr->sg_list[i].length;
+	}
+	if (st == DR_QPS_ERR) {
+		flush_now(qp, qp->pub.recv_cq, wr->wr_id, DR_WC_RECV);
+		return 0;
+	}
+	/* ibv_post_recv(3): ENOMEM when the receive queue is full */
+	head = rq->head;
+	if (head - __atomic_load_n(&rq->tail, __ATOMIC_ACQUIRE) >= rq->max_wr)
+		return ENOMEM;
+	wqe = dr_rq_wqe(rq, head);
+	wqe->wr_id = wr->wr_id;
+	wqe->num_sge = (uint16_t)wr->num_sge;
+	if (wr->num_sge > 0)
+		memcpy(wqe->sge, wr->sg_list, (size_t)wr->num_sge * sizeof(*wqe->sge));
+	/* a buffer larger than any message is fine: only the first max_msg_sz bytes can be used */
+	wqe->length = (uint32_t)RTE_MIN(total, (uint64_t)UINT32_MAX);
+	__atomic_store_n(&rq->head, head + 1, __ATOMIC_RELEASE);
+	return 0;
+}
+
+static int
+rc_post_recv(struct dr_qp *pub, struct dr_recv_wr *wr, struct dr_recv_wr **bad_wr)
+{
+	struct dr_qp_impl *qp = dr_qp_impl(pub);
+	struct dr_recv_wr *unused;
+	int rc;
+
+	if (bad_wr == NULL)
+		bad_wr = &unused;
+	for (; wr != NULL; wr = wr->next) {
+		rc = post_one_recv(qp, wr);
+		if (rc != 0) {
+			*bad_wr = wr;
+			DR_DP_LOG(qp, DEBUG, "post_recv: QP 0x%x wr_id 0x%" PRIx64 " refused: %s",
+				  pub->qp_num, wr->wr_id, strerror(rc));
+			return rc;
+		}
+	}
+	return 0;
+}
+
+const struct dr_qp_ops dr_rc_qp_ops = {
+	.post_send = rc_post_send,
+	.post_recv = rc_post_recv,
+};

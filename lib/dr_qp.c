@@ -1,0 +1,495 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 The dpdk-rdma authors.
+ */
+
+/*
+ * Queue pairs as objects: create (ibv_create_qp(3)), the state machine
+ * (ibv_modify_qp(3); the transition and attribute rules are dr_qp_attr.c's),
+ * the move to ERR with its flush (IBA 10.3.1), query and destroy. Each
+ * transition initialises the state of the stage it enables: INIT->RTR the
+ * responder and the route, RTR->RTS the requester and the completer.
+ */
+
+#include <errno.h>
+#include <string.h>
+
+#include <rte_common.h>
+#include <rte_ethdev.h>
+#include <rte_malloc.h>
+
+#include "dr_context.h"
+#include "dr_log.h"
+#include "dr_pkt.h"
+#include "dr_psn.h"
+#include "dr_qp_attr.h"
+#include "dr_qp_impl.h"
+#include "dr_verbs_priv.h"
+
+static struct dr_qp *
+create_fail(int err)
+{
+	errno = err;
+	return NULL;
+}
+
+/* Check the requested capabilities and turn them into the granted ones. */
+static int
+cap_grant(struct dr_qp_cap *cap)
+{
+	if (cap->max_send_wr < 1 || cap->max_send_wr > DR_MAX_QP_WR ||
+	    cap->max_recv_wr < 1 || cap->max_recv_wr > DR_MAX_QP_WR)
+		return -EINVAL;
+	if (cap->max_send_sge > DR_MAX_SGE || cap->max_recv_sge > DR_MAX_SGE)
+		return -EINVAL;
+	if (cap->max_inline_data > DR_MAX_INLINE)
+		return -EINVAL;
+	/* a queue with room for no SGE cannot carry data: give it one */
+	if (cap->max_send_sge == 0)
+		cap->max_send_sge = 1;
+	if (cap->max_recv_sge == 0)
+		cap->max_recv_sge = 1;
+	return 0;
+}
+
+static void
+queues_free(struct dr_qp_impl *qp)
+{
+	rte_free(qp->sq.wqe);
+	rte_free(qp->sq.sges);
+	rte_free(qp->sq.inline_buf);
+	rte_free(qp->rq.wqe);
+	rte_free(qp->rq.sges);
+}
+
+static int
+queues_alloc(struct dr_qp_impl *qp, const struct dr_qp_cap *cap, int socket)
+{
+	struct dr_sq *sq = &qp->sq;
+	struct dr_rq *rq = &qp->rq;
+	uint32_t i;
+
+	sq->max_wr = cap->max_send_wr;
+	sq->size = rte_align32pow2(sq->max_wr);
+	sq->max_sge = cap->max_send_sge;
+	sq->max_inline = cap->max_inline_data;
+	sq->wqe = rte_zmalloc_socket("dr_sq", sq->size * sizeof(*sq->wqe), RTE_CACHE_LINE_SIZE, socket);
+	sq->sges = rte_zmalloc_socket("dr_sq_sge", sq->size * sq->max_sge * sizeof(*sq->sges),
+				      RTE_CACHE_LINE_SIZE, socket);
+	if (sq->max_inline != 0)
+		sq->inline_buf = rte_zmalloc_socket("dr_sq_inline", sq->size * sq->max_inline,
+						    RTE_CACHE_LINE_SIZE, socket);
+	rq->max_wr = cap->max_recv_wr;
+	rq->size = rte_align32pow2(rq->max_wr);
+	rq->max_sge = cap->max_recv_sge;
+	rq->wqe = rte_zmalloc_socket("dr_rq", rq->size * sizeof(*rq->wqe), RTE_CACHE_LINE_SIZE, socket);
+	rq->sges = rte_zmalloc_socket("dr_rq_sge", rq->size * rq->max_sge * sizeof(*rq->sges),
+				      RTE_CACHE_LINE_SIZE, socket);
+	if (sq->wqe == NULL || sq->sges == NULL || (sq->max_inline != 0 && sq->inline_buf == NULL) ||
+	    rq->wqe == NULL || rq->sges == NULL)
+		return -ENOMEM;
+	/* each slot owns a fixed SGE array */
+	for (i = 0; i < sq->size; i++)
+		sq->wqe[i].sge = &sq->sges[i * sq->max_sge];
+	for (i = 0; i < rq->size; i++)
+		rq->wqe[i].sge = &rq->sges[i * rq->max_sge];
+	return 0;
+}
+
+/* A free QPN, round robin so that a destroyed QP's number is not reused at once. */
+static int
+qp_slot(struct dr_context *ctx)
+{
+	uint32_t n, i;
+
+	for (n = 0; n < DR_MAX_QP; n++) {
+		i = (ctx->next_qp_hint + n) % DR_MAX_QP;
+		if (ctx->qp_table[i] == NULL) {
+			ctx->next_qp_hint = (i + 1) % DR_MAX_QP;
+			return (int)i;
+		}
+	}
+	return -1;
+}
+
+struct dr_qp *
+dr_create_qp(struct dr_pd *pd, struct dr_qp_init_attr *ia)
+{
+	struct dr_context *ctx;
+	struct dr_qp_impl *qp;
+	struct dr_qp_cap cap;
+	int socket, idx;
+
+	if (pd == NULL || ia == NULL)
+		return create_fail(EINVAL);
+	ctx = pd->context;
+	switch (ia->qp_type) {
+	case DR_QPT_RC:
+		break;
+	case DR_QPT_UC:
+	case DR_QPT_UD:
+	case DR_QPT_RAW_PACKET:
+	case DR_QPT_XRC_SEND:
+	case DR_QPT_XRC_RECV:
+		DR_LOG(qp, INFO, "create_qp: QP type %d not supported yet", (int)ia->qp_type);
+		return create_fail(EOPNOTSUPP);
+	default:
+		return create_fail(EINVAL);
+	}
+	if (ia->send_cq == NULL || ia->recv_cq == NULL ||
+	    ia->send_cq->context != ctx || ia->recv_cq->context != ctx)
+		return create_fail(EINVAL);
+	if (ia->srq != NULL) {
+		DR_LOG(qp, INFO, "create_qp: SRQs are not supported yet");
+		return create_fail(EOPNOTSUPP);
+	}
+	cap = ia->cap;
+	if (cap_grant(&cap) != 0) {
+		DR_LOG(qp, INFO, "create_qp: caps wr %u/%u sge %u/%u inline %u above %u/%u/%u",
+		       cap.max_send_wr, cap.max_recv_wr, cap.max_send_sge, cap.max_recv_sge,
+		       cap.max_inline_data, DR_MAX_QP_WR, DR_MAX_SGE, DR_MAX_INLINE);
+		return create_fail(EINVAL);
+	}
+	if (ctx->num_qps >= DR_MAX_QP)
+		return create_fail(ENOMEM);
+
+	socket = rte_eth_dev_socket_id(ctx->port_id);
+	if (socket < 0)
+		socket = SOCKET_ID_ANY;
+	qp = rte_zmalloc_socket("dr_qp", sizeof(*qp), RTE_CACHE_LINE_SIZE, socket);
+	if (qp == NULL)
+		return create_fail(ENOMEM);
+	if (queues_alloc(qp, &cap, socket) != 0) {
+		queues_free(qp);
+		rte_free(qp);
+		return create_fail(ENOMEM);
+	}
+	idx = qp_slot(ctx);         /* cannot fail: num_qps < DR_MAX_QP */
+	qp->index = (uint32_t)idx;
+	qp->pub.context = ctx;
+	qp->pub.qp_context = ia->qp_context;
+	qp->pub.pd = pd;
+	qp->pub.send_cq = ia->send_cq;
+	qp->pub.recv_cq = ia->recv_cq;
+	qp->pub.srq = NULL;
+	qp->pub.qp_num = DR_QPN_BASE + (uint32_t)idx;
+	qp->pub.state = DR_QPS_RESET;
+	qp->pub.qp_type = ia->qp_type;
+	qp->pub.ops = &dr_rc_qp_ops;
+	qp->init = *ia;
+	qp->init.cap = cap;
+	qp->sq_sig_all = ia->sq_sig_all;
+	qp->attr.qp_state = DR_QPS_RESET;
+	qp->attr.cur_qp_state = DR_QPS_RESET;
+	qp->attr.cap = cap;
+	qp->attr.port_num = 1;
+	qp->attr.path_mtu = DR_MTU_256;     /* rxe's initial value until RTR sets it */
+	qp->mtu = dr_mtu_bytes(DR_MTU_256);
+	qp->resp.res_active = -1;
+	ia->cap = cap;                      /* ibv_create_qp(3): the caps actually provided */
+
+	pd->refcnt++;
+	dr_cq_impl(ia->send_cq)->refcnt++;
+	dr_cq_impl(ia->recv_cq)->refcnt++;
+	ctx->num_qps++;
+	ctx->qp_table[idx] = qp;
+	DR_LOG(qp, DEBUG, "QP 0x%x created: wr %u/%u sge %u/%u inline %u", qp->pub.qp_num,
+	       cap.max_send_wr, cap.max_recv_wr, cap.max_send_sge, cap.max_recv_sge, cap.max_inline_data);
+	return &qp->pub;
+}
+
+/* An address vector our GID table can send from (dr_qp_attr_check_values() checked the index range). */
+static int
+av_check(const struct dr_context *ctx, const struct dr_ah_attr *ah)
+{
+	static const uint8_t zero[16];
+	uint8_t i = ah->grh.sgid_index;
+	const uint8_t *dgid = ah->grh.dgid.raw;
+
+	if (i >= DR_MAX_GIDS || !ctx->gid_valid[i])
+		return -EINVAL;
+	/* a connected peer has a unicast address */
+	if (memcmp(dgid, zero, sizeof(zero)) == 0 || dgid[0] == 0xFF)
+		return -EINVAL;
+	/* IPv4 to IPv4, IPv6 to IPv6: one IP header carries both addresses */
+	if (dr_gid_is_ipv4(dgid) != dr_gid_is_ipv4(ctx->gid[i].raw))
+		return -EINVAL;
+	return 0;
+}
+
+static int
+attr_check(const struct dr_qp_impl *qp, const struct dr_qp_attr *attr, int mask,
+	   enum dr_qp_state cur, enum dr_qp_state next)
+{
+	const struct dr_context *ctx = qp->pub.context;
+
+	/* ibv_modify_qp(3) IBV_QP_CUR_STATE: the state the caller assumes must be the state */
+	if ((mask & DR_QP_CUR_STATE) && attr->cur_qp_state != cur)
+		return -EINVAL;
+	/* IBA 10.3.1 figure 124 transitions, 11.2.5.3 table 91 required/optional attributes */
+	if (dr_qp_attr_check_mask(qp->pub.qp_type, cur, next, mask) != 0)
+		return -EINVAL;
+	if (dr_qp_attr_check_values(attr, mask, ctx->num_gids) != 0)
+		return -EINVAL;
+	if ((mask & DR_QP_AV) && av_check(ctx, &attr->ah_attr) != 0)
+		return -EINVAL;
+	if ((mask & DR_QP_ALT_PATH) && av_check(ctx, &attr->alt_ah_attr) != 0)
+		return -EINVAL;
+	/*
+	 * rxe_qp_chk_attr() rejects a path MTU above the port's; rxe compares with
+	 * max_mtu (4096), we with active_mtu: larger frames would not fit the link.
+	 */
+	if ((mask & DR_QP_PATH_MTU) && attr->path_mtu > ctx->active_mtu)
+		return -EINVAL;
+	/* rxe_qp_chk_attr(): at most the device's max_qp_rd_atom (ibv_query_device(3)) */
+	if ((mask & DR_QP_MAX_QP_RD_ATOMIC) && attr->max_rd_atomic > DR_MAX_RD_ATOMIC)
+		return -EINVAL;
+	if ((mask & DR_QP_MAX_DEST_RD_ATOMIC) && attr->max_dest_rd_atomic > DR_MAX_RD_ATOMIC)
+		return -EINVAL;
+	return 0;
+}
+
+static void
+attr_copy(struct dr_qp_attr *a, const struct dr_qp_attr *attr, int mask)
+{
+	if (mask & DR_QP_EN_SQD_ASYNC_NOTIFY)
+		a->en_sqd_async_notify = attr->en_sqd_async_notify;
+	if (mask & DR_QP_ACCESS_FLAGS)
+		a->qp_access_flags = attr->qp_access_flags;
+	if (mask & DR_QP_PKEY_INDEX)
+		a->pkey_index = attr->pkey_index;
+	if (mask & DR_QP_PORT)
+		a->port_num = attr->port_num;
+	if (mask & DR_QP_QKEY)
+		a->qkey = attr->qkey;
+	if (mask & DR_QP_AV)
+		a->ah_attr = attr->ah_attr;
+	if (mask & DR_QP_PATH_MTU)
+		a->path_mtu = attr->path_mtu;
+	if (mask & DR_QP_TIMEOUT)
+		a->timeout = attr->timeout;
+	if (mask & DR_QP_RETRY_CNT)
+		a->retry_cnt = attr->retry_cnt;
+	if (mask & DR_QP_RNR_RETRY)
+		a->rnr_retry = attr->rnr_retry;
+	if (mask & DR_QP_RQ_PSN)
+		a->rq_psn = attr->rq_psn;
+	if (mask & DR_QP_MAX_QP_RD_ATOMIC)
+		a->max_rd_atomic = attr->max_rd_atomic;
+	if (mask & DR_QP_ALT_PATH) {
+		a->alt_ah_attr = attr->alt_ah_attr;
+		a->alt_pkey_index = attr->alt_pkey_index;
+		a->alt_port_num = attr->alt_port_num;
+		a->alt_timeout = attr->alt_timeout;
+	}
+	if (mask & DR_QP_MIN_RNR_TIMER)
+		a->min_rnr_timer = attr->min_rnr_timer;
+	if (mask & DR_QP_SQ_PSN)
+		a->sq_psn = attr->sq_psn;
+	if (mask & DR_QP_MAX_DEST_RD_ATOMIC)
+		a->max_dest_rd_atomic = attr->max_dest_rd_atomic;
+	if (mask & DR_QP_PATH_MIG_STATE)
+		a->path_mig_state = attr->path_mig_state;
+	if (mask & DR_QP_DEST_QPN)
+		a->dest_qp_num = attr->dest_qp_num;
+	if (mask & DR_QP_RATE_LIMIT)
+		a->rate_limit = attr->rate_limit;
+}
+
+/* Where this QP's packets go; the MAC is resolved later by the transport (be->resolve). */
+static void
+route_build(struct dr_qp_impl *qp)
+{
+	const struct dr_context *ctx = qp->pub.context;
+	const struct dr_ah_attr *ah = &qp->attr.ah_attr;
+	struct dr_pkt_route *rt = &qp->route;
+	uint32_t fl;
+
+	memset(rt, 0, sizeof(*rt));
+	rt->smac = ctx->mac;
+	memcpy(rt->sgid, ctx->gid[ah->grh.sgid_index].raw, sizeof(rt->sgid));
+	memcpy(rt->dgid, ah->grh.dgid.raw, sizeof(rt->dgid));
+	rt->ip_ver = dr_gid_is_ipv4(rt->dgid) ? 4 : 6;
+	rt->tclass = ah->grh.traffic_class;
+	rt->hop_limit = ah->grh.hop_limit != 0 ? ah->grh.hop_limit : DR_DEFAULT_HOP_LIMIT;
+	rt->ipv4_df = 1;
+	rt->flow_label = ah->grh.flow_label;
+	/* rxe: the UDP source port folds the flow label, else rdma_calc_flow_label() of the QPNs */
+	fl = ah->grh.flow_label != 0 ? ah->grh.flow_label :
+	     dr_flow_label_from_qpns(qp->pub.qp_num, qp->attr.dest_qp_num);
+	rt->udp_sport = dr_udp_sport_from_flow_label(fl);
+	qp->route_resolved = false;
+}
+
+/* To RESET: the queues are emptied without completions, the stages start over. */
+static void
+qp_reset(struct dr_qp_impl *qp)
+{
+	qp->sq.head = 0;
+	qp->sq.tail = 0;
+	qp->rq.head = 0;
+	qp->rq.tail = 0;
+	dr_resp_drain(qp);          /* frees the requests the responder holds */
+	memset(&qp->req, 0, sizeof(qp->req));
+	memset(&qp->comp, 0, sizeof(qp->comp));
+	memset(&qp->resp, 0, sizeof(qp->resp));
+	qp->resp.res_active = -1;
+	memset(&qp->route, 0, sizeof(qp->route));
+	qp->route_resolved = false;
+}
+
+int
+dr_modify_qp(struct dr_qp *pub, struct dr_qp_attr *attr, int mask)
+{
+	struct dr_qp_impl *qp;
+	enum dr_qp_state cur, next;
+
+	if (pub == NULL || attr == NULL)
+		return -EINVAL;
+	qp = dr_qp_impl(pub);
+	cur = pub->state;
+	next = (mask & DR_QP_STATE) ? attr->qp_state : cur;
+	if (attr_check(qp, attr, mask, cur, next) != 0) {
+		DR_LOG(qp, INFO, "modify_qp: QP 0x%x %s -> %s with mask 0x%x refused", pub->qp_num,
+		       dr_qp_state_name(cur), dr_qp_state_name(next), (unsigned int)mask);
+		return -EINVAL;
+	}
+	attr_copy(&qp->attr, attr, mask);
+
+	if (next == DR_QPS_RESET) {
+		qp_reset(qp);
+	} else if (next == DR_QPS_ERR) {
+		dr_qp_to_error(qp);     /* sets the state */
+	} else {
+		if (mask & DR_QP_PATH_MTU)
+			qp->mtu = dr_mtu_bytes(qp->attr.path_mtu);
+		if (mask & DR_QP_AV)
+			route_build(qp);
+		if (cur == DR_QPS_INIT && next == DR_QPS_RTR) {
+			/* responder: IBA 9.7.5.1, ePSN from rq_psn, MSN from 0 */
+			memset(&qp->resp, 0, sizeof(qp->resp));
+			qp->resp.epsn = qp->attr.rq_psn;
+			qp->resp.msn = 0;
+			qp->resp.res_active = -1;
+			/* nothing executed yet: a duplicate is ACKed with the PSN just before ePSN */
+			qp->resp.dup_ack_psn = dr_psn_sub(qp->attr.rq_psn, 1);
+		}
+		if (cur == DR_QPS_RTR && next == DR_QPS_RTS) {
+			/* requester and completer start at sq_psn (IBA 9.7.1) */
+			memset(&qp->req, 0, sizeof(qp->req));
+			memset(&qp->comp, 0, sizeof(qp->comp));
+			qp->req.psn = qp->attr.sq_psn;
+			qp->req.cur = qp->sq.tail;
+			qp->comp.psn = qp->attr.sq_psn;
+		}
+		if (cur == DR_QPS_RTR || cur == DR_QPS_SQD) {
+			/* counters restart whenever they are (re)set: RTR->RTS, SQD->SQD */
+			if (mask & DR_QP_RETRY_CNT)
+				qp->comp.retry_left = qp->attr.retry_cnt;
+			if (mask & DR_QP_RNR_RETRY)
+				qp->comp.rnr_left = qp->attr.rnr_retry;
+		}
+	}
+	pub->state = next;
+	qp->attr.qp_state = next;
+	DR_LOG(qp, DEBUG, "QP 0x%x %s -> %s", pub->qp_num, dr_qp_state_name(cur), dr_qp_state_name(next));
+	return 0;
+}
+
+void
+dr_qp_to_error(struct dr_qp_impl *qp)
+{
+	struct dr_cq_impl *scq = dr_cq_impl(qp->pub.send_cq);
+	struct dr_cq_impl *rcq = dr_cq_impl(qp->pub.recv_cq);
+	struct dr_wc wc;
+	uint32_t i, sq_head, rq_head, nsend, nrecv;
+
+	qp->pub.state = DR_QPS_ERR;
+	qp->attr.qp_state = DR_QPS_ERR;
+	/*
+	 * IBA 10.3.1 (Error state), ibv_modify_qp(3)/ibv_poll_cq(3): every WR
+	 * outstanding on either queue completes, in order, with WR_FLUSH_ERR,
+	 * whether it was signaled or not.
+	 */
+	sq_head = qp->sq.head;
+	for (i = qp->sq.tail; i != sq_head; i++) {
+		const struct dr_send_wqe *wqe = dr_sq_wqe(&qp->sq, i);
+
+		memset(&wc, 0, sizeof(wc));
+		wc.wr_id = wqe->wr_id;
+		wc.status = DR_WC_WR_FLUSH_ERR;
+		wc.opcode = dr_wr_wc_opcode(wqe->opcode);
+		wc.qp_num = qp->pub.qp_num;
+		(void)dr_cq_push(scq, &wc);
+	}
+	nsend = sq_head - qp->sq.tail;
+	__atomic_store_n(&qp->sq.tail, sq_head, __ATOMIC_RELEASE);
+
+	rq_head = qp->rq.head;
+	for (i = qp->rq.tail; i != rq_head; i++) {
+		const struct dr_recv_wqe *wqe = dr_rq_wqe(&qp->rq, i);
+
+		memset(&wc, 0, sizeof(wc));
+		wc.wr_id = wqe->wr_id;
+		wc.status = DR_WC_WR_FLUSH_ERR;
+		wc.opcode = DR_WC_RECV;
+		wc.qp_num = qp->pub.qp_num;
+		(void)dr_cq_push(rcq, &wc);
+	}
+	nrecv = rq_head - qp->rq.tail;
+	__atomic_store_n(&qp->rq.tail, rq_head, __ATOMIC_RELEASE);
+
+	/* nothing is in flight any more: no WQE in progress, no timer armed, no ACK owed */
+	qp->req.cur = sq_head;
+	qp->req.offset = 0;
+	qp->req.rd_atomic = 0;
+	qp->req.wait_fence = false;
+	qp->comp.timeout_at = 0;
+	qp->comp.rnr_at = 0;
+	qp->resp.in_msg = 0;
+	qp->resp.have_rwqe = false;
+	qp->resp.ack_pending = false;
+	qp->resp.res_active = -1;
+	DR_LOG(qp, DEBUG, "QP 0x%x -> ERR: %u send and %u receive WRs flushed", qp->pub.qp_num, nsend, nrecv);
+}
+
+int
+dr_query_qp(struct dr_qp *pub, struct dr_qp_attr *attr, int attr_mask, struct dr_qp_init_attr *init_attr)
+{
+	struct dr_qp_impl *qp;
+
+	RTE_SET_USED(attr_mask);    /* everything is returned, as rxe does */
+	if (pub == NULL || attr == NULL || init_attr == NULL)
+		return -EINVAL;
+	qp = dr_qp_impl(pub);
+	*attr = qp->attr;
+	attr->qp_state = pub->state;
+	attr->cur_qp_state = pub->state;
+	attr->cap = qp->init.cap;
+	attr->sq_draining = 0;
+	*init_attr = qp->init;
+	return 0;
+}
+
+int
+dr_destroy_qp(struct dr_qp *pub)
+{
+	struct dr_context *ctx;
+	struct dr_qp_impl *qp;
+
+	if (pub == NULL)
+		return -EINVAL;
+	qp = dr_qp_impl(pub);
+	ctx = pub->context;
+	if (qp->index >= DR_MAX_QP || ctx->qp_table[qp->index] != qp)
+		return -EINVAL;
+	ctx->qp_table[qp->index] = NULL;
+	ctx->num_qps--;
+	dr_cq_impl(pub->send_cq)->refcnt--;
+	dr_cq_impl(pub->recv_cq)->refcnt--;
+	pub->pd->refcnt--;
+	DR_LOG(qp, DEBUG, "QP 0x%x destroyed", pub->qp_num);
+	dr_resp_drain(qp);
+	queues_free(qp);
+	rte_free(qp);
+	return 0;
+}

@@ -1,0 +1,441 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 The dpdk-rdma authors.
+ */
+
+/*
+ * The RC requester (IBA vol. 1, 9.7.1 - 9.7.4): turns send WQEs into request
+ * packets, in order, from req.cur.
+ *
+ * Per WQE it goes through these steps, each a function below:
+ *   NEXT_WQE      the WQE at req.cur, if the QP state lets it start (RTS; SQD
+ *                 only finishes what was started, IBA 10.3.1 "SQ Drain")
+ *   CHECK_FENCE   a fenced WQE waits until every earlier READ / atomic has
+ *                 completed (IBA 10.8.3.3, ibv_post_send(3) IBV_SEND_FENCE)
+ *   CHECK_RD_ATOMIC  at most max_rd_atomic READ / atomic requests outstanding
+ *                 (IBA 9.7.4.1.x, "initiator depth")
+ *   CHECK_WINDOW  at most DR_REQ_WINDOW PSNs unacknowledged (IBA 9.7.1: the
+ *                 requester must never have more than 2^23 outstanding)
+ *   SEND_PKT      build one packet: opcode by position (IBA 9.7.2 / table 38),
+ *                 RETH on the first WRITE packet and on READ requests (9.3.4),
+ *                 ImmDt on the last packet (9.3.8), SE on the last (9.2.3),
+ *                 AckReq on the last and every DR_ACKREQ_EVERY packets (9.2.4);
+ *                 a READ request consumes one PSN per response packet: the
+ *                 next request's PSN is the READ's PSN + the number of its
+ *                 responses (IBA 9.7.4.1.3)
+ *   ERROR         a local error (bad L_Key, unsupported operation) ends the WQE
+ *
+ * The requester never keeps a packet for retransmission: the completer calls
+ * dr_req_rewind() (go-back-N, IBA 9.7.5.2.x) and the packets are built again
+ * from the WQEs.
+ */
+
+#include <errno.h>
+#include <inttypes.h>
+
+#include <rte_cycles.h>
+#include <rte_mbuf.h>
+
+#include "dr_log.h"
+#include "dr_psn.h"
+#include "dr_transport.h"
+
+enum dr_req_verdict {
+	REQ_GO,        /* send a packet of this WQE */
+	REQ_WAIT,      /* nothing to send now: stop this round */
+	REQ_SKIP,      /* this WQE needs no packet: look at the next one */
+};
+
+static inline bool
+wqe_is_rd_atomic(const struct dr_send_wqe *wqe)
+{
+	return wqe->opcode == DR_WR_RDMA_READ || wqe->opcode == DR_WR_ATOMIC_CMP_AND_SWP ||
+	       wqe->opcode == DR_WR_ATOMIC_FETCH_AND_ADD;
+}
+
+/* Packets of a message of @len bytes at path MTU @mtu (at least one, IBA 9.7.2). */
+static inline uint32_t
+msg_pkts(uint32_t len, uint32_t mtu)
+{
+	return len == 0 ? 1 : (uint32_t)(((uint64_t)len + mtu - 1) / mtu);
+}
+
+/* End a WQE with a local error; the completer reports it in order, then moves the QP to ERR. */
+static void
+req_error(struct dr_qp_impl *qp, struct dr_send_wqe *wqe, enum dr_wc_status status)
+{
+	DR_DP_LOG(req, DEBUG, "qp %u: wr_id %" PRIu64 " failed locally: %s", qp->pub.qp_num, wqe->wr_id,
+		  dr_wc_status_str(status));
+	wqe->state = DR_WQE_ERROR;
+	wqe->status = status;
+}
+
+/* Step NEXT_WQE: the WQE at req.cur, or NULL when there is none to work on. */
+static struct dr_send_wqe *
+req_next_wqe(struct dr_qp_impl *qp)
+{
+	struct dr_sq *sq = &qp->sq;
+	struct dr_send_wqe *wqe;
+
+	/* the queue was flushed or reset behind our back: restart from its tail */
+	if ((uint32_t)(sq->head - qp->req.cur) > (uint32_t)(sq->head - sq->tail)) {
+		qp->req.cur = sq->tail;
+		qp->req.offset = 0;
+	}
+	if (sq->tail == sq->head)
+		qp->req.rd_atomic = 0;
+	if (qp->req.cur == sq->head)
+		return NULL;
+	wqe = dr_sq_wqe(sq, qp->req.cur);
+	/* IBA 10.3.1 (SQD): no new WQE starts, the ones already started finish */
+	if (qp->pub.state == DR_QPS_SQD && wqe->state == DR_WQE_POSTED)
+		return NULL;
+	return wqe;
+}
+
+/* Step CHECK_FENCE (IBA 10.8.3.3; ibv_post_send(3) IBV_SEND_FENCE). */
+static enum dr_req_verdict
+req_check_fence(struct dr_qp_impl *qp, const struct dr_send_wqe *wqe)
+{
+	if (!(wqe->send_flags & DR_SEND_FENCE) || wqe->state != DR_WQE_POSTED) {
+		qp->req.wait_fence = false;
+		return REQ_GO;
+	}
+	/* every earlier READ / atomic has completed when none is outstanding */
+	qp->req.wait_fence = qp->req.rd_atomic != 0;
+	return qp->req.wait_fence ? REQ_WAIT : REQ_GO;
+}
+
+/* Step CHECK_RD_ATOMIC: initiator depth (IBA 9.7.4.1.x; attr.max_rd_atomic). */
+static enum dr_req_verdict
+req_check_rd_atomic(struct dr_qp_impl *qp, const struct dr_send_wqe *wqe)
+{
+	uint32_t depth = qp->attr.max_rd_atomic != 0 ? qp->attr.max_rd_atomic : 1;
+
+	if (!wqe_is_rd_atomic(wqe) || wqe->state != DR_WQE_POSTED)
+		return REQ_GO;   /* a retransmitted READ already holds its slot */
+	return qp->req.rd_atomic < depth ? REQ_GO : REQ_WAIT;
+}
+
+/* Step CHECK_WINDOW: bound the unacknowledged PSNs (IBA 9.7.1; rxe: RXE_MAX_UNACKED_PSNS). */
+static enum dr_req_verdict
+req_check_window(struct dr_qp_impl *qp, const struct dr_send_wqe *wqe)
+{
+	int32_t out = dr_psn_diff(qp->req.psn, qp->comp.psn);
+
+	if (out < 0)
+		return REQ_WAIT;       /* cannot happen: comp.psn never passes req.psn */
+	if (out >= DR_REQ_WINDOW)
+		return REQ_WAIT;
+	if (wqe->opcode == DR_WR_RDMA_READ && out > 0) {
+		/* a READ takes all its response PSNs at once: keep far below 2^23 (IBA 9.7.1) */
+		uint32_t n = msg_pkts(wqe->length - wqe->resp_bytes, qp->mtu);
+
+		if ((uint64_t)out + n >= DR_PSN_HALF / 2)
+			return REQ_WAIT;
+	}
+	return REQ_GO;
+}
+
+/* BTH flags and extension headers common to every request packet. */
+static void
+req_fill_bth(struct dr_pkt_info *pi, bool se, bool ackreq)
+{
+	struct dr_bth *bth = dr_pkt_bth(pi);
+
+	dr_bth_set_se(bth, se);
+	dr_bth_set_ackreq(bth, ackreq);
+}
+
+/* Finish and queue a packet; on failure free it. Returns 0 or -errno. */
+static int
+req_xmit(struct dr_qp_impl *qp, struct rte_mbuf *m, struct dr_pkt_info *pi)
+{
+	int rc = dr_pkt_finalize(m, pi);
+
+	if (unlikely(rc != 0)) {
+		rte_pktmbuf_free(m);
+		return rc;
+	}
+	dr_ctx_tx(qp->pub.context, m);
+	return 0;
+}
+
+/* Step SEND_PKT for a READ request (IBA 9.4.3, 9.7.4.1.3). */
+static int
+req_send_read(struct dr_qp_impl *qp, struct dr_send_wqe *wqe)
+{
+	uint32_t done = wqe->resp_bytes;       /* > 0 when re-requesting after a partial reply */
+	uint32_t len = wqe->length - done;
+	uint32_t n = msg_pkts(len, qp->mtu);
+	struct dr_pkt_info pi;
+	struct dr_reth *reth;
+	struct rte_mbuf *m;
+	int rc;
+
+	m = dr_qp_pkt_start(qp, DR_OPCODE(RC, READ_REQ), 0, qp->req.psn, &pi);
+	if (m == NULL)
+		return -ENOBUFS;
+	reth = dr_pkt_reth(&pi);
+	dr_reth_set_va(reth, wqe->remote_addr + done);
+	dr_reth_set_rkey(reth, wqe->rkey);
+	dr_reth_set_len(reth, len);
+	req_fill_bth(&pi, false, true);
+	rc = req_xmit(qp, m, &pi);
+	if (rc != 0)
+		return rc;
+	if (wqe->state == DR_WQE_POSTED) {
+		wqe->first_psn = qp->req.psn;
+		wqe->npkts = n;
+		wqe->last_psn = dr_psn_add(wqe->first_psn, n - 1);
+		qp->req.rd_atomic++;
+	}
+	wqe->state = DR_WQE_SENT;
+	wqe->sent_once = true;
+	qp->req.psn = dr_psn_add(qp->req.psn, n);
+	qp->req.cur++;
+	qp->req.offset = 0;
+	return 0;
+}
+
+/* Step SEND_PKT for CmpSwap / FetchAdd (IBA 9.4.5, AtomicETH 9.3.5). */
+static int
+req_send_atomic(struct dr_qp_impl *qp, struct dr_send_wqe *wqe)
+{
+	bool cas = wqe->opcode == DR_WR_ATOMIC_CMP_AND_SWP;
+	struct dr_atmeth *ae;
+	struct dr_pkt_info pi;
+	struct rte_mbuf *m;
+	int rc;
+
+	m = dr_qp_pkt_start(qp, cas ? DR_OPCODE(RC, CMP_SWAP) : DR_OPCODE(RC, FETCH_ADD), 0, qp->req.psn, &pi);
+	if (m == NULL)
+		return -ENOBUFS;
+	ae = dr_pkt_atmeth(&pi);
+	dr_atmeth_set_va(ae, wqe->remote_addr);
+	dr_atmeth_set_rkey(ae, wqe->rkey);
+	dr_atmeth_set_swap_add(ae, cas ? wqe->swap : wqe->compare_add);
+	dr_atmeth_set_comp(ae, cas ? wqe->compare_add : 0);
+	req_fill_bth(&pi, false, true);
+	rc = req_xmit(qp, m, &pi);
+	if (rc != 0)
+		return rc;
+	if (wqe->state == DR_WQE_POSTED) {
+		wqe->first_psn = qp->req.psn;
+		wqe->last_psn = qp->req.psn;
+		wqe->npkts = 1;
+		qp->req.rd_atomic++;
+	}
+	wqe->state = DR_WQE_SENT;
+	wqe->sent_once = true;
+	qp->req.psn = dr_psn_add(qp->req.psn, 1);
+	qp->req.cur++;
+	qp->req.offset = 0;
+	return 0;
+}
+
+/* Position of the packet that carries bytes [offset, offset + paylen) of a @len-byte message. */
+static enum dr_pkt_pos
+pkt_pos(uint32_t offset, uint32_t paylen, uint32_t len)
+{
+	bool first = offset == 0, last = offset + paylen >= len;
+
+	return first ? (last ? DR_POS_ONLY : DR_POS_FIRST) : (last ? DR_POS_LAST : DR_POS_MIDDLE);
+}
+
+/* Step SEND_PKT for SEND / RDMA WRITE, one MTU-sized segment (IBA 9.7.2, 9.4.1, 9.4.2). */
+static int
+req_send_segment(struct dr_qp_impl *qp, struct dr_send_wqe *wqe)
+{
+	uint32_t mtu = qp->mtu, off = qp->req.offset;
+	uint32_t paylen = RTE_MIN(mtu, wqe->length - off);
+	enum dr_pkt_pos pos = pkt_pos(off, paylen, wqe->length);
+	bool last = pos == DR_POS_LAST || pos == DR_POS_ONLY;
+	struct dr_pkt_info pi;
+	struct rte_mbuf *m;
+	uint32_t mask, idx;
+	int opcode, rc;
+
+	opcode = dr_wr_pkt_opcode(DR_QPT_RC, wqe->opcode, pos);
+	if (opcode < 0) {
+		req_error(qp, wqe, DR_WC_LOC_QP_OP_ERR);
+		return -EINVAL;
+	}
+	if (wqe->state == DR_WQE_POSTED) {
+		wqe->first_psn = qp->req.psn;
+		wqe->npkts = msg_pkts(wqe->length, mtu);
+		wqe->last_psn = dr_psn_add(wqe->first_psn, wqe->npkts - 1);
+		wqe->sent_once = false;
+	}
+	m = dr_qp_pkt_start(qp, (uint8_t)opcode, paylen, qp->req.psn, &pi);
+	if (m == NULL)
+		return -ENOBUFS;
+	mask = pi.mask;
+	if (mask & DR_OPF_RETH) {
+		struct dr_reth *reth = dr_pkt_reth(&pi);
+
+		dr_reth_set_va(reth, wqe->remote_addr);
+		dr_reth_set_rkey(reth, wqe->rkey);
+		dr_reth_set_len(reth, wqe->length);
+	}
+	if (mask & DR_OPF_IMMDT)
+		dr_immdt_set_imm(dr_pkt_immdt(&pi), wqe->imm_data);
+	if (mask & DR_OPF_IETH)
+		dr_ieth_set_rkey(dr_pkt_ieth(&pi), wqe->invalidate_rkey);
+	idx = off / mtu;
+	/* SE only on the last packet of a SEND or WRITE with immediate (IBA 9.2.3) */
+	req_fill_bth(&pi, last && (wqe->send_flags & DR_SEND_SOLICITED) && (mask & (DR_OPF_SEND | DR_OPF_IMM)),
+		     last || (idx + 1) % DR_ACKREQ_EVERY == 0);
+	rc = dr_qp_pkt_add_payload(qp, m, wqe, off, paylen);
+	if (unlikely(rc != 0)) {
+		rte_pktmbuf_free(m);
+		if (rc == -ENOSPC)
+			return rc;      /* our mbuf is too small: not the WR's fault; retried */
+		req_error(qp, wqe, DR_WC_LOC_PROT_ERR);   /* IBA 10.6.3.1: L_Key check failed */
+		return rc;
+	}
+	rc = req_xmit(qp, m, &pi);
+	if (rc != 0)
+		return rc;
+	qp->req.psn = dr_psn_add(qp->req.psn, 1);
+	if (last) {
+		wqe->state = DR_WQE_SENT;
+		wqe->sent_once = true;
+		qp->req.cur++;
+		qp->req.offset = 0;
+	} else {
+		wqe->state = DR_WQE_ACTIVE;
+		qp->req.offset = off + paylen;
+	}
+	return 0;
+}
+
+/* Step SEND_PKT: dispatch on the WR opcode. */
+static int
+req_send_pkt(struct dr_qp_impl *qp, struct dr_send_wqe *wqe)
+{
+	switch (wqe->opcode) {
+	case DR_WR_SEND:
+	case DR_WR_SEND_WITH_IMM:
+	case DR_WR_SEND_WITH_INV:
+	case DR_WR_RDMA_WRITE:
+	case DR_WR_RDMA_WRITE_WITH_IMM:
+		return req_send_segment(qp, wqe);
+	case DR_WR_RDMA_READ:
+		return req_send_read(qp, wqe);
+	case DR_WR_ATOMIC_CMP_AND_SWP:
+	case DR_WR_ATOMIC_FETCH_AND_ADD:
+		return req_send_atomic(qp, wqe);
+	default:
+		/* local operations, FLUSH, ATOMIC WRITE: not offered by this transport */
+		req_error(qp, wqe, DR_WC_LOC_QP_OP_ERR);
+		return -EOPNOTSUPP;
+	}
+}
+
+/* Step CHECK_*: may this WQE send a packet now? */
+static enum dr_req_verdict
+req_checks(struct dr_qp_impl *qp, struct dr_send_wqe *wqe)
+{
+	enum dr_req_verdict v;
+
+	switch (wqe->state) {
+	case DR_WQE_POSTED:
+	case DR_WQE_ACTIVE:
+		break;
+	case DR_WQE_ERROR:
+		return REQ_WAIT;       /* the completer ends the QP when it reaches this WQE */
+	default:
+		return REQ_SKIP;       /* SENT / DONE: already on the wire */
+	}
+	v = req_check_fence(qp, wqe);
+	if (v != REQ_GO)
+		return v;
+	v = req_check_rd_atomic(qp, wqe);
+	if (v != REQ_GO)
+		return v;
+	return req_check_window(qp, wqe);
+}
+
+int
+dr_req_progress(struct dr_qp_impl *qp)
+{
+	struct dr_context *ctx = qp->pub.context;
+	bool sent_any = false;
+	int n = 0;
+
+	if (!dr_qp_can_send(qp) || qp->comp.rnr_at != 0)
+		return 0;              /* IBA 9.7.5.2.8: nothing goes out during an RNR wait */
+	/*
+	 * Responses of the old stream kept arriving after a rewind and moved
+	 * comp.psn past req.psn: rewind again from there (go-back-N restarts
+	 * at the oldest PSN still unacknowledged, never before it).
+	 */
+	if (dr_psn_before(qp->req.psn, qp->comp.psn))
+		dr_req_rewind(qp);
+	while (n < DR_MAX_PKTS_PER_QP_ROUND) {
+		struct dr_send_wqe *wqe = req_next_wqe(qp);
+		enum dr_req_verdict v;
+
+		if (wqe == NULL)
+			break;
+		v = req_checks(qp, wqe);
+		if (v == REQ_SKIP) {
+			qp->req.cur++;
+			qp->req.offset = 0;
+			continue;
+		}
+		if (v == REQ_WAIT || dr_tx_room(ctx) == 0)
+			break;
+		if (req_send_pkt(qp, wqe) != 0)
+			break;         /* no mbuf / MAC yet: next round; local error: completer ends it */
+		n++;
+		sent_any = true;
+	}
+	if (sent_any)
+		dr_comp_arm_timer(qp, rte_rdtsc());
+	return n;
+}
+
+void
+dr_req_rewind(struct dr_qp_impl *qp)
+{
+	struct dr_sq *sq = &qp->sq;
+	uint32_t psn = qp->comp.psn;
+	bool first = true;
+	uint32_t i;
+
+	qp->req.psn = psn;
+	qp->req.cur = sq->tail;
+	qp->req.offset = 0;
+	qp->req.wait_fence = false;
+	for (i = sq->tail; i != sq->head; i++) {
+		struct dr_send_wqe *wqe = dr_sq_wqe(sq, i);
+		int32_t acked;
+
+		if (wqe->state == DR_WQE_POSTED || wqe->state == DR_WQE_ERROR)
+			break;
+		if (wqe->state == DR_WQE_DONE) {
+			if (first)
+				qp->req.cur = i + 1;
+			continue;
+		}
+		/*
+		 * Sent before: ACTIVE means "started", so the WQE keeps its PSNs,
+		 * its READ/atomic slot and its fence clearance (the go-back-N
+		 * replays the same PSN sequence, IBA 9.7.5.2.x).
+		 */
+		if (first) {
+			first = false;
+			qp->req.cur = i;
+			acked = dr_psn_diff(psn, wqe->first_psn);
+			if (!wqe_is_rd_atomic(wqe) && acked > 0 && (uint32_t)acked < wqe->npkts)
+				qp->req.offset = (uint32_t)acked * qp->mtu;  /* after the last acked packet */
+			/* a READ keeps resp_bytes: re-requested from its first missing byte */
+		} else {
+			wqe->resp_bytes = 0;
+		}
+		wqe->state = DR_WQE_ACTIVE;
+	}
+	DR_DP_LOG(req, DEBUG, "qp %u: go back to psn %#x (wqe %u offset %u)", qp->pub.qp_num, psn,
+		  qp->req.cur, qp->req.offset);
+}

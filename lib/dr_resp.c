@@ -1,0 +1,787 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 The dpdk-rdma authors.
+ */
+
+/*
+ * The RC responder (IBA vol. 1, 9.7.5.1): checks each request in the order
+ * of the spec, executes it, and acknowledges.
+ *
+ *   CHK_PSN       in sequence / duplicate / out of sequence (9.7.5.1.1)
+ *   CHK_OP_SEQ    MIDDLE/LAST continue a FIRST of the same family; FIRST/ONLY
+ *                 never inside an open message (9.7.5.1.2)
+ *   CHK_OP_VALID  the QP's remote access flags permit the operation (9.7.5.1.2,
+ *                 ibv_modify_qp(3) qp_access_flags), the operation is supported
+ *   CHK_RESOURCE  a receive WQE for SEND / WRITE with immediate, else RNR NAK
+ *                 (9.7.5.1.x, 9.7.5.2.8); a responder resource for READ/atomic
+ *   CHK_LENGTH    payload sizes by position (9.7.5.1.x: FIRST/MIDDLE == PMTU,
+ *                 LAST 1..PMTU, ONLY 0..PMTU), message within the receive WQE
+ *                 or the RETH length
+ *   CHK_RKEY      R_Key, PD, bounds and rights of the target region (9.7.5.1.3,
+ *                 10.6.3.2, C9-88); a zero-length RDMA names no region (rxe)
+ *   EXECUTE       place the payload, start READ responses, do the atomic
+ *   COMPLETE      receive completion for SEND / WRITE with immediate (9.7.5.1.5)
+ *   ACKNOWLEDGE   advance the expected PSN and the MSN (9.7.5.1.6), owe an ACK
+ *
+ * Error steps, one per NAK class (IBA 9.7.5.1.x, table 43/44; the classes of
+ * rxe_resp.c):
+ *   DUPLICATE     re-ACK SEND/WRITE (C9-105), replay READ from its resource,
+ *                 resend the saved atomic ACK (never re-execute, 9.7.5.1.4)
+ *   ERR_PSN_SEQ   class B: one PSN sequence error NAK, drop (9.7.5.2.2)
+ *   ERR_RNR       class B: RNR NAK with min_rnr_timer, PSN not advanced
+ *   ERR_CLASS_C   invalid request / remote access / remote operational error:
+ *                 NAK, complete the receive WQE in error if one was taken, QP
+ *                 to ERR (rxe do_class_ac_error() + rxe_qp_error())
+ *
+ * ACKs are coalesced: a request with AckReq (or every DR_RESP_ACK_EVERY
+ * requests) leaves one ACK owed, carrying the newest executed PSN; it goes out
+ * in dr_resp_progress(), once per round. Credits are 0x1F ("invalid", as rxe's
+ * AETH_ACK_UNLIMITED): there is no end-to-end credit flow control.
+ *
+ * READ responses go out in PSN order, so requests that arrive while a READ is
+ * being answered wait in resp.pend and are handled after it (rxe keeps them in
+ * its packet queue the same way).
+ */
+
+#include <errno.h>
+#include <inttypes.h>
+#include <string.h>
+
+#include <rte_mbuf.h>
+
+#include "dr_log.h"
+#include "dr_psn.h"
+#include "dr_transport.h"
+
+enum dr_resp_step {
+	RESP_CHK_PSN,
+	RESP_CHK_OP_SEQ,
+	RESP_CHK_OP_VALID,
+	RESP_CHK_RESOURCE,
+	RESP_CHK_LENGTH,
+	RESP_CHK_RKEY,
+	RESP_EXECUTE,
+	RESP_COMPLETE,
+	RESP_ACKNOWLEDGE,
+	RESP_DUPLICATE,
+	RESP_ERR_PSN_SEQ,
+	RESP_ERR_RNR,
+	RESP_ERR_CLASS_C,
+	RESP_DONE,
+};
+
+/* The request being handled. */
+struct resp_ctx {
+	struct rte_mbuf *m;
+	struct dr_pkt_info *pi;
+	uint32_t mask;
+	uint32_t psn;
+	uint32_t paylen;
+	/* target of an RDMA / atomic request, from CHK_RKEY */
+	struct dr_mr_impl *mr;
+	uint64_t va;
+	uint32_t len;
+	/* class C error: NAK code and the receive WQE's status */
+	uint8_t nak;
+	enum dr_wc_status status;
+};
+
+/* Syndrome of a positive ACK: no credit count (0x1F, IBA 9.7.5.1.x; rxe AETH_ACK_UNLIMITED). */
+#define RESP_SYN_ACK dr_aeth_syn_make(DR_AETH_ACK, DR_AETH_CREDIT_INVALID)
+
+/* Host address of an iova of a region (zero-based regions start at iova 0). */
+static inline uint8_t *
+mr_host(const struct dr_mr_impl *mr, uint64_t va)
+{
+	return (uint8_t *)mr->pub.addr + (va - mr->region.iova);
+}
+
+/* MR of an R_Key for this QP: the key matches, the MR is in the QP's PD (IBA 10.6.3.2, C9-88). */
+static struct dr_mr_impl *
+resp_rkey_mr(struct dr_qp_impl *qp, uint32_t rkey)
+{
+	struct dr_mr_impl *mr = dr_mr_lookup(qp->pub.context, rkey);
+
+	if (mr == NULL || mr->pub.rkey != rkey || mr->pub.pd != qp->pub.pd)
+		return NULL;
+	return mr;
+}
+
+/* Send an ACK / NAK / atomic ACK now. Returns 0 or -ENOBUFS (no mbuf, no room, no MAC yet). */
+static int
+resp_send_ack(struct dr_qp_impl *qp, uint8_t opcode, uint8_t syndrome, uint32_t psn, uint64_t orig)
+{
+	struct dr_pkt_info pi;
+	struct rte_mbuf *m;
+
+	if (dr_tx_room(qp->pub.context) == 0)
+		return -ENOBUFS;
+	m = dr_qp_pkt_start(qp, opcode, 0, psn, &pi);
+	if (m == NULL)
+		return -ENOBUFS;
+	dr_aeth_set(dr_pkt_aeth(&pi), syndrome, qp->resp.msn);
+	if (pi.mask & DR_OPF_ATMACK)
+		dr_atmack_set_orig(dr_pkt_atmack(&pi), orig);
+	if (dr_pkt_finalize(m, &pi) != 0) {
+		rte_pktmbuf_free(m);
+		return -ENOBUFS;
+	}
+	dr_ctx_tx(qp->pub.context, m);
+	return 0;
+}
+
+/* Owe an ACK / NAK; it is sent at the end of the round (coalesced with later ones). */
+static void
+resp_owe(struct dr_qp_impl *qp, uint8_t syndrome, uint32_t psn)
+{
+	qp->resp.ack_pending = true;
+	qp->resp.ack_syndrome = syndrome;
+	qp->resp.ack_psn = psn;
+}
+
+/* Send what is owed. Returns 0 or -ENOBUFS (kept for the next round). */
+static int
+resp_flush_ack(struct dr_qp_impl *qp)
+{
+	if (!qp->resp.ack_pending)
+		return 0;
+	if (resp_send_ack(qp, DR_OPCODE(RC, ACK), qp->resp.ack_syndrome, qp->resp.ack_psn, 0) != 0)
+		return -ENOBUFS;
+	qp->resp.ack_pending = false;
+	qp->resp.unacked = 0;
+	return 0;
+}
+
+/* Step CHK_PSN (IBA 9.7.5.1.1; rxe check_psn()). */
+static enum dr_resp_step
+resp_chk_psn(struct dr_qp_impl *qp, struct resp_ctx *c)
+{
+	int32_t diff = dr_psn_diff(c->psn, qp->resp.epsn);
+
+	if (diff > 0) {
+		/* out of sequence: one NAK per sequence error, later packets dropped silently */
+		if (qp->resp.nak_sent)
+			return RESP_DONE;
+		qp->resp.nak_sent = true;
+		return RESP_ERR_PSN_SEQ;
+	}
+	if (diff < 0)
+		return RESP_DUPLICATE;    /* within the 2^23 PSNs before epsn */
+	qp->resp.nak_sent = false;
+	return RESP_CHK_OP_SEQ;
+}
+
+/* Step CHK_OP_SEQ (IBA 9.7.5.1.2; rxe check_op_seq(): a missing FIRST or LAST is class C). */
+static enum dr_resp_step
+resp_chk_op_seq(struct dr_qp_impl *qp, struct resp_ctx *c)
+{
+	uint32_t mask = c->mask;
+	bool cont = !(mask & DR_OPF_FIRST) && (mask & (DR_OPF_MIDDLE | DR_OPF_LAST));
+	bool ok;
+
+	switch (qp->resp.in_msg) {
+	case DR_RESP_MSG_SEND:
+		ok = cont && (mask & DR_OPF_SEND);
+		break;
+	case DR_RESP_MSG_WRITE:
+		ok = cont && (mask & DR_OPF_WRITE);
+		break;
+	default:
+		ok = !cont;
+		break;
+	}
+	if (ok)
+		return RESP_CHK_OP_VALID;
+	c->nak = DR_NAK_INVALID_REQ;
+	c->status = DR_WC_REM_INV_REQ_ERR;
+	return RESP_ERR_CLASS_C;
+}
+
+/* Step CHK_OP_VALID (IBA 9.7.5.1.2; rxe check_op_valid(): class C, invalid request). */
+static enum dr_resp_step
+resp_chk_op_valid(struct dr_qp_impl *qp, struct resp_ctx *c)
+{
+	unsigned int acc = qp->attr.qp_access_flags;
+	uint32_t mask = c->mask;
+
+	if (((mask & DR_OPF_READ) && !(acc & DR_ACCESS_REMOTE_READ)) ||
+	    ((mask & DR_OPF_WRITE) && !(acc & DR_ACCESS_REMOTE_WRITE)) ||
+	    ((mask & DR_OPF_ATOMIC) && !(acc & DR_ACCESS_REMOTE_ATOMIC)) ||
+	    /* not executed by this responder (no memory windows / invalidation, no IBA 1.5 placement ops) */
+	    (mask & (DR_OPF_INV | DR_OPF_FLUSH | DR_OPF_ATOMIC_WRITE))) {
+		c->nak = DR_NAK_INVALID_REQ;
+		c->status = DR_WC_REM_INV_REQ_ERR;
+		return RESP_ERR_CLASS_C;
+	}
+	return RESP_CHK_RESOURCE;
+}
+
+/* Step CHK_RESOURCE (IBA 9.7.5.1.x; rxe check_resource()). */
+static enum dr_resp_step
+resp_chk_resource(struct dr_qp_impl *qp, struct resp_ctx *c)
+{
+	if (c->mask & (DR_OPF_READ | DR_OPF_ATOMIC)) {
+		/* the requester keeps within max_dest_rd_atomic; resources are recycled (rxe) */
+		if (qp->attr.max_dest_rd_atomic == 0) {
+			c->nak = DR_NAK_INVALID_REQ;
+			c->status = DR_WC_REM_INV_REQ_ERR;
+			return RESP_ERR_CLASS_C;
+		}
+		return RESP_CHK_LENGTH;
+	}
+	if ((c->mask & DR_OPF_RWR) && !qp->resp.have_rwqe) {
+		if (qp->rq.tail == qp->rq.head)
+			return RESP_ERR_RNR;   /* IBA 9.7.5.2.8: receiver not ready */
+		qp->resp.have_rwqe = true;
+	}
+	return RESP_CHK_LENGTH;
+}
+
+/* Step CHK_LENGTH (IBA 9.7.5.1.x, packet payload lengths by position; rxe check_length() / check_rkey()). */
+static enum dr_resp_step
+resp_chk_length(struct dr_qp_impl *qp, struct resp_ctx *c)
+{
+	uint32_t mask = c->mask, pay = c->paylen, mtu = qp->mtu;
+	bool first = mask & DR_OPF_FIRST, last = mask & DR_OPF_LAST;
+	bool ok = true;
+
+	if (first && last)
+		ok = pay <= mtu;                          /* ONLY: 0..PMTU */
+	else if (first || (mask & DR_OPF_MIDDLE))
+		ok = pay == mtu;                          /* FIRST, MIDDLE: exactly PMTU */
+	else if (last)
+		ok = pay > 0 && pay <= mtu;               /* LAST: 1..PMTU */
+	if (ok && (mask & DR_OPF_RETH) && dr_reth_len(dr_pkt_reth(c->pi)) > DR_RETH_MAX_LEN)
+		ok = false;
+	if (ok && (mask & DR_OPF_WRITE)) {
+		/* the packets must add up to the RETH's DMA length exactly */
+		uint32_t resid = (mask & DR_OPF_RETH) ? dr_reth_len(dr_pkt_reth(c->pi)) : qp->resp.write_resid;
+
+		ok = last ? pay == resid : pay < resid;
+	}
+	if (!ok) {
+		c->nak = DR_NAK_INVALID_REQ;
+		c->status = DR_WC_REM_INV_REQ_ERR;
+		return RESP_ERR_CLASS_C;
+	}
+	if (mask & DR_OPF_SEND) {
+		const struct dr_recv_wqe *rwqe = dr_rq_wqe(&qp->rq, qp->rq.tail);
+		uint32_t off = first ? 0 : qp->resp.rcv_off;
+
+		/* the message does not fit the receive WQE: the receiver sees a local length error,
+		 * the requester an invalid request NAK (IBA 9.7.5.1.x; ibv_poll_cq(3) LOC_LEN_ERR) */
+		if ((uint64_t)off + pay > rwqe->length) {
+			c->nak = DR_NAK_INVALID_REQ;
+			c->status = DR_WC_LOC_LEN_ERR;
+			return RESP_ERR_CLASS_C;
+		}
+	}
+	return RESP_CHK_RKEY;
+}
+
+/* Step CHK_RKEY (IBA 9.7.5.1.3, 10.6.3.2, C9-88; rxe check_rkey(): class C, remote access error). */
+static enum dr_resp_step
+resp_chk_rkey(struct dr_qp_impl *qp, struct resp_ctx *c)
+{
+	uint32_t mask = c->mask, rkey;
+
+	if (mask & DR_OPF_RETH) {
+		const struct dr_reth *reth = dr_pkt_reth(c->pi);
+
+		c->va = dr_reth_va(reth);
+		c->len = dr_reth_len(reth);
+		rkey = dr_reth_rkey(reth);
+		if (c->len == 0)
+			return RESP_EXECUTE;   /* a zero-byte RDMA names no region (rxe, IBA 9.4.x) */
+	} else if (mask & DR_OPF_ATMETH) {
+		const struct dr_atmeth *ae = dr_pkt_atmeth(c->pi);
+
+		c->va = dr_atmeth_va(ae);
+		c->len = sizeof(uint64_t);
+		rkey = dr_atmeth_rkey(ae);
+	} else {
+		return RESP_EXECUTE;           /* SEND, or a WRITE MIDDLE/LAST (checked at its FIRST) */
+	}
+	c->mr = resp_rkey_mr(qp, rkey);
+	if (c->mr == NULL || dr_mr_check_access(&c->mr->region, c->va, c->len, dr_mr_remote_rights(mask)) != 0) {
+		c->nak = DR_NAK_REM_ACCESS_ERR;
+		c->status = DR_WC_REM_ACCESS_ERR;
+		return RESP_ERR_CLASS_C;
+	}
+	/* IBA 9.4.5: atomics need an 8-byte aligned address (rxe: invalid request) */
+	if ((mask & DR_OPF_ATOMIC) && !dr_atomic_aligned(c->va)) {
+		c->nak = DR_NAK_INVALID_REQ;
+		c->status = DR_WC_REM_INV_REQ_ERR;
+		return RESP_ERR_CLASS_C;
+	}
+	return RESP_EXECUTE;
+}
+
+/* A responder resource for a new READ / atomic, recycled round robin (rxe rxe_prepare_res()). */
+static struct dr_resp_res *
+resp_new_res(struct dr_qp_impl *qp, int *idx)
+{
+	uint32_t n = RTE_MIN((uint32_t)qp->attr.max_dest_rd_atomic, (uint32_t)DR_MAX_RD_ATOMIC);
+	struct dr_resp_res *res;
+
+	*idx = (int)(qp->resp.res_next % n);
+	qp->resp.res_next = (uint32_t)(*idx + 1) % n;
+	res = &qp->resp.res[*idx];
+	memset(res, 0, sizeof(*res));
+	res->valid = true;
+	return res;
+}
+
+/* EXECUTE of a SEND packet: into the receive WQE (IBA 9.7.5.1.5). */
+static enum dr_resp_step
+resp_exec_send(struct dr_qp_impl *qp, struct resp_ctx *c)
+{
+	const struct dr_recv_wqe *rwqe = dr_rq_wqe(&qp->rq, qp->rq.tail);
+	int rc;
+
+	if (c->mask & DR_OPF_FIRST)
+		qp->resp.rcv_off = 0;
+	rc = dr_qp_sge_scatter(qp, rwqe->sge, rwqe->num_sge, qp->resp.rcv_off, c->m, c->pi->pay_off, c->paylen);
+	if (rc != 0) {
+		/* the receive WQE's buffers are bad: class A/C, remote operational error (rxe ERR_MALFORMED_WQE) */
+		c->nak = rc == -EMSGSIZE ? DR_NAK_INVALID_REQ : DR_NAK_REM_OP_ERR;
+		c->status = rc == -EMSGSIZE ? DR_WC_LOC_LEN_ERR : DR_WC_LOC_PROT_ERR;
+		return RESP_ERR_CLASS_C;
+	}
+	qp->resp.rcv_off += c->paylen;
+	qp->resp.in_msg = (c->mask & DR_OPF_LAST) ? DR_RESP_MSG_NONE : DR_RESP_MSG_SEND;
+	return RESP_DONE;
+}
+
+/* EXECUTE of a WRITE packet: into the region of the RETH (IBA 9.7.5.1.3). */
+static enum dr_resp_step
+resp_exec_write(struct dr_qp_impl *qp, struct resp_ctx *c)
+{
+	struct dr_resp_state *rs = &qp->resp;
+
+	if (c->mask & DR_OPF_FIRST) {
+		rs->rcv_off = 0;
+		rs->write_mr = c->mr;
+		rs->write_rkey = c->mr != NULL ? c->mr->pub.rkey : 0;
+		rs->write_va = c->va;
+		rs->write_resid = c->len;
+	}
+	if (c->paylen != 0) {
+		/* the region may have gone since the FIRST packet: look it up again (rxe recheck) */
+		struct dr_mr_impl *mr = resp_rkey_mr(qp, rs->write_rkey);
+
+		if (mr == NULL || mr != rs->write_mr ||
+		    dr_mr_check_access(&mr->region, rs->write_va, c->paylen, DR_ACCESS_REMOTE_WRITE) != 0) {
+			c->nak = DR_NAK_REM_ACCESS_ERR;
+			c->status = DR_WC_REM_ACCESS_ERR;
+			return RESP_ERR_CLASS_C;
+		}
+		dr_mbuf_copy_out(c->m, c->pi->pay_off, c->paylen, mr_host(mr, rs->write_va));
+	}
+	rs->write_va += c->paylen;
+	rs->write_resid -= c->paylen;
+	rs->rcv_off += c->paylen;
+	rs->in_msg = (c->mask & DR_OPF_LAST) ? DR_RESP_MSG_NONE : DR_RESP_MSG_WRITE;
+	return RESP_DONE;
+}
+
+/* EXECUTE of a READ request: a resource, responses from dr_resp_progress() (IBA 9.7.5.1.3, 9.7.4.1.3). */
+static enum dr_resp_step
+resp_exec_read(struct dr_qp_impl *qp, struct resp_ctx *c)
+{
+	uint32_t n = c->len == 0 ? 1 : (uint32_t)(((uint64_t)c->len + qp->mtu - 1) / qp->mtu);
+	struct dr_resp_res *res;
+	int idx;
+
+	res = resp_new_res(qp, &idx);
+	res->is_read = true;
+	res->first_psn = c->psn;
+	res->last_psn = dr_psn_add(c->psn, n - 1);
+	res->va = c->va;
+	res->rkey = c->mr != NULL ? c->mr->pub.rkey : dr_reth_rkey(dr_pkt_reth(c->pi));
+	res->length = c->len;
+	res->next_psn = c->psn;
+	res->sent = res->start = 0;
+	res->end = c->len;
+	/* C9-148 (rxe): the MSN counts the READ when it is executed; the READ takes n PSNs */
+	qp->resp.msn = (qp->resp.msn + 1) & DR_24BIT_MASK;
+	qp->resp.epsn = dr_psn_add(c->psn, n);
+	qp->resp.res_active = idx;
+	/* its responses acknowledge everything before it */
+	qp->resp.ack_pending = false;
+	qp->resp.unacked = 0;
+	return RESP_DONE;
+}
+
+/* EXECUTE of CmpSwap / FetchAdd (IBA 9.4.5; the result is kept for duplicates, 9.7.5.1.4). */
+static enum dr_resp_step
+resp_exec_atomic(struct dr_qp_impl *qp, struct resp_ctx *c)
+{
+	const struct dr_atmeth *ae = dr_pkt_atmeth(c->pi);
+	uint64_t *p = (uint64_t *)(void *)mr_host(c->mr, c->va);
+	struct dr_resp_res *res;
+	uint64_t orig;
+	int idx;
+
+	if (c->pi->opcode == DR_OPCODE(RC, CMP_SWAP)) {
+		orig = dr_atmeth_comp(ae);
+		/* on failure orig receives the current value; on success it already equals it */
+		__atomic_compare_exchange_n(p, &orig, dr_atmeth_swap_add(ae), false, __ATOMIC_SEQ_CST,
+					    __ATOMIC_SEQ_CST);
+	} else {
+		orig = __atomic_fetch_add(p, dr_atmeth_swap_add(ae), __ATOMIC_SEQ_CST);
+	}
+	res = resp_new_res(qp, &idx);
+	res->is_read = false;
+	res->first_psn = res->last_psn = c->psn;
+	res->va = c->va;
+	res->rkey = c->mr->pub.rkey;
+	res->length = sizeof(uint64_t);
+	res->atomic_orig = orig;
+	qp->resp.msn = (qp->resp.msn + 1) & DR_24BIT_MASK;
+	qp->resp.epsn = dr_psn_add(c->psn, 1);
+	qp->resp.dup_ack_psn = c->psn;
+	/* the atomic ACK acknowledges everything before it; if it is lost the retried request gets it again */
+	qp->resp.ack_pending = false;
+	qp->resp.unacked = 0;
+	resp_send_ack(qp, DR_OPCODE(RC, ATOMIC_ACK), RESP_SYN_ACK, c->psn, orig);
+	return RESP_DONE;
+}
+
+/* Step EXECUTE (rxe execute()). */
+static enum dr_resp_step
+resp_execute(struct dr_qp_impl *qp, struct resp_ctx *c)
+{
+	enum dr_resp_step next;
+
+	if (c->mask & DR_OPF_SEND)
+		next = resp_exec_send(qp, c);
+	else if (c->mask & DR_OPF_WRITE)
+		next = resp_exec_write(qp, c);
+	else if (c->mask & DR_OPF_READ)
+		return resp_exec_read(qp, c);
+	else if (c->mask & DR_OPF_ATOMIC)
+		return resp_exec_atomic(qp, c);
+	else
+		return RESP_DONE;
+	if (next != RESP_DONE)
+		return next;
+	/* IBA 9.7.5.1.6: the MSN counts completed messages */
+	if (c->mask & DR_OPF_LAST)
+		qp->resp.msn = (qp->resp.msn + 1) & DR_24BIT_MASK;
+	qp->resp.epsn = dr_psn_add(c->psn, 1);
+	qp->resp.dup_ack_psn = c->psn;
+	return (c->mask & DR_OPF_COMP) ? RESP_COMPLETE : RESP_ACKNOWLEDGE;
+}
+
+/* Post a receive completion for the WQE at the RQ's tail and free it. Returns 0 or -EOVERFLOW. */
+static int
+resp_post_recv_wc(struct dr_qp_impl *qp, struct resp_ctx *c, enum dr_wc_status status)
+{
+	const struct dr_recv_wqe *rwqe = dr_rq_wqe(&qp->rq, qp->rq.tail);
+	struct dr_wc wc;
+
+	memset(&wc, 0, sizeof(wc));
+	wc.wr_id = rwqe->wr_id;
+	wc.status = status;
+	wc.qp_num = qp->pub.qp_num;
+	wc.src_qp = qp->attr.dest_qp_num;
+	if (status == DR_WC_SUCCESS) {
+		bool write = c->mask & DR_OPF_WRITE;
+
+		wc.opcode = write ? DR_WC_RECV_RDMA_WITH_IMM : DR_WC_RECV;
+		/* rxe: the bytes received, or for WRITE with immediate the length written */
+		wc.byte_len = qp->resp.rcv_off;
+		if (c->mask & DR_OPF_IMMDT) {
+			wc.imm_data = dr_immdt_imm(dr_pkt_immdt(c->pi));
+			wc.wc_flags |= DR_WC_WITH_IMM;
+		}
+	} else {
+		wc.opcode = DR_WC_RECV;
+	}
+	qp->rq.tail++;
+	qp->resp.have_rwqe = false;
+	qp->resp.rcv_off = 0;
+	return dr_cq_push(dr_cq_impl(qp->pub.recv_cq), &wc);
+}
+
+/* Step COMPLETE (IBA 9.7.5.1.5; rxe do_complete()). */
+static enum dr_resp_step
+resp_complete(struct dr_qp_impl *qp, struct resp_ctx *c)
+{
+	if (resp_post_recv_wc(qp, c, DR_WC_SUCCESS) != 0) {
+		/* receive CQ overrun: IBA 11.4.2.1, the QP goes to ERR (rxe class G) */
+		dr_qp_to_error(qp);
+		return RESP_DONE;
+	}
+	return RESP_ACKNOWLEDGE;
+}
+
+/* Step ACKNOWLEDGE (IBA 9.7.5.1.6): owe an ACK for the newest PSN when asked or every N requests. */
+static enum dr_resp_step
+resp_acknowledge(struct dr_qp_impl *qp, struct resp_ctx *c)
+{
+	qp->resp.unacked++;
+	if (qp->resp.ack_pending || dr_bth_ackreq(dr_pkt_bth(c->pi)) || qp->resp.unacked >= DR_RESP_ACK_EVERY)
+		resp_owe(qp, RESP_SYN_ACK, c->psn);
+	return RESP_DONE;
+}
+
+/* Resource whose PSN range holds @psn (rxe find_resource()). */
+static struct dr_resp_res *
+resp_find_res(struct dr_qp_impl *qp, uint32_t psn, int *idx)
+{
+	uint32_t i, n = RTE_MIN((uint32_t)qp->attr.max_dest_rd_atomic, (uint32_t)DR_MAX_RD_ATOMIC);
+
+	for (i = 0; i < n; i++) {
+		struct dr_resp_res *res = &qp->resp.res[i];
+
+		if (res->valid && !dr_psn_before(psn, res->first_psn) && !dr_psn_after(psn, res->last_psn)) {
+			*idx = (int)i;
+			return res;
+		}
+	}
+	return NULL;
+}
+
+/* Step DUPLICATE (IBA 9.7.5.1.1 C9-105, 9.7.5.1.3, 9.7.5.1.4; rxe duplicate_request()). */
+static enum dr_resp_step
+resp_duplicate(struct dr_qp_impl *qp, struct resp_ctx *c)
+{
+	struct dr_resp_res *res;
+	int idx;
+
+	if (c->mask & (DR_OPF_SEND | DR_OPF_WRITE)) {
+		/*
+		 * C9-105: ACK again, with the current MSN and the PSN of the newest
+		 * request that was not a READ: an ACK at a READ's PSN would tell the
+		 * requester that READ's responses were lost (rxe commit "fix for
+		 * duplicate request processing and ack psns"). An owed NAK stays owed.
+		 */
+		if (!qp->resp.ack_pending)
+			resp_owe(qp, RESP_SYN_ACK, qp->resp.dup_ack_psn);
+		return RESP_DONE;
+	}
+	res = resp_find_res(qp, c->psn, &idx);
+	if (res == NULL)
+		return RESP_DONE;              /* too old: class D, silently dropped (rxe) */
+	if (c->mask & DR_OPF_READ) {
+		const struct dr_reth *reth = dr_pkt_reth(c->pi);
+		uint64_t va = dr_reth_va(reth);
+		uint32_t len = dr_reth_len(reth);
+
+		/* the retried READ must be the original or a tail of it (rxe) */
+		if (!res->is_read || dr_reth_rkey(reth) != res->rkey || va < res->va ||
+		    va - res->va > res->length || len > res->length - (va - res->va))
+			return RESP_DONE;
+		res->start = res->sent = (uint32_t)(va - res->va);
+		res->end = res->start + len;
+		res->next_psn = c->psn;
+		qp->resp.res_active = idx;
+		qp->resp.ack_pending = false;
+		return RESP_DONE;
+	}
+	if ((c->mask & DR_OPF_ATOMIC) && !res->is_read && res->first_psn == c->psn)
+		resp_send_ack(qp, DR_OPCODE(RC, ATOMIC_ACK), RESP_SYN_ACK, c->psn, res->atomic_orig);
+	return RESP_DONE;
+}
+
+/* Step ERR_PSN_SEQ (IBA 9.7.5.2.2, class B): NAK with the expected PSN, drop. */
+static enum dr_resp_step
+resp_err_psn_seq(struct dr_qp_impl *qp, struct resp_ctx *c)
+{
+	RTE_SET_USED(c);
+	resp_owe(qp, dr_aeth_syn_make(DR_AETH_NAK, DR_NAK_PSN_SEQ_ERR), qp->resp.epsn);
+	return RESP_DONE;
+}
+
+/* Step ERR_RNR (IBA 9.7.5.2.8, class B): RNR NAK with our min_rnr_timer, PSN not advanced. */
+static enum dr_resp_step
+resp_err_rnr(struct dr_qp_impl *qp, struct resp_ctx *c)
+{
+	resp_owe(qp, dr_aeth_syn_make(DR_AETH_RNR_NAK, qp->attr.min_rnr_timer), c->psn);
+	/* the packets behind it are dropped without a PSN NAK until the retry arrives */
+	qp->resp.nak_sent = true;
+	return RESP_DONE;
+}
+
+/* Step ERR_CLASS_C (IBA 9.7.5.1.x; rxe do_class_ac_error() + do_complete() + rxe_qp_error()). */
+static enum dr_resp_step
+resp_err_class_c(struct dr_qp_impl *qp, struct resp_ctx *c)
+{
+	DR_DP_LOG(resp, DEBUG, "qp %u: %s psn %#x: NAK %u, QP to ERR", qp->pub.qp_num,
+		  dr_opcode_name(c->pi->opcode), c->psn, c->nak);
+	qp->resp.ack_pending = false;
+	resp_send_ack(qp, DR_OPCODE(RC, ACK), dr_aeth_syn_make(DR_AETH_NAK, c->nak), c->psn, 0);
+	if (qp->resp.have_rwqe)
+		resp_post_recv_wc(qp, c, c->status);
+	qp->resp.in_msg = DR_RESP_MSG_NONE;
+	dr_resp_drain(qp);
+	dr_comp_progress(qp);          /* finished send WQEs complete before the flush */
+	dr_qp_to_error(qp);
+	return RESP_DONE;
+}
+
+/* Run the checks and the execution of one request; frees @m. */
+static void
+resp_handle(struct dr_qp_impl *qp, struct rte_mbuf *m, struct dr_pkt_info *pi)
+{
+	struct resp_ctx c = {
+		.m = m,
+		.pi = pi,
+		.mask = pi->mask,
+		.psn = dr_bth_psn(dr_pkt_bth(pi)),
+		.paylen = pi->paylen,
+	};
+	enum dr_resp_step step = RESP_CHK_PSN;
+
+	while (step != RESP_DONE) {
+		switch (step) {
+		case RESP_CHK_PSN: step = resp_chk_psn(qp, &c); break;
+		case RESP_CHK_OP_SEQ: step = resp_chk_op_seq(qp, &c); break;
+		case RESP_CHK_OP_VALID: step = resp_chk_op_valid(qp, &c); break;
+		case RESP_CHK_RESOURCE: step = resp_chk_resource(qp, &c); break;
+		case RESP_CHK_LENGTH: step = resp_chk_length(qp, &c); break;
+		case RESP_CHK_RKEY: step = resp_chk_rkey(qp, &c); break;
+		case RESP_EXECUTE: step = resp_execute(qp, &c); break;
+		case RESP_COMPLETE: step = resp_complete(qp, &c); break;
+		case RESP_ACKNOWLEDGE: step = resp_acknowledge(qp, &c); break;
+		case RESP_DUPLICATE: step = resp_duplicate(qp, &c); break;
+		case RESP_ERR_PSN_SEQ: step = resp_err_psn_seq(qp, &c); break;
+		case RESP_ERR_RNR: step = resp_err_rnr(qp, &c); break;
+		case RESP_ERR_CLASS_C: step = resp_err_class_c(qp, &c); break;
+		default: step = RESP_DONE; break;
+		}
+	}
+	rte_pktmbuf_free(m);
+}
+
+static inline bool
+resp_busy(const struct dr_qp_impl *qp)
+{
+	return qp->resp.res_active >= 0 || qp->resp.pend_head != qp->resp.pend_tail;
+}
+
+void
+dr_resp_rx(struct dr_qp_impl *qp, struct rte_mbuf *m, struct dr_pkt_info *pi)
+{
+	struct dr_resp_state *rs = &qp->resp;
+
+	/* IBA 10.3.1: requests are taken from RTR on */
+	if (!dr_qp_can_receive(qp)) {
+		rte_pktmbuf_free(m);
+		return;
+	}
+	if (resp_busy(qp)) {
+		/* READ responses first: keep the request for later; full: drop, it is retransmitted */
+		if (rs->pend_head - rs->pend_tail >= DR_RESP_PEND) {
+			rte_pktmbuf_free(m);
+			return;
+		}
+		rs->pend[rs->pend_head++ % DR_RESP_PEND] = m;
+		return;
+	}
+	resp_handle(qp, m, pi);
+}
+
+/* Emit READ responses of the active resource, at most @budget (IBA 9.7.5.1.3; rxe read_reply()). */
+static int
+resp_read_reply(struct dr_qp_impl *qp, int budget)
+{
+	struct dr_resp_res *res = &qp->resp.res[qp->resp.res_active];
+	uint32_t mtu = qp->mtu;
+	int n = 0;
+
+	while (n < budget && dr_tx_room(qp->pub.context) > 0) {
+		uint32_t left = res->end - res->sent, pay = RTE_MIN(left, mtu);
+		bool first = res->sent == res->start, last = left <= mtu;
+		struct dr_mr_impl *mr = NULL;
+		struct dr_pkt_info pi;
+		struct rte_mbuf *m;
+		uint8_t opcode;
+
+		if (pay != 0) {
+			/* the region may have gone since the request: look it up again (rxe recheck) */
+			mr = resp_rkey_mr(qp, res->rkey);
+			if (mr == NULL || dr_mr_check_access(&mr->region, res->va + res->sent, pay,
+							     DR_ACCESS_REMOTE_READ) != 0) {
+				struct resp_ctx c = { .nak = DR_NAK_REM_ACCESS_ERR, .status = DR_WC_REM_ACCESS_ERR,
+						      .psn = res->next_psn, .pi = &pi };
+
+				pi.opcode = DR_OPCODE(RC, READ_REQ);
+				pi.mask = 0;
+				qp->resp.res_active = -1;
+				resp_err_class_c(qp, &c);
+				return n;
+			}
+		}
+		opcode = first ? (last ? DR_OPCODE(RC, READ_RESP_ONLY) : DR_OPCODE(RC, READ_RESP_FIRST))
+			       : (last ? DR_OPCODE(RC, READ_RESP_LAST) : DR_OPCODE(RC, READ_RESP_MIDDLE));
+		m = dr_qp_pkt_start(qp, opcode, pay, res->next_psn, &pi);
+		if (m == NULL)
+			break;
+		if (pi.mask & DR_OPF_AETH)
+			dr_aeth_set(dr_pkt_aeth(&pi), RESP_SYN_ACK, qp->resp.msn);
+		if ((pay != 0 && dr_pkt_append(m, mr_host(mr, res->va + res->sent), pay) != 0) ||
+		    dr_pkt_finalize(m, &pi) != 0) {
+			rte_pktmbuf_free(m);
+			break;
+		}
+		dr_ctx_tx(qp->pub.context, m);
+		n++;
+		res->sent += pay;
+		res->next_psn = dr_psn_add(res->next_psn, 1);
+		if (last) {
+			qp->resp.res_active = -1;
+			break;
+		}
+	}
+	return n;
+}
+
+void
+dr_resp_drain(struct dr_qp_impl *qp)
+{
+	struct dr_resp_state *rs = &qp->resp;
+
+	while (rs->pend_head != rs->pend_tail)
+		rte_pktmbuf_free(rs->pend[rs->pend_tail++ % DR_RESP_PEND]);
+	rs->pend_head = rs->pend_tail = 0;
+	rs->res_active = -1;
+	rs->ack_pending = false;
+}
+
+int
+dr_resp_progress(struct dr_qp_impl *qp)
+{
+	struct dr_resp_state *rs = &qp->resp;
+	int n = 0;
+
+	if (!dr_qp_can_receive(qp)) {
+		if (rs->pend_head != rs->pend_tail || rs->res_active >= 0)
+			dr_resp_drain(qp);
+		return 0;
+	}
+	for (;;) {
+		struct dr_pkt_info pi;
+		struct rte_mbuf *m;
+
+		if (rs->res_active >= 0) {
+			n += resp_read_reply(qp, DR_RESP_PKTS_PER_ROUND - n);
+			if (rs->res_active >= 0 || !dr_qp_can_receive(qp))
+				return n;     /* budget, mbufs or room ran out: next round */
+		}
+		if (rs->pend_head == rs->pend_tail)
+			break;
+		m = rs->pend[rs->pend_tail++ % DR_RESP_PEND];
+		if (dr_pkt_parse(m, &pi) != DR_PKT_OK) {  /* parsed once already: cannot fail */
+			rte_pktmbuf_free(m);
+			continue;
+		}
+		resp_handle(qp, m, &pi);
+		if (!dr_qp_can_receive(qp))
+			return n;
+	}
+	if (rs->ack_pending && resp_flush_ack(qp) == 0)
+		n++;
+	return n;
+}

@@ -1,0 +1,127 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 The dpdk-rdma authors.
+ */
+
+#ifndef DR_TRANSPORT_H
+#define DR_TRANSPORT_H
+
+/*
+ * What the RC transport's files (dr_engine.c, dr_qp_pkt.c, dr_req.c,
+ * dr_resp.c, dr_comp.c) share besides the stage entry points of
+ * dr_qp_impl.h: limits of the state machines, the data movers between
+ * packets and memory, the go-back-N rewind and the timer arithmetic.
+ * Internal: not installed, not part of the verbs contract.
+ */
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <rte_mbuf.h>
+
+#include "dr_qp_impl.h"
+
+/*
+ * Send window: the requester never has more than this many PSNs outstanding
+ * (distance from comp.psn). IBA 9.7.1 allows up to 2^23; a small window keeps
+ * go-back-N cheap. rxe uses RXE_MAX_UNACKED_PSNS = 128; we allow more so one
+ * QP fills a 10G link.
+ */
+#define DR_REQ_WINDOW 2048
+/* AckReq on the last packet of a message and on every 64th packet of a long one (rxe: 64). */
+#define DR_ACKREQ_EVERY 64
+/* The responder acknowledges at least every this many executed requests even without AckReq. */
+#define DR_RESP_ACK_EVERY 64
+/* READ responses a QP emits per progress round (fairness with the other stages). */
+#define DR_RESP_PKTS_PER_ROUND DR_MAX_PKTS_PER_QP_ROUND
+/*
+ * READ responses beyond the expected PSN tolerated before the missing one is
+ * requested again (reordering, not loss, below this; rxe ignores them all and
+ * waits for the ACK timer).
+ */
+#define DR_READ_OOO_RETRY 3
+/* Receive bursts per progress round, at most (the rx stage stops at the first short burst). */
+#define DR_RX_BURSTS_PER_ROUND 4
+/* Largest DMA length a RETH may announce (rxe's check_length(): 2^31). */
+#define DR_RETH_MAX_LEN (1u << 31)
+
+/* QP states in which each stage runs. */
+static inline bool
+dr_qp_can_receive(const struct dr_qp_impl *qp)
+{
+	/* IBA 10.3.1: requests are accepted from RTR on; SQD/SQE still receive */
+	return qp->pub.state == DR_QPS_RTR || qp->pub.state == DR_QPS_RTS ||
+	       qp->pub.state == DR_QPS_SQD || qp->pub.state == DR_QPS_SQE;
+}
+
+static inline bool
+dr_qp_can_send(const struct dr_qp_impl *qp)
+{
+	return qp->pub.state == DR_QPS_RTS || qp->pub.state == DR_QPS_SQD;
+}
+
+/* Room left in the context's transmit buffer, flushing it once when full. */
+static inline unsigned int
+dr_tx_room(struct dr_context *ctx)
+{
+	unsigned int cap = RTE_DIM(ctx->tx_buf);
+
+	if (ctx->tx_count >= cap)
+		dr_ctx_tx_flush(ctx);
+	return ctx->tx_count < cap ? cap - ctx->tx_count : 0;
+}
+
+/* ---- data movers (dr_qp_pkt.c) ---- */
+
+/*
+ * Append @len payload bytes of @wqe, from byte @offset of its message, to the
+ * packet @m: from the inline copy when the WR was inline, else gathered from
+ * its SGEs (each L_Key must name a valid MR of the QP's PD covering the SGE,
+ * IBA 10.6.3.1). Returns 0, -EFAULT / -EACCES (bad local key or range),
+ * or -ENOSPC (no room in the mbuf).
+ */
+int dr_qp_pkt_add_payload(struct dr_qp_impl *qp, struct rte_mbuf *m, const struct dr_send_wqe *wqe,
+			  uint32_t offset, uint32_t len);
+
+/*
+ * Scatter @len bytes of the packet @m, starting @moff bytes into it, into the
+ * memory the SGE list describes, from byte @offset of the list on. Every MR
+ * touched must belong to the QP's PD and grant LOCAL_WRITE. Returns 0,
+ * -EFAULT / -EACCES (bad local key or range), or -EMSGSIZE (list too short).
+ */
+int dr_qp_sge_scatter(struct dr_qp_impl *qp, const struct dr_sge *sge, uint16_t num_sge, uint32_t offset,
+		      const struct rte_mbuf *m, uint32_t moff, uint32_t len);
+
+/* As dr_qp_sge_scatter(), from the flat buffer @src. */
+int dr_qp_sge_write(struct dr_qp_impl *qp, const struct dr_sge *sge, uint16_t num_sge, uint32_t offset,
+		    const void *src, uint32_t len);
+
+/* Copy @len bytes of a (possibly chained) mbuf from byte @off into @dst. */
+void dr_mbuf_copy_out(const struct rte_mbuf *m, uint32_t off, uint32_t len, void *dst);
+
+/* ---- requester (dr_req.c) ---- */
+
+/*
+ * Go-back-N (IBA 9.7.5.2.x: retransmit from the oldest unacknowledged
+ * PSN): rewind req.cur/offset/psn to comp.psn. The WQE holding comp.psn
+ * restarts at the packet after its last acknowledged one; a READ whose
+ * responses partly arrived is requested again from its first missing byte.
+ */
+void dr_req_rewind(struct dr_qp_impl *qp);
+
+/* ---- completer (dr_comp.c) ---- */
+
+/* IBA table 45: RNR NAK timer field -> minimum wait in microseconds. */
+uint32_t dr_rnr_timer_usec(uint8_t code);
+/* Local ACK timeout 4.096 us * 2^@timeout in ticks of a @hz clock; 0 for timeout 0 (infinite). */
+uint64_t dr_ack_timeout_ticks(uint8_t timeout, uint64_t hz);
+/* Arm the local ACK timer if it is not running (the requester sent a packet). */
+void dr_comp_arm_timer(struct dr_qp_impl *qp, uint64_t now);
+
+/* ---- engine (dr_engine.c): the stages, callable one by one ---- */
+
+/* Receive one burst and dispatch it; returns the frames received. */
+uint16_t dr_engine_rx(struct dr_context *ctx);
+/* Run timers, responder, requester and completer of every active QP; returns packets/CQEs produced. */
+int dr_engine_qps(struct dr_context *ctx, uint64_t now);
+
+#endif /* DR_TRANSPORT_H */

@@ -1,0 +1,204 @@
+# SPDX-License-Identifier: BSD-3-Clause
+# Copyright (c) 2026 The dpdk-rdma authors.
+"""dpdk-rdma-perf end to end over net_memif (two processes, shared memory,
+no hugepages): every test at the sizes around the path MTU with --check,
+1 MiB messages (slow), several QPs, -D, 4096-byte MTU, and the output's
+perftest layout. Needs the transport: fails (does not skip) until it links."""
+
+import re
+
+import pytest
+
+from perfutil import (ITERS_MIB, ITERS_SMALL, MIB, MTU, REPO, RUN_TIMEOUT, SIZE_IDS, TESTS,
+                      assert_checked_run, assert_size_row, kind, matrix_args, pair,
+                      small_sizes, table)
+
+VECTORS = REPO / "test" / "vectors"
+TITLES = {"send_bw": "Send BW Test", "send_lat": "Send Latency Test",
+          "write_bw": "RDMA_Write BW Test", "write_lat": "RDMA_Write Latency Test",
+          "read_bw": "RDMA_Read BW Test", "read_lat": "RDMA_Read Latency Test"}
+
+
+def memif(perf_exe, *args, **kw):
+    kw.setdefault("timeout", RUN_TIMEOUT)
+    return pair.run_memif(list(map(str, args)), exe=perf_exe, **kw)
+
+
+@pytest.fixture(scope="module", params=TESTS)
+def small_run(request, perf_exe):
+    """One pair per test: all the small sizes in one run (--sizes)."""
+    test = request.param
+    sizes, iters = small_sizes(test), ITERS_SMALL[kind(test)]
+    return test, sizes, iters, memif(perf_exe, *matrix_args(test, sizes, iters))
+
+
+@pytest.mark.parametrize("index", range(5), ids=SIZE_IDS)
+def test_sizes_around_mtu_checked(small_run, index):
+    test, sizes, iters, res = small_run
+    assert_size_row(res, sizes[index], iters)
+
+
+def test_both_sides_agree(small_run):
+    """Both exit 0, print one row per size, and verified the data."""
+    test, sizes, iters, res = small_run
+    assert_checked_run(res, sizes, iters)
+    assert table.header(res.client.stdout)["Data check"] == "ON"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("test", TESTS)
+def test_one_mib_checked(perf_exe, test):
+    iters = ITERS_MIB[kind(test)]
+    res = memif(perf_exe, *matrix_args(test, [MIB], iters))
+    assert_checked_run(res, [MIB], iters)
+
+
+@pytest.mark.parametrize("test,qps", [("write_bw", 4), ("send_bw", 3), ("read_bw", 2)])
+def test_several_qps(perf_exe, test, qps):
+    res = memif(perf_exe, *matrix_args(test, [3000], 200), "-q", qps)
+    assert_checked_run(res, [3000], 200)
+    addrs = table.addresses(res.client.stdout)
+    assert [a[0] for a in addrs] == ["local"] * qps + ["remote"] * qps
+    assert table.header(res.client.stdout)["Number of qps"] == str(qps)
+
+
+@pytest.mark.parametrize("test", ["write_bw", "send_bw", "read_bw", "send_lat", "write_lat"])
+def test_duration(perf_exe, test):
+    """-D: the client stops after the duration, the server follows in-band."""
+    res = memif(perf_exe, test, "--check", "-D", "1", "-s", 2048)
+    assert res.ok, res.describe()
+    rows = table.rows(res.client.stdout)
+    assert len(rows) == 1 and rows[0]["bytes"] == 2048 and rows[0]["iters"] > 0, res.describe()
+    if kind(test) == "lat":
+        assert "tps average" in res.client.stdout
+    assert "Data check: OK" in res.client.stdout
+
+
+def test_mtu_4096(perf_exe):
+    res = memif(perf_exe, "write_bw", "--check", "-m", 4096, "--link-mtu", 4200, "--sizes",
+                "4095,4096,4097,100000", "-n", 200)
+    assert res.ok, res.describe()
+    assert table.header(res.client.stdout)["Mtu"] == "4096[B]"
+    assert [r["bytes"] for r in table.rows(res.client.stdout)] == [4095, 4096, 4097, 100000]
+
+
+def test_mtu_above_active_is_capped(perf_exe):
+    """perftest's rule: -m above the port's active MTU is lowered to it, with a warning."""
+    res = memif(perf_exe, "send_bw", "-m", 4096, "-s", 64, "-n", 100)
+    assert res.ok, res.describe()
+    assert "Requested mtu is higher than active mtu" in res.client.stderr
+    assert table.header(res.client.stdout)["Mtu"] == "%d[B]" % MTU
+
+
+def test_gid_index_0(perf_exe):
+    """-x 0: the link-local IPv6 GID (RoCEv2 over IPv6)."""
+    res = memif(perf_exe, "write_bw", "--check", "-x", 0, "-s", 3000, "-n", 100)
+    assert res.ok, res.describe()
+    gids = [g for _, _, g in table.addresses(res.client.stdout)]
+    assert all(g.startswith("254:128:00:00:00:00:00:00:") for g in gids), gids
+
+
+# ---- the output: perftest's layout ----
+
+PERFTEST_BW_ROW = " %-7d    %-10d       %-7.2f            %-7.2f\t\t   %-7.6f"
+PERFTEST_LAT_ROW = (" %-7d %d          %-7.2f        %-7.2f      %-7.2f  \t       %-7.2f     "
+                    "\t%-7.2f\t\t%-7.2f \t\t%-7.2f")
+
+
+def perftest_lines(name):
+    return (VECTORS / name).read_text().splitlines()
+
+
+def test_format_strings_match_perftest():
+    """The Python formats used below reproduce Debian perftest's own rows."""
+    for name, fmt, cast in (("perftest_send_bw_4k.client.txt", PERFTEST_BW_ROW, (int, int)),
+                            ("perftest_write_lat.client.txt", PERFTEST_LAT_ROW, (int, int))):
+        lines = perftest_lines(name)
+        head = next(i for i, line in enumerate(lines) if line.startswith(" #bytes"))
+        row = lines[head + 1]
+        vals = [c(v) for c, v in zip(cast, row.split())] + [float(v) for v in row.split()[2:]]
+        assert fmt % tuple(vals) == row
+
+
+@pytest.fixture(scope="module")
+def bw_output(perf_exe):
+    res = memif(perf_exe, "write_bw", "-s", 4096, "-n", 300)
+    assert res.ok, res.describe()
+    return res
+
+
+def test_bw_table_layout(bw_output):
+    ref = perftest_lines("perftest_send_bw_4k.client.txt")
+    for side in (bw_output.client, bw_output.server):
+        lines = side.stdout.splitlines()
+        head = lines.index(next(line for line in lines if line.startswith(" #bytes")))
+        ref_head = ref.index(next(line for line in ref if line.startswith(" #bytes")))
+        assert lines[head] == ref[ref_head]
+        assert lines[head - 1] == ref[ref_head - 1] == "-" * 87
+        row = table.rows(side.stdout)[0]
+        assert lines[head + 1] == PERFTEST_BW_ROW % (
+            row["bytes"], row["iters"], row["bw_peak"], row["bw_avg"], row["msg_rate"])
+        assert lines[head + 2] == "-" * 87
+
+
+def test_bw_header(bw_output):
+    out = bw_output.client.stdout
+    lines = out.splitlines()
+    assert lines[0] == "-" * 87
+    assert lines[1] == "                    RDMA_Write BW Test"
+    assert lines[2] == " Dual-port       : OFF\t\tDevice         : dr_net_memif0"
+    h = table.header(out)
+    assert h["Number of qps"] == "1" and h["Transport type"] == "IB"
+    assert h["Connection type"] == "RC" and h["Using SRQ"] == "OFF"
+    assert h["TX depth"] == "128" and h["CQ Moderation"] == "100"
+    assert h["Mtu"] == "%d[B]" % MTU and h["Link type"] == "Ethernet"
+    assert h["GID index"] == "1" and h["Max inline data"] == "0[B]"
+    assert " rdma_cm QPs\t : OFF" in lines and " Data ex. method : Ethernet" in lines
+    assert "TX depth" not in table.header(bw_output.server.stdout)   # as perftest's server
+    assert bw_output.server.stdout.lstrip("\n").startswith(
+        "************************************\n* Waiting for client to connect... *\n")
+
+
+def test_addresses_cross_match(bw_output):
+    """Each side's remote address is the other's local one; the GIDs are the
+    IPv4-mapped GIDs of --ip, printed as perftest does (decimal bytes)."""
+    cli, srv = table.addresses(bw_output.client.stdout), table.addresses(bw_output.server.stdout)
+    assert [a[0] for a in cli] == ["local", "remote"]
+    assert cli[0][1] == srv[1][1] and cli[1][1] == srv[0][1]
+    assert cli[0][2] == srv[1][2] == "00:00:00:00:00:00:00:00:00:00:255:255:192:00:02:02"
+    assert cli[1][2] == srv[0][2] == "00:00:00:00:00:00:00:00:00:00:255:255:192:00:02:01"
+    for vals in (cli[0][1], cli[1][1]):
+        assert set(vals) == {"LID", "QPN", "PSN", "RKey", "VAddr"}
+        assert 0 <= vals["PSN"] < 1 << 24
+    line = next(line for line in bw_output.client.stdout.splitlines() if "local address" in line)
+    assert re.fullmatch(r" local address: LID 0000 QPN 0x[0-9a-f]{4,6} PSN 0x[0-9a-f]{1,6} "
+                        r"RKey 0x[0-9a-f]{6,8} VAddr 0x[0-9a-f]{14}", line), line
+
+
+def test_server_prints_the_client_row(bw_output):
+    """write_bw's server has nothing to measure: it prints the client's row."""
+    assert table.rows(bw_output.server.stdout) == table.rows(bw_output.client.stdout)
+
+
+def test_report_gbits(perf_exe):
+    res = memif(perf_exe, "send_bw", "--report_gbits", "-s", 4096, "-n", 300)
+    assert res.ok, res.describe()
+    assert "BW peak[Gb/sec]    BW average[Gb/sec]" in res.client.stdout
+    assert len(table.rows(res.client.stdout)) == 1
+
+
+def test_lat_table_layout(perf_exe):
+    res = memif(perf_exe, "write_lat", "-s", 64, "-n", 40)
+    assert res.ok, res.describe()
+    ref = perftest_lines("perftest_write_lat.client.txt")
+    ref_head = next(line for line in ref if line.startswith(" #bytes"))
+    for side in (res.client, res.server):
+        lines = side.stdout.splitlines()
+        head = lines.index(ref_head)
+        r = table.rows(side.stdout)[0]
+        assert lines[head + 1] == PERFTEST_LAT_ROW % (
+            r["bytes"], r["iters"], r["t_min"], r["t_max"], r["t_typical"], r["t_avg"],
+            r["t_stdev"], r["p99"], r["p99_9"])
+        assert r["t_min"] <= r["t_typical"] <= r["t_max"] and r["t_min"] <= r["t_avg"]
+        assert table.header(side.stdout)["Max inline data"] == "0[B]"
+    assert table.header(res.client.stdout)["TX depth"] == "1"

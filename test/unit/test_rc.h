@@ -1,0 +1,223 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 The dpdk-rdma authors.
+ */
+
+#ifndef TEST_RC_H
+#define TEST_RC_H
+
+/*
+ * The RC transport tests (test_rc_*.c): one EAL, two contexts in one process,
+ * each on a ring-backed ethdev port, joined by a "wire" the test controls.
+ * Context A's tx ring is drained by the test and its frames moved into B's
+ * rx ring (and back), through a deterministic policy: rules that drop,
+ * duplicate, corrupt or reorder chosen frames. The test drives both
+ * contexts' dr_progress() in turn.
+ *
+ * Environment: DR_TEST_LOG sets the EAL log level (e.g. "lib.dr.*:debug"),
+ * DR_TEST_VERBOSE prints frame counts, DR_TEST_WIRELOG prints the frames of
+ * the every-Nth loss tests, DR_TEST_SEEDS=n makes test_rc_loss a soak of the
+ * random mix over n seeds.
+ */
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <rte_mbuf.h>
+#include <rte_ring.h>
+
+#include "dr_context.h"
+#include "dr_pkt.h"
+#include "dr_qp_impl.h"
+#include "dr_verbs.h"
+
+/* Directions of the wire. */
+enum rc_dir {
+	RC_A2B = 0,
+	RC_B2A = 1,
+	RC_ANY = -1,
+};
+
+/* What a rule does to a frame it matches. */
+enum rc_action {
+	RC_PASS,
+	RC_DROP,
+	RC_DUP,        /* deliver it twice */
+	RC_CORRUPT,    /* flip a byte the ICRC covers */
+	RC_SWAP,       /* hold it and deliver it after the next frame of its direction */
+};
+
+/*
+ * A wire rule: among the frames of direction @dir with opcode @opcode (-1:
+ * any RoCEv2 frame), let @skip pass, then act on every @every-th one (0 or 1:
+ * each one) until @count actions were taken (0: no limit).
+ */
+struct rc_rule {
+	int dir;
+	int opcode;
+	uint32_t skip;
+	uint32_t every;
+	uint32_t count;
+	enum rc_action action;
+	/* options */
+	bool fresh;        /* only frames whose PSN was not seen before in this direction (first transmissions) */
+	bool random;       /* act with probability 1/@every from a seeded generator, not periodically */
+	uint32_t seed;
+	/* state */
+	uint32_t seen;
+	uint32_t done;
+};
+
+#define RC_MAX_RULES 8
+#define RC_MAX_LOG 8192
+
+/* One frame as the wire saw it (for tests that check ordering). */
+struct rc_log_entry {
+	uint8_t dir;
+	uint8_t opcode;
+	uint8_t action;
+	uint8_t syn;       /* AETH syndrome, when there is one */
+	bool se;           /* BTH.SE */
+	bool ackreq;       /* BTH.AckReq */
+	uint32_t psn;
+	uint32_t paylen;
+};
+
+struct rc_side {
+	struct dr_context *ctx;
+	struct dr_pd *pd;
+	struct dr_cq *scq;
+	struct dr_cq *rcq;
+	struct dr_qp *qp;
+	uint16_t port;
+	struct rte_ring *rx;          /* the port's rx ring (the wire fills it) */
+	struct rte_ring *tx;          /* the port's tx ring (the wire drains it) */
+	union dr_gid gid;             /* GID index 1 (IPv4-mapped) */
+};
+
+struct rc_env {
+	struct rc_side s[2];          /* [0] = A, [1] = B */
+	struct rte_mempool *copy_pool; /* duplicates */
+	struct rc_rule rules[RC_MAX_RULES];
+	unsigned int nrules;
+	struct rte_mbuf *held[2];     /* RC_SWAP */
+	uint32_t max_psn[2];          /* newest PSN seen per direction (fresh rules) */
+	bool any_psn[2];
+	uint64_t frames[2];           /* frames carried per direction */
+	uint64_t dropped[2];
+	struct rc_log_entry log[RC_MAX_LOG];
+	uint32_t nlog;
+	bool logging;
+};
+
+/* QP pair parameters. */
+struct rc_qp_params {
+	enum dr_mtu mtu;
+	uint32_t psn_a;               /* A's sq_psn = B's rq_psn */
+	uint32_t psn_b;               /* B's sq_psn = A's rq_psn */
+	uint8_t timeout;
+	uint8_t retry_cnt;
+	uint8_t rnr_retry;
+	uint8_t min_rnr_timer;
+	uint8_t max_rd_atomic;
+	uint8_t max_dest_rd_atomic;
+	unsigned int access_a;        /* qp_access_flags */
+	unsigned int access_b;
+	int sq_sig_all;
+	uint32_t max_wr;
+	uint32_t max_sge;
+	uint32_t max_inline;
+};
+
+/* Counters of the test files (dr_test.h's are per file). */
+extern unsigned int rc_passed, rc_failed;
+
+/* Start the EAL and open both contexts (link MTU @link_mtu). Returns 0 or -1. */
+int rc_env_init(struct rc_env *e, const char *prog, uint32_t link_mtu);
+void rc_env_fini(struct rc_env *e);
+
+/* Defaults: MTU 1024, PSNs 0x100 / 0x200, timeout 12, retry 7, rnr 7, timer 1, depth 4, all rights. */
+void rc_params_default(struct rc_qp_params *p);
+/* Create CQs and an RC QP on each side and connect them. Returns 0 or -1. */
+int rc_connect(struct rc_env *e, const struct rc_qp_params *p);
+/* Destroy the QPs and CQs (after draining the wire). */
+void rc_disconnect(struct rc_env *e);
+
+/* Wire policy. */
+void rc_rules_clear(struct rc_env *e);
+struct rc_rule *rc_rule_add(struct rc_env *e, int dir, int opcode, uint32_t skip, uint32_t every,
+			    uint32_t count, enum rc_action action);
+
+/* One round: progress A, carry A->B, progress B, carry B->A. */
+void rc_round(struct rc_env *e);
+/* Run rounds for @usec microseconds of wall time, or until @done(e, arg) says so. Returns true if done. */
+bool rc_run(struct rc_env *e, uint64_t usec, bool (*done)(struct rc_env *e, void *arg), void *arg);
+
+/* Completions gathered by rc_poll(). */
+struct rc_wcs {
+	struct dr_wc wc[512];
+	unsigned int n;
+};
+/* Poll a CQ into @w (appending). Returns completions read or -errno. */
+int rc_poll(struct dr_cq *cq, struct rc_wcs *w);
+/* Run until @w holds at least @n completions of @cq (or @usec passes). */
+bool rc_wait_wcs(struct rc_env *e, struct dr_cq *cq, struct rc_wcs *w, unsigned int n, uint64_t usec);
+
+/* Registered buffer. */
+struct rc_buf {
+	uint8_t *p;
+	size_t len;
+	struct dr_mr *mr;
+};
+int rc_buf_alloc(struct rc_side *s, struct rc_buf *b, size_t len, int access);
+void rc_buf_free(struct rc_buf *b);
+/* Fill with a pattern derived from @seed. */
+void rc_fill(uint8_t *p, size_t len, uint32_t seed);
+
+/* Split [addr, addr + len) of @b into @n SGEs of uneven sizes (n >= 1). Returns n. */
+int rc_sges(const struct rc_buf *b, size_t off, uint32_t len, int n, struct dr_sge *sge);
+
+/* Post helpers: return 0 or the errno of the post. */
+int rc_post_recv(struct rc_side *s, uint64_t wr_id, struct dr_sge *sge, int nsge);
+int rc_post_send(struct rc_side *s, uint64_t wr_id, enum dr_wr_opcode op, struct dr_sge *sge, int nsge,
+		 unsigned int flags, uint64_t raddr, uint32_t rkey, rte_be32_t imm);
+
+#define RC_CHECK(cond) do { \
+	if (cond) { rc_passed++; } else { rc_failed++; \
+		fprintf(stderr, "%s:%d: CHECK(%s) failed\n", __FILE__, __LINE__, #cond); } \
+} while (0)
+
+#define RC_CHECK_EQ(a, b) do { \
+	uint64_t a_ = (uint64_t)(a), b_ = (uint64_t)(b); \
+	if (a_ == b_) { rc_passed++; } else { rc_failed++; \
+		fprintf(stderr, "%s:%d: %s == %s failed: 0x%" PRIx64 " != 0x%" PRIx64 "\n", \
+			__FILE__, __LINE__, #a, #b, a_, b_); } \
+} while (0)
+
+#define RC_CHECK_MSG(cond, ...) do { \
+	if (cond) { rc_passed++; } else { rc_failed++; \
+		fprintf(stderr, "%s:%d: CHECK(%s) failed: ", __FILE__, __LINE__, #cond); \
+		fprintf(stderr, __VA_ARGS__); fputc('\n', stderr); } \
+} while (0)
+
+/* One checked transfer from A (requester) to B (responder; READ: B's memory to A's). */
+struct rc_xfer {
+	enum dr_wr_opcode op;
+	uint32_t len;
+	int nsge_l;                   /* SGEs of the requester's WR (>= 1) */
+	int nsge_r;                   /* SGEs of the receive WR (SEND) */
+	unsigned int flags;           /* extra send flags (INLINE, SOLICITED, FENCE) */
+	uint32_t recv_extra;          /* receive buffer this much larger than the message */
+	uint32_t seed;
+	uint64_t usec;                /* give up after (0: 5 s) */
+	/* expected outcome at the requester (default DR_WC_SUCCESS) */
+	enum dr_wc_status status;
+	/* after completion, keep running this long and check nothing more completes (0: 2 ms) */
+	uint64_t settle_usec;
+};
+/* Run and check it (data byte for byte, guards, completions exactly once). Returns 0 when all held. */
+int rc_xfer_run(struct rc_env *e, const struct rc_xfer *x, const char *tag);
+
+/* Report and exit status. */
+int rc_report(const char *name);
+
+#endif /* TEST_RC_H */

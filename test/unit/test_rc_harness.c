@@ -1,0 +1,744 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 The dpdk-rdma authors.
+ */
+
+/* The two-context, ring-wire harness of the RC transport tests (test_rc.h). */
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <rte_cycles.h>
+#include <rte_eal.h>
+#include <rte_eth_ring.h>
+#include <rte_ethdev.h>
+#include <rte_mbuf.h>
+#include <rte_ring.h>
+
+#include "dr_psn.h"
+#include "test_rc.h"
+
+unsigned int rc_passed, rc_failed;
+
+/* Wire rings: large enough for a full send window in flight. */
+#define RC_RING_SIZE 8192
+
+static int
+eal_start(const char *prog)
+{
+	char args[10][96];
+	char *argv[10];
+	const char *lvl = getenv("DR_TEST_LOG");
+	int argc = 0, i;
+
+	snprintf(args[argc++], sizeof(args[0]), "%s", prog);
+	snprintf(args[argc++], sizeof(args[0]), "--no-huge");
+	snprintf(args[argc++], sizeof(args[0]), "-m512");
+	snprintf(args[argc++], sizeof(args[0]), "--no-pci");
+	snprintf(args[argc++], sizeof(args[0]), "--no-telemetry");
+	snprintf(args[argc++], sizeof(args[0]), "--no-shconf");
+	snprintf(args[argc++], sizeof(args[0]), "--file-prefix=drrc%d", (int)getpid());
+	snprintf(args[argc++], sizeof(args[0]), "--log-level=%s", lvl != NULL ? lvl : "warning");
+	for (i = 0; i < argc; i++)
+		argv[i] = args[i];
+	return rte_eal_init(argc, argv);
+}
+
+static int
+side_port(struct rc_side *s, const char *name)
+{
+	char rn[64];
+	int port;
+
+	snprintf(rn, sizeof(rn), "%s_rx", name);
+	s->rx = rte_ring_create(rn, RC_RING_SIZE, SOCKET_ID_ANY, RING_F_SP_ENQ | RING_F_SC_DEQ);
+	snprintf(rn, sizeof(rn), "%s_tx", name);
+	s->tx = rte_ring_create(rn, RC_RING_SIZE, SOCKET_ID_ANY, RING_F_SP_ENQ | RING_F_SC_DEQ);
+	if (s->rx == NULL || s->tx == NULL)
+		return -1;
+	port = rte_eth_from_rings(name, &s->rx, 1, &s->tx, 1, SOCKET_ID_ANY);
+	if (port < 0)
+		return -1;
+	s->port = (uint16_t)port;
+	return 0;
+}
+
+static struct dr_context *
+side_open(struct rc_side *s, rte_be32_t ip, uint32_t link_mtu)
+{
+	struct dr_context_attr a;
+	struct dr_device **list;
+	struct dr_context *ctx = NULL;
+	int n = 0, i;
+
+	memset(&a, 0, sizeof(a));
+	a.ipv4_addr = ip;
+	a.mtu = link_mtu;
+	a.configure_port = 1;
+	a.nb_rx_desc = 1024;
+	a.nb_tx_desc = 1024;
+	a.mode = DR_PROGRESS_INLINE;
+	list = dr_get_device_list(&n);
+	if (list == NULL)
+		return NULL;
+	for (i = 0; i < n; i++)
+		if (dr_get_device_port(list[i]) == s->port)
+			ctx = dr_open_device(list[i], &a);
+	dr_free_device_list(list);
+	return ctx;
+}
+
+int
+rc_env_init(struct rc_env *e, const char *prog, uint32_t link_mtu)
+{
+	struct rte_ether_addr mac_a, mac_b;
+	int i;
+
+	memset(e, 0, sizeof(*e));
+	if (eal_start(prog) < 0) {
+		fprintf(stderr, "EAL init failed\n");
+		return -1;
+	}
+	if (side_port(&e->s[0], "rc_a") != 0 || side_port(&e->s[1], "rc_b") != 0) {
+		fprintf(stderr, "ring ports failed\n");
+		return -1;
+	}
+	e->s[0].ctx = side_open(&e->s[0], RTE_BE32(0x0A000001), link_mtu);
+	e->s[1].ctx = side_open(&e->s[1], RTE_BE32(0x0A000002), link_mtu);
+	if (e->s[0].ctx == NULL || e->s[1].ctx == NULL) {
+		fprintf(stderr, "dr_open_device failed: %s\n", strerror(errno));
+		return -1;
+	}
+	e->copy_pool = rte_pktmbuf_pool_create("rc_copy", 4095, 0, 0, DR_MBUF_DATA_ROOM, SOCKET_ID_ANY);
+	if (e->copy_pool == NULL) {
+		fprintf(stderr, "copy pool failed\n");
+		return -1;
+	}
+	for (i = 0; i < 2; i++) {
+		if (dr_query_gid(e->s[i].ctx, 1, 1, &e->s[i].gid) != 0) {
+			fprintf(stderr, "query_gid failed\n");
+			return -1;
+		}
+		e->s[i].pd = dr_alloc_pd(e->s[i].ctx);
+		if (e->s[i].pd == NULL) {
+			fprintf(stderr, "alloc_pd failed\n");
+			return -1;
+		}
+	}
+	/* net_ring ports have a null MAC that cannot be set, and deliver every frame:
+	 * any unicast MAC does as the neighbour's */
+	mac_a = e->s[0].ctx->mac;
+	mac_b = e->s[1].ctx->mac;
+	if (!rte_is_valid_assigned_ether_addr(&mac_a))
+		mac_a = (struct rte_ether_addr){ { 0x02, 0x00, 0x00, 0x00, 0x00, 0x0A } };
+	if (!rte_is_valid_assigned_ether_addr(&mac_b))
+		mac_b = (struct rte_ether_addr){ { 0x02, 0x00, 0x00, 0x00, 0x00, 0x0B } };
+	if (dr_add_neighbour(e->s[0].ctx, &e->s[1].gid, &mac_b) != 0 ||
+	    dr_add_neighbour(e->s[1].ctx, &e->s[0].gid, &mac_a) != 0) {
+		fprintf(stderr, "add_neighbour failed\n");
+		return -1;
+	}
+	return 0;
+}
+
+void
+rc_env_fini(struct rc_env *e)
+{
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		if (e->s[i].pd != NULL)
+			dr_dealloc_pd(e->s[i].pd);
+		if (e->s[i].ctx != NULL)
+			dr_close_device(e->s[i].ctx);
+	}
+	rte_eal_cleanup();
+}
+
+void
+rc_params_default(struct rc_qp_params *p)
+{
+	memset(p, 0, sizeof(*p));
+	p->mtu = DR_MTU_1024;
+	p->psn_a = 0x100;
+	p->psn_b = 0x200;
+	p->timeout = 12;              /* 16.8 ms */
+	p->retry_cnt = 7;
+	p->rnr_retry = 7;
+	p->min_rnr_timer = 1;         /* 10 us */
+	p->max_rd_atomic = 4;
+	p->max_dest_rd_atomic = 4;
+	p->access_a = p->access_b = DR_ACCESS_LOCAL_WRITE | DR_ACCESS_REMOTE_WRITE | DR_ACCESS_REMOTE_READ |
+				    DR_ACCESS_REMOTE_ATOMIC;
+	p->sq_sig_all = 1;
+	p->max_wr = 256;
+	p->max_sge = 4;
+	p->max_inline = 256;
+}
+
+static int
+qp_up(struct rc_side *s, const struct rc_qp_params *p, bool is_a)
+{
+	struct dr_qp_init_attr ia;
+	struct dr_qp_attr a;
+
+	s->scq = dr_create_cq(s->ctx, 4096, NULL, NULL, 0);
+	s->rcq = dr_create_cq(s->ctx, 4096, NULL, NULL, 0);
+	if (s->scq == NULL || s->rcq == NULL)
+		return -1;
+	memset(&ia, 0, sizeof(ia));
+	ia.send_cq = s->scq;
+	ia.recv_cq = s->rcq;
+	ia.qp_type = DR_QPT_RC;
+	ia.sq_sig_all = p->sq_sig_all;
+	ia.cap.max_send_wr = p->max_wr;
+	ia.cap.max_recv_wr = p->max_wr;
+	ia.cap.max_send_sge = p->max_sge;
+	ia.cap.max_recv_sge = p->max_sge;
+	ia.cap.max_inline_data = p->max_inline;
+	s->qp = dr_create_qp(s->pd, &ia);
+	if (s->qp == NULL)
+		return -1;
+	memset(&a, 0, sizeof(a));
+	a.qp_state = DR_QPS_INIT;
+	a.pkey_index = 0;
+	a.port_num = 1;
+	a.qp_access_flags = is_a ? p->access_a : p->access_b;
+	if (dr_modify_qp(s->qp, &a, DR_QP_STATE | DR_QP_PKEY_INDEX | DR_QP_PORT | DR_QP_ACCESS_FLAGS) != 0)
+		return -1;
+	return 0;
+}
+
+static int
+qp_rtr_rts(struct rc_side *s, const struct rc_side *peer, const struct rc_qp_params *p, bool is_a)
+{
+	struct dr_qp_attr a;
+
+	memset(&a, 0, sizeof(a));
+	a.qp_state = DR_QPS_RTR;
+	a.path_mtu = p->mtu;
+	a.dest_qp_num = peer->qp->qp_num;
+	a.rq_psn = is_a ? p->psn_b : p->psn_a;
+	a.max_dest_rd_atomic = p->max_dest_rd_atomic;
+	a.min_rnr_timer = p->min_rnr_timer;
+	a.ah_attr.is_global = 1;
+	a.ah_attr.port_num = 1;
+	a.ah_attr.grh.dgid = peer->gid;
+	a.ah_attr.grh.sgid_index = 1;
+	a.ah_attr.grh.hop_limit = 64;
+	if (dr_modify_qp(s->qp, &a, DR_QP_STATE | DR_QP_AV | DR_QP_PATH_MTU | DR_QP_DEST_QPN | DR_QP_RQ_PSN |
+				       DR_QP_MAX_DEST_RD_ATOMIC | DR_QP_MIN_RNR_TIMER) != 0)
+		return -1;
+	memset(&a, 0, sizeof(a));
+	a.qp_state = DR_QPS_RTS;
+	a.timeout = p->timeout;
+	a.retry_cnt = p->retry_cnt;
+	a.rnr_retry = p->rnr_retry;
+	a.sq_psn = is_a ? p->psn_a : p->psn_b;
+	a.max_rd_atomic = p->max_rd_atomic;
+	if (dr_modify_qp(s->qp, &a, DR_QP_STATE | DR_QP_TIMEOUT | DR_QP_RETRY_CNT | DR_QP_RNR_RETRY |
+				       DR_QP_SQ_PSN | DR_QP_MAX_QP_RD_ATOMIC) != 0)
+		return -1;
+	return 0;
+}
+
+int
+rc_connect(struct rc_env *e, const struct rc_qp_params *p)
+{
+	if (qp_up(&e->s[0], p, true) != 0 || qp_up(&e->s[1], p, false) != 0)
+		return -1;
+	if (qp_rtr_rts(&e->s[0], &e->s[1], p, true) != 0 || qp_rtr_rts(&e->s[1], &e->s[0], p, false) != 0)
+		return -1;
+	return 0;
+}
+
+static void
+wire_flush(struct rc_env *e)
+{
+	struct rte_mbuf *m;
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		while (rte_ring_sc_dequeue(e->s[i].tx, (void **)&m) == 0)
+			rte_pktmbuf_free(m);
+		while (rte_ring_sc_dequeue(e->s[i].rx, (void **)&m) == 0)
+			rte_pktmbuf_free(m);
+		if (e->held[i] != NULL) {
+			rte_pktmbuf_free(e->held[i]);
+			e->held[i] = NULL;
+		}
+	}
+}
+
+void
+rc_disconnect(struct rc_env *e)
+{
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		struct rc_side *s = &e->s[i];
+
+		/* frames the contexts still hold for the PMD */
+		dr_ctx_tx_flush(s->ctx);
+	}
+	wire_flush(e);
+	for (i = 0; i < 2; i++) {
+		struct rc_side *s = &e->s[i];
+
+		if (s->qp != NULL && dr_destroy_qp(s->qp) != 0)
+			fprintf(stderr, "destroy_qp failed\n");
+		if (s->scq != NULL)
+			dr_destroy_cq(s->scq);
+		if (s->rcq != NULL)
+			dr_destroy_cq(s->rcq);
+		s->qp = NULL;
+		s->scq = s->rcq = NULL;
+	}
+	rc_rules_clear(e);
+	e->frames[0] = e->frames[1] = 0;
+	e->dropped[0] = e->dropped[1] = 0;
+	e->nlog = 0;
+	e->logging = false;
+	e->any_psn[0] = e->any_psn[1] = false;
+}
+
+void
+rc_rules_clear(struct rc_env *e)
+{
+	memset(e->rules, 0, sizeof(e->rules));
+	e->nrules = 0;
+}
+
+struct rc_rule *
+rc_rule_add(struct rc_env *e, int dir, int opcode, uint32_t skip, uint32_t every, uint32_t count,
+	    enum rc_action action)
+{
+	struct rc_rule *r;
+
+	if (e->nrules >= RC_MAX_RULES)
+		return NULL;
+	r = &e->rules[e->nrules++];
+	memset(r, 0, sizeof(*r));
+	r->dir = dir;
+	r->opcode = opcode;
+	r->skip = skip;
+	r->every = every;
+	r->count = count;
+	r->action = action;
+	return r;
+}
+
+/* The first rule that acts on this frame decides. */
+static enum rc_action
+wire_decide(struct rc_env *e, int dir, const struct dr_pkt_info *pi, bool roce)
+{
+	uint32_t psn = roce ? dr_bth_psn(dr_pkt_bth(pi)) : 0;
+	bool fresh = false;
+	unsigned int i;
+
+	if (roce) {
+		/* a first transmission: beyond every PSN seen so far in this direction */
+		fresh = !e->any_psn[dir] || dr_psn_after(psn, e->max_psn[dir]);
+		if (fresh) {
+			e->max_psn[dir] = psn;
+			e->any_psn[dir] = true;
+		}
+	}
+	for (i = 0; i < e->nrules; i++) {
+		struct rc_rule *r = &e->rules[i];
+		uint32_t k;
+
+		if (r->dir != RC_ANY && r->dir != dir)
+			continue;
+		if (!roce || (r->opcode >= 0 && r->opcode != pi->opcode))
+			continue;
+		if (r->fresh && !fresh)
+			continue;
+		k = r->seen++;
+		if (k < r->skip)
+			continue;
+		if (r->count != 0 && r->done >= r->count)
+			continue;
+		if (r->random) {
+			r->seed = r->seed * 1103515245u + 12345u;
+			if ((r->seed >> 16) % (r->every != 0 ? r->every : 1) != 0)
+				continue;
+		} else if (r->every > 1 && (k - r->skip) % r->every != r->every - 1) {
+			continue;
+		}
+		r->done++;
+		return r->action;
+	}
+	return RC_PASS;
+}
+
+static void
+wire_put(struct rc_env *e, int dir, struct rte_mbuf *m)
+{
+	struct rte_ring *dst = e->s[dir == RC_A2B ? 1 : 0].rx;
+
+	if (rte_ring_sp_enqueue(dst, m) != 0)
+		rte_pktmbuf_free(m);    /* a full link drops, as a real one would */
+}
+
+/* Carry every frame waiting in the source's tx ring to the destination's rx ring. */
+static void
+wire_carry(struct rc_env *e, int dir)
+{
+	struct rc_side *src = &e->s[dir == RC_A2B ? 0 : 1];
+	struct rte_mbuf *m;
+	bool carried = false;
+
+	while (rte_ring_sc_dequeue(src->tx, (void **)&m) == 0) {
+		struct dr_pkt_info pi;
+		bool roce = dr_pkt_parse(m, &pi) == DR_PKT_OK;
+		enum rc_action act = wire_decide(e, dir, &pi, roce);
+
+		e->frames[dir]++;
+		if (e->logging && roce && e->nlog < RC_MAX_LOG) {
+			struct rc_log_entry *l = &e->log[e->nlog++];
+
+			l->dir = (uint8_t)dir;
+			l->opcode = pi.opcode;
+			l->action = (uint8_t)act;
+			l->psn = dr_bth_psn(dr_pkt_bth(&pi));
+			l->paylen = pi.paylen;
+			l->se = dr_bth_se(dr_pkt_bth(&pi));
+			l->ackreq = dr_bth_ackreq(dr_pkt_bth(&pi));
+			l->syn = (pi.mask & DR_OPF_AETH) ? dr_aeth_syndrome(dr_pkt_aeth(&pi)) : 0;
+		}
+		switch (act) {
+		case RC_DROP:
+			e->dropped[dir]++;
+			rte_pktmbuf_free(m);
+			continue;
+		case RC_DUP: {
+			struct rte_mbuf *c = rte_pktmbuf_copy(m, e->copy_pool, 0, UINT32_MAX);
+
+			wire_put(e, dir, m);
+			if (c != NULL)
+				wire_put(e, dir, c);
+			break;
+		}
+		case RC_CORRUPT: {
+			/* the last byte before the ICRC: payload, pad or an extension header */
+			uint8_t *b = rte_pktmbuf_mtod_offset(m, uint8_t *, pi.frame_len - DR_ICRC_BYTES - 1);
+
+			*b ^= 0x5A;
+			wire_put(e, dir, m);
+			break;
+		}
+		case RC_SWAP:
+			if (e->held[dir] == NULL) {
+				e->held[dir] = m;
+				continue;      /* goes after the next one */
+			}
+			/* fall through */
+		default:
+			wire_put(e, dir, m);
+			break;
+		}
+		carried = true;
+		if (e->held[dir] != NULL && e->held[dir] != m) {
+			wire_put(e, dir, e->held[dir]);
+			e->held[dir] = NULL;
+		}
+	}
+	/* a held frame with nothing behind it goes at the end of the next round */
+	if (!carried && e->held[dir] != NULL) {
+		wire_put(e, dir, e->held[dir]);
+		e->held[dir] = NULL;
+	}
+}
+
+void
+rc_round(struct rc_env *e)
+{
+	dr_progress(e->s[0].ctx);
+	wire_carry(e, RC_A2B);
+	dr_progress(e->s[1].ctx);
+	wire_carry(e, RC_B2A);
+}
+
+bool
+rc_run(struct rc_env *e, uint64_t usec, bool (*done)(struct rc_env *e, void *arg), void *arg)
+{
+	uint64_t end = rte_get_timer_cycles() + usec * rte_get_timer_hz() / 1000000;
+
+	do {
+		rc_round(e);
+		if (done != NULL && done(e, arg))
+			return true;
+	} while (rte_get_timer_cycles() < end);
+	return done == NULL;
+}
+
+int
+rc_poll(struct dr_cq *cq, struct rc_wcs *w)
+{
+	int n;
+
+	if (w->n >= RTE_DIM(w->wc))
+		return 0;
+	n = dr_poll_cq(cq, (int)(RTE_DIM(w->wc) - w->n), &w->wc[w->n]);
+	if (n > 0)
+		w->n += (unsigned int)n;
+	return n;
+}
+
+struct wait_arg {
+	struct dr_cq *cq;
+	struct rc_wcs *w;
+	unsigned int n;
+};
+
+static bool
+wait_done(struct rc_env *e, void *arg)
+{
+	struct wait_arg *a = arg;
+
+	RTE_SET_USED(e);
+	rc_poll(a->cq, a->w);
+	return a->w->n >= a->n;
+}
+
+bool
+rc_wait_wcs(struct rc_env *e, struct dr_cq *cq, struct rc_wcs *w, unsigned int n, uint64_t usec)
+{
+	struct wait_arg a = { cq, w, n };
+
+	return rc_run(e, usec, wait_done, &a);
+}
+
+int
+rc_buf_alloc(struct rc_side *s, struct rc_buf *b, size_t len, int access)
+{
+	b->len = len;
+	b->p = malloc(len != 0 ? len : 1);
+	if (b->p == NULL)
+		return -1;
+	memset(b->p, 0, len);
+	b->mr = dr_reg_mr(s->pd, b->p, len, access);
+	return b->mr != NULL ? 0 : -1;
+}
+
+void
+rc_buf_free(struct rc_buf *b)
+{
+	if (b->mr != NULL)
+		dr_dereg_mr(b->mr);
+	free(b->p);
+	memset(b, 0, sizeof(*b));
+}
+
+void
+rc_fill(uint8_t *p, size_t len, uint32_t seed)
+{
+	uint32_t x = seed * 2654435761u + 1;
+	size_t i;
+
+	for (i = 0; i < len; i++) {
+		x = x * 1103515245u + 12345u;
+		p[i] = (uint8_t)(x >> 16);
+	}
+}
+
+int
+rc_sges(const struct rc_buf *b, size_t off, uint32_t len, int n, struct dr_sge *sge)
+{
+	uint32_t left = len;
+	int i;
+
+	for (i = 0; i < n; i++) {
+		/* uneven: the first takes a third, the next a third of the rest, the last what is left */
+		uint32_t part = i == n - 1 ? left : left / 3 + (uint32_t)i;
+
+		if (part > left)
+			part = left;
+		sge[i].addr = (uint64_t)(uintptr_t)(b->p + off);
+		sge[i].length = part;
+		sge[i].lkey = b->mr->lkey;
+		off += part;
+		left -= part;
+	}
+	return n;
+}
+
+int
+rc_post_recv(struct rc_side *s, uint64_t wr_id, struct dr_sge *sge, int nsge)
+{
+	struct dr_recv_wr wr, *bad = NULL;
+
+	memset(&wr, 0, sizeof(wr));
+	wr.wr_id = wr_id;
+	wr.sg_list = sge;
+	wr.num_sge = nsge;
+	return dr_post_recv(s->qp, &wr, &bad);
+}
+
+int
+rc_post_send(struct rc_side *s, uint64_t wr_id, enum dr_wr_opcode op, struct dr_sge *sge, int nsge,
+	     unsigned int flags, uint64_t raddr, uint32_t rkey, rte_be32_t imm)
+{
+	struct dr_send_wr wr, *bad = NULL;
+
+	memset(&wr, 0, sizeof(wr));
+	wr.wr_id = wr_id;
+	wr.opcode = op;
+	wr.sg_list = sge;
+	wr.num_sge = nsge;
+	wr.send_flags = flags;
+	wr.imm_data = imm;
+	wr.wr.rdma.remote_addr = raddr;
+	wr.wr.rdma.rkey = rkey;
+	return dr_post_send(s->qp, &wr, &bad);
+}
+
+/* Guard bytes around every buffer of rc_xfer_run(): an overrun shows as a changed guard. */
+#define RC_GUARD 64
+#define RC_GUARD_BYTE 0xEE
+
+static bool
+guards_ok(const uint8_t *p, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < RC_GUARD; i++)
+		if (p[i] != RC_GUARD_BYTE || p[RC_GUARD + len + i] != RC_GUARD_BYTE)
+			return false;
+	return true;
+}
+
+static const char *
+wc_opcode_name(enum dr_wc_opcode op)
+{
+	switch (op) {
+	case DR_WC_SEND: return "SEND";
+	case DR_WC_RDMA_WRITE: return "RDMA_WRITE";
+	case DR_WC_RDMA_READ: return "RDMA_READ";
+	case DR_WC_RECV: return "RECV";
+	case DR_WC_RECV_RDMA_WITH_IMM: return "RECV_RDMA_WITH_IMM";
+	default: return "other";
+	}
+}
+
+int
+rc_xfer_run(struct rc_env *e, const struct rc_xfer *x, const char *tag)
+{
+	struct rc_side *a = &e->s[0], *b = &e->s[1];
+	unsigned int f0 = rc_failed;
+	bool is_send = x->op == DR_WR_SEND || x->op == DR_WR_SEND_WITH_IMM;
+	bool is_read = x->op == DR_WR_RDMA_READ;
+	bool want_recv = is_send || x->op == DR_WR_RDMA_WRITE_WITH_IMM;
+	bool ok = x->status == DR_WC_SUCCESS;
+	uint32_t rlen = x->len + x->recv_extra;
+	const int acc = DR_ACCESS_LOCAL_WRITE | DR_ACCESS_REMOTE_WRITE | DR_ACCESS_REMOTE_READ;
+	struct rc_buf ab, bb, expect;
+	struct dr_sge ls[DR_MAX_SGE], rs[DR_MAX_SGE];
+	struct rc_wcs sw = { .n = 0 }, rw = { .n = 0 };
+	rte_be32_t imm = rte_cpu_to_be_32(0xC0DE0000u | (x->seed & 0xFFFF));
+	uint64_t usec = x->usec != 0 ? x->usec : 5000000;
+	uint8_t *src, *dst;
+	size_t srclen;
+	int rc;
+
+	memset(&ab, 0, sizeof(ab));
+	memset(&bb, 0, sizeof(bb));
+	memset(&expect, 0, sizeof(expect));
+	if (rc_buf_alloc(a, &ab, (size_t)rlen + 2 * RC_GUARD, acc) != 0 ||
+	    rc_buf_alloc(b, &bb, (size_t)rlen + 2 * RC_GUARD, acc) != 0) {
+		RC_CHECK_MSG(0, "%s: buffers", tag);
+		goto out;
+	}
+	memset(ab.p, RC_GUARD_BYTE, ab.len);
+	memset(bb.p, RC_GUARD_BYTE, bb.len);
+	/* READ copies B's memory to A's; everything else A's to B's */
+	src = (is_read ? bb.p : ab.p) + RC_GUARD;
+	dst = (is_read ? ab.p : bb.p) + RC_GUARD;
+	srclen = x->len;
+	rc_fill(src, srclen, x->seed);
+	memset(dst, 0, rlen);
+	expect.p = malloc(srclen + 1);
+	memcpy(expect.p, src, srclen);
+
+	if (is_send) {
+		rc_sges(&bb, RC_GUARD, rlen, x->nsge_r, rs);
+		rc = rc_post_recv(b, x->seed, rs, x->nsge_r);
+		RC_CHECK_MSG(rc == 0, "%s: post_recv %d", tag, rc);
+	} else if (want_recv) {
+		rc = rc_post_recv(b, x->seed, NULL, 0);
+		RC_CHECK_MSG(rc == 0, "%s: post_recv %d", tag, rc);
+	}
+	rc_sges(&ab, RC_GUARD, x->len, x->nsge_l, ls);
+	rc = rc_post_send(a, x->seed, x->op, ls, x->nsge_l, x->flags | DR_SEND_SIGNALED,
+			  (uint64_t)(uintptr_t)(bb.p + RC_GUARD), bb.mr->rkey, imm);
+	RC_CHECK_MSG(rc == 0, "%s: post_send %d", tag, rc);
+	if (rc != 0)
+		goto out;
+
+	RC_CHECK_MSG(rc_wait_wcs(e, a->scq, &sw, 1, usec), "%s: no send completion", tag);
+	if (ok && want_recv)
+		RC_CHECK_MSG(rc_wait_wcs(e, b->rcq, &rw, 1, usec), "%s: no receive completion", tag);
+	/* exactly once: nothing more completes afterwards */
+	rc_run(e, x->settle_usec != 0 ? x->settle_usec : 2000, NULL, NULL);
+	rc_poll(a->scq, &sw);
+	rc_poll(b->rcq, &rw);
+	RC_CHECK_MSG(sw.n == 1, "%s: %u send completions", tag, sw.n);
+	if (sw.n >= 1) {
+		const struct dr_wc *wc = &sw.wc[0];
+
+		RC_CHECK_MSG(wc->status == x->status, "%s: send status %s, want %s", tag,
+			     dr_wc_status_str(wc->status), dr_wc_status_str(x->status));
+		RC_CHECK_MSG(wc->wr_id == x->seed, "%s: wr_id", tag);
+		RC_CHECK_MSG(wc->qp_num == a->qp->qp_num, "%s: qp_num", tag);
+		if (ok) {
+			enum dr_wc_opcode want = is_send ? DR_WC_SEND : is_read ? DR_WC_RDMA_READ : DR_WC_RDMA_WRITE;
+
+			RC_CHECK_MSG(wc->opcode == want, "%s: send opcode %s", tag, wc_opcode_name(wc->opcode));
+			RC_CHECK_MSG(wc->byte_len == x->len, "%s: send byte_len %u", tag, wc->byte_len);
+		}
+	}
+	if (ok) {
+		RC_CHECK_MSG(rw.n == (want_recv ? 1u : 0u), "%s: %u receive completions", tag, rw.n);
+		RC_CHECK_MSG(memcmp(dst, expect.p, srclen) == 0, "%s: data differs", tag);
+		if (x->recv_extra != 0 && !is_read) {
+			size_t i;
+			bool clean = true;
+
+			for (i = srclen; i < rlen; i++)
+				clean = clean && dst[i] == 0;
+			RC_CHECK_MSG(clean, "%s: bytes past the message written", tag);
+		}
+	}
+	RC_CHECK_MSG(guards_ok(ab.p, rlen) && guards_ok(bb.p, rlen), "%s: guard bytes overwritten", tag);
+	if (ok && want_recv && rw.n >= 1) {
+		const struct dr_wc *wc = &rw.wc[0];
+		bool with_imm = x->op == DR_WR_SEND_WITH_IMM || x->op == DR_WR_RDMA_WRITE_WITH_IMM;
+
+		RC_CHECK_MSG(wc->status == DR_WC_SUCCESS, "%s: receive status %s", tag, dr_wc_status_str(wc->status));
+		RC_CHECK_MSG(wc->wr_id == x->seed, "%s: receive wr_id", tag);
+		RC_CHECK_MSG(wc->opcode == (is_send ? DR_WC_RECV : DR_WC_RECV_RDMA_WITH_IMM), "%s: receive opcode %s",
+			     tag, wc_opcode_name(wc->opcode));
+		RC_CHECK_MSG(wc->byte_len == x->len, "%s: receive byte_len %u", tag, wc->byte_len);
+		RC_CHECK_MSG(wc->qp_num == b->qp->qp_num, "%s: receive qp_num", tag);
+		RC_CHECK_MSG(wc->src_qp == a->qp->qp_num, "%s: receive src_qp", tag);
+		RC_CHECK_MSG(!!(wc->wc_flags & DR_WC_WITH_IMM) == with_imm, "%s: WITH_IMM flag", tag);
+		if (with_imm)
+			RC_CHECK_MSG(wc->imm_data == imm, "%s: imm_data", tag);
+	}
+out:
+	free(expect.p);
+	rc_buf_free(&ab);
+	rc_buf_free(&bb);
+	return rc_failed == f0 ? 0 : -1;
+}
+
+int
+rc_report(const char *name)
+{
+	printf("%s: %u passed, %u failed\n", name, rc_passed, rc_failed);
+	return rc_failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}

@@ -1,0 +1,61 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
+# Copyright (c) 2026 The dpdk-rdma authors.
+"""Run a dpdk-rdma-perf server and client over net_memif (two processes,
+shared memory, no hugepages) and print the client's table.
+
+  usertools/dr-memif-run.py write_bw --check -s 65536 -n 2000
+
+Everything after the options below goes to both sides (the test first);
+--ip, -p and the server address are added (192.0.2.1 server, 192.0.2.2
+client, OOB on 127.0.0.1). Exit status: 0 when both sides succeeded, else
+the client's (or 1). See doc/guides/perf.rst."""
+
+import argparse
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+from drperf import pair  # noqa: E402
+
+
+def main():
+    ap = argparse.ArgumentParser(
+        description=__doc__.split("\n\n")[0],
+        usage="%(prog)s [options] TEST [dpdk-rdma-perf options]")
+    ap.add_argument("--perf", help="dpdk-rdma-perf to run (default: $DR_BUILD_DIR or "
+                    "build/, app/dpdk-rdma-perf/dpdk-rdma-perf)")
+    ap.add_argument("--timeout", type=float, default=120,
+                    help="seconds both sides may take (default 120)")
+    ap.add_argument("--bsize", type=int, default=pair.MEMIF_BSIZE,
+                    help="memif buffer size (default %d)" % pair.MEMIF_BSIZE)
+    ap.add_argument("--server-arg", action="append", default=[], metavar="ARG",
+                    help="an option for the server only (repeatable)")
+    ap.add_argument("--client-arg", action="append", default=[], metavar="ARG",
+                    help="an option for the client only (repeatable)")
+    ap.add_argument("--show-server", action="store_true", help="print the server's output too")
+    ap.add_argument("perf_args", nargs=argparse.REMAINDER, metavar="TEST ...")
+    a = ap.parse_args()
+    if not a.perf_args:
+        ap.error("missing TEST (send_bw, send_lat, write_bw, write_lat, read_bw, read_lat)")
+    exe = a.perf or pair.perf_exe()
+    if not os.access(exe, os.X_OK):
+        print("dr-memif-run: %s is not built (ninja -C build)" % exe, file=sys.stderr)
+        return 1
+    res = pair.run_memif(a.perf_args, exe=exe, timeout=a.timeout, server_args=a.server_arg,
+                         client_args=a.client_arg, bsize=a.bsize)
+    if a.show_server:
+        sys.stdout.write(res.server.stdout)
+    sys.stdout.write(res.client.stdout)
+    sys.stdout.flush()
+    if res.ok:
+        return 0
+    print("dr-memif-run: the run failed\n" + res.describe(), file=sys.stderr)
+    if res.client.rc not in (None, 0) and not res.client.timed_out:
+        return res.client.rc
+    return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
