@@ -1,0 +1,729 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 The dpdk-rdma authors.
+ */
+
+/*
+ * dr-opgen: one of every RoCEv2 request a verbs application can make, between
+ * two endpoints, each checked end to end. It is built when the rxe peer image
+ * is made (usertools/rxepeer, against the Debian libibverbs headers) and runs
+ * in the peer VMs, where its captures show the frames the ibv_*_pingpong and
+ * perftest tools never send: SEND/WRITE with immediate data, zero-length
+ * SEND/WRITE/READ, payloads needing 1, 2 and 3 pad bytes, multi-packet
+ * messages and READ responses, and both atomics.
+ *
+ *   server: dr-opgen [options]
+ *   client: dr-opgen [options] SERVER
+ *   list:   dr-opgen -L [-t rc|uc|ud]      print the operation table
+ * Options:
+ *   -t rc|uc|ud   QP type (rc)            -d DEV    device (rxe0)
+ *   -g IDX        GID index ($RXE_GID_IDX, else 1)
+ *   -p PORT       TCP port of the exchange (18600)
+ *   -m MTU        path MTU of RC/UC QPs: 256..4096 (1024)
+ *   -s PSN        first PSN this side sends (client 0x100, server 0x200)
+ *   -T SECS       give up after SECS seconds (60)
+ *
+ * The exchange: the client connects (retrying until the server listens),
+ * both send struct wire_info (network byte order), move their QP to RTS,
+ * and swap a go byte. The client then posts the table's operations one at a
+ * time, each signaled, and checks every completion (READ data and atomic
+ * original values included). The server checks each receive completion
+ * (opcode, length, immediate data, payload) in order; once the client says
+ * it is done it checks the WRITE targets and the atomic word and sends its
+ * verdict. Exit status: 0 when both sides saw everything right, 1 on a
+ * failed check, 2 on a setup error, 3 on timeout.
+ */
+
+#include <arpa/inet.h>
+#include <endian.h>
+#include <errno.h>
+#include <infiniband/verbs.h>
+#include <netdb.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#define T_RC 1u
+#define T_UC 2u
+#define T_UD 4u
+#define T_CONN (T_RC | T_UC)
+#define T_ALL (T_RC | T_UC | T_UD)
+
+#define QKEY 0x11111111u
+#define IMM(i) (0x12340000u + (i))
+#define GRH_LEN 40u
+
+/* memory layout, the same on both sides (one MR) */
+#define AREA 0x4000u			/* per-operation area: the largest op is 8 KiB */
+#define NOPS_MAX 32u
+#define RECV_OFF 0x000000u		/* NOPS_MAX receive slots of AREA bytes */
+#define SRC_OFF 0x080000u		/* client: source / READ destination of op i */
+#define WRITE_OFF 0x100000u		/* server: WRITE target of op i */
+#define READ_OFF 0x180000u		/* server: READ source of op i */
+#define ATOMIC_OFF 0x200000u		/* server: the atomic word */
+#define BUF_SZ (ATOMIC_OFF + 4096u)
+
+#define ATOMIC_INIT 100u
+
+struct op {
+	enum ibv_wr_opcode wr;
+	uint32_t len;
+	unsigned int qpts;		/* T_* the operation applies to */
+	uint64_t compare_add, swap;	/* atomics */
+	uint64_t orig;			/* atomics: expected original value */
+	const char *why;
+};
+
+/*
+ * In posting order. The lengths are chosen for a 1024-byte path MTU: 61, 62
+ * and 63 bytes need 3, 2 and 1 pad bytes, 3000-3003 span three packets, 8192
+ * eight. UD messages fit one packet. The last UC operation consumes a
+ * receive, so once the server has seen it every earlier UC WRITE has landed.
+ */
+static const struct op ops[] = {
+	{ IBV_WR_SEND, 64, T_ALL, 0, 0, 0, "SEND_ONLY" },
+	{ IBV_WR_SEND, 63, T_ALL, 0, 0, 0, "pad 1" },
+	{ IBV_WR_SEND_WITH_IMM, 62, T_ALL, 0, 0, 0, "SEND_ONLY_WITH_IMM, pad 2" },
+	{ IBV_WR_SEND, 61, T_ALL, 0, 0, 0, "pad 3" },
+	{ IBV_WR_SEND, 0, T_ALL, 0, 0, 0, "zero-length SEND" },
+	{ IBV_WR_SEND_WITH_IMM, 0, T_ALL, 0, 0, 0, "zero-length SEND_WITH_IMM" },
+	{ IBV_WR_SEND_WITH_IMM, 1021, T_UD, 0, 0, 0, "UD near the MTU, pad 3" },
+	{ IBV_WR_SEND, 3000, T_CONN, 0, 0, 0, "SEND_FIRST/MIDDLE/LAST" },
+	{ IBV_WR_SEND_WITH_IMM, 3001, T_CONN, 0, 0, 0, "SEND_LAST_WITH_IMM, pad 3" },
+	{ IBV_WR_RDMA_WRITE, 64, T_CONN, 0, 0, 0, "WRITE_ONLY" },
+	{ IBV_WR_RDMA_WRITE, 62, T_CONN, 0, 0, 0, "WRITE_ONLY, pad 2" },
+	{ IBV_WR_RDMA_WRITE, 0, T_CONN, 0, 0, 0, "zero-length WRITE" },
+	{ IBV_WR_RDMA_WRITE, 3001, T_CONN, 0, 0, 0, "WRITE_FIRST/MIDDLE/LAST, pad 3" },
+	{ IBV_WR_RDMA_READ, 64, T_RC, 0, 0, 0, "READ_RESPONSE_ONLY" },
+	{ IBV_WR_RDMA_READ, 61, T_RC, 0, 0, 0, "READ_RESPONSE_ONLY, pad 3" },
+	{ IBV_WR_RDMA_READ, 0, T_RC, 0, 0, 0, "zero-length READ" },
+	{ IBV_WR_RDMA_READ, 3003, T_RC, 0, 0, 0, "READ_RESPONSE_FIRST/MIDDLE/LAST, pad 1" },
+	{ IBV_WR_RDMA_READ, 8192, T_RC, 0, 0, 0, "8 READ responses" },
+	{ IBV_WR_ATOMIC_FETCH_AND_ADD, 8, T_RC, 5, 0, ATOMIC_INIT, "FETCH_ADD 100 -> 105" },
+	{ IBV_WR_ATOMIC_CMP_AND_SWP, 8, T_RC, ATOMIC_INIT + 5, 0xabcdef, ATOMIC_INIT + 5,
+	  "CMP_SWAP 105 -> 0xabcdef" },
+	{ IBV_WR_ATOMIC_CMP_AND_SWP, 8, T_RC, 1, 2, 0xabcdef, "CMP_SWAP, no swap" },
+	{ IBV_WR_RDMA_WRITE_WITH_IMM, 63, T_CONN, 0, 0, 0, "WRITE_ONLY_WITH_IMM, pad 1" },
+	{ IBV_WR_RDMA_WRITE_WITH_IMM, 0, T_CONN, 0, 0, 0, "zero-length WRITE_WITH_IMM" },
+	{ IBV_WR_RDMA_WRITE_WITH_IMM, 3002, T_CONN, 0, 0, 0, "WRITE_LAST_WITH_IMM, pad 2" },
+};
+#define NOPS (sizeof(ops) / sizeof(ops[0]))
+
+/* what the two sides exchange over TCP, integers in network byte order */
+struct wire_info {
+	uint32_t qpn;
+	uint32_t psn;
+	uint32_t rkey;
+	uint32_t mtu;
+	uint64_t addr;
+	uint8_t gid[16];
+};
+
+static struct ibv_context *ctx;
+static struct ibv_pd *pd;
+static struct ibv_comp_channel *chan;
+static struct ibv_cq *cq;
+static struct ibv_qp *qp;
+static struct ibv_mr *mr;
+static struct ibv_ah *ah;
+static uint8_t *buf;
+static unsigned int qpt = T_RC;
+static int gidx = -1, timeout_s = 60;
+static enum ibv_mtu path_mtu = IBV_MTU_1024;
+static struct wire_info me, peer;	/* host byte order */
+static unsigned int fails;
+
+static void
+die(int code, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	fputs("dr-opgen: ", stderr);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+	va_end(ap);
+	exit(code);
+}
+
+static void
+on_alarm(int sig)
+{
+	static const char msg[] = "dr-opgen: timed out\n";
+
+	(void)sig;
+	if (write(STDERR_FILENO, msg, sizeof(msg) - 1) < 0)
+		_exit(3);
+	_exit(3);
+}
+
+static uint8_t
+pat(uint32_t i, uint32_t seed)
+{
+	return (uint8_t)(i * 7u + seed * 13u + 1u);
+}
+
+static const char *
+wr_name(enum ibv_wr_opcode wr)
+{
+	switch (wr) {
+	case IBV_WR_SEND: return "SEND";
+	case IBV_WR_SEND_WITH_IMM: return "SEND_WITH_IMM";
+	case IBV_WR_RDMA_WRITE: return "RDMA_WRITE";
+	case IBV_WR_RDMA_WRITE_WITH_IMM: return "RDMA_WRITE_WITH_IMM";
+	case IBV_WR_RDMA_READ: return "RDMA_READ";
+	case IBV_WR_ATOMIC_CMP_AND_SWP: return "ATOMIC_CMP_AND_SWP";
+	case IBV_WR_ATOMIC_FETCH_AND_ADD: return "ATOMIC_FETCH_AND_ADD";
+	default: return "?";
+	}
+}
+
+static const char *
+qpt_name(void)
+{
+	return qpt == T_RC ? "rc" : qpt == T_UC ? "uc" : "ud";
+}
+
+static int
+applies(const struct op *o)
+{
+	return (o->qpts & qpt) != 0;
+}
+
+static int
+consumes_recv(const struct op *o)
+{
+	return o->wr == IBV_WR_SEND || o->wr == IBV_WR_SEND_WITH_IMM ||
+	       o->wr == IBV_WR_RDMA_WRITE_WITH_IMM;
+}
+
+static int
+has_imm(const struct op *o)
+{
+	return o->wr == IBV_WR_SEND_WITH_IMM || o->wr == IBV_WR_RDMA_WRITE_WITH_IMM;
+}
+
+static int
+is_atomic(const struct op *o)
+{
+	return o->wr == IBV_WR_ATOMIC_CMP_AND_SWP || o->wr == IBV_WR_ATOMIC_FETCH_AND_ADD;
+}
+
+/* one completion within ms milliseconds: 1, or 0 on timeout */
+static int
+wait_wc(struct ibv_wc *wc, int ms)
+{
+	struct timespec t0, t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (;;) {
+		int n = ibv_poll_cq(cq, 1, wc);
+
+		if (n < 0)
+			die(2, "ibv_poll_cq failed");
+		if (n > 0)
+			return 1;
+		if (ibv_req_notify_cq(cq, 0))
+			die(2, "ibv_req_notify_cq failed");
+		n = ibv_poll_cq(cq, 1, wc);
+		if (n > 0)
+			return 1;
+		clock_gettime(CLOCK_MONOTONIC, &t);
+		int left = ms - (int)((t.tv_sec - t0.tv_sec) * 1000 + (t.tv_nsec - t0.tv_nsec) / 1000000);
+		if (left <= 0)
+			return 0;
+		struct pollfd p = { .fd = chan->fd, .events = POLLIN };
+		if (poll(&p, 1, left) > 0) {
+			struct ibv_cq *ecq;
+			void *ectx;
+
+			if (ibv_get_cq_event(chan, &ecq, &ectx))
+				die(2, "ibv_get_cq_event failed");
+			ibv_ack_cq_events(ecq, 1);
+		}
+	}
+}
+
+/* ---------------------------------------------------------------- TCP */
+
+static int
+tcp_server(int port)
+{
+	struct sockaddr_in6 a = { .sin6_family = AF_INET6, .sin6_port = htons(port),
+				  .sin6_addr = IN6ADDR_ANY_INIT };
+	int one = 1, zero = 0;
+	int fd = socket(AF_INET6, SOCK_STREAM, 0);
+
+	if (fd < 0)
+		die(2, "socket: %s", strerror(errno));
+	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &zero, sizeof(zero));
+	if (bind(fd, (struct sockaddr *)&a, sizeof(a)) || listen(fd, 1))
+		die(2, "bind/listen on port %d: %s", port, strerror(errno));
+	printf("server listening on tcp port %d\n", port);
+	fflush(stdout);
+	int c = accept(fd, NULL, NULL);
+	if (c < 0)
+		die(2, "accept: %s", strerror(errno));
+	close(fd);
+	return c;
+}
+
+static int
+tcp_client(const char *host, int port)
+{
+	struct addrinfo hints = { .ai_socktype = SOCK_STREAM }, *res, *r;
+	char service[16];
+
+	snprintf(service, sizeof(service), "%d", port);
+	int err = getaddrinfo(host, service, &hints, &res);
+	if (err)
+		die(2, "%s: %s", host, gai_strerror(err));
+	/* the server may still be starting: retry until the deadline (alarm) */
+	for (;;) {
+		for (r = res; r; r = r->ai_next) {
+			int fd = socket(r->ai_family, r->ai_socktype, r->ai_protocol);
+
+			if (fd >= 0 && connect(fd, r->ai_addr, r->ai_addrlen) == 0) {
+				freeaddrinfo(res);
+				return fd;
+			}
+			if (fd >= 0)
+				close(fd);
+		}
+		usleep(100000);
+	}
+}
+
+static void
+put(int fd, const void *p, size_t n)
+{
+	const char *c = p;
+
+	while (n) {
+		ssize_t w = write(fd, c, n);
+
+		if (w <= 0)
+			die(2, "tcp write: %s", w ? strerror(errno) : "closed");
+		c += w;
+		n -= (size_t)w;
+	}
+}
+
+static void
+get(int fd, void *p, size_t n)
+{
+	char *c = p;
+
+	while (n) {
+		ssize_t r = read(fd, c, n);
+
+		if (r <= 0)
+			die(2, "tcp read: %s", r ? strerror(errno) : "peer closed");
+		c += r;
+		n -= (size_t)r;
+	}
+}
+
+static void
+exchange(int fd)
+{
+	struct wire_info w = {
+		.qpn = htonl(me.qpn), .psn = htonl(me.psn), .rkey = htonl(me.rkey),
+		.mtu = htonl(me.mtu), .addr = htobe64(me.addr),
+	};
+
+	memcpy(w.gid, me.gid, 16);
+	put(fd, &w, sizeof(w));
+	get(fd, &w, sizeof(w));
+	peer.qpn = ntohl(w.qpn);
+	peer.psn = ntohl(w.psn);
+	peer.rkey = ntohl(w.rkey);
+	peer.mtu = ntohl(w.mtu);
+	peer.addr = be64toh(w.addr);
+	memcpy(peer.gid, w.gid, 16);
+}
+
+/* ---------------------------------------------------------------- verbs */
+
+static void
+post_recv(unsigned int slot)
+{
+	struct ibv_sge s = { .addr = (uintptr_t)buf + RECV_OFF + slot * AREA, .length = AREA,
+			     .lkey = mr->lkey };
+	struct ibv_recv_wr w = { .wr_id = slot, .sg_list = &s, .num_sge = 1 }, *bad;
+
+	if (ibv_post_recv(qp, &w, &bad))
+		die(2, "ibv_post_recv failed");
+}
+
+static void
+setup(const char *dev)
+{
+	struct ibv_device **list = ibv_get_device_list(NULL);
+
+	for (int i = 0; list && list[i]; i++)
+		if (!strcmp(ibv_get_device_name(list[i]), dev))
+			ctx = ibv_open_device(list[i]);
+	if (!ctx)
+		die(2, "no RDMA device %s", dev);
+	ibv_free_device_list(list);
+	pd = ibv_alloc_pd(ctx);
+	chan = ibv_create_comp_channel(ctx);
+	if (!pd || !chan)
+		die(2, "ibv_alloc_pd/ibv_create_comp_channel failed");
+	cq = ibv_create_cq(ctx, 256, NULL, chan, 0);
+	if (!cq)
+		die(2, "ibv_create_cq failed");
+	if (posix_memalign((void **)&buf, 4096, BUF_SZ))
+		die(2, "out of memory");
+	memset(buf, 0, BUF_SZ);
+	for (unsigned int i = 0; i < NOPS; i++)
+		for (uint32_t k = 0; k < AREA; k++)
+			buf[READ_OFF + i * AREA + k] = pat(k, 100 + i);
+	*(uint64_t *)(buf + ATOMIC_OFF) = ATOMIC_INIT;
+	mr = ibv_reg_mr(pd, buf, BUF_SZ, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
+			IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC);
+	if (!mr)
+		die(2, "ibv_reg_mr: %s", strerror(errno));
+	struct ibv_qp_init_attr qa = {
+		.send_cq = cq, .recv_cq = cq,
+		.qp_type = qpt == T_RC ? IBV_QPT_RC : qpt == T_UC ? IBV_QPT_UC : IBV_QPT_UD,
+		.cap = { .max_send_wr = 64, .max_recv_wr = 64, .max_send_sge = 1, .max_recv_sge = 1 },
+	};
+	qp = ibv_create_qp(pd, &qa);
+	if (!qp)
+		die(2, "ibv_create_qp: %s", strerror(errno));
+	union ibv_gid g;
+	if (ibv_query_gid(ctx, 1, gidx, &g))
+		die(2, "ibv_query_gid %d failed", gidx);
+	me.qpn = qp->qp_num;
+	me.rkey = mr->rkey;
+	me.addr = (uintptr_t)buf;
+	me.mtu = 128u << path_mtu;
+	memcpy(me.gid, g.raw, 16);
+}
+
+static void
+connect_qp(void)
+{
+	struct ibv_qp_attr a = { .qp_state = IBV_QPS_INIT, .pkey_index = 0, .port_num = 1 };
+	int m = IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT;
+
+	if (qpt == T_UD) {
+		a.qkey = QKEY;
+		m |= IBV_QP_QKEY;
+	} else {
+		a.qp_access_flags = IBV_ACCESS_REMOTE_WRITE;
+		if (qpt == T_RC)
+			a.qp_access_flags |= IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC;
+		m |= IBV_QP_ACCESS_FLAGS;
+	}
+	if (ibv_modify_qp(qp, &a, m))
+		die(2, "modify to INIT: %s", strerror(errno));
+	for (unsigned int i = 0; i < NOPS_MAX; i++)
+		post_recv(i);
+
+	struct ibv_ah_attr av = {
+		.is_global = 1, .port_num = 1,
+		.grh = { .sgid_index = (uint8_t)gidx, .hop_limit = 64 },
+	};
+	memcpy(av.grh.dgid.raw, peer.gid, 16);
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_RTR;
+	m = IBV_QP_STATE;
+	if (qpt != T_UD) {
+		a.path_mtu = path_mtu;
+		a.dest_qp_num = peer.qpn;
+		a.rq_psn = peer.psn;
+		a.ah_attr = av;
+		m |= IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN | IBV_QP_RQ_PSN;
+		if (qpt == T_RC) {
+			a.max_dest_rd_atomic = 4;
+			a.min_rnr_timer = 12;
+			m |= IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER;
+		}
+	}
+	if (ibv_modify_qp(qp, &a, m))
+		die(2, "modify to RTR: %s", strerror(errno));
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_RTS;
+	a.sq_psn = me.psn;
+	m = IBV_QP_STATE | IBV_QP_SQ_PSN;
+	if (qpt == T_RC) {
+		a.timeout = 17;	/* 4.096 us << 17 = 0.5 s: TCG guests are slow to ACK */
+		a.retry_cnt = 7;
+		a.rnr_retry = 7;
+		a.max_rd_atomic = 4;
+		m |= IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY | IBV_QP_MAX_QP_RD_ATOMIC;
+	}
+	if (ibv_modify_qp(qp, &a, m))
+		die(2, "modify to RTS: %s", strerror(errno));
+	if (qpt == T_UD) {
+		ah = ibv_create_ah(pd, &av);
+		if (!ah)
+			die(2, "ibv_create_ah: %s", strerror(errno));
+	}
+}
+
+/* ---------------------------------------------------------------- client */
+
+static void
+client_op(unsigned int i)
+{
+	const struct op *o = &ops[i];
+	uint8_t *src = buf + SRC_OFF + i * AREA;
+	struct ibv_sge s = { .addr = (uintptr_t)src, .length = o->len, .lkey = mr->lkey };
+	struct ibv_send_wr w = { .wr_id = i, .sg_list = &s, .num_sge = o->len ? 1 : 0,
+				 .opcode = o->wr, .send_flags = IBV_SEND_SIGNALED }, *bad;
+	struct ibv_wc wc;
+
+	if (o->wr == IBV_WR_RDMA_READ || is_atomic(o))
+		memset(src, 0, o->len);
+	else
+		for (uint32_t k = 0; k < o->len; k++)
+			src[k] = pat(k, i);
+	if (has_imm(o))
+		w.imm_data = htonl(IMM(i));
+	if (o->wr == IBV_WR_RDMA_WRITE || o->wr == IBV_WR_RDMA_WRITE_WITH_IMM) {
+		w.wr.rdma.remote_addr = peer.addr + WRITE_OFF + i * AREA;
+		w.wr.rdma.rkey = peer.rkey;
+	} else if (o->wr == IBV_WR_RDMA_READ) {
+		w.wr.rdma.remote_addr = peer.addr + READ_OFF + i * AREA;
+		w.wr.rdma.rkey = peer.rkey;
+	} else if (is_atomic(o)) {
+		w.wr.atomic.remote_addr = peer.addr + ATOMIC_OFF;
+		w.wr.atomic.rkey = peer.rkey;
+		w.wr.atomic.compare_add = o->compare_add;
+		w.wr.atomic.swap = o->swap;
+	}
+	if (qpt == T_UD) {
+		w.wr.ud.ah = ah;
+		w.wr.ud.remote_qpn = peer.qpn;
+		w.wr.ud.remote_qkey = QKEY;
+	}
+	printf("client op %2u %-20s len=%-5u", i, wr_name(o->wr), o->len);
+	if (has_imm(o))
+		printf(" imm=0x%08x", IMM(i));
+	if (ibv_post_send(qp, &w, &bad)) {
+		printf(" post_send=%s FAIL\n", strerror(errno));
+		fails++;
+		return;
+	}
+	if (!wait_wc(&wc, 10000)) {
+		printf(" completion TIMEOUT FAIL\n");
+		fails++;
+		return;
+	}
+	int ok = wc.status == IBV_WC_SUCCESS && wc.wr_id == i;
+	printf(" status=%s", ibv_wc_status_str(wc.status));
+	if (ok && o->wr == IBV_WR_RDMA_READ) {
+		uint32_t bad_bytes = 0;
+
+		for (uint32_t k = 0; k < o->len; k++)
+			bad_bytes += src[k] != pat(k, 100 + i);
+		printf(" read_data=%s", bad_bytes ? "BAD" : "ok");
+		ok = !bad_bytes;
+	}
+	if (ok && is_atomic(o)) {
+		uint64_t orig = *(uint64_t *)src;
+
+		printf(" orig=0x%llx", (unsigned long long)orig);
+		ok = orig == o->orig;
+	}
+	printf(" %s  # %s\n", ok ? "ok" : "FAIL", o->why);
+	fails += !ok;
+}
+
+static int
+run_client(int fd)
+{
+	uint32_t verdict, n = 0;
+
+	for (unsigned int i = 0; i < NOPS; i++)
+		if (applies(&ops[i])) {
+			client_op(i);
+			n++;
+		}
+	fflush(stdout);
+	uint32_t msg = htonl(fails);
+	put(fd, &msg, sizeof(msg));
+	get(fd, &verdict, sizeof(verdict));
+	verdict = ntohl(verdict);
+	printf("client done: %u ops, %u local failures, server %s\n", n, fails,
+	       verdict ? "FAIL" : "OK");
+	return fails || verdict ? 1 : 0;
+}
+
+/* ---------------------------------------------------------------- server */
+
+static void
+server_recv(unsigned int i)
+{
+	const struct op *o = &ops[i];
+	struct ibv_wc wc;
+	uint32_t hdr = qpt == T_UD ? GRH_LEN : 0;
+
+	if (!wait_wc(&wc, 10000)) {
+		printf("server op %2u %-20s missing receive completion FAIL\n", i, wr_name(o->wr));
+		fails++;
+		return;
+	}
+	int want_op = o->wr == IBV_WR_RDMA_WRITE_WITH_IMM ? IBV_WC_RECV_RDMA_WITH_IMM : IBV_WC_RECV;
+	int ok = wc.status == IBV_WC_SUCCESS && (int)wc.opcode == want_op &&
+		 wc.byte_len == o->len + (o->wr == IBV_WR_RDMA_WRITE_WITH_IMM ? 0 : hdr) &&
+		 !!(wc.wc_flags & IBV_WC_WITH_IMM) == !!has_imm(o) &&
+		 (!has_imm(o) || ntohl(wc.imm_data) == IMM(i));
+	printf("server op %2u %-20s status=%s opcode=%s byte_len=%u", i, wr_name(o->wr),
+	       ibv_wc_status_str(wc.status), wc.opcode == IBV_WC_RECV ? "RECV" :
+	       wc.opcode == IBV_WC_RECV_RDMA_WITH_IMM ? "RECV_RDMA_WITH_IMM" : "?", wc.byte_len);
+	if (wc.wc_flags & IBV_WC_WITH_IMM)
+		printf(" imm=0x%08x", ntohl(wc.imm_data));
+	if (qpt == T_UD) {
+		printf(" src_qp=0x%06x", wc.src_qp);
+		ok = ok && wc.src_qp == peer.qpn;
+	}
+	if (ok && o->wr != IBV_WR_RDMA_WRITE_WITH_IMM) {
+		const uint8_t *p = buf + RECV_OFF + wc.wr_id * AREA + hdr;
+		uint32_t bad_bytes = 0;
+
+		for (uint32_t k = 0; k < o->len; k++)
+			bad_bytes += p[k] != pat(k, i);
+		printf(" data=%s", bad_bytes ? "BAD" : "ok");
+		ok = !bad_bytes;
+	}
+	printf(" %s\n", ok ? "ok" : "FAIL");
+	fails += !ok;
+	post_recv((unsigned int)wc.wr_id);
+}
+
+static int
+run_server(int fd)
+{
+	uint32_t client_fails;
+
+	for (unsigned int i = 0; i < NOPS; i++)
+		if (applies(&ops[i]) && consumes_recv(&ops[i]))
+			server_recv(i);
+	get(fd, &client_fails, sizeof(client_fails));
+	for (unsigned int i = 0; i < NOPS; i++) {
+		const struct op *o = &ops[i];
+
+		if (!applies(o) || (o->wr != IBV_WR_RDMA_WRITE && o->wr != IBV_WR_RDMA_WRITE_WITH_IMM))
+			continue;
+		const uint8_t *p = buf + WRITE_OFF + i * AREA;
+		uint32_t bad_bytes = 0;
+		for (uint32_t k = 0; k < AREA; k++)
+			bad_bytes += p[k] != (k < o->len ? pat(k, i) : 0);
+		printf("server op %2u %-20s len=%-5u write_target=%s\n", i, wr_name(o->wr), o->len,
+		       bad_bytes ? "BAD FAIL" : "ok");
+		fails += !!bad_bytes;
+	}
+	if (qpt == T_RC) {
+		uint64_t v = *(volatile uint64_t *)(buf + ATOMIC_OFF);
+
+		printf("server atomic word=0x%llx %s\n", (unsigned long long)v,
+		       v == 0xabcdef ? "ok" : "FAIL");
+		fails += v != 0xabcdef;
+	}
+	uint32_t verdict = htonl(fails);
+	put(fd, &verdict, sizeof(verdict));
+	printf("server done: %u failures, client reported %u: %s\n", fails, ntohl(client_fails),
+	       fails ? "FAIL" : "OK");
+	return fails ? 1 : 0;
+}
+
+/* ---------------------------------------------------------------- main */
+
+static void
+list_ops(void)
+{
+	for (unsigned int i = 0; i < NOPS; i++)
+		if (applies(&ops[i]))
+			printf("%u %s %u %s # %s\n", i, wr_name(ops[i].wr), ops[i].len,
+			       consumes_recv(&ops[i]) ? "recv" : "-", ops[i].why);
+}
+
+static void
+gid_str(const uint8_t *g, char *s, size_t n)
+{
+	inet_ntop(AF_INET6, g, s, (socklen_t)n);
+}
+
+int
+main(int argc, char **argv)
+{
+	const char *dev = "rxe0", *host = NULL;
+	int port = 18600, c, list = 0;
+	long psn = -1;
+
+	while ((c = getopt(argc, argv, "d:g:p:t:m:s:T:L")) != -1) {
+		switch (c) {
+		case 'd': dev = optarg; break;
+		case 'g': gidx = atoi(optarg); break;
+		case 'p': port = atoi(optarg); break;
+		case 'T': timeout_s = atoi(optarg); break;
+		case 's': psn = strtol(optarg, NULL, 0) & 0xFFFFFF; break;
+		case 'L': list = 1; break;
+		case 't':
+			if (!strcmp(optarg, "rc"))
+				qpt = T_RC;
+			else if (!strcmp(optarg, "uc"))
+				qpt = T_UC;
+			else if (!strcmp(optarg, "ud"))
+				qpt = T_UD;
+			else
+				die(2, "-t: rc, uc or ud");
+			break;
+		case 'm':
+			switch (atoi(optarg)) {
+			case 256: path_mtu = IBV_MTU_256; break;
+			case 512: path_mtu = IBV_MTU_512; break;
+			case 1024: path_mtu = IBV_MTU_1024; break;
+			case 2048: path_mtu = IBV_MTU_2048; break;
+			case 4096: path_mtu = IBV_MTU_4096; break;
+			default: die(2, "-m: 256, 512, 1024, 2048 or 4096");
+			}
+			break;
+		default:
+			die(2, "usage: dr-opgen [-L] [-t rc|uc|ud] [-d dev] [-g gidx] [-p port] "
+			       "[-m mtu] [-s psn] [-T secs] [server]");
+		}
+	}
+	if (list) {
+		list_ops();
+		return 0;
+	}
+	if (optind < argc)
+		host = argv[optind];
+	if (gidx < 0) {
+		const char *e = getenv("RXE_GID_IDX");
+
+		gidx = e && *e ? atoi(e) : 1;
+	}
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	signal(SIGALRM, on_alarm);
+	alarm((unsigned int)timeout_s);
+
+	setup(dev);
+	me.psn = psn >= 0 ? (uint32_t)psn : host ? 0x100 : 0x200;
+	int fd = host ? tcp_client(host, port) : tcp_server(port);
+	exchange(fd);
+	char a[INET6_ADDRSTRLEN], b[INET6_ADDRSTRLEN];
+	gid_str(me.gid, a, sizeof(a));
+	gid_str(peer.gid, b, sizeof(b));
+	printf("%s %s local qpn=0x%06x psn=0x%06x gid=%s remote qpn=0x%06x psn=0x%06x gid=%s "
+	       "rkey=0x%x path_mtu=%u\n", host ? "client" : "server", qpt_name(), me.qpn, me.psn, a,
+	       peer.qpn, peer.psn, b, peer.rkey, 128u << path_mtu);
+	connect_qp();
+	uint8_t go = 1;
+	put(fd, &go, 1);
+	get(fd, &go, 1);	/* both QPs are ready and every receive is posted */
+	return host ? run_client(fd) : run_server(fd);
+}
