@@ -2,7 +2,7 @@
 # Copyright (c) 2026 The dpdk-rdma authors.
 """dpdk-rdma-perf end to end over net_memif (two processes, shared memory,
 no hugepages): every test at the sizes around the path MTU with --check,
-1 MiB messages (slow), several QPs, -D, 4096-byte MTU, and the output's
+1 MiB and 1 GiB messages (slow), several QPs, -D, 4096-byte MTU, and the output's
 perftest layout. Needs the transport: fails (does not skip) until it links."""
 
 import re
@@ -51,6 +51,21 @@ def test_one_mib_checked(perf_exe, test):
     iters = ITERS_MIB[kind(test)]
     res = memif(perf_exe, *matrix_args(test, [MIB], iters))
     assert_checked_run(res, [MIB], iters)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("test", ["write_bw", "send_bw", "read_bw"])
+def test_one_gib_message_checked(perf_exe, test):
+    """The largest message the API takes (DR_MAX_MSG_SIZE, 1 GiB: 262144
+    packets of 4096 bytes), every byte verified on both sides."""
+    gib = 1 << 30
+    res = memif(perf_exe, test, "-s", gib, "-n", 1, "--check", "-m", 4096, "--link-mtu", 4200,
+                timeout=300)
+    assert res.ok, "the pair failed:\n" + res.describe()
+    for side in (res.client, res.server):
+        rows = table.rows(side.stdout)
+        assert [(r["bytes"], r["iters"]) for r in rows] == [(gib, 1)], side.describe()
+        assert "Data check: OK" in side.stdout, side.describe()
 
 
 @pytest.mark.parametrize("test,qps", [("write_bw", 4), ("send_bw", 3), ("read_bw", 2)])
