@@ -130,7 +130,7 @@ struct dr_global_route {
 	union dr_gid dgid;        /**< destination GID */
 	uint32_t flow_label;      /**< 20 bits; 0: derive from the QPNs as rxe does */
 	uint8_t sgid_index;       /**< index in the local GID table */
-	uint8_t hop_limit;        /**< IP TTL / hop limit */
+	uint8_t hop_limit;        /**< not used: as Linux RoCEv2, the IP TTL is the route's (64) */
 	uint8_t traffic_class;    /**< DSCP | ECN */
 };
 

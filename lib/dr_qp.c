@@ -310,7 +310,14 @@ route_build(struct dr_qp_impl *qp)
 	memcpy(rt->dgid, ah->grh.dgid.raw, sizeof(rt->dgid));
 	rt->ip_ver = dr_gid_is_ipv4(rt->dgid) ? 4 : 6;
 	rt->tclass = ah->grh.traffic_class;
-	rt->hop_limit = ah->grh.hop_limit != 0 ? ah->grh.hop_limit : DR_DEFAULT_HOP_LIMIT;
+	/*
+	 * The IP TTL / hop limit is the route's, not the AV's: for a RoCEv2
+	 * destination ib_core replaces grh.hop_limit with the hop limit of the
+	 * route it resolved (ib_resolve_unicast_gid_dmac(), on modify_qp with
+	 * IB_QP_AV), so rxe sends TTL 64 when ibv_rc_pingpong asks for 1. A TTL
+	 * of 1 dies at the first router. We have no routes: the default's.
+	 */
+	rt->hop_limit = DR_DEFAULT_HOP_LIMIT;
 	rt->ipv4_df = 1;
 	rt->flow_label = ah->grh.flow_label;
 	/* rxe: the UDP source port folds the flow label, else rdma_calc_flow_label() of the QPNs */

@@ -358,7 +358,9 @@ test_modify(struct tv *t, struct dr_cq *scq, struct dr_cq *rcq)
 	a.ah_attr.grh.traffic_class = 0x60;
 	memcpy(a.ah_attr.grh.dgid.raw, v6, 16);
 	CHECK_EQ(dr_modify_qp(qp, &a, mask), 0);
-	CHECK(q->route.ip_ver == 6 && q->route.hop_limit == 5 && q->route.tclass == 0x60);
+	/* rxe/ib_core: the route's hop limit, not the AV's (ibv_rc_pingpong asks for 1) */
+	CHECK(q->route.ip_ver == 6 && q->route.hop_limit == DR_DEFAULT_HOP_LIMIT &&
+	      q->route.tclass == 0x60);
 	CHECK(memcmp(q->route.sgid, t->ctx->gid[2].raw, 16) == 0 && memcmp(q->route.dgid, v6, 16) == 0);
 	a.qp_state = DR_QPS_ERR;                 /* any state may go to ERR */
 	CHECK_EQ(dr_modify_qp(qp, &a, DR_QP_STATE), 0);
@@ -366,6 +368,35 @@ test_modify(struct tv *t, struct dr_cq *scq, struct dr_cq *rcq)
 	a.qp_state = DR_QPS_RTS;
 	REFUSED(qp, &a, DR_QP_STATE, DR_QPS_ERR);
 	CHECK_EQ(dr_destroy_qp(qp), 0);
+}
+
+/*
+ * The IP TTL / hop limit of a RoCEv2 QP is the route's (64), whatever the
+ * AV's grh.hop_limit: ib_core replaces it when it resolves the destination
+ * (ib_resolve_unicast_gid_dmac() on modify_qp with IB_QP_AV), so rxe sends
+ * TTL 64 for ibv_rc_pingpong's hop_limit 1 (seen on the wire against rxe).
+ */
+static void
+test_hop_limit_is_the_routes(struct tv *t, struct dr_cq *scq, struct dr_cq *rcq)
+{
+	static const uint8_t limits[] = { 0, 1, 5, 64, 255 };
+	struct dr_qp_attr a;
+	struct dr_qp *qp;
+	int mask;
+
+	for (unsigned int i = 0; i < RTE_DIM(limits); i++) {
+		qp = tv_create_qp(t, scq, rcq, 4, 0);
+		CHECK(qp != NULL);
+		if (qp == NULL)
+			return;
+		CHECK_EQ(tv_to_init(qp), 0);
+		tv_rtr_attr(&a, &mask);
+		a.ah_attr.grh.hop_limit = limits[i];
+		CHECK_EQ(dr_modify_qp(qp, &a, mask), 0);
+		CHECK_EQ(dr_qp_impl(qp)->route.ip_ver, 4);
+		CHECK_EQ(dr_qp_impl(qp)->route.hop_limit, DR_DEFAULT_HOP_LIMIT);
+		CHECK_EQ(dr_destroy_qp(qp), 0);
+	}
 }
 
 void
@@ -378,6 +409,7 @@ tv_qp_tests(struct tv *t, struct tv_count *c)
 	if (scq != NULL && rcq != NULL) {
 		test_create(t, scq, rcq);
 		test_modify(t, scq, rcq);
+		test_hop_limit_is_the_routes(t, scq, rcq);
 	}
 	if (scq != NULL)
 		CHECK_EQ(dr_destroy_cq(scq), 0);

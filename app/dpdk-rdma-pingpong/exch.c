@@ -1,0 +1,324 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 The dpdk-rdma authors.
+ */
+
+/*
+ * ibv_rc_pingpong's exchange over the kernel's TCP: the client connects and
+ * writes its address, the server reads it, connects its QP (RTR, RTS) and
+ * writes its own, the client reads that and writes "done" (sizeof "done"
+ * bytes, its NUL included). An address is "%04x:%06x:%06x:%s" of LID, QPN,
+ * PSN and the GID as 32 hex digits (the 16 bytes in network order), sent as
+ * sizeof "0000:000000:000000:<32 zeros>" bytes with the NUL.
+ *
+ * The sockets are non-blocking and every wait drives the transport: the
+ * peer resolves our MAC (ARP, ND) when it moves its QP to RTR, during the
+ * exchange, and only our DPDK process answers for our address.
+ */
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netdb.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "pingpong.h"
+
+#define PP_POLL_MS 1
+#define PP_CONNECT_RETRY_MS 100
+
+static double
+now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+void
+pp_gid_to_wire(const union dr_gid *gid, char wgid[33])
+{
+	for (int i = 0; i < 16; i++)
+		snprintf(&wgid[i * 2], 3, "%02x", gid->raw[i]);
+}
+
+int
+pp_wire_to_gid(const char *wgid, union dr_gid *gid)
+{
+	for (int i = 0; i < 16; i++) {
+		char tmp[3] = { wgid[i * 2], wgid[i * 2 + 1], 0 };
+		char *end;
+
+		gid->raw[i] = (uint8_t)strtoul(tmp, &end, 16);
+		if (tmp[0] == 0 || *end != 0)
+			return -1;
+	}
+	return 0;
+}
+
+int
+pp_format_dest(const struct pp_dest *d, char msg[PP_MSG_LEN])
+{
+	char gid[33];
+
+	pp_gid_to_wire(&d->gid, gid);
+	memset(msg, 0, PP_MSG_LEN);
+	return snprintf(msg, PP_MSG_LEN, "%04x:%06x:%06x:%s", d->lid, d->qpn, d->psn, gid) ==
+	       (int)PP_MSG_LEN - 1 ? 0 : -1;
+}
+
+int
+pp_parse_dest(const char *msg, struct pp_dest *d)
+{
+	char gid[33] = "";
+
+	if (memchr(msg, 0, PP_MSG_LEN) == NULL ||
+	    sscanf(msg, "%x:%x:%x:%32s", &d->lid, &d->qpn, &d->psn, gid) != 4 ||
+	    strlen(gid) != 32 || pp_wire_to_gid(gid, &d->gid) != 0)
+		return -1;
+	return 0;
+}
+
+/* Drive the transport until @fd is ready for @events; 0, or -1 on timeout / stop. */
+static int
+wait_fd(struct dr_context *ctx, int fd, short events, double deadline)
+{
+	struct pollfd pfd = { .fd = fd, .events = events };
+
+	for (;;) {
+		int n = poll(&pfd, 1, PP_POLL_MS);
+
+		if (n > 0)
+			return 0;
+		if (n < 0 && errno != EINTR) {
+			perror("poll");
+			return -1;
+		}
+		dr_progress(ctx);
+		if (pp_stop || (deadline > 0 && now_s() > deadline)) {
+			fprintf(stderr, PP_PROG ": %s\n", pp_stop ? "interrupted" :
+				"timed out in the TCP exchange");
+			return -1;
+		}
+	}
+}
+
+/* read() until @len bytes or EOF; the count read, or -1 */
+static ssize_t
+read_full(struct dr_context *ctx, int fd, char *buf, size_t len, double deadline)
+{
+	size_t got = 0;
+
+	while (got < len) {
+		ssize_t n;
+
+		if (wait_fd(ctx, fd, POLLIN, deadline) != 0)
+			return -1;
+		n = read(fd, buf + got, len - got);
+		if (n == 0)
+			break;
+		if (n < 0) {
+			if (errno == EAGAIN || errno == EINTR)
+				continue;
+			return -1;
+		}
+		got += (size_t)n;
+	}
+	return (ssize_t)got;
+}
+
+static int
+write_full(struct dr_context *ctx, int fd, const char *buf, size_t len, double deadline)
+{
+	size_t done = 0;
+
+	while (done < len) {
+		ssize_t n = write(fd, buf + done, len - done);
+
+		if (n < 0) {
+			if (errno != EAGAIN && errno != EINTR)
+				return -1;
+			if (wait_fd(ctx, fd, POLLOUT, deadline) != 0)
+				return -1;
+			continue;
+		}
+		done += (size_t)n;
+	}
+	return 0;
+}
+
+static double
+deadline_of(const struct pp_opts *o)
+{
+	return o->timeout_s > 0 ? now_s() + o->timeout_s : 0;
+}
+
+static int
+nonblock(int fd)
+{
+	int fl = fcntl(fd, F_GETFL, 0);
+
+	return fl < 0 ? -1 : fcntl(fd, F_SETFL, fl | O_NONBLOCK);
+}
+
+/* One non-blocking connect to @ai, driving the transport; the socket or -1. */
+static int
+try_connect(struct dr_context *ctx, const struct addrinfo *ai, double deadline)
+{
+	int fd = socket(ai->ai_family, ai->ai_socktype, ai->ai_protocol);
+	int err = 0;
+	socklen_t elen = sizeof(err);
+
+	if (fd < 0)
+		return -1;
+	if (nonblock(fd) != 0)
+		goto fail;
+	if (connect(fd, ai->ai_addr, ai->ai_addrlen) == 0)
+		return fd;
+	if (errno != EINPROGRESS)
+		goto fail;
+	if (wait_fd(ctx, fd, POLLOUT, deadline) != 0 ||
+	    getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &elen) != 0 || err != 0)
+		goto fail;
+	return fd;
+fail:
+	close(fd);
+	return -1;
+}
+
+int
+pp_client_exch(struct dr_context *ctx, const struct pp_opts *o, const struct pp_dest *me,
+	       struct pp_dest *rem)
+{
+	struct addrinfo hints = { .ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM };
+	struct addrinfo *res, *t;
+	double deadline = deadline_of(o);
+	char service[8], msg[PP_MSG_LEN];
+	int fd = -1, n, ret = -1;
+
+	snprintf(service, sizeof(service), "%u", o->port);
+	n = getaddrinfo(o->servername, service, &hints, &res);
+	if (n != 0) {
+		fprintf(stderr, "%s for %s:%u\n", gai_strerror(n), o->servername, o->port);
+		return -1;
+	}
+	for (t = res; t != NULL && fd < 0; t = t->ai_next)
+		fd = try_connect(ctx, t, deadline);
+	freeaddrinfo(res);
+	if (fd < 0) {
+		fprintf(stderr, "Couldn't connect to %s:%u\n", o->servername, o->port);
+		return -1;
+	}
+	if (pp_format_dest(me, msg) != 0 || write_full(ctx, fd, msg, sizeof(msg), deadline) != 0) {
+		fprintf(stderr, "Couldn't send local address\n");
+		goto out;
+	}
+	if (read_full(ctx, fd, msg, sizeof(msg), deadline) != (ssize_t)sizeof(msg) ||
+	    write_full(ctx, fd, PP_DONE, sizeof(PP_DONE), deadline) != 0) {
+		fprintf(stderr, "Couldn't read/write remote address\n");
+		goto out;
+	}
+	if (pp_parse_dest(msg, rem) != 0) {
+		fprintf(stderr, "Couldn't parse remote address '%.*s'\n", (int)sizeof(msg) - 1, msg);
+		goto out;
+	}
+	ret = 0;
+out:
+	close(fd);
+	return ret;
+}
+
+static int
+listen_on(unsigned int port)
+{
+	struct addrinfo hints = { .ai_flags = AI_PASSIVE, .ai_family = AF_UNSPEC,
+				  .ai_socktype = SOCK_STREAM };
+	struct addrinfo *res, *t;
+	char service[8];
+	int fd = -1, n, one = 1;
+
+	snprintf(service, sizeof(service), "%u", port);
+	n = getaddrinfo(NULL, service, &hints, &res);
+	if (n != 0) {
+		fprintf(stderr, "%s for port %u\n", gai_strerror(n), port);
+		return -1;
+	}
+	for (t = res; t != NULL; t = t->ai_next) {
+		fd = socket(t->ai_family, t->ai_socktype, t->ai_protocol);
+		if (fd < 0)
+			continue;
+		setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+		if (bind(fd, t->ai_addr, t->ai_addrlen) == 0)
+			break;
+		close(fd);
+		fd = -1;
+	}
+	freeaddrinfo(res);
+	if (fd < 0 || listen(fd, 1) != 0 || nonblock(fd) != 0) {
+		if (fd >= 0)
+			close(fd);
+		fprintf(stderr, "Couldn't listen to port %u\n", port);
+		return -1;
+	}
+	return fd;
+}
+
+int
+pp_server_exch(struct dr_context *ctx, const struct pp_opts *o, const struct pp_dest *me,
+	       struct pp_dest *rem, int (*connect_qp)(void *arg, const struct pp_dest *rem),
+	       void *arg)
+{
+	double deadline = deadline_of(o);
+	char msg[PP_MSG_LEN];
+	int lfd, fd, ret = -1;
+	ssize_t n;
+
+	lfd = listen_on(o->port);
+	if (lfd < 0)
+		return -1;
+	for (;;) {
+		if (wait_fd(ctx, lfd, POLLIN, deadline) != 0) {
+			close(lfd);
+			return -1;
+		}
+		fd = accept(lfd, NULL, NULL);
+		if (fd >= 0 || (errno != EAGAIN && errno != EINTR && errno != ECONNABORTED))
+			break;
+	}
+	close(lfd);
+	if (fd < 0 || nonblock(fd) != 0) {
+		fprintf(stderr, "accept() failed\n");
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	n = read_full(ctx, fd, msg, sizeof(msg), deadline);
+	if (n != (ssize_t)sizeof(msg)) {
+		fprintf(stderr, "%d/%d: Couldn't read remote address\n", (int)n, (int)sizeof(msg));
+		goto out;
+	}
+	if (pp_parse_dest(msg, rem) != 0) {
+		fprintf(stderr, "Couldn't parse remote address '%.*s'\n", (int)sizeof(msg) - 1, msg);
+		goto out;
+	}
+	if (connect_qp(arg, rem) != 0) {
+		fprintf(stderr, "Couldn't connect to remote QP\n");
+		goto out;
+	}
+	/* the client answers "done" (sizeof "done" bytes), then closes */
+	if (pp_format_dest(me, msg) != 0 || write_full(ctx, fd, msg, sizeof(msg), deadline) != 0 ||
+	    read_full(ctx, fd, msg, sizeof(PP_DONE), deadline) != (ssize_t)sizeof(PP_DONE)) {
+		fprintf(stderr, "Couldn't send/recv local address\n");
+		goto out;
+	}
+	ret = 0;
+out:
+	close(fd);
+	return ret;
+}

@@ -1,0 +1,225 @@
+# SPDX-License-Identifier: BSD-3-Clause
+# Copyright (c) 2026 The dpdk-rdma authors.
+"""dpdk-rdma's RC transport against Linux rxe with rdma-core's unmodified
+ibv_rc_pingpong: build/app/dpdk-rdma-pingpong (net_af_packet on a veth of
+the harness's bridge, 10.99.0.10, answering ARP itself; its TCP exchange on
+the namespace's kernel stack, 10.99.0.1) is the client of ibv_rc_pingpong in
+the guest, then its server. One VM. Every run is captured on the VM's tap
+and decoded by dpdk-rdma-dump: good ICRCs, BTH TVer 0 and P_Key 0xFFFF, the
+two GIDs, and the UDP source port of rxe's rule on both sides."""
+
+import os
+import re
+import shutil
+import struct
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+
+import rxepeer
+from rxepeer import harness as rxh
+from rxepeer import rxe
+
+from . import wire
+from .conftest import PINGPONG_PORT, REPO, qpns, require_peers
+
+VM = ("vm1", "10.99.0.2/24")
+OUR_IP = "10.99.0.10"
+VETH = "dpp0"
+STEP_TIMEOUT = 60
+ITERS = 20
+ITERS_LINE = re.compile(r"^(\d+) iters in [0-9.]+ seconds = [0-9.]+ usec/iter$", re.M)
+BYTES_LINE = re.compile(r"^(\d+) bytes in [0-9.]+ seconds = [0-9.]+ Mbit/sec$", re.M)
+SUMMARY = re.compile(r"(\d+) frames, (\d+) RoCEv2, (\d+) bad ICRC, (\d+) malformed")
+
+
+class Peer:
+    def __init__(self, harness, vm, outdir):
+        self.harness = harness
+        self.vm = vm
+        self.outdir = outdir
+        self.prefix = "drpp%d" % os.getpid()
+
+
+@pytest.fixture(scope="module")
+def rxe_peer(tmp_path_factory):
+    require_peers()
+    work = rxepeer.work_dir()
+    rxh.reap_stale(work)
+    image = rxepeer.build(work, install=False)
+    h = rxepeer.Harness(work, session="pytest-%d" % os.getpid(), image=image)
+    try:
+        vm = h.start(*VM, timeout=120)
+        h.veth(VETH)
+        yield Peer(h, vm, tmp_path_factory.mktemp("pingpong"))
+    finally:
+        h.stop_all()
+        shutil.rmtree(h.dir, ignore_errors=True)
+        for d in ("/var/run/dpdk/drpp%d" % os.getpid(),):
+            shutil.rmtree(d, ignore_errors=True)
+
+
+@pytest.fixture(scope="session")
+def pingpong_exe():
+    build = os.environ.get("DR_BUILD_DIR") or str(REPO / "build")
+    exe = Path(build) / "app" / "dpdk-rdma-pingpong" / "dpdk-rdma-pingpong"
+    if not exe.is_file():
+        pytest.fail("%s is not built (set DR_BUILD_DIR or run ninja -C %s)" % (exe, build))
+    return str(exe)
+
+
+def ours(peer, exe, args):
+    """dpdk-rdma-pingpong in the harness's namespace on the veth."""
+    argv = [exe, "--no-pci", "--no-huge", "-m", "256", "--file-prefix=" + peer.prefix,
+            "--vdev", "net_af_packet0,iface=%s" % VETH, "--log-level=pmd.net.af_packet:warning",
+            "--", "--ip", OUR_IP, "--timeout", str(STEP_TIMEOUT)] + args
+    return peer.harness.netns_popen(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                    text=True)
+
+
+def finish(proc, timeout):
+    try:
+        out, _ = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        out, _ = proc.communicate()
+        out += "\n[killed after %ss]" % timeout
+    return proc.returncode, out
+
+
+def iters_of(output):
+    m = ITERS_LINE.search(output)
+    return int(m.group(1)) if m else None
+
+
+def decode(dump_json, pcap):
+    frames, p = dump_json(pcap, "--fail-on-error")
+    m = SUMMARY.search(p.stderr)
+    assert m, p.stderr
+    total, roce, bad, malformed = map(int, m.groups())
+    assert (bad, malformed) == (0, 0), p.stderr
+    assert total == roce == len(frames) > 0
+    return frames
+
+
+def ip_ttls(pcap):
+    """{IPv4 source: {TTL}} of a pcap's frames (Ethernet, no VLAN)."""
+    out = {}
+    with open(pcap, "rb") as f:
+        data = f.read()
+    magic = struct.unpack("<I", data[:4])[0]
+    end = "<" if magic in (0xA1B2C3D4, 0xA1B23C4D) else ">"
+    off = 24
+    while off + 16 <= len(data):
+        incl = struct.unpack(end + "I", data[off + 8:off + 12])[0]
+        pkt = data[off + 16:off + 16 + incl]
+        off += 16 + incl
+        if len(pkt) >= 34 and pkt[12:14] == b"\x08\x00":
+            src = ".".join(str(b) for b in pkt[26:30])
+            out.setdefault(src, set()).add(pkt[22])
+    return out
+
+
+def check_wire(frames, peer, our_qpn, their_qpn, size, mtu):
+    """What rxe checks of every frame, and rxe's rules for ours."""
+    vm_ip = peer.vm.ip
+    sport = rxe.udp_sport_connected(our_qpn, their_qpn)
+    for f in frames:
+        assert f["icrc_ok"] and "error" not in f, f
+        assert f["tver"] == 0 and f["pkey"] == 0xFFFF, f
+        assert f["ip_version"] == 4, f
+        assert {f["src"], f["dst"]} == {OUR_IP, vm_ip}, f
+        # the flow-label rule: both ends of the connection use the same port
+        assert f["udp_sport"] == sport, f
+        dqp = their_qpn if f["dst"] == vm_ip else our_qpn
+        assert f["dest_qp"] == dqp, f
+    mine = [f for f in frames if f["src"] == OUR_IP]
+    theirs = [f for f in frames if f["src"] == vm_ip]
+    assert mine and theirs
+    assert {f["udp_sport"] for f in mine} == {f["udp_sport"] for f in theirs}
+    # each side sends ITERS messages cut at the path MTU, all acknowledged
+    want = wire.requests([(0, "SEND", size)], "rc", mtu)
+    for side in (mine, theirs):
+        reqs = wire.first_seen([f for f in side if f["opcode"] != wire.ACK])
+        assert [(f["opcode"], f["payload_len"]) for f in reqs] == \
+            [(op, n) for op, n, _ in want] * ITERS, side[:6]
+        assert all(f["pad"] == (-f["payload_len"]) % 4 for f in reqs)
+    for side, other in ((mine, theirs), (theirs, mine)):
+        acks = [f for f in other if f["opcode"] == wire.ACK]
+        assert {(a["aeth"]["type"]) for a in acks} == {"ACK"}, acks[:4]
+        asked = {f["psn"] for f in side if f["opcode"] != wire.ACK and f["ack_req"]}
+        assert asked <= {a["psn"] for a in acks}
+
+
+CASES = [
+    # (name, size, path MTU, -c)
+    ("s1", 1, 1024, True),
+    ("s4096", 4096, 1024, True),
+    ("s10000", 10000, 1024, True),
+]
+
+
+def run_case(peer, dump_json, exe, name, size, mtu, chk, we_serve):
+    opts = "-s %d -m %d -n %d%s" % (size, mtu, ITERS, " -c" if chk else "")
+    pcap = str(peer.outdir / (name + ".pcap"))
+    peer.harness.capture_start(pcap, peer.vm.tap)
+    job = proc = None
+    try:
+        if we_serve:
+            proc = ours(peer, exe, opts.split())
+            end = time.monotonic() + 30
+            while not listening(peer, PINGPONG_PORT):
+                assert proc.poll() is None, finish(proc, 5)
+                assert time.monotonic() < end, "dpdk-rdma-pingpong does not listen"
+                time.sleep(0.1)
+            cli = peer.vm.exec("ibv_rc_pingpong -d rxe0 -g $RXE_GID_IDX %s %s" % (
+                opts, peer.harness.host_ip), STEP_TIMEOUT)
+            rc, out = finish(proc, 5 if cli.rc != 0 else STEP_TIMEOUT)
+            theirs = cli
+        else:
+            job = peer.vm.spawn("ibv_rc_pingpong -d rxe0 -g $RXE_GID_IDX %s" % opts,
+                                STEP_TIMEOUT)
+            peer.vm.wait_tcp_listen(PINGPONG_PORT, timeout=30)
+            proc = ours(peer, exe, opts.split() + [peer.vm.ip])
+            rc, out = finish(proc, STEP_TIMEOUT)
+            theirs = job.wait(None if rc == 0 else 5)
+    finally:
+        if proc is not None and proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        peer.harness.capture_stop(pcap)
+    (peer.outdir / (name + ".ours.txt")).write_text(out)
+    (peer.outdir / (name + ".rxe.txt")).write_text(theirs.output)
+    assert (rc, theirs.rc) == (0, 0), "ours:\n%s\nrxe:\n%s" % (out, theirs.output)
+    for o in (out, theirs.output):
+        assert iters_of(o) == ITERS, o
+        assert int(BYTES_LINE.search(o).group(1)) == size * ITERS * 2, o
+        assert "invalid data" not in o, o
+    our_qpn, their_qpn = qpns(out)
+    assert qpns(theirs.output) == (their_qpn, our_qpn)
+    frames = decode(dump_json, pcap)
+    check_wire(frames, peer, our_qpn, their_qpn, size, mtu)
+    # ibv_rc_pingpong asks for hop_limit 1; ib_core sends the route's TTL (64): so must we
+    assert ip_ttls(pcap) == {OUR_IP: {64}, peer.vm.ip: {64}}
+
+
+def listening(peer, port):
+    out = peer.harness.netns_run(["cat", "/proc/net/tcp", "/proc/net/tcp6"]).stdout
+    return re.search(r":%04X [0-9A-F:]+ 0A " % port, out) is not None
+
+
+@pytest.mark.parametrize("name,size,mtu,chk", CASES, ids=[c[0] for c in CASES])
+def test_rxe_server_ours_client(rxe_peer, dump_json, pingpong_exe, name, size, mtu, chk):
+    run_case(rxe_peer, dump_json, pingpong_exe, "rxesrv_" + name, size, mtu, chk, False)
+
+
+@pytest.mark.parametrize("name,size,mtu,chk", CASES, ids=[c[0] for c in CASES])
+def test_ours_server_rxe_client(rxe_peer, dump_json, pingpong_exe, name, size, mtu, chk):
+    run_case(rxe_peer, dump_json, pingpong_exe, "oursrv_" + name, size, mtu, chk, True)
+
+
+def test_events_rejected(pingpong_exe):
+    p = subprocess.run([pingpong_exe, "--", "-e"], capture_output=True, text=True, timeout=30)
+    assert p.returncode == 1 and "-e/--events" in p.stderr, p.stderr
