@@ -100,6 +100,8 @@ perf_oob_poll(struct perf *p, bool force)
 	if (!force && now - p->last_oob_check < p->tsc_hz / 1000)
 		return PERF_OK;
 	p->last_oob_check = now;
+	if (p->perftest)
+		return pt_poll(p);
 	ret = oob_recv(&p->ob, &m, 0);
 	if (ret <= 0)
 		return ret == 0 ? PERF_OK : PERF_FAIL;
@@ -343,9 +345,11 @@ main(int argc, char **argv)
 	p.tsc_hz = rte_get_tsc_hz();
 
 	ret = perf_port_open(&p);
-	if (ret == PERF_OK)
+	if (ret == PERF_OK && o.perftest)
+		ret = perf_pt_session(&p);
+	else if (ret == PERF_OK)
 		ret = perf_handshake(&p);
-	if (ret == PERF_OK)
+	if (ret == PERF_OK && !o.perftest)
 		ret = run_session(&p);
 
 	p.test->teardown(&p);

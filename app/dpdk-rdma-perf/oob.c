@@ -241,6 +241,22 @@ oob_recv(struct oob *ob, struct oob_msg *m, int timeout_ms)
 	return 1;
 }
 
+int
+oob_write_raw(struct oob *ob, const void *b, size_t n)
+{
+	if (ob->broken)
+		return -1;
+	return write_all(ob, b, n);
+}
+
+int
+oob_read_raw(struct oob *ob, void *b, size_t n, int first_ms)
+{
+	if (ob->broken)
+		return -1;
+	return read_all(ob, b, n, first_ms, false);
+}
+
 void
 oob_wait_closed(struct oob *ob, int timeout_ms)
 {

@@ -154,6 +154,15 @@ int oob_send(struct oob *ob, const struct oob_msg *m);
  */
 int oob_recv(struct oob *ob, struct oob_msg *m, int timeout_ms);
 
+/** Write @p n raw bytes in one go (--perftest-compat). @return 0, or -1 after a message. */
+int oob_write_raw(struct oob *ob, const void *b, size_t n);
+
+/**
+ * Read exactly @p n raw bytes, the first within @p first_ms (-1: forever).
+ * @return 1, 0 when nothing came in time, -1 after a message.
+ */
+int oob_read_raw(struct oob *ob, void *b, size_t n, int first_ms);
+
 /** Wait, silently, until the peer closes the connection or @p timeout_ms pass without a byte. */
 void oob_wait_closed(struct oob *ob, int timeout_ms);
 

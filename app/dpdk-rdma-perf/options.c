@@ -23,6 +23,7 @@ enum {
 	OPT_LINK_MTU,
 	OPT_SIZES,
 	OPT_OOB_BIND,
+	OPT_PERFTEST,
 };
 
 static const char short_opts[] = ":p:s:n:aD:m:t:r:Q:q:Fd:i:x:hV";
@@ -49,6 +50,7 @@ static const struct option long_opts[] = {
 	{ "link-mtu", required_argument, NULL, OPT_LINK_MTU },
 	{ "sizes", required_argument, NULL, OPT_SIZES },
 	{ "oob-bind", required_argument, NULL, OPT_OOB_BIND },
+	{ "perftest-compat", no_argument, NULL, OPT_PERFTEST },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
 	{ NULL, 0, NULL, 0 },
@@ -86,6 +88,7 @@ perf_usage(FILE *out)
 		"                        (default: the MAC the peer sends over TCP)\n"
 		"      --link-mtu N      IP MTU given to the context (default: the port's)\n"
 		"      --check           fill every message with a pattern and verify every byte\n"
+		"      --perftest-compat speak perftest's exchange: an ib_* tool is the peer\n"
 		"  -h, --help            this text\n"
 		"  -V, --version         the version\n"
 		"\n"
@@ -304,6 +307,11 @@ finish(struct perf_opts *o, bool have_ip, bool tx_given, bool all, bool size_opt
 		perf_err("--oob-bind", "only for the server (the client connects to %s)", o->server);
 		return -1;
 	}
+	if (o->perftest && (o->nb_sizes != 1 || o->check || o->duration > 0)) {
+		perf_err("--perftest-compat", "one size (-s), no --check, -D, -a or --sizes: "
+			 "perftest's exchange has none of them");
+		return -1;
+	}
 	if (o->oob_bind == NULL)
 		o->oob_bind = "127.0.0.1";
 	return 0;
@@ -425,6 +433,9 @@ perf_parse_args(int argc, char **argv, struct perf_opts *o)
 			break;
 		case OPT_OOB_BIND:
 			o->oob_bind = optarg;
+			break;
+		case OPT_PERFTEST:
+			o->perftest = true;
 			break;
 		case 'h':
 			perf_usage(stdout);

@@ -92,6 +92,7 @@ struct perf_opts {
 	bool peer_mac_given;
 	bool check;                     /**< --check */
 	uint32_t link_mtu;              /**< --link-mtu: IP MTU of the context; 0: the port's */
+	bool perftest;                  /**< --perftest-compat: perftest's OOB exchange */
 };
 
 /**

@@ -26,6 +26,7 @@
 #include "check.h"
 #include "dr_verbs.h"
 #include "oob.h"
+#include "oob_perftest.h"
 #include "options.h"
 
 /** One of our QPs and what we know of its peer. */
@@ -113,6 +114,13 @@ struct perf {
 	bool done_sent;
 	uint64_t last_oob_check;    /**< TSC of the last look at the socket */
 	struct perf_result res;     /**< ours, this size */
+	/* --perftest-compat (session_perftest.c) */
+	bool perftest;              /**< speak perftest's exchange */
+	bool pt_expect_key;         /**< the peer's end-of-run hand shake may come during the run */
+	bool pt_key_seen;           /**< ... and it came (read, not yet answered) */
+	uint32_t pt_cycle;          /**< smallest remote-visible region: the cycle buffer */
+	uint32_t pt_peer_mtu;       /**< path MTU bytes the peer offered */
+	uint32_t pt_out_reads;      /**< the peer's outstanding READs (its responder depth) */
 	uint64_t verified_total;    /**< bytes checked here and by the peer, all sizes */
 };
 
@@ -170,11 +178,18 @@ int perf_recv_complete(struct perf *p, const struct dr_wc *wc);
 /** Before the barrier of a size: receives, READ sources, polled bytes. */
 int perf_prepare_size(struct perf *p);
 
+/** Responder READ depth we give each QP at RTR (perftest's out_reads). */
+uint8_t perf_out_reads(const struct perf *p);
+
 /* session.c */
 /** Connect (client) or accept (server), then HELLO -> ACCEPT or REJECT. */
 int perf_handshake(struct perf *p);
 /** Send our OOB_QP per QP, read the peer's; sets p->path_mtu. */
 int perf_exchange_qps(struct perf *p);
+
+/* session_perftest.c */
+/** The whole session in perftest's exchange (--perftest-compat). */
+int perf_pt_session(struct perf *p);
 
 /* run_bw.c */
 int perf_run_bw(struct perf *p);

@@ -74,6 +74,13 @@ wait_sends(struct perf *p, struct perf_qp *q, uint64_t max)
 	return PERF_OK;
 }
 
+/* The tag of message @p i; perftest's is the iteration count, (char)(i + 1). */
+static uint8_t
+lat_tag(const struct perf *p, uint64_t i)
+{
+	return p->perftest ? (uint8_t)(i + 1) : perf_check_tag(i);
+}
+
 static int
 lat_post(struct perf *p, struct perf_qp *q, uint64_t i)
 {
@@ -110,7 +117,7 @@ lat_post(struct perf *p, struct perf_qp *q, uint64_t i)
 	if (p->check && p->test->verb != PERF_READ)
 		perf_check_fill(local, p->size, perf_seed(p, p->server, q->index, i));
 	if (p->test->verb == PERF_WRITE)
-		local[p->size - 1] = perf_check_tag(i);
+		local[p->size - 1] = lat_tag(p, i);
 	if (p->tstamp != NULL)
 		p->tstamp[i] = rte_rdtsc();
 	ret = dr_post_send(q->qp, &wr, &bad);
@@ -127,7 +134,7 @@ lat_post(struct perf *p, struct perf_qp *q, uint64_t i)
 static int
 wait_peer_msg(struct perf *p, struct perf_qp *q, uint64_t i, bool *stopped)
 {
-	const uint8_t want = perf_check_tag(i), before = i == 0 ? 0 : perf_check_tag(i - 1);
+	const uint8_t want = lat_tag(p, i), before = i == 0 ? 0 : lat_tag(p, i - 1);
 	const uint64_t stall = rte_rdtsc() + LAT_STALL_S * p->tsc_hz;
 	uint8_t got = want;
 
@@ -207,7 +214,12 @@ static int
 lat_active(struct perf *p)
 {
 	struct perf_qp *q = &p->qps[0];
-	const bool client = !p->server;
+	/*
+	 * The side that posts first: the client, except in perftest's
+	 * write_lat, where the server does (run_iter_lat_write: a client waits
+	 * for message 1 before its first post).
+	 */
+	const bool client = p->perftest && p->test->verb == PERF_WRITE ? p->server : !p->server;
 	uint64_t start = rte_rdtsc(), i;
 	bool stopped = false;
 

@@ -76,7 +76,8 @@ layout(struct perf *p)
 	uint64_t msgs = p->duration > 0 ? PERF_DURATION_SLOTS : p->iters;
 	uint32_t tx = 0, rx = 0;
 
-	p->slot_size = RTE_ALIGN_CEIL(RTE_MAX(p->max_size, 1u), 64u);
+	/* a perftest peer may touch a whole cycle buffer (the page) from the start */
+	p->slot_size = RTE_ALIGN_CEIL(RTE_MAX(RTE_MAX(p->max_size, 1u), p->pt_cycle), 64u);
 	p->sq_depth = 1;
 	p->rq_depth = 0;
 	p->window = 1;
@@ -265,6 +266,14 @@ mtu_enum(uint32_t bytes)
 	return m;
 }
 
+uint8_t
+perf_out_reads(const struct perf *p)
+{
+	if (p->dev_attr.max_qp_rd_atom > 0 && p->dev_attr.max_qp_rd_atom < PERF_RD_ATOMIC)
+		return (uint8_t)p->dev_attr.max_qp_rd_atom;
+	return PERF_RD_ATOMIC;
+}
+
 int
 perf_connect_qps(struct perf *p)
 {
@@ -278,9 +287,12 @@ perf_connect_qps(struct perf *p)
 		mac = o->peer_mac;
 	else
 		memcpy(mac.addr_bytes, p->qps[0].remote.mac, RTE_ETHER_ADDR_LEN);
-	ret = dr_add_neighbour(p->ctx, &dgid, &mac);
-	if (ret != 0)
-		return perf_api_err("dr_add_neighbour", -ret);
+	/* perftest sends no MAC: the backend resolves it (ARP / ND) unless --peer-mac */
+	if (!p->perftest || o->peer_mac_given) {
+		ret = dr_add_neighbour(p->ctx, &dgid, &mac);
+		if (ret != 0)
+			return perf_api_err("dr_add_neighbour", -ret);
+	}
 
 	for (unsigned int i = 0; i < p->nb_qps; i++) {
 		struct perf_qp *q = &p->qps[i];
@@ -311,11 +323,13 @@ perf_connect_qps(struct perf *p)
 		};
 
 		memcpy(rtr.ah_attr.grh.dgid.raw, q->remote.gid, sizeof(rtr.ah_attr.grh.dgid.raw));
-		if (p->dev_attr.max_qp_rd_atom > 0 && p->dev_attr.max_qp_rd_atom < PERF_RD_ATOMIC)
-			rtr.max_dest_rd_atomic = (uint8_t)p->dev_attr.max_qp_rd_atom;
+		rtr.max_dest_rd_atomic = perf_out_reads(p);
 		if (p->dev_attr.max_qp_init_rd_atom > 0 &&
 		    p->dev_attr.max_qp_init_rd_atom < PERF_RD_ATOMIC)
 			rts.max_rd_atomic = (uint8_t)p->dev_attr.max_qp_init_rd_atom;
+		/* perftest: at most the peer's outstanding READs (its responder depth) */
+		if (p->perftest && p->pt_out_reads > 0 && p->pt_out_reads < rts.max_rd_atomic)
+			rts.max_rd_atomic = (uint8_t)p->pt_out_reads;
 		ret = dr_modify_qp(q->qp, &rtr, DR_QP_STATE | DR_QP_AV | DR_QP_PATH_MTU |
 				   DR_QP_DEST_QPN | DR_QP_RQ_PSN | DR_QP_MAX_DEST_RD_ATOMIC |
 				   DR_QP_MIN_RNR_TIMER);

@@ -58,6 +58,11 @@ BAD = [
     ("duration-negative", ["write_bw", *IP, "-D", "-1"], "-D/--duration: invalid value"),
     ("duration-and-iters", ["write_bw", *IP, "-D", "2", "-n", "10"], "cannot be combined"),
     ("ib-port-2", ["write_bw", *IP, "-i", "2"], "-i/--ib-port: invalid value '2'"),
+    ("perftest-check", ["write_bw", *IP, "--perftest-compat", "--check"], "--perftest-compat"),
+    ("perftest-all", ["write_bw", *IP, "--perftest-compat", "-a"], "--perftest-compat"),
+    ("perftest-sizes", ["send_bw", *IP, "--perftest-compat", "--sizes", "1,2"],
+     "--perftest-compat"),
+    ("perftest-duration", ["read_lat", *IP, "--perftest-compat", "-D", "2"], "--perftest-compat"),
     ("gid-index-8", ["write_bw", *IP, "-x", "8"], "-x/--gid-index: invalid value '8'"),
     ("port-zero", ["write_bw", *IP, "-p", "0"], "-p/--port: invalid value '0'"),
     ("port-too-large", ["write_bw", *IP, "-p", "65536"], "-p/--port: invalid value"),
@@ -96,7 +101,8 @@ def test_help(perf_exe, flag):
     assert p.stdout.startswith("usage: dpdk-rdma-perf <EAL args> -- TEST --ip A.B.C.D")
     for opt in ("--port", "--size", "--iters", "--all", "--duration", "--mtu", "--tx-depth",
                 "--qp", "--CPU-freq", "--report_gbits", "--ib-dev", "--ib-port", "--gid-index",
-                "--ip", "--peer-mac", "--check", "--link-mtu", "--oob-bind", "--sizes"):
+                "--ip", "--peer-mac", "--check", "--link-mtu", "--oob-bind", "--sizes",
+                "--perftest-compat"):
         assert opt in p.stdout, opt
     for test in ("send_bw", "send_lat", "write_bw", "write_lat", "read_bw", "read_lat"):
         assert test in p.stdout
@@ -113,6 +119,7 @@ def test_version(perf_exe):
     pytest.param(["read_lat", *IP, "-s", "0", "-n", "5"], id="read-lat-size-0"),
     pytest.param(["write_bw", *IP, "-a", "-q", "4", "-t", "16"], id="all-sizes"),
     pytest.param(["send_lat", *IP, "-D", "1.5", "--check", "-m", "4096"], id="duration"),
+    pytest.param(["write_bw", *IP, "--perftest-compat", "-s", "64", "-q", "2"], id="perftest"),
 ])
 def test_good_arguments_pass_the_parser(perf_exe, args):
     """Valid command lines get past the parser: EAL then finds no device
