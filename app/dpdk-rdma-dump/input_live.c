@@ -18,6 +18,7 @@
 #include <rte_ethdev.h>
 #include <rte_mbuf.h>
 
+#include "dr_app.h"
 #include "dr_icrc.h"
 #include "dump.h"
 
@@ -29,25 +30,6 @@
 #define DUMP_IDLE_SLEEP_US 50  /* nap when the queue is empty: a dump tool need not spin */
 
 static volatile sig_atomic_t stop_requested;
-
-static void
-on_signal(int sig)
-{
-	(void)sig;
-	stop_requested = 1;
-}
-
-static void
-install_signals(void)
-{
-	struct sigaction sa = { .sa_handler = on_signal };
-
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	/* a closed output pipe ends the capture cleanly, with the port closed */
-	sigaction(SIGPIPE, &sa, NULL);
-}
 
 static int
 port_fail(uint16_t port, const char *step, int err)
@@ -170,7 +152,8 @@ dump_live(const struct dump_opts *o, int argc, char **argv, struct dump_stats *s
 		goto out_eal;
 	}
 	if (port_start(o->port, socket, pool) == 0) {
-		install_signals();
+		/* a closed output pipe ends the capture cleanly too, with the port closed */
+		dr_app_stop_on_signals(&stop_requested, true);
 		capture(o, s);
 		dump_summary(o, s);
 		ret = 0;

@@ -13,42 +13,26 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "dr_app.h"
 #include "dump.h"
-
-/* Index of the first "--", or -1. */
-static int
-find_separator(int argc, char **argv)
-{
-	for (int i = 1; i < argc; i++)
-		if (strcmp(argv[i], "--") == 0)
-			return i;
-	return -1;
-}
 
 int
 main(int argc, char **argv)
 {
 	struct dump_opts o = { 0 };
 	struct dump_stats s = { 0 };
-	int sep = find_separator(argc, argv);
-	int ret;
+	int own_argc, eal_argc, ret;
+	char **own_argv;
 
-	if (sep < 0) {
-		ret = dump_parse_args(argc, argv, false, &o);
-		if (ret != 0)
-			return ret < 0 ? DUMP_EXIT_USAGE : DUMP_EXIT_OK;
+	/* our options are parsed first, so that a usage error never starts EAL */
+	eal_argc = dr_app_split_args(argc, argv, &own_argc, &own_argv);
+	ret = dump_parse_args(own_argc, own_argv, eal_argc != 0, &o);
+	if (ret != 0)
+		return ret < 0 ? DUMP_EXIT_USAGE : DUMP_EXIT_OK;
+	if (eal_argc == 0)
 		ret = dump_pcap(&o, &s);
-	} else {
-		/* our options are parsed first, so that a usage error never starts EAL */
-		char *saved = argv[sep];
-
-		argv[sep] = argv[0];
-		ret = dump_parse_args(argc - sep, argv + sep, true, &o);
-		argv[sep] = saved;
-		if (ret != 0)
-			return ret < 0 ? DUMP_EXIT_USAGE : DUMP_EXIT_OK;
-		ret = dump_live(&o, sep, argv, &s);
-	}
+	else
+		ret = dump_live(&o, eal_argc, argv, &s);
 
 	if (fflush(stdout) != 0 || ferror(stdout)) {
 		dump_err("standard output", "write error");

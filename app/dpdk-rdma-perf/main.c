@@ -19,6 +19,7 @@
 #include <rte_cycles.h>
 #include <rte_eal.h>
 
+#include "dr_app.h"
 #include "perf.h"
 
 #define LINK_WAIT_S 10.0
@@ -28,23 +29,6 @@
 
 volatile sig_atomic_t perf_stop;
 
-static void
-on_signal(int sig)
-{
-	(void)sig;
-	perf_stop = 1;
-}
-
-static void
-install_signals(void)
-{
-	/* no SA_RESTART: a blocked poll() returns EINTR and the run ends in-band */
-	struct sigaction sa = { .sa_handler = on_signal };
-
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-}
 
 int
 perf_api_err(const char *what, int err)
@@ -303,39 +287,23 @@ wait_server_gone(struct perf *p)
 		perf_port_wait_down(p, LINK_DOWN_S);
 }
 
-/* Index of the first "--", or -1. */
-static int
-find_separator(int argc, char **argv)
-{
-	for (int i = 1; i < argc; i++)
-		if (strcmp(argv[i], "--") == 0)
-			return i;
-	return -1;
-}
-
 int
 main(int argc, char **argv)
 {
 	struct perf_opts o;
 	struct perf p = { .o = &o, .ob = { .fd = -1, .lfd = -1 } };
-	int sep = find_separator(argc, argv);
-	int ret;
+	int own_argc, eal_argc, ret;
+	char **own_argv;
 
 	/* our options first, so that a usage error never starts EAL */
-	if (sep < 0) {
-		ret = perf_parse_args(argc, argv, &o);
-	} else {
-		char *saved = argv[sep];
-
-		argv[sep] = argv[0];
-		ret = perf_parse_args(argc - sep, argv + sep, &o);
-		argv[sep] = saved;
-	}
+	eal_argc = dr_app_split_args(argc, argv, &own_argc, &own_argv);
+	ret = perf_parse_args(own_argc, own_argv, &o);
 	if (ret != 0)
 		return ret < 0 ? PERF_EXIT_USAGE : PERF_EXIT_OK;
 
-	install_signals();
-	ret = dr_eal_init(sep < 0 ? 1 : sep, argv);
+	/* no SA_RESTART: a blocked poll() returns EINTR and the run ends in-band */
+	dr_app_stop_on_signals(&perf_stop, false);
+	ret = dr_eal_init(eal_argc != 0 ? eal_argc : 1, argv);
 	if (ret < 0) {
 		perf_err("dr_eal_init", "%s (EAL arguments before \"--\")", strerror(-ret));
 		return PERF_EXIT_FAIL;

@@ -29,6 +29,7 @@
 #include <rte_cycles.h>
 #include <rte_eal.h>
 
+#include "dr_app.h"
 #include "pingpong.h"
 
 #define PP_LINGER_MS 500   /* after the run: the peer's retransmissions still get ACKs */
@@ -57,13 +58,6 @@ struct pp_ctx {
 };
 
 static long page_size;
-
-static void
-on_signal(int sig)
-{
-	(void)sig;
-	pp_stop = 1;
-}
 
 static int
 pp_connect_ctx(void *arg, const struct pp_dest *dest)
@@ -346,15 +340,6 @@ linger(struct pp_ctx *ctx)
 }
 
 static int
-find_separator(int argc, char **argv)
-{
-	for (int i = 1; i < argc; i++)
-		if (strcmp(argv[i], "--") == 0)
-			return i;
-	return -1;
-}
-
-static int
 run(struct pp_ctx *ctx, const struct pp_opts *o)
 {
 	struct pp_dest my_dest, rem_dest;
@@ -471,27 +456,19 @@ main(int argc, char **argv)
 {
 	struct pp_opts o;
 	struct pp_ctx ctx;
-	int sep = find_separator(argc, argv);
-	int ret;
+	int own_argc, eal_argc, ret;
+	char **own_argv;
 
-	if (sep < 0) {
-		ret = pp_parse_args(argc, argv, &o);
-	} else {
-		char *saved = argv[sep];
-
-		argv[sep] = argv[0];
-		ret = pp_parse_args(argc - sep, argv + sep, &o);
-		argv[sep] = saved;
-	}
+	eal_argc = dr_app_split_args(argc, argv, &own_argc, &own_argv);
+	ret = pp_parse_args(own_argc, own_argv, &o);
 	if (ret != 0)
 		return ret < 0 ? 1 : 0;
 
 	srand48(getpid() * time(NULL));
 	page_size = sysconf(_SC_PAGESIZE);
-	signal(SIGINT, on_signal);
-	signal(SIGTERM, on_signal);
+	dr_app_stop_on_signals(&pp_stop, false);
 
-	ret = dr_eal_init(sep < 0 ? 1 : sep, argv);
+	ret = dr_eal_init(eal_argc != 0 ? eal_argc : 1, argv);
 	if (ret < 0) {
 		fprintf(stderr, PP_PROG ": EAL: %s (EAL arguments before \"--\")\n", strerror(-ret));
 		return 1;

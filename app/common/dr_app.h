@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 The dpdk-rdma authors.
+ */
+
+#ifndef DR_APP_H
+#define DR_APP_H
+
+/*
+ * What every dpdk-rdma program does the same way: split its command line
+ * at "--" (DPDK's convention) and stop on SIGINT/SIGTERM.
+ */
+
+#include <signal.h>
+#include <stdbool.h>
+
+/*
+ * Split "PROG [EAL args] -- [own args]". Returns the number of EAL
+ * arguments (PROG included: the index of "--"), or 0 when there is no "--"
+ * and every argument is the program's own. *own_argc / *own_argv get the
+ * program's own arguments with PROG first, ready for getopt: the "--" slot of
+ * argv is overwritten with argv[0] for that (EAL is given the part before it).
+ */
+int dr_app_split_args(int argc, char **argv, int *own_argc, char ***own_argv);
+
+/*
+ * Make SIGINT and SIGTERM (and SIGPIPE when @sigpipe) set *@flag. No
+ * SA_RESTART: a blocking call returns EINTR, so the program can end its
+ * session in-band before it closes its port.
+ */
+void dr_app_stop_on_signals(volatile sig_atomic_t *flag, bool sigpipe);
+
+#endif /* DR_APP_H */
