@@ -17,6 +17,7 @@ no /dev/net/tun, no qemu); DR_INTEROP_REQUIRED=1 (set by usertools/dr-test.sh)
 turns those skips into failures, so CI cannot pass by skipping.
 """
 
+import contextlib
 import os
 import re
 import shutil
@@ -103,21 +104,30 @@ class Pair:
         return res, cli, pcap
 
 
-@pytest.fixture(scope="module")
-def rxe_pair(tmp_path_factory):
+@contextlib.contextmanager
+def harness_session():
+    """A harness session on the (cached) guest image: every VM, veth and
+    capture started in it is stopped, and its directory removed, on the way
+    out, whatever happened."""
     require_peers()
-    t0 = time.monotonic()
     work = rxepeer.work_dir()
     rxh.reap_stale(work)
     image = rxepeer.build(work, install=False)
-    t_build = time.monotonic() - t0
     h = rxepeer.Harness(work, session="pytest-%d" % os.getpid(), image=image)
     try:
+        yield h
+    finally:
+        h.stop_all()
+        shutil.rmtree(h.dir, ignore_errors=True)
+
+
+@pytest.fixture(scope="module")
+def rxe_pair(tmp_path_factory):
+    t0 = time.monotonic()
+    with harness_session() as h:
+        t_build = time.monotonic() - t0
         vm1 = h.start(*VM1, timeout=120)
         vm2 = h.start(*VM2, timeout=120)
         print("\nrxe peers: image %.1f s, boot %s s + %s s" % (
             t_build, vm1.info.get("boot_seconds"), vm2.info.get("boot_seconds")))
         yield Pair(h, vm1, vm2, tmp_path_factory.mktemp("rxe"))
-    finally:
-        h.stop_all()
-        shutil.rmtree(h.dir, ignore_errors=True)

@@ -15,13 +15,12 @@ prints none, and neither does ours).
 
 import os
 import re
-import shutil
 import subprocess
 import time
 
 import pytest
 
-from .conftest import REPO, require_peers, rxepeer, rxh
+from .conftest import harness_session
 
 VM = ("ptvm", "10.99.0.2/24")
 OUR_IP = "10.99.0.11"
@@ -105,18 +104,10 @@ class Peer:
 
 @pytest.fixture(scope="module")
 def peer(tmp_path_factory, perf_exe):
-    require_peers()
-    work = rxepeer.work_dir()
-    rxh.reap_stale(work)
-    image = rxepeer.build(work, install=False)
-    h = rxepeer.Harness(work, session="pytest-%d" % os.getpid(), image=image)
-    try:
+    with harness_session() as h:
         vm = h.start(*VM, timeout=120)
         h.veth(VETH)
         yield Peer(h, vm, tmp_path_factory.mktemp("perftest"), str(perf_exe))
-    finally:
-        h.stop_all()
-        shutil.rmtree(h.dir, ignore_errors=True)
 
 
 def rows(test, text):

@@ -18,12 +18,10 @@ from pathlib import Path
 
 import pytest
 
-import rxepeer
-from rxepeer import harness as rxh
 from rxepeer import rxe
 
 from . import wire
-from .conftest import PINGPONG_PORT, REPO, qpns, require_peers
+from .conftest import PINGPONG_PORT, REPO, harness_session, qpns
 
 VM = ("vm1", "10.99.0.2/24")
 OUR_IP = "10.99.0.10"
@@ -45,20 +43,13 @@ class Peer:
 
 @pytest.fixture(scope="module")
 def rxe_peer(tmp_path_factory):
-    require_peers()
-    work = rxepeer.work_dir()
-    rxh.reap_stale(work)
-    image = rxepeer.build(work, install=False)
-    h = rxepeer.Harness(work, session="pytest-%d" % os.getpid(), image=image)
     try:
-        vm = h.start(*VM, timeout=120)
-        h.veth(VETH)
-        yield Peer(h, vm, tmp_path_factory.mktemp("pingpong"))
+        with harness_session() as h:
+            vm = h.start(*VM, timeout=120)
+            h.veth(VETH)
+            yield Peer(h, vm, tmp_path_factory.mktemp("pingpong"))
     finally:
-        h.stop_all()
-        shutil.rmtree(h.dir, ignore_errors=True)
-        for d in ("/var/run/dpdk/drpp%d" % os.getpid(),):
-            shutil.rmtree(d, ignore_errors=True)
+        shutil.rmtree("/var/run/dpdk/drpp%d" % os.getpid(), ignore_errors=True)
 
 
 @pytest.fixture(scope="session")
