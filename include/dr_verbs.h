@@ -145,6 +145,36 @@ struct dr_ah_attr {
 	uint8_t port_num;         /**< 1 */
 };
 
+/**
+ * The 40 bytes ibv_post_recv(3) places at the start of every UD receive
+ * buffer (struct ibv_grh). RoCEv2 over IPv6: the packet's IPv6 header. Over
+ * IPv4: 20 zero bytes, then the packet's IPv4 header (as rxe and mlx5 do;
+ * dr_init_ah_from_wc() tells the two apart as libibverbs does).
+ */
+struct dr_grh {
+	rte_be32_t version_tclass_flow;
+	rte_be16_t paylen;
+	uint8_t next_hdr;
+	uint8_t hop_limit;
+	union dr_gid sgid;
+	union dr_gid dgid;
+};
+
+/** Bytes of struct dr_grh at the start of every UD receive buffer. */
+#define DR_GRH_LEN 40
+
+/**
+ * Q_Key of the QPs rdma_post_ud_send(3)'s peers use (librdmacm's
+ * RDMA_UDP_QKEY): dr_post_ud_send() sends with it.
+ */
+#define DR_UDP_QKEY 0x01234567u
+
+/**
+ * A Q_Key in a send WR with this bit set means "the QP's own Q_Key"
+ * (IBA 10.2.5, C10-15; ibv_post_send(3) remote_qkey).
+ */
+#define DR_QKEY_USE_QP 0x80000000u
+
 /** QP capabilities (struct ibv_qp_cap). */
 struct dr_qp_cap {
 	uint32_t max_send_wr;
@@ -475,6 +505,49 @@ struct dr_mr *dr_reg_mr(struct dr_pd *pd, void *addr, size_t length, int access)
 int dr_dereg_mr(struct dr_mr *mr);
 
 /* ------------------------------------------------------------------ */
+/* Address handles (UD)                                                */
+/* ------------------------------------------------------------------ */
+
+/** An address handle (struct ibv_ah). Read-only for the application. */
+struct dr_ah {
+	struct dr_context *context;
+	struct dr_pd *pd;
+	uint32_t handle;
+};
+
+/**
+ * ibv_create_ah(3): an address handle for UD send WRs. RoCE is always
+ * globally routed: @p attr->is_global must be 1, @p attr->grh.sgid_index a
+ * valid GID of ours, and the destination a unicast GID of the same family
+ * (IPv4-mapped to IPv4). The peer's MAC is resolved (ARP / ND) when the
+ * first packet goes out. Multicast destinations are not supported.
+ * @return the AH, or NULL with errno set (EINVAL bad attribute,
+ *         EOPNOTSUPP multicast, ENOMEM).
+ */
+struct dr_ah *dr_create_ah(struct dr_pd *pd, struct dr_ah_attr *attr);
+
+/**
+ * ibv_destroy_ah(3). @return 0, -EBUSY while posted send WRs that have not
+ * gone out yet still use it, or -EINVAL.
+ */
+int dr_destroy_ah(struct dr_ah *ah);
+
+/**
+ * ibv_init_ah_from_wc(3): the address vector that answers the sender of a
+ * UD receive completion: @p grh is the 40-byte header at the start of its
+ * receive buffer (dr_wc.wc_flags has DR_WC_GRH), the destination is the
+ * packet's source, the source GID index the one of the packet's destination.
+ * @return 0 or -errno (EINVAL no GRH or not one of our GIDs,
+ *         EPROTONOSUPPORT not an IPv4 / IPv6 header).
+ */
+int dr_init_ah_from_wc(struct dr_context *ctx, uint8_t port_num, const struct dr_wc *wc,
+		       const struct dr_grh *grh, struct dr_ah_attr *ah_attr);
+
+/** ibv_create_ah_from_wc(3): dr_init_ah_from_wc() then dr_create_ah(); NULL with errno set. */
+struct dr_ah *dr_create_ah_from_wc(struct dr_pd *pd, const struct dr_wc *wc, const struct dr_grh *grh,
+				   uint8_t port_num);
+
+/* ------------------------------------------------------------------ */
 /* Completion queues                                                   */
 /* ------------------------------------------------------------------ */
 
@@ -539,7 +612,8 @@ struct dr_qp {
 };
 
 /**
- * ibv_create_qp(3). RC only for now (others: EOPNOTSUPP). @p init_attr->cap
+ * ibv_create_qp(3): RC, UC and UD (XRC and raw packet: EOPNOTSUPP; an SRQ:
+ * EOPNOTSUPP). @p init_attr->cap
  * receives the capabilities actually provided.
  * @return the QP in RESET, or NULL with errno set (EINVAL bad attribute or
  *         capability above the device's, ENOMEM, EOPNOTSUPP).
@@ -585,6 +659,17 @@ dr_post_recv(struct dr_qp *qp, struct dr_recv_wr *wr, struct dr_recv_wr **bad_wr
 {
 	return qp->ops->post_recv(qp, wr, bad_wr);
 }
+
+/**
+ * rdma_post_ud_send(3) on a UD QP: send @p length bytes at @p addr (in
+ * @p mr, or inline with DR_SEND_INLINE when @p mr is NULL) to QP
+ * @p remote_qpn behind @p ah, with Q_Key DR_UDP_QKEY as librdmacm does;
+ * @p context becomes the completion's wr_id, @p flags are dr_send_flags.
+ * @return as dr_post_send(): 0, or a positive errno value (EINVAL when the
+ *         QP is not UD or an argument is bad, ENOMEM queue full).
+ */
+int dr_post_ud_send(struct dr_qp *qp, void *context, void *addr, size_t length, struct dr_mr *mr, int flags,
+		    struct dr_ah *ah, uint32_t remote_qpn);
 
 #ifdef __cplusplus
 }

@@ -38,6 +38,11 @@ struct dr_ctx_stats {
 	uint64_t rx_malformed;              /* dr_pkt_parse() errors */
 	uint64_t rx_bad_icrc;
 	uint64_t rx_no_qp;                  /* destination QPN unknown */
+	uint64_t rx_dropped;                /* UC / UD requests dropped by the responder (Q_Key,
+					     * no receive WQE, lost packet of the message): IBA
+					     * says so, no NAK exists for them */
+	uint64_t tx_ud_oversize;            /* UD sends above the path MTU: dropped, completed OK */
+	uint64_t tx_ud_unreachable;         /* UD sends whose neighbour failed to resolve: dropped */
 	uint64_t tx_pkts;
 	uint64_t tx_nombuf;                 /* mbuf allocation failed: retried later */
 	uint64_t tx_dropped;                /* staging array full and the PMD took nothing */

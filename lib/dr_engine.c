@@ -78,15 +78,27 @@ rx_check_qp(struct dr_context *ctx, const struct dr_pkt_info *pi)
 	return qp;
 }
 
+/* Transport bits of the opcodes a QP type takes. */
+static inline int
+qp_transport(enum dr_qp_type t)
+{
+	switch (t) {
+	case DR_QPT_RC: return DR_TRANSPORT_RC;
+	case DR_QPT_UC: return DR_TRANSPORT_UC;
+	case DR_QPT_UD: return DR_TRANSPORT_UD;
+	default: return -1;
+	}
+}
+
 /*
  * Check TRANSPORT: the opcode's transport is the QP's (IBA 9.6.1.x: an RC
- * QP takes RC opcodes only). Counted with rx_no_qp: no QP of that
- * transport has this number.
+ * QP takes RC opcodes only, a UC QP UC ones, a UD QP UD ones). Counted with
+ * rx_no_qp: no QP of that transport has this number.
  */
 static enum dr_rx_verdict
 rx_check_transport(struct dr_context *ctx, const struct dr_qp_impl *qp, const struct dr_pkt_info *pi)
 {
-	if (qp->pub.qp_type == DR_QPT_RC && (pi->opcode & DR_OPCODE_TRANSPORT_MASK) == DR_TRANSPORT_RC)
+	if ((pi->opcode & DR_OPCODE_TRANSPORT_MASK) == qp_transport(qp->pub.qp_type))
 		return RX_OK;
 	ctx->stats.rx_no_qp++;
 	return RX_DROP;
@@ -99,10 +111,12 @@ rx_check_pkey(const struct dr_pkt_info *pi)
 	return (dr_bth_pkey(dr_pkt_bth(pi)) & 0x7FFF) == (DR_DEFAULT_PKEY & 0x7FFF) ? RX_OK : RX_DROP;
 }
 
-/* Check ADDRESS: a connected QP takes packets from its peer only (rxe check_addr()). */
+/* Check ADDRESS: a connected QP takes packets from its peer only (rxe check_addr()); UD from anyone. */
 static enum dr_rx_verdict
 rx_check_addr(const struct dr_qp_impl *qp, const struct dr_pkt_info *pi)
 {
+	if (qp->pub.qp_type == DR_QPT_UD)
+		return RX_OK;
 	if (memcmp(pi->sgid, qp->route.dgid, 16) != 0 || memcmp(pi->dgid, qp->route.sgid, 16) != 0)
 		return RX_DROP;
 	return RX_OK;
@@ -132,7 +146,9 @@ rx_one(struct dr_context *ctx, struct rte_mbuf *m)
 	if (rx_check_transport(ctx, qp, &pi) != RX_OK || rx_check_pkey(&pi) != RX_OK ||
 	    rx_check_addr(qp, &pi) != RX_OK)
 		goto drop;
-	if (pi.mask & DR_OPF_REQ)
+	if (qp->pub.qp_type == DR_QPT_UD)
+		dr_resp_ud_rx(qp, m, &pi);
+	else if (pi.mask & DR_OPF_REQ)
 		dr_resp_rx(qp, m, &pi);
 	else if (pi.mask & DR_OPF_RESP)
 		dr_comp_rx(qp, m, &pi);

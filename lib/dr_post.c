@@ -3,7 +3,7 @@
  */
 
 /*
- * dr_post_send / dr_post_recv of RC QPs, exactly as ibv_post_send(3) and
+ * dr_post_send / dr_post_recv of RC, UC and UD QPs, exactly as ibv_post_send(3) and
  * ibv_post_recv(3): walk the list, stop at the first WR that cannot be
  * posted, point *bad_wr at it and return a positive errno value (as the
  * libibverbs providers do); the WRs before it stay posted. Every check that
@@ -17,13 +17,18 @@
 
 #include <rte_common.h>
 
+#include "dr_ah.h"
 #include "dr_context.h"
 #include "dr_log.h"
 #include "dr_qp_impl.h"
 #include "dr_verbs_priv.h"
 
-/* ibv_post_send(3) send_flags that apply to an RC QP (IBV_SEND_IP_CSUM: UD and raw packet only). */
-#define DR_SEND_FLAGS_RC (DR_SEND_FENCE | DR_SEND_SIGNALED | DR_SEND_SOLICITED | DR_SEND_INLINE)
+/*
+ * ibv_post_send(3) send_flags we take. IBV_SEND_IP_CSUM asks for checksum
+ * offload on UD / raw packet QPs of devices that offer it: we do not
+ * (EINVAL, as a provider without the capability).
+ */
+#define DR_SEND_FLAGS_OK (DR_SEND_FENCE | DR_SEND_SIGNALED | DR_SEND_SOLICITED | DR_SEND_INLINE)
 
 /* A WR posted to a QP in the error state completes at once, flushed (IBA 10.3.1, Error state). */
 static void
@@ -77,7 +82,7 @@ send_wr_check(const struct dr_qp_impl *qp, const struct dr_send_wr *wr, uint16_t
 	if (f & (DR_WRF_LOCAL | DR_WRF_FLUSH | DR_WRF_ATOMIC_WRITE))
 		return EOPNOTSUPP;
 	/* send_flags: enum ibv_send_flags bits that apply to this QP type */
-	if (wr->send_flags & ~DR_SEND_FLAGS_RC)
+	if (wr->send_flags & ~DR_SEND_FLAGS_OK)
 		return EINVAL;
 	/* num_sge: at most the max_send_sge granted at creation (ibv_create_qp(3) cap) */
 	if (wr->num_sge < 0 || (uint32_t)wr->num_sge > qp->sq.max_sge)
@@ -108,6 +113,14 @@ send_wr_check(const struct dr_qp_impl *qp, const struct dr_send_wr *wr, uint16_t
 	/* a message is at most max_msg_sz (ibv_query_port(3)) */
 	if (total > DR_MAX_MSG_SIZE)
 		return EINVAL;
+	/* UD: an address handle of the QP's PD (IBA 10.2.2.x), a 24-bit QPN (ibv_post_send(3) wr.ud) */
+	if (f & DR_WRF_NEEDS_AH) {
+		const struct dr_ah *ah = wr->wr.ud.ah;
+
+		if (ah == NULL || ah->context != qp->pub.context || ah->pd != qp->pub.pd ||
+		    wr->wr.ud.remote_qpn > DR_24BIT_MASK)
+			return EINVAL;
+	}
 	/* atomics: one 8-byte local buffer, a naturally aligned remote address (IBA 9.4.5) */
 	if ((f & DR_WRF_ATOMIC) &&
 	    (wr->num_sge != 1 || wr->sg_list[0].length != 8 || !dr_atomic_aligned(wr->wr.atomic.remote_addr)))
@@ -141,6 +154,16 @@ send_wqe_fill(struct dr_qp_impl *qp, struct dr_send_wqe *wqe, uint32_t slot, con
 	} else if (f & (DR_WRF_WRITE | DR_WRF_READ)) {
 		wqe->remote_addr = wr->wr.rdma.remote_addr;
 		wqe->rkey = wr->wr.rdma.rkey;
+	}
+	wqe->ah = NULL;
+	wqe->remote_qpn = 0;
+	wqe->remote_qkey = 0;
+	if (f & DR_WRF_NEEDS_AH) {
+		/* C10-15: the high-order bit of the WR's Q_Key selects the QP's own */
+		wqe->ah = dr_ah_impl(wr->wr.ud.ah);
+		wqe->ah->inflight++;
+		wqe->remote_qpn = wr->wr.ud.remote_qpn;
+		wqe->remote_qkey = (wr->wr.ud.remote_qkey & DR_QKEY_USE_QP) ? qp->attr.qkey : wr->wr.ud.remote_qkey;
 	}
 	wqe->length = len;
 	if (wr->send_flags & DR_SEND_INLINE) {
@@ -201,7 +224,7 @@ post_one_send(struct dr_qp_impl *qp, const struct dr_send_wr *wr)
 }
 
 static int
-rc_post_send(struct dr_qp *pub, struct dr_send_wr *wr, struct dr_send_wr **bad_wr)
+qp_post_send(struct dr_qp *pub, struct dr_send_wr *wr, struct dr_send_wr **bad_wr)
 {
 	struct dr_qp_impl *qp = dr_qp_impl(pub);
 	struct dr_send_wr *unused;
@@ -266,7 +289,7 @@ post_one_recv(struct dr_qp_impl *qp, const struct dr_recv_wr *wr)
 }
 
 static int
-rc_post_recv(struct dr_qp *pub, struct dr_recv_wr *wr, struct dr_recv_wr **bad_wr)
+qp_post_recv(struct dr_qp *pub, struct dr_recv_wr *wr, struct dr_recv_wr **bad_wr)
 {
 	struct dr_qp_impl *qp = dr_qp_impl(pub);
 	struct dr_recv_wr *unused;
@@ -286,7 +309,41 @@ rc_post_recv(struct dr_qp *pub, struct dr_recv_wr *wr, struct dr_recv_wr **bad_w
 	return 0;
 }
 
-const struct dr_qp_ops dr_rc_qp_ops = {
-	.post_send = rc_post_send,
-	.post_recv = rc_post_recv,
+const struct dr_qp_ops dr_qp_post_ops = {
+	.post_send = qp_post_send,
+	.post_recv = qp_post_recv,
 };
+
+void
+dr_send_wqe_release(struct dr_send_wqe *wqe)
+{
+	if (wqe->ah != NULL) {
+		wqe->ah->inflight--;
+		wqe->ah = NULL;
+	}
+}
+
+int
+dr_post_ud_send(struct dr_qp *qp, void *context, void *addr, size_t length, struct dr_mr *mr, int flags,
+		struct dr_ah *ah, uint32_t remote_qpn)
+{
+	struct dr_sge sge;
+	struct dr_send_wr wr, *bad;
+
+	if (qp == NULL || qp->qp_type != DR_QPT_UD || length > UINT32_MAX)
+		return EINVAL;
+	/* rdma_post_ud_send(): one SGE, the MR's L_Key (none for inline data) */
+	sge.addr = (uint64_t)(uintptr_t)addr;
+	sge.length = (uint32_t)length;
+	sge.lkey = mr != NULL ? mr->lkey : 0;
+	memset(&wr, 0, sizeof(wr));
+	wr.wr_id = (uint64_t)(uintptr_t)context;
+	wr.sg_list = &sge;
+	wr.num_sge = 1;
+	wr.opcode = DR_WR_SEND;
+	wr.send_flags = (unsigned int)flags;
+	wr.wr.ud.ah = ah;
+	wr.wr.ud.remote_qpn = remote_qpn;
+	wr.wr.ud.remote_qkey = DR_UDP_QKEY;
+	return dr_post_send(qp, &wr, &bad);
+}

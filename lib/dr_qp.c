@@ -17,6 +17,7 @@
 #include <rte_ethdev.h>
 #include <rte_malloc.h>
 
+#include "dr_ah.h"
 #include "dr_context.h"
 #include "dr_log.h"
 #include "dr_pkt.h"
@@ -124,9 +125,9 @@ dr_create_qp(struct dr_pd *pd, struct dr_qp_init_attr *ia)
 	ctx = pd->context;
 	switch (ia->qp_type) {
 	case DR_QPT_RC:
-		break;
 	case DR_QPT_UC:
 	case DR_QPT_UD:
+		break;
 	case DR_QPT_RAW_PACKET:
 	case DR_QPT_XRC_SEND:
 	case DR_QPT_XRC_RECV:
@@ -174,7 +175,7 @@ dr_create_qp(struct dr_pd *pd, struct dr_qp_init_attr *ia)
 	qp->pub.qp_num = DR_QPN_BASE + (uint32_t)idx;
 	qp->pub.state = DR_QPS_RESET;
 	qp->pub.qp_type = ia->qp_type;
-	qp->pub.ops = &dr_rc_qp_ops;
+	qp->pub.ops = &dr_qp_post_ops;
 	qp->init = *ia;
 	qp->init.cap = cap;
 	qp->sq_sig_all = ia->sq_sig_all;
@@ -182,8 +183,14 @@ dr_create_qp(struct dr_pd *pd, struct dr_qp_init_attr *ia)
 	qp->attr.cur_qp_state = DR_QPS_RESET;
 	qp->attr.cap = cap;
 	qp->attr.port_num = 1;
-	qp->attr.path_mtu = DR_MTU_256;     /* rxe's initial value until RTR sets it */
-	qp->mtu = dr_mtu_bytes(DR_MTU_256);
+	if (ia->qp_type == DR_QPT_UD) {
+		/* UD: messages up to the port's active MTU (rxe get_mtu()); one UDP source port per QP */
+		qp->attr.path_mtu = ctx->active_mtu;
+		qp->route.udp_sport = dr_udp_sport_from_qpn(qp->pub.qp_num);
+	} else {
+		qp->attr.path_mtu = DR_MTU_256;  /* rxe's initial value until RTR sets it */
+	}
+	qp->mtu = dr_mtu_bytes(qp->attr.path_mtu);
 	qp->resp.res_active = -1;
 	ia->cap = cap;                      /* ibv_create_qp(3): the caps actually provided */
 
@@ -197,23 +204,12 @@ dr_create_qp(struct dr_pd *pd, struct dr_qp_init_attr *ia)
 	return &qp->pub;
 }
 
-/* An address vector our GID table can send from (dr_qp_attr_check_values() checked the index range). */
+/* An address vector a connected QP can send to (dr_qp_attr_check_values() checked the index range). */
 static int
 av_check(const struct dr_context *ctx, const struct dr_ah_attr *ah)
 {
-	static const uint8_t zero[16];
-	uint8_t i = ah->grh.sgid_index;
-	const uint8_t *dgid = ah->grh.dgid.raw;
-
-	if (i >= DR_MAX_GIDS || !ctx->gid_valid[i])
-		return -EINVAL;
 	/* a connected peer has a unicast address */
-	if (memcmp(dgid, zero, sizeof(zero)) == 0 || dgid[0] == 0xFF)
-		return -EINVAL;
-	/* IPv4 to IPv4, IPv6 to IPv6: one IP header carries both addresses */
-	if (dr_gid_is_ipv4(dgid) != dr_gid_is_ipv4(ctx->gid[i].raw))
-		return -EINVAL;
-	return 0;
+	return dr_av_check(ctx, ah) != 0 ? -EINVAL : 0;
 }
 
 static int
@@ -299,38 +295,32 @@ attr_copy(struct dr_qp_attr *a, const struct dr_qp_attr *attr, int mask)
 static void
 route_build(struct dr_qp_impl *qp)
 {
-	const struct dr_context *ctx = qp->pub.context;
 	const struct dr_ah_attr *ah = &qp->attr.ah_attr;
-	struct dr_pkt_route *rt = &qp->route;
 	uint32_t fl;
 
-	memset(rt, 0, sizeof(*rt));
-	rt->smac = ctx->mac;
-	memcpy(rt->sgid, ctx->gid[ah->grh.sgid_index].raw, sizeof(rt->sgid));
-	memcpy(rt->dgid, ah->grh.dgid.raw, sizeof(rt->dgid));
-	rt->ip_ver = dr_gid_is_ipv4(rt->dgid) ? 4 : 6;
-	rt->tclass = ah->grh.traffic_class;
-	/*
-	 * The IP TTL / hop limit is the route's, not the AV's: for a RoCEv2
-	 * destination ib_core replaces grh.hop_limit with the hop limit of the
-	 * route it resolved (ib_resolve_unicast_gid_dmac(), on modify_qp with
-	 * IB_QP_AV), so rxe sends TTL 64 when ibv_rc_pingpong asks for 1. A TTL
-	 * of 1 dies at the first router. We have no routes: the default's.
-	 */
-	rt->hop_limit = DR_DEFAULT_HOP_LIMIT;
-	rt->ipv4_df = 1;
-	rt->flow_label = ah->grh.flow_label;
+	dr_av_route(qp->pub.context, ah, &qp->route);
 	/* rxe: the UDP source port folds the flow label, else rdma_calc_flow_label() of the QPNs */
 	fl = ah->grh.flow_label != 0 ? ah->grh.flow_label :
 	     dr_flow_label_from_qpns(qp->pub.qp_num, qp->attr.dest_qp_num);
-	rt->udp_sport = dr_udp_sport_from_flow_label(fl);
+	qp->route.udp_sport = dr_udp_sport_from_flow_label(fl);
 	qp->route_resolved = false;
+}
+
+/* Let go of the AHs the send WQEs still hold (the queue is being emptied). */
+static void
+sq_release_all(struct dr_qp_impl *qp)
+{
+	uint32_t i;
+
+	for (i = qp->sq.tail; i != qp->sq.head; i++)
+		dr_send_wqe_release(dr_sq_wqe(&qp->sq, i));
 }
 
 /* To RESET: the queues are emptied without completions, the stages start over. */
 static void
 qp_reset(struct dr_qp_impl *qp)
 {
+	sq_release_all(qp);
 	qp->sq.head = 0;
 	qp->sq.tail = 0;
 	qp->rq.head = 0;
@@ -341,6 +331,8 @@ qp_reset(struct dr_qp_impl *qp)
 	memset(&qp->resp, 0, sizeof(qp->resp));
 	qp->resp.res_active = -1;
 	memset(&qp->route, 0, sizeof(qp->route));
+	if (qp->pub.qp_type == DR_QPT_UD)
+		qp->route.udp_sport = dr_udp_sport_from_qpn(qp->pub.qp_num);
 	qp->route_resolved = false;
 }
 
@@ -419,8 +411,9 @@ dr_qp_to_error(struct dr_qp_impl *qp)
 	 */
 	sq_head = qp->sq.head;
 	for (i = qp->sq.tail; i != sq_head; i++) {
-		const struct dr_send_wqe *wqe = dr_sq_wqe(&qp->sq, i);
+		struct dr_send_wqe *wqe = dr_sq_wqe(&qp->sq, i);
 
+		dr_send_wqe_release(wqe);
 		memset(&wc, 0, sizeof(wc));
 		wc.wr_id = wqe->wr_id;
 		wc.status = DR_WC_WR_FLUSH_ERR;
@@ -495,6 +488,7 @@ dr_destroy_qp(struct dr_qp *pub)
 	dr_cq_impl(pub->recv_cq)->refcnt--;
 	pub->pd->refcnt--;
 	DR_LOG(qp, DEBUG, "QP 0x%x destroyed", pub->qp_num);
+	sq_release_all(qp);
 	dr_resp_drain(qp);
 	queues_free(qp);
 	rte_free(qp);

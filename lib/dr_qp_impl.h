@@ -48,6 +48,10 @@ struct dr_send_wqe {
 	uint16_t num_sge;
 	struct dr_sge *sge;            /* num_sge entries (the queue's SGE array) */
 	uint8_t *inline_data;          /* copy of the data when DR_SEND_INLINE, else NULL */
+	/* UD: where it goes; the AH is held (ah->inflight) until the packet is out */
+	struct dr_ah_impl *ah;
+	uint32_t remote_qpn;
+	uint32_t remote_qkey;          /* DR_QKEY_USE_QP resolved at post time */
 
 	/* requester / completer bookkeeping */
 	enum dr_wqe_state state;
@@ -59,6 +63,11 @@ struct dr_send_wqe {
 	uint64_t atomic_orig;          /* atomics: original remote value */
 	bool sent_once;                /* every packet went out at least once (reset by the requester) */
 };
+
+struct dr_ah_impl;
+
+/* Give back the AH a UD send WQE holds (it went out, or it is flushed). */
+void dr_send_wqe_release(struct dr_send_wqe *wqe);
 
 struct dr_recv_wqe {
 	uint64_t wr_id;
@@ -171,6 +180,8 @@ struct dr_resp_state {
 	struct rte_mbuf *pend[DR_RESP_PEND];
 	uint32_t pend_head;
 	uint32_t pend_tail;
+	/* UC (IBA 9.8.x; rxe drop_msg): the message in progress lost a packet, drop the rest of it */
+	bool uc_drop;
 };
 
 struct dr_qp_impl {
@@ -218,9 +229,14 @@ struct rte_mbuf *dr_qp_pkt_start(struct dr_qp_impl *qp, uint8_t opcode, uint32_t
 /* Move the QP to ERR and flush every outstanding WR (both queues) with WR_FLUSH_ERR. */
 void dr_qp_to_error(struct dr_qp_impl *qp);
 
-/* Stage entry points (dr_req.c, dr_resp.c, dr_comp.c), run by dr_engine.c. */
+/* Start a UD packet to @dest_qpn along @rt (an AH's route; the QP's UDP source port is used). */
+struct rte_mbuf *dr_qp_pkt_start_ud(struct dr_qp_impl *qp, const struct dr_pkt_route *rt, uint32_t dest_qpn,
+				    uint8_t opcode, uint32_t paylen, uint32_t psn, struct dr_pkt_info *pi);
+
+/* Stage entry points (dr_req.c, dr_resp.c, dr_resp_ud.c, dr_comp.c), run by dr_engine.c. */
 int dr_req_progress(struct dr_qp_impl *qp);            /* send what the window allows; returns pkts */
-void dr_resp_rx(struct dr_qp_impl *qp, struct rte_mbuf *m, struct dr_pkt_info *pi);  /* takes m */
+void dr_resp_rx(struct dr_qp_impl *qp, struct rte_mbuf *m, struct dr_pkt_info *pi);  /* takes m (RC, UC) */
+void dr_resp_ud_rx(struct dr_qp_impl *qp, struct rte_mbuf *m, struct dr_pkt_info *pi); /* takes m (UD) */
 int dr_resp_progress(struct dr_qp_impl *qp);           /* ACKs / READ responses owed */
 void dr_comp_rx(struct dr_qp_impl *qp, struct rte_mbuf *m, struct dr_pkt_info *pi);  /* takes m */
 void dr_comp_timers(struct dr_qp_impl *qp, uint64_t now); /* local ACK timeout, RNR wait */

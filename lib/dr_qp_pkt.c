@@ -3,8 +3,8 @@
  */
 
 /*
- * Packets of a connected QP: start one (neighbour resolution, mbuf, headers,
- * BTH), and move payload between packets and memory (WQE inline data, SGE
+ * Packets of a QP: start one (neighbour resolution for a connected QP, mbuf,
+ * headers, BTH; a UD packet along its AH's route), and move payload between packets and memory (WQE inline data, SGE
  * lists checked against their MRs, IBA 10.6.3.1). Every copy is bounded by
  * the MR checks: nothing outside a registered region is ever touched.
  */
@@ -39,9 +39,10 @@ qp_route_resolve(struct dr_qp_impl *qp)
 	return rc;
 }
 
-struct rte_mbuf *
-dr_qp_pkt_start(struct dr_qp_impl *qp, uint8_t opcode, uint32_t paylen, uint32_t psn,
-		struct dr_pkt_info *pi)
+/* mbuf, headers along @rt, BTH to @dest_qpn with @psn. */
+static struct rte_mbuf *
+pkt_start(struct dr_qp_impl *qp, const struct dr_pkt_route *rt, uint32_t dest_qpn, uint8_t opcode,
+	  uint32_t paylen, uint32_t psn, struct dr_pkt_info *pi)
 {
 	struct dr_context *ctx = qp->pub.context;
 	struct rte_mbuf *m;
@@ -49,16 +50,14 @@ dr_qp_pkt_start(struct dr_qp_impl *qp, uint8_t opcode, uint32_t paylen, uint32_t
 	struct dr_bth *bth;
 	int rc;
 
-	if (qp_route_resolve(qp) != 0)
-		return NULL;          /* retried next round */
 	m = rte_pktmbuf_alloc(ctx->pool);
 	if (unlikely(m == NULL)) {
 		ctx->stats.tx_nombuf++;
 		return NULL;
 	}
-	if (qp->route.ip_ver == 4)
+	if (rt->ip_ver == 4)
 		ip_id = qp->req.ip_id++;
-	rc = dr_pkt_build(m, &qp->route, ip_id, opcode, paylen, pi);
+	rc = dr_pkt_build(m, rt, ip_id, opcode, paylen, pi);
 	if (unlikely(rc != 0)) {
 		DR_DP_LOG(req, ERR, "qp %u: cannot build %s (%u bytes): %d", qp->pub.qp_num,
 			  dr_opcode_name(opcode), paylen, rc);
@@ -66,10 +65,29 @@ dr_qp_pkt_start(struct dr_qp_impl *qp, uint8_t opcode, uint32_t paylen, uint32_t
 		return NULL;
 	}
 	bth = dr_pkt_bth(pi);
-	dr_bth_set_qpn(bth, qp->attr.dest_qp_num);
+	dr_bth_set_qpn(bth, dest_qpn);
 	dr_bth_set_psn(bth, psn & DR_PSN_MASK);
 	dr_bth_set_pkey(bth, DR_DEFAULT_PKEY);
 	return m;
+}
+
+struct rte_mbuf *
+dr_qp_pkt_start(struct dr_qp_impl *qp, uint8_t opcode, uint32_t paylen, uint32_t psn,
+		struct dr_pkt_info *pi)
+{
+	if (qp_route_resolve(qp) != 0)
+		return NULL;          /* retried next round */
+	return pkt_start(qp, &qp->route, qp->attr.dest_qp_num, opcode, paylen, psn, pi);
+}
+
+struct rte_mbuf *
+dr_qp_pkt_start_ud(struct dr_qp_impl *qp, const struct dr_pkt_route *rt, uint32_t dest_qpn, uint8_t opcode,
+		   uint32_t paylen, uint32_t psn, struct dr_pkt_info *pi)
+{
+	struct dr_pkt_route r = *rt;
+
+	r.udp_sport = qp->route.udp_sport;   /* rxe: the UD QP's port, whatever the AH */
+	return pkt_start(qp, &r, dest_qpn, opcode, paylen, psn, pi);
 }
 
 /*

@@ -3,8 +3,10 @@
  */
 
 /*
- * The RC requester (IBA vol. 1, 9.7.1 - 9.7.4): turns send WQEs into request
- * packets, in order, from req.cur.
+ * The requester (IBA vol. 1, 9.7.1 - 9.7.4 for RC; 9.8 for UC; 9.8.x and
+ * 10.2.5 for UD): turns send WQEs into request packets, in order, from
+ * req.cur. UC and UD are unacknowledged: a WQE is done once its last packet
+ * is out (the completer then completes it), and nothing is kept for a retry.
  *
  * Per WQE it goes through these steps, each a function below:
  *   NEXT_WQE      the WQE at req.cur, if the QP state lets it start (RTS; SQD
@@ -24,6 +26,11 @@
  *                 responses (IBA 9.7.4.1.3)
  *   ERROR         a local error (bad L_Key, unsupported operation) ends the WQE
  *
+ * UD (SEND_UD):  one packet with a DETH (the WR's Q_Key, or the QP's when its
+ *                high-order bit is set, C10-15), along the WR's AH to its QPN;
+ *                a message above the path MTU is dropped and completes with
+ *                success (C10-93.1.1; rxe does the same).
+ *
  * The requester never keeps a packet for retransmission: the completer calls
  * dr_req_rewind() (go-back-N, IBA 9.7.5.2.x) and the packets are built again
  * from the WQEs.
@@ -35,6 +42,7 @@
 #include <rte_cycles.h>
 #include <rte_mbuf.h>
 
+#include "dr_ah.h"
 #include "dr_log.h"
 #include "dr_psn.h"
 #include "dr_transport.h"
@@ -122,6 +130,8 @@ req_check_window(struct dr_qp_impl *qp, const struct dr_send_wqe *wqe)
 {
 	int32_t out = dr_psn_diff(qp->req.psn, qp->comp.psn);
 
+	if (qp->pub.qp_type != DR_QPT_RC)
+		return REQ_GO;         /* UC / UD: nothing waits for an acknowledgement */
 	if (out < 0)
 		return REQ_WAIT;       /* cannot happen: comp.psn never passes req.psn */
 	if (out >= DR_REQ_WINDOW)
@@ -255,7 +265,7 @@ req_send_segment(struct dr_qp_impl *qp, struct dr_send_wqe *wqe)
 	uint32_t mask, idx;
 	int opcode, rc;
 
-	opcode = dr_wr_pkt_opcode(DR_QPT_RC, wqe->opcode, pos);
+	opcode = dr_wr_pkt_opcode(qp->pub.qp_type, wqe->opcode, pos);
 	if (opcode < 0) {
 		req_error(qp, wqe, DR_WC_LOC_QP_OP_ERR);
 		return -EINVAL;
@@ -282,9 +292,12 @@ req_send_segment(struct dr_qp_impl *qp, struct dr_send_wqe *wqe)
 	if (mask & DR_OPF_IETH)
 		dr_ieth_set_rkey(dr_pkt_ieth(&pi), wqe->invalidate_rkey);
 	idx = off / mtu;
-	/* SE only on the last packet of a SEND or WRITE with immediate (IBA 9.2.3) */
+	/*
+	 * SE only on the last packet of a SEND or WRITE with immediate (IBA 9.2.3);
+	 * AckReq on RC only (9.2.4: nothing acknowledges UC; rxe sends UC with 0)
+	 */
 	req_fill_bth(&pi, last && (wqe->send_flags & DR_SEND_SOLICITED) && (mask & (DR_OPF_SEND | DR_OPF_IMM)),
-		     last || (idx + 1) % DR_ACKREQ_EVERY == 0);
+		     (mask & DR_OPF_RELIABLE) && (last || (idx + 1) % DR_ACKREQ_EVERY == 0));
 	rc = dr_qp_pkt_add_payload(qp, m, wqe, off, paylen);
 	if (unlikely(rc != 0)) {
 		rte_pktmbuf_free(m);
@@ -298,10 +311,16 @@ req_send_segment(struct dr_qp_impl *qp, struct dr_send_wqe *wqe)
 		return rc;
 	qp->req.psn = dr_psn_add(qp->req.psn, 1);
 	if (last) {
-		wqe->state = DR_WQE_SENT;
 		wqe->sent_once = true;
 		qp->req.cur++;
 		qp->req.offset = 0;
+		if (mask & DR_OPF_RELIABLE) {
+			wqe->state = DR_WQE_SENT;
+		} else {
+			/* UC: nothing will acknowledge it (IBA 9.8.x): done once it is out */
+			wqe->state = DR_WQE_DONE;
+			qp->comp.psn = qp->req.psn;
+		}
 	} else {
 		wqe->state = DR_WQE_ACTIVE;
 		qp->req.offset = off + paylen;
@@ -309,10 +328,82 @@ req_send_segment(struct dr_qp_impl *qp, struct dr_send_wqe *wqe)
 	return 0;
 }
 
+/* A UD WQE is finished: it went out, or was dropped as IBA allows. */
+static void
+req_ud_done(struct dr_qp_impl *qp, struct dr_send_wqe *wqe)
+{
+	dr_send_wqe_release(wqe);
+	wqe->state = DR_WQE_DONE;
+	wqe->sent_once = true;
+	qp->req.cur++;
+	qp->req.offset = 0;
+	qp->comp.psn = qp->req.psn;     /* nothing is outstanding on UD */
+}
+
+/* Step SEND_PKT for a UD SEND (IBA 9.8.x, DETH 9.3.x; 10.2.5 Q_Keys). */
+static int
+req_send_ud(struct dr_qp_impl *qp, struct dr_send_wqe *wqe)
+{
+	struct dr_context *ctx = qp->pub.context;
+	struct dr_pkt_info pi;
+	struct dr_deth *deth;
+	struct rte_mbuf *m;
+	int opcode, rc;
+
+	/* C10-93.1.1: a message longer than the path MTU is not sent, the WR completes with success */
+	if (wqe->length > qp->mtu) {
+		ctx->stats.tx_ud_oversize++;
+		DR_DP_LOG(req, DEBUG, "qp %u: UD message of %u bytes above the %u-byte MTU dropped",
+			  qp->pub.qp_num, wqe->length, qp->mtu);
+		req_ud_done(qp, wqe);
+		return 0;
+	}
+	rc = dr_ah_resolve(ctx, wqe->ah);
+	if (rc == -EAGAIN)
+		return rc;                 /* ARP / ND under way: next round */
+	if (rc != 0) {
+		/* no neighbour: the datagram is lost, as an unreliable service may lose it */
+		ctx->stats.tx_ud_unreachable++;
+		req_ud_done(qp, wqe);
+		return 0;
+	}
+	opcode = dr_wr_pkt_opcode(DR_QPT_UD, wqe->opcode, DR_POS_ONLY);
+	if (opcode < 0) {
+		req_error(qp, wqe, DR_WC_LOC_QP_OP_ERR);
+		return -EINVAL;
+	}
+	m = dr_qp_pkt_start_ud(qp, &wqe->ah->route, wqe->remote_qpn, (uint8_t)opcode, wqe->length, qp->req.psn,
+			       &pi);
+	if (m == NULL)
+		return -ENOBUFS;
+	deth = dr_pkt_deth(&pi);
+	dr_deth_set_qkey(deth, wqe->remote_qkey);
+	dr_deth_set_sqp(deth, qp->pub.qp_num);
+	if (pi.mask & DR_OPF_IMMDT)
+		dr_immdt_set_imm(dr_pkt_immdt(&pi), wqe->imm_data);
+	req_fill_bth(&pi, (wqe->send_flags & DR_SEND_SOLICITED) != 0, false);
+	rc = dr_qp_pkt_add_payload(qp, m, wqe, 0, wqe->length);
+	if (unlikely(rc != 0)) {
+		rte_pktmbuf_free(m);
+		if (rc == -ENOSPC)
+			return rc;
+		req_error(qp, wqe, DR_WC_LOC_PROT_ERR);   /* IBA 10.6.3.1: L_Key check failed */
+		return rc;
+	}
+	rc = req_xmit(qp, m, &pi);
+	if (rc != 0)
+		return rc;
+	qp->req.psn = dr_psn_add(qp->req.psn, 1);
+	req_ud_done(qp, wqe);
+	return 0;
+}
+
 /* Step SEND_PKT: dispatch on the WR opcode. */
 static int
 req_send_pkt(struct dr_qp_impl *qp, struct dr_send_wqe *wqe)
 {
+	if (qp->pub.qp_type == DR_QPT_UD)
+		return req_send_ud(qp, wqe);
 	switch (wqe->opcode) {
 	case DR_WR_SEND:
 	case DR_WR_SEND_WITH_IMM:
@@ -391,7 +482,7 @@ dr_req_progress(struct dr_qp_impl *qp)
 		n++;
 		sent_any = true;
 	}
-	if (sent_any)
+	if (sent_any && qp->pub.qp_type == DR_QPT_RC)
 		dr_comp_arm_timer(qp, rte_rdtsc());
 	return n;
 }

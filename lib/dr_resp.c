@@ -3,8 +3,8 @@
  */
 
 /*
- * The RC responder (IBA vol. 1, 9.7.5.1): checks each request in the order
- * of the spec, executes it, and acknowledges.
+ * The RC and UC responder (IBA vol. 1, 9.7.5.1; 9.8 for UC): checks each
+ * request in the order of the spec, executes it, and acknowledges (RC).
  *
  *   CHK_PSN       in sequence / duplicate / out of sequence (9.7.5.1.1)
  *   CHK_OP_SEQ    MIDDLE/LAST continue a FIRST of the same family; FIRST/ONLY
@@ -31,6 +31,14 @@
  *   ERR_CLASS_C   invalid request / remote access / remote operational error:
  *                 NAK, complete the receive WQE in error if one was taken, QP
  *                 to ERR (rxe do_class_ac_error() + rxe_qp_error())
+ *
+ * UC (IBA 9.8.x; rxe's drop_msg): the same checks and execution, but nothing
+ * is acknowledged and nothing is NAKed. A packet out of sequence, an
+ * operation the QP does not allow, a missing receive WQE or a bad R_Key
+ * drop the rest of the message (DROP); the next FIRST or ONLY packet, at any
+ * PSN, starts over, reusing a receive WQE the dropped message had begun to
+ * fill. Errors of the receive WQE itself (too small, bad L_Key) complete it
+ * in error and move the QP to ERR, as for RC.
  *
  * ACKs are coalesced: a request with AckReq (or every DR_RESP_ACK_EVERY
  * requests) leaves one ACK owed, carrying the newest executed PSN; it goes out
@@ -66,6 +74,7 @@ enum dr_resp_step {
 	RESP_ERR_PSN_SEQ,
 	RESP_ERR_RNR,
 	RESP_ERR_CLASS_C,
+	RESP_DROP,
 	RESP_DONE,
 };
 
@@ -151,11 +160,30 @@ resp_flush_ack(struct dr_qp_impl *qp)
 	return 0;
 }
 
+/* Step CHK_PSN of UC (IBA 9.8.x: no duplicates and no NAKs on UC; rxe check_psn()). */
+static enum dr_resp_step
+resp_uc_chk_psn(struct dr_qp_impl *qp, struct resp_ctx *c)
+{
+	if (c->psn == qp->resp.epsn && !qp->resp.uc_drop)
+		return RESP_CHK_OP_SEQ;
+	if (!(c->mask & DR_OPF_FIRST))
+		return RESP_DROP;         /* a packet of the message was lost: the rest goes too */
+	/* a new message, at whatever PSN: the one in progress is abandoned */
+	qp->resp.uc_drop = false;
+	qp->resp.in_msg = DR_RESP_MSG_NONE;
+	qp->resp.rcv_off = 0;
+	qp->resp.epsn = c->psn;
+	return RESP_CHK_OP_SEQ;
+}
+
 /* Step CHK_PSN (IBA 9.7.5.1.1; rxe check_psn()). */
 static enum dr_resp_step
 resp_chk_psn(struct dr_qp_impl *qp, struct resp_ctx *c)
 {
 	int32_t diff = dr_psn_diff(c->psn, qp->resp.epsn);
+
+	if (qp->pub.qp_type == DR_QPT_UC)
+		return resp_uc_chk_psn(qp, c);
 
 	if (diff > 0) {
 		/* out of sequence: one NAK per sequence error, later packets dropped silently */
@@ -229,8 +257,8 @@ resp_chk_resource(struct dr_qp_impl *qp, struct resp_ctx *c)
 		return RESP_CHK_LENGTH;
 	}
 	if ((c->mask & DR_OPF_RWR) && !qp->resp.have_rwqe) {
-		if (qp->rq.tail == qp->rq.head)
-			return RESP_ERR_RNR;   /* IBA 9.7.5.2.8: receiver not ready */
+		if (qp->rq.tail == qp->rq.head)  /* IBA 9.7.5.2.8: receiver not ready; UC: dropped */
+			return qp->pub.qp_type == DR_QPT_UC ? RESP_DROP : RESP_ERR_RNR;
 		qp->resp.have_rwqe = true;
 	}
 	return RESP_CHK_LENGTH;
@@ -520,6 +548,8 @@ resp_complete(struct dr_qp_impl *qp, struct resp_ctx *c)
 static enum dr_resp_step
 resp_acknowledge(struct dr_qp_impl *qp, struct resp_ctx *c)
 {
+	if (qp->pub.qp_type != DR_QPT_RC)
+		return RESP_DONE;         /* UC: unacknowledged */
 	qp->resp.unacked++;
 	if (qp->resp.ack_pending || dr_bth_ackreq(dr_pkt_bth(c->pi)) || qp->resp.unacked >= DR_RESP_ACK_EVERY)
 		resp_owe(qp, RESP_SYN_ACK, c->psn);
@@ -604,14 +634,39 @@ resp_err_rnr(struct dr_qp_impl *qp, struct resp_ctx *c)
 	return RESP_DONE;
 }
 
+/* Step DROP (UC, IBA 9.8.x; rxe drop_msg): this packet and the rest of its message are dropped. */
+static enum dr_resp_step
+resp_drop(struct dr_qp_impl *qp, struct resp_ctx *c)
+{
+	DR_DP_LOG(resp, DEBUG, "qp %u: %s psn %#x dropped (expected %#x)", qp->pub.qp_num,
+		  dr_opcode_name(c->pi->opcode), c->psn, qp->resp.epsn);
+	qp->pub.context->stats.rx_dropped++;
+	qp->resp.uc_drop = true;
+	qp->resp.in_msg = DR_RESP_MSG_NONE;
+	return RESP_DONE;
+}
+
+/* Errors of the receive WQE itself (it completes in error, class D on UC), not of the request. */
+static inline bool
+status_is_local(enum dr_wc_status st)
+{
+	return st == DR_WC_LOC_LEN_ERR || st == DR_WC_LOC_PROT_ERR;
+}
+
 /* Step ERR_CLASS_C (IBA 9.7.5.1.x; rxe do_class_ac_error() + do_complete() + rxe_qp_error()). */
 static enum dr_resp_step
 resp_err_class_c(struct dr_qp_impl *qp, struct resp_ctx *c)
 {
+	bool rc = qp->pub.qp_type == DR_QPT_RC;
+
+	/* UC: a bad request is dropped with the rest of its message (rxe), no NAK exists */
+	if (!rc && !status_is_local(c->status))
+		return RESP_DROP;
 	DR_DP_LOG(resp, DEBUG, "qp %u: %s psn %#x: NAK %u, QP to ERR", qp->pub.qp_num,
 		  dr_opcode_name(c->pi->opcode), c->psn, c->nak);
 	qp->resp.ack_pending = false;
-	resp_send_ack(qp, DR_OPCODE(RC, ACK), dr_aeth_syn_make(DR_AETH_NAK, c->nak), c->psn, 0);
+	if (rc)
+		resp_send_ack(qp, DR_OPCODE(RC, ACK), dr_aeth_syn_make(DR_AETH_NAK, c->nak), c->psn, 0);
 	if (qp->resp.have_rwqe)
 		resp_post_recv_wc(qp, c, c->status);
 	qp->resp.in_msg = DR_RESP_MSG_NONE;
@@ -649,6 +704,7 @@ resp_handle(struct dr_qp_impl *qp, struct rte_mbuf *m, struct dr_pkt_info *pi)
 		case RESP_ERR_PSN_SEQ: step = resp_err_psn_seq(qp, &c); break;
 		case RESP_ERR_RNR: step = resp_err_rnr(qp, &c); break;
 		case RESP_ERR_CLASS_C: step = resp_err_class_c(qp, &c); break;
+		case RESP_DROP: step = resp_drop(qp, &c); break;
 		default: step = RESP_DONE; break;
 		}
 	}

@@ -51,8 +51,8 @@ enum dr_mtu dr_active_mtu_from_room(uint32_t data_room);
  */
 void dr_gid_from_mac(union dr_gid *gid, const struct rte_ether_addr *mac);
 
-/* Post operations of RC QPs (dr_post.c). */
-extern const struct dr_qp_ops dr_rc_qp_ops;
+/* Post operations of RC, UC and UD QPs (dr_post.c). */
+extern const struct dr_qp_ops dr_qp_post_ops;
 
 /* Completion opcode of a send WR (reported in flush completions too). */
 static inline enum dr_wc_opcode

@@ -111,6 +111,8 @@ struct rc_env {
 
 /* QP pair parameters. */
 struct rc_qp_params {
+	enum dr_qp_type qp_type;      /* DR_QPT_RC (default), DR_QPT_UC or DR_QPT_UD */
+	uint32_t qkey;                /* UD: both QPs' Q_Key */
 	enum dr_mtu mtu;
 	uint32_t psn_a;               /* A's sq_psn = B's rq_psn */
 	uint32_t psn_b;               /* B's sq_psn = A's rq_psn */
@@ -137,7 +139,7 @@ void rc_env_fini(struct rc_env *e);
 
 /* Defaults: MTU 1024, PSNs 0x100 / 0x200, timeout 12, retry 7, rnr 7, timer 1, depth 4, all rights. */
 void rc_params_default(struct rc_qp_params *p);
-/* Create CQs and an RC QP on each side and connect them. Returns 0 or -1. */
+/* Create CQs and a QP of p->qp_type on each side; connect them (RC, UC) or bring them to RTS (UD). Returns 0 or -1. */
 int rc_connect(struct rc_env *e, const struct rc_qp_params *p);
 /* Destroy the QPs and CQs (after draining the wire). */
 void rc_disconnect(struct rc_env *e);

@@ -173,6 +173,8 @@ rc_params_default(struct rc_qp_params *p)
 	p->max_dest_rd_atomic = 4;
 	p->access_a = p->access_b = DR_ACCESS_LOCAL_WRITE | DR_ACCESS_REMOTE_WRITE | DR_ACCESS_REMOTE_READ |
 				    DR_ACCESS_REMOTE_ATOMIC;
+	p->qp_type = DR_QPT_RC;
+	p->qkey = 0x11111111;
 	p->sq_sig_all = 1;
 	p->max_wr = 256;
 	p->max_sge = 4;
@@ -192,7 +194,7 @@ qp_up(struct rc_side *s, const struct rc_qp_params *p, bool is_a)
 	memset(&ia, 0, sizeof(ia));
 	ia.send_cq = s->scq;
 	ia.recv_cq = s->rcq;
-	ia.qp_type = DR_QPT_RC;
+	ia.qp_type = p->qp_type;
 	ia.sq_sig_all = p->sq_sig_all;
 	ia.cap.max_send_wr = p->max_wr;
 	ia.cap.max_recv_wr = p->max_wr;
@@ -207,16 +209,36 @@ qp_up(struct rc_side *s, const struct rc_qp_params *p, bool is_a)
 	a.pkey_index = 0;
 	a.port_num = 1;
 	a.qp_access_flags = is_a ? p->access_a : p->access_b;
-	if (dr_modify_qp(s->qp, &a, DR_QP_STATE | DR_QP_PKEY_INDEX | DR_QP_PORT | DR_QP_ACCESS_FLAGS) != 0)
+	a.qkey = p->qkey;
+	if (dr_modify_qp(s->qp, &a, DR_QP_STATE | DR_QP_PKEY_INDEX | DR_QP_PORT |
+				       (p->qp_type == DR_QPT_UD ? DR_QP_QKEY : DR_QP_ACCESS_FLAGS)) != 0)
 		return -1;
 	return 0;
+}
+
+/* UD: RTR and RTS need no peer (IBA 11.2.5.3 table 91). */
+static int
+qp_ud_rtr_rts(struct rc_side *s, const struct rc_qp_params *p, bool is_a)
+{
+	struct dr_qp_attr a;
+
+	memset(&a, 0, sizeof(a));
+	a.qp_state = DR_QPS_RTR;
+	if (dr_modify_qp(s->qp, &a, DR_QP_STATE) != 0)
+		return -1;
+	a.qp_state = DR_QPS_RTS;
+	a.sq_psn = is_a ? p->psn_a : p->psn_b;
+	return dr_modify_qp(s->qp, &a, DR_QP_STATE | DR_QP_SQ_PSN) != 0 ? -1 : 0;
 }
 
 static int
 qp_rtr_rts(struct rc_side *s, const struct rc_side *peer, const struct rc_qp_params *p, bool is_a)
 {
+	bool rc = p->qp_type == DR_QPT_RC;
 	struct dr_qp_attr a;
 
+	if (p->qp_type == DR_QPT_UD)
+		return qp_ud_rtr_rts(s, p, is_a);
 	memset(&a, 0, sizeof(a));
 	a.qp_state = DR_QPS_RTR;
 	a.path_mtu = p->mtu;
@@ -230,7 +252,7 @@ qp_rtr_rts(struct rc_side *s, const struct rc_side *peer, const struct rc_qp_par
 	a.ah_attr.grh.sgid_index = 1;
 	a.ah_attr.grh.hop_limit = 64;
 	if (dr_modify_qp(s->qp, &a, DR_QP_STATE | DR_QP_AV | DR_QP_PATH_MTU | DR_QP_DEST_QPN | DR_QP_RQ_PSN |
-				       DR_QP_MAX_DEST_RD_ATOMIC | DR_QP_MIN_RNR_TIMER) != 0)
+				       (rc ? DR_QP_MAX_DEST_RD_ATOMIC | DR_QP_MIN_RNR_TIMER : 0)) != 0)
 		return -1;
 	memset(&a, 0, sizeof(a));
 	a.qp_state = DR_QPS_RTS;
@@ -239,8 +261,9 @@ qp_rtr_rts(struct rc_side *s, const struct rc_side *peer, const struct rc_qp_par
 	a.rnr_retry = p->rnr_retry;
 	a.sq_psn = is_a ? p->psn_a : p->psn_b;
 	a.max_rd_atomic = p->max_rd_atomic;
-	if (dr_modify_qp(s->qp, &a, DR_QP_STATE | DR_QP_TIMEOUT | DR_QP_RETRY_CNT | DR_QP_RNR_RETRY |
-				       DR_QP_SQ_PSN | DR_QP_MAX_QP_RD_ATOMIC) != 0)
+	if (dr_modify_qp(s->qp, &a, DR_QP_STATE | DR_QP_SQ_PSN |
+				       (rc ? DR_QP_TIMEOUT | DR_QP_RETRY_CNT | DR_QP_RNR_RETRY |
+					     DR_QP_MAX_QP_RD_ATOMIC : 0)) != 0)
 		return -1;
 	return 0;
 }

@@ -130,7 +130,9 @@ test_create(struct tv *t, struct dr_cq *scq, struct dr_cq *rcq)
 
 	CHECK_EQ(create_errno(NULL, &base), EINVAL);
 	ia = base;
-	ia.qp_type = DR_QPT_UD;
+	ia.qp_type = DR_QPT_XRC_SEND;           /* XRC: not yet */
+	CHECK_EQ(create_errno(t->pd, &ia), EOPNOTSUPP);
+	ia.qp_type = DR_QPT_RAW_PACKET;
 	CHECK_EQ(create_errno(t->pd, &ia), EOPNOTSUPP);
 	ia.qp_type = (enum dr_qp_type)77;
 	CHECK_EQ(create_errno(t->pd, &ia), EINVAL);
@@ -399,6 +401,75 @@ test_hop_limit_is_the_routes(struct tv *t, struct dr_cq *scq, struct dr_cq *rcq)
 	}
 }
 
+/*
+ * UC and UD QPs through their transitions (IBA 11.2.5.3 table 91): UD takes
+ * a Q_Key and no AV or path MTU, its MTU is the port's active one and its
+ * UDP source port the hash of its QPN (as rxe); UC takes access flags and
+ * an AV but none of RC's retry or RDMA-atomic attributes.
+ */
+static void
+test_uc_ud_transitions(struct tv *t, struct dr_cq *scq, struct dr_cq *rcq)
+{
+	struct dr_qp_init_attr ia;
+	struct dr_qp_attr a, qa;
+	struct dr_qp *ud, *uc;
+	int mask;
+
+	memset(&ia, 0, sizeof(ia));
+	ia.send_cq = scq;
+	ia.recv_cq = rcq;
+	ia.qp_type = DR_QPT_UD;
+	ia.cap.max_send_wr = ia.cap.max_recv_wr = 4;
+	ud = dr_create_qp(t->pd, &ia);
+	CHECK(ud != NULL);
+	if (ud == NULL)
+		return;
+	CHECK_EQ(ud->qp_type, DR_QPT_UD);
+	CHECK_EQ(dr_qp_impl(ud)->mtu, dr_mtu_bytes(t->ctx->active_mtu));
+	CHECK_EQ(dr_qp_impl(ud)->route.udp_sport, dr_udp_sport_from_qpn(ud->qp_num));
+	memset(&a, 0, sizeof(a));
+	a.qp_state = DR_QPS_INIT;
+	a.port_num = 1;
+	a.qkey = 0x11111111;
+	/* RESET->INIT of UD requires the Q_Key, refuses access flags */
+	CHECK_EQ(dr_modify_qp(ud, &a, DR_QP_STATE | DR_QP_PKEY_INDEX | DR_QP_PORT), -EINVAL);
+	CHECK_EQ(dr_modify_qp(ud, &a, DR_QP_STATE | DR_QP_PKEY_INDEX | DR_QP_PORT | DR_QP_QKEY |
+				      DR_QP_ACCESS_FLAGS), -EINVAL);
+	CHECK_EQ(dr_modify_qp(ud, &a, DR_QP_STATE | DR_QP_PKEY_INDEX | DR_QP_PORT | DR_QP_QKEY), 0);
+	a.qp_state = DR_QPS_RTR;
+	tv_rtr_attr(&qa, &mask);
+	CHECK_EQ(dr_modify_qp(ud, &qa, mask), -EINVAL);     /* no AV, no path MTU on UD */
+	CHECK_EQ(dr_modify_qp(ud, &a, DR_QP_STATE), 0);
+	a.qp_state = DR_QPS_RTS;
+	a.sq_psn = 0x123;
+	CHECK_EQ(dr_modify_qp(ud, &a, DR_QP_STATE | DR_QP_SQ_PSN), 0);
+	CHECK_EQ(ud->state, DR_QPS_RTS);
+	/* back to RESET keeps the QP's UDP source port */
+	a.qp_state = DR_QPS_RESET;
+	CHECK_EQ(dr_modify_qp(ud, &a, DR_QP_STATE), 0);
+	CHECK_EQ(dr_qp_impl(ud)->route.udp_sport, dr_udp_sport_from_qpn(ud->qp_num));
+	CHECK_EQ(dr_destroy_qp(ud), 0);
+
+	ia.qp_type = DR_QPT_UC;
+	uc = dr_create_qp(t->pd, &ia);
+	CHECK(uc != NULL);
+	if (uc == NULL)
+		return;
+	CHECK_EQ(tv_to_init(uc), 0);
+	tv_rtr_attr(&a, &mask);
+	/* max_dest_rd_atomic and min_rnr_timer are RC's */
+	CHECK_EQ(dr_modify_qp(uc, &a, mask), -EINVAL);
+	CHECK_EQ(dr_modify_qp(uc, &a, mask & ~(DR_QP_MAX_DEST_RD_ATOMIC | DR_QP_MIN_RNR_TIMER)), 0);
+	memset(&a, 0, sizeof(a));
+	a.qp_state = DR_QPS_RTS;
+	a.timeout = 14;
+	CHECK_EQ(dr_modify_qp(uc, &a, DR_QP_STATE | DR_QP_SQ_PSN | DR_QP_TIMEOUT), -EINVAL);
+	CHECK_EQ(dr_modify_qp(uc, &a, DR_QP_STATE | DR_QP_SQ_PSN), 0);
+	/* dr_post_ud_send() is for UD QPs */
+	CHECK_EQ(dr_post_ud_send(uc, NULL, NULL, 0, NULL, 0, NULL, 1), EINVAL);
+	CHECK_EQ(dr_destroy_qp(uc), 0);
+}
+
 void
 tv_qp_tests(struct tv *t, struct tv_count *c)
 {
@@ -410,6 +481,7 @@ tv_qp_tests(struct tv *t, struct tv_count *c)
 		test_create(t, scq, rcq);
 		test_modify(t, scq, rcq);
 		test_hop_limit_is_the_routes(t, scq, rcq);
+		test_uc_ud_transitions(t, scq, rcq);
 	}
 	if (scq != NULL)
 		CHECK_EQ(dr_destroy_cq(scq), 0);
