@@ -3,17 +3,20 @@
  */
 
 /*
- * dpdk-rdma-pingpong [EAL args --] --ip A.B.C.D [options] [host]
+ * dpdk-rdma-pingpong [EAL args --] --ip A.B.C.D [--qp-type rc|uc|ud] [options] [host]
  *
- * ibv_rc_pingpong (rdma-core v44, RC, polling) on the dr_ API: the same
- * resources (one buffer filled with 0x7b, registered with LOCAL_WRITE; a CQ
- * of rx_depth + 1; a QP of 1 send and rx_depth receive WRs), the same QP
- * attributes (INIT access 0; RTR path_mtu, dest_qpn, rq_psn,
+ * ibv_rc_pingpong, ibv_uc_pingpong and ibv_ud_pingpong (rdma-core v44,
+ * polling) on the dr_ API: the same resources (one buffer filled with 0x7b,
+ * registered with LOCAL_WRITE, 40 bytes longer for UD's GRH area; a CQ of
+ * rx_depth + 1; a QP of 1 send and rx_depth receive WRs), the same QP
+ * attributes per type (RC: INIT access 0; RTR path_mtu, dest_qpn, rq_psn,
  * max_dest_rd_atomic 1, min_rnr_timer 12, GRH with hop_limit 1; RTS timeout
- * 14, retry_cnt 7, rnr_retry 7, max_rd_atomic 1), the same TCP exchange
- * (exch.c), the same SEND/RECV loop and the same output. -c as v44: the
- * client zeroes the first byte of every page before its first SEND, the
- * server checks them after the run ("invalid data in page N").
+ * 14, retry_cnt 7, rnr_retry 7, max_rd_atomic 1. UC: INIT access 0; RTR
+ * path_mtu, dest_qpn, rq_psn, AV; RTS sq_psn. UD: INIT Q_Key 0x11111111; RTR;
+ * RTS sq_psn; an AH to the peer), the same TCP exchange (exch.c), the same
+ * SEND/RECV loop and the same output. -c as v44's rc: the client zeroes the
+ * first byte of every page before its first SEND, the server checks them
+ * after the run ("invalid data in page N").
  */
 
 #include <arpa/inet.h>
@@ -49,7 +52,10 @@ struct pp_ctx {
 	struct dr_mr *mr;
 	struct dr_cq *cq;
 	struct dr_qp *qp;
+	struct dr_ah *ah;             /* UD: to the peer */
+	uint32_t rem_qpn;             /* UD: the peer's QPN */
 	uint8_t *buf;
+	unsigned int grh;             /* UD: DR_GRH_LEN bytes of GRH area before the payload */
 	unsigned int size;
 	unsigned int send_flags;
 	int rx_depth;
@@ -59,11 +65,54 @@ struct pp_ctx {
 
 static long page_size;
 
+/* ibv_ud_pingpong's pp_connect_ctx(): RTR, RTS, an AH to the peer. */
+static int
+pp_connect_ud(struct pp_ctx *ctx, const struct pp_dest *dest)
+{
+	const struct pp_opts *o = ctx->o;
+	struct dr_qp_attr attr = { .qp_state = DR_QPS_RTR };
+	struct dr_ah_attr ah_attr = {
+		.is_global = 0,
+		.dlid = (uint16_t)dest->lid,
+		.sl = (uint8_t)o->sl,
+		.src_path_bits = 0,
+		.port_num = (uint8_t)o->ib_port,
+	};
+	int ret;
+
+	ret = dr_modify_qp(ctx->qp, &attr, DR_QP_STATE);
+	if (ret != 0) {
+		fprintf(stderr, "Failed to modify QP to RTR: %s\n", strerror(-ret));
+		return 1;
+	}
+	attr.qp_state = DR_QPS_RTS;
+	attr.sq_psn = (uint32_t)ctx->my_psn;
+	ret = dr_modify_qp(ctx->qp, &attr, DR_QP_STATE | DR_QP_SQ_PSN);
+	if (ret != 0) {
+		fprintf(stderr, "Failed to modify QP to RTS: %s\n", strerror(-ret));
+		return 1;
+	}
+	if (dest->gid.global.interface_id) {
+		ah_attr.is_global = 1;
+		ah_attr.grh.hop_limit = 1;
+		ah_attr.grh.dgid = dest->gid;
+		ah_attr.grh.sgid_index = (uint8_t)o->gidx;
+	}
+	ctx->ah = dr_create_ah(ctx->pd, &ah_attr);
+	if (ctx->ah == NULL) {
+		fprintf(stderr, "Failed to create AH: %s\n", strerror(errno));
+		return 1;
+	}
+	ctx->rem_qpn = dest->qpn;
+	return 0;
+}
+
 static int
 pp_connect_ctx(void *arg, const struct pp_dest *dest)
 {
 	struct pp_ctx *ctx = arg;
 	const struct pp_opts *o = ctx->o;
+	bool rc = o->qp_type == DR_QPT_RC;
 	struct dr_qp_attr attr = {
 		.qp_state = DR_QPS_RTR,
 		.path_mtu = o->mtu,
@@ -81,15 +130,18 @@ pp_connect_ctx(void *arg, const struct pp_dest *dest)
 	};
 	int ret;
 
+	if (o->qp_type == DR_QPT_UD)
+		return pp_connect_ud(ctx, dest);
 	if (dest->gid.global.interface_id) {
 		attr.ah_attr.is_global = 1;
 		attr.ah_attr.grh.hop_limit = 1;
 		attr.ah_attr.grh.dgid = dest->gid;
 		attr.ah_attr.grh.sgid_index = (uint8_t)o->gidx;
 	}
+	/* ibv_uc_pingpong: no RDMA-atomic or RNR attributes on UC */
 	ret = dr_modify_qp(ctx->qp, &attr, DR_QP_STATE | DR_QP_AV | DR_QP_PATH_MTU |
-			   DR_QP_DEST_QPN | DR_QP_RQ_PSN | DR_QP_MAX_DEST_RD_ATOMIC |
-			   DR_QP_MIN_RNR_TIMER);
+			   DR_QP_DEST_QPN | DR_QP_RQ_PSN |
+			   (rc ? DR_QP_MAX_DEST_RD_ATOMIC | DR_QP_MIN_RNR_TIMER : 0));
 	if (ret != 0) {
 		fprintf(stderr, "Failed to modify QP to RTR: %s\n", strerror(-ret));
 		return 1;
@@ -100,8 +152,9 @@ pp_connect_ctx(void *arg, const struct pp_dest *dest)
 	attr.rnr_retry = 7;
 	attr.sq_psn = (uint32_t)ctx->my_psn;
 	attr.max_rd_atomic = 1;
-	ret = dr_modify_qp(ctx->qp, &attr, DR_QP_STATE | DR_QP_TIMEOUT | DR_QP_RETRY_CNT |
-			   DR_QP_RNR_RETRY | DR_QP_SQ_PSN | DR_QP_MAX_QP_RD_ATOMIC);
+	ret = dr_modify_qp(ctx->qp, &attr, DR_QP_STATE | DR_QP_SQ_PSN |
+			   (rc ? DR_QP_TIMEOUT | DR_QP_RETRY_CNT | DR_QP_RNR_RETRY |
+				 DR_QP_MAX_QP_RD_ATOMIC : 0));
 	if (ret != 0) {
 		fprintf(stderr, "Failed to modify QP to RTS: %s\n", strerror(-ret));
 		return 1;
@@ -146,13 +199,14 @@ pp_init_ctx(struct pp_ctx *ctx)
 	ctx->size = o->size;
 	ctx->send_flags = DR_SEND_SIGNALED;
 	ctx->rx_depth = (int)o->rx_depth;
-	ctx->buf = aligned_alloc((size_t)page_size, RTE_ALIGN_CEIL(RTE_MAX(o->size, 1u),
+	ctx->grh = o->qp_type == DR_QPT_UD ? DR_GRH_LEN : 0;
+	ctx->buf = aligned_alloc((size_t)page_size, RTE_ALIGN_CEIL(RTE_MAX(o->size + ctx->grh, 1u),
 								  (size_t)page_size));
 	if (ctx->buf == NULL) {
 		fprintf(stderr, "Couldn't allocate work buf.\n");
 		return 1;
 	}
-	memset(ctx->buf, 0x7b, o->size);
+	memset(ctx->buf, 0x7b, o->size + ctx->grh);
 
 	ctx->dev_list = dr_get_device_list(&n);
 	if (ctx->dev_list == NULL) {
@@ -168,12 +222,26 @@ pp_init_ctx(struct pp_ctx *ctx)
 			strerror(errno));
 		return 1;
 	}
+	if (o->qp_type == DR_QPT_UD) {
+		struct dr_port_attr port_info;
+		uint32_t mtu;
+
+		if (dr_query_port(ctx->context, (uint8_t)o->ib_port, &port_info) != 0) {
+			fprintf(stderr, "Unable to query port info for port %d\n", o->ib_port);
+			return 1;
+		}
+		mtu = dr_mtu_bytes(port_info.active_mtu);
+		if (o->size > mtu) {
+			fprintf(stderr, "Requested size larger than port MTU (%u)\n", mtu);
+			return 1;
+		}
+	}
 	ctx->pd = dr_alloc_pd(ctx->context);
 	if (ctx->pd == NULL) {
 		fprintf(stderr, "Couldn't allocate PD\n");
 		return 1;
 	}
-	ctx->mr = dr_reg_mr(ctx->pd, ctx->buf, RTE_MAX(o->size, 1u), DR_ACCESS_LOCAL_WRITE);
+	ctx->mr = dr_reg_mr(ctx->pd, ctx->buf, RTE_MAX(o->size + ctx->grh, 1u), DR_ACCESS_LOCAL_WRITE);
 	if (ctx->mr == NULL) {
 		fprintf(stderr, "Couldn't register MR: %s\n", strerror(errno));
 		return 1;
@@ -190,7 +258,7 @@ pp_init_ctx(struct pp_ctx *ctx)
 	init_attr.cap.max_recv_wr = (uint32_t)ctx->rx_depth;
 	init_attr.cap.max_send_sge = 1;
 	init_attr.cap.max_recv_sge = 1;
-	init_attr.qp_type = DR_QPT_RC;
+	init_attr.qp_type = o->qp_type;
 	ctx->qp = dr_create_qp(ctx->pd, &init_attr);
 	if (ctx->qp == NULL) {
 		fprintf(stderr, "Couldn't create QP: %s\n", strerror(errno));
@@ -206,8 +274,9 @@ pp_init_ctx(struct pp_ctx *ctx)
 	attr.pkey_index = 0;
 	attr.port_num = (uint8_t)o->ib_port;
 	attr.qp_access_flags = 0;
+	attr.qkey = PP_UD_QKEY;
 	ret = dr_modify_qp(ctx->qp, &attr, DR_QP_STATE | DR_QP_PKEY_INDEX | DR_QP_PORT |
-			   DR_QP_ACCESS_FLAGS);
+			   (o->qp_type == DR_QPT_UD ? DR_QP_QKEY : DR_QP_ACCESS_FLAGS));
 	if (ret != 0) {
 		fprintf(stderr, "Failed to modify QP to INIT: %s\n", strerror(-ret));
 		return 1;
@@ -226,6 +295,10 @@ pp_close_ctx(struct pp_ctx *ctx)
 	}
 	if (ctx->cq != NULL && dr_destroy_cq(ctx->cq) != 0) {
 		fprintf(stderr, "Couldn't destroy CQ\n");
+		ret = 1;
+	}
+	if (ctx->ah != NULL && dr_destroy_ah(ctx->ah) != 0) {
+		fprintf(stderr, "Couldn't destroy AH\n");
 		ret = 1;
 	}
 	if (ctx->mr != NULL && dr_dereg_mr(ctx->mr) != 0) {
@@ -252,7 +325,7 @@ pp_post_recv(struct pp_ctx *ctx, int n)
 {
 	struct dr_sge list = {
 		.addr = (uintptr_t)ctx->buf,
-		.length = ctx->size,
+		.length = ctx->size + ctx->grh,
 		.lkey = ctx->mr->lkey,
 	};
 	struct dr_recv_wr wr = {
@@ -273,7 +346,7 @@ static int
 pp_post_send(struct pp_ctx *ctx)
 {
 	struct dr_sge list = {
-		.addr = (uintptr_t)ctx->buf,
+		.addr = (uintptr_t)ctx->buf + ctx->grh,
 		.length = ctx->size,
 		.lkey = ctx->mr->lkey,
 	};
@@ -283,6 +356,7 @@ pp_post_send(struct pp_ctx *ctx)
 		.num_sge = 1,
 		.opcode = DR_WR_SEND,
 		.send_flags = ctx->send_flags,
+		.wr.ud = { .ah = ctx->ah, .remote_qpn = ctx->rem_qpn, .remote_qkey = PP_UD_QKEY },
 	};
 	struct dr_send_wr *bad_wr;
 
@@ -374,8 +448,9 @@ run(struct pp_ctx *ctx, const struct pp_opts *o)
 	my_dest.psn = (unsigned int)(lrand48() & 0xffffff);
 	ctx->my_psn = (int)my_dest.psn;
 	inet_ntop(AF_INET6, &my_dest.gid, gid, sizeof(gid));
-	printf("  local address:  LID 0x%04x, QPN 0x%06x, PSN 0x%06x, GID %s\n",
-	       my_dest.lid, my_dest.qpn, my_dest.psn, gid);
+	/* ibv_ud_pingpong prints a colon before the GID */
+	printf("  local address:  LID 0x%04x, QPN 0x%06x, PSN 0x%06x%s GID %s\n",
+	       my_dest.lid, my_dest.qpn, my_dest.psn, o->qp_type == DR_QPT_UD ? ":" : ",", gid);
 	fflush(stdout);
 
 	if (o->servername != NULL) {

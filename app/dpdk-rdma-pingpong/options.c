@@ -3,8 +3,10 @@
  */
 
 /*
- * The command line of ibv_rc_pingpong (rdma-core v44) where it applies, and
- * ours: --ip (the port's IPv4 address: GID index 1), --link-mtu, --timeout.
+ * The command line of ibv_rc_pingpong, ibv_uc_pingpong and ibv_ud_pingpong
+ * (rdma-core v44) where it applies, and ours: --qp-type, --ip (the port's
+ * IPv4 address: GID index 1), --link-mtu, --timeout. As in rdma-core, -c is
+ * rc's only and -m is not ud's; ud's default size is 2048.
  */
 
 #include <arpa/inet.h>
@@ -20,6 +22,7 @@ enum {
 	OPT_IP = 256,
 	OPT_LINK_MTU,
 	OPT_TIMEOUT,
+	OPT_QP_TYPE,
 };
 
 void
@@ -33,14 +36,15 @@ pp_usage(const char *argv0)
 	printf("  -p, --port=<port>      listen on/connect to port <port> (default 18515)\n");
 	printf("  -d, --ib-dev=<dev>     use IB device <dev> (default first device found)\n");
 	printf("  -i, --ib-port=<port>   use port <port> of IB device (default 1)\n");
-	printf("  -s, --size=<size>      size of message to exchange (default 4096)\n");
-	printf("  -m, --mtu=<size>       path MTU (default 1024)\n");
+	printf("  -s, --size=<size>      size of message to exchange (default 4096, ud: 2048)\n");
+	printf("  -m, --mtu=<size>       path MTU (default 1024; not ud)\n");
 	printf("  -r, --rx-depth=<dep>   number of receives to post at a time (default 500)\n");
 	printf("  -n, --iters=<iters>    number of exchanges (default 1000)\n");
 	printf("  -l, --sl=<sl>          service level value\n");
 	printf("  -e, --events           sleep on CQ events (not supported: dpdk-rdma polls)\n");
 	printf("  -g, --gid-idx=<gid index> local port gid index (default: 1 with --ip, else 0)\n");
-	printf("  -c, --chk              validate received buffer\n");
+	printf("  -c, --chk              validate received buffer (rc only)\n");
+	printf("      --qp-type=<rc|uc|ud> ibv_rc_pingpong, ibv_uc_pingpong or ibv_ud_pingpong (default rc)\n");
 	printf("      --ip=<A.B.C.D>     IPv4 address of the DPDK port (GID index 1)\n");
 	printf("      --link-mtu=<bytes> link MTU: sets the active MTU as rxe does (1500: 1024)\n");
 	printf("      --timeout=<s>      give up the TCP exchange after <s> seconds (default 0: never)\n");
@@ -88,8 +92,10 @@ pp_parse_args(int argc, char **argv, struct pp_opts *o)
 		{ .name = "ip", .has_arg = 1, .val = OPT_IP },
 		{ .name = "link-mtu", .has_arg = 1, .val = OPT_LINK_MTU },
 		{ .name = "timeout", .has_arg = 1, .val = OPT_TIMEOUT },
+		{ .name = "qp-type", .has_arg = 1, .val = OPT_QP_TYPE },
 		{ 0 },
 	};
+	bool size_given = false, mtu_given = false;
 	struct in_addr a;
 	char *end;
 	int c;
@@ -102,6 +108,7 @@ pp_parse_args(int argc, char **argv, struct pp_opts *o)
 	o->rx_depth = 500;
 	o->iters = 1000;
 	o->gidx = -1;
+	o->qp_type = DR_QPT_RC;
 	optind = 1;
 
 	while ((c = getopt_long(argc, argv, "p:d:i:s:m:r:n:l:eg:ch", long_options, NULL)) != -1) {
@@ -121,12 +128,14 @@ pp_parse_args(int argc, char **argv, struct pp_opts *o)
 			break;
 		case 's':
 			o->size = strtoul(optarg, NULL, 0);
+			size_given = true;
 			break;
 		case 'm':
 			o->mtu = mtu_to_enum(strtol(optarg, NULL, 0));
 			if (o->mtu == 0)
 				return bad(argv[0], "-m %s: the path MTU is 256, 512, 1024, 2048 or 4096",
 					   optarg);
+			mtu_given = true;
 			break;
 		case 'r':
 			o->rx_depth = strtoul(optarg, NULL, 0);
@@ -167,11 +176,27 @@ pp_parse_args(int argc, char **argv, struct pp_opts *o)
 			if (*end != '\0' || o->timeout_s < 0)
 				return bad(argv[0], "--timeout %s: seconds, 0 = never", optarg);
 			break;
+		case OPT_QP_TYPE:
+			if (strcmp(optarg, "rc") == 0)
+				o->qp_type = DR_QPT_RC;
+			else if (strcmp(optarg, "uc") == 0)
+				o->qp_type = DR_QPT_UC;
+			else if (strcmp(optarg, "ud") == 0)
+				o->qp_type = DR_QPT_UD;
+			else
+				return bad(argv[0], "--qp-type %s: rc, uc or ud", optarg);
+			break;
 		default:
 			pp_usage(argv[0]);
 			return -1;
 		}
 	}
+	if (o->validate_buf && o->qp_type != DR_QPT_RC)
+		return bad(argv[0], "-c: %s", "ibv_uc_pingpong and ibv_ud_pingpong have no -c");
+	if (mtu_given && o->qp_type == DR_QPT_UD)
+		return bad(argv[0], "-m: %s", "a UD QP uses the port's active MTU (ibv_ud_pingpong has no -m)");
+	if (!size_given && o->qp_type == DR_QPT_UD)
+		o->size = 2048;
 	if (optind == argc - 1)
 		o->servername = argv[optind];
 	else if (optind < argc)

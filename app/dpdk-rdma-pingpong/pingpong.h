@@ -6,9 +6,10 @@
 #define DR_PINGPONG_H
 
 /*
- * dpdk-rdma-pingpong: the RC mode of rdma-core's ibv_rc_pingpong (v44) on the
- * dr_ API, speaking its TCP exchange, so either side can be the unmodified
- * ibv_rc_pingpong of another host (Linux rxe, a NIC).
+ * dpdk-rdma-pingpong: rdma-core's ibv_rc_pingpong, ibv_uc_pingpong and
+ * ibv_ud_pingpong (v44) on the dr_ API (--qp-type), speaking their TCP
+ * exchange, so either side can be the unmodified program of another host
+ * (Linux rxe, a NIC).
  */
 
 #include <signal.h>
@@ -41,7 +42,11 @@ struct pp_opts {
 	rte_be32_t ipv4;          /* --ip */
 	uint32_t link_mtu;        /* --link-mtu */
 	double timeout_s;         /* --timeout: the TCP exchange */
+	enum dr_qp_type qp_type;  /* --qp-type: RC, UC or UD */
 };
+
+/* Q_Key of ibv_ud_pingpong */
+#define PP_UD_QKEY 0x11111111u
 
 struct pp_dest {
 	unsigned int lid;

@@ -113,30 +113,40 @@ def ip_ttls(pcap):
     return out
 
 
-def check_wire(frames, peer, our_qpn, their_qpn, size, mtu):
+def check_wire(frames, peer, our_qpn, their_qpn, size, mtu, qpt="rc"):
     """What rxe checks of every frame, and rxe's rules for ours."""
     vm_ip = peer.vm.ip
-    sport = rxe.udp_sport_connected(our_qpn, their_qpn)
     for f in frames:
         assert f["icrc_ok"] and "error" not in f, f
         assert f["tver"] == 0 and f["pkey"] == 0xFFFF, f
         assert f["ip_version"] == 4, f
         assert {f["src"], f["dst"]} == {OUR_IP, vm_ip}, f
-        # the flow-label rule: both ends of the connection use the same port
-        assert f["udp_sport"] == sport, f
+        sender = our_qpn if f["src"] == OUR_IP else their_qpn
+        if qpt == "ud":
+            # a UD QP's port is the hash of its own QPN; the DETH names it and the Q_Key
+            assert f["udp_sport"] == rxe.udp_sport_ud(sender), f
+            assert f["deth"] == {"qkey": 0x11111111, "src_qp": sender}, f
+        else:
+            # the flow-label rule: both ends of the connection use the same port
+            assert f["udp_sport"] == rxe.udp_sport_connected(our_qpn, their_qpn), f
         dqp = their_qpn if f["dst"] == vm_ip else our_qpn
         assert f["dest_qp"] == dqp, f
+        assert f["transport"] == qpt.upper(), f
     mine = [f for f in frames if f["src"] == OUR_IP]
     theirs = [f for f in frames if f["src"] == vm_ip]
     assert mine and theirs
-    assert {f["udp_sport"] for f in mine} == {f["udp_sport"] for f in theirs}
-    # each side sends ITERS messages cut at the path MTU, all acknowledged
-    want = wire.requests([(0, "SEND", size)], "rc", mtu)
+    # each side sends ITERS messages cut at the path MTU, all acknowledged (RC)
+    want = wire.requests([(0, "SEND", size)], qpt, mtu)
     for side in (mine, theirs):
         reqs = wire.first_seen([f for f in side if f["opcode"] != wire.ACK])
         assert [(f["opcode"], f["payload_len"]) for f in reqs] == \
             [(op, n) for op, n, _ in want] * ITERS, side[:6]
         assert all(f["pad"] == (-f["payload_len"]) % 4 for f in reqs)
+    if qpt != "rc":
+        # nothing acknowledges UC or UD; rxe never sets AckReq there
+        assert not any(f["ack_req"] for f in frames), frames[:4]
+        assert len(mine) == len(theirs) == ITERS * len(want)
+        return
     for side, other in ((mine, theirs), (theirs, mine)):
         acks = [f for f in other if f["opcode"] == wire.ACK]
         assert {(a["aeth"]["type"]) for a in acks} == {"ACK"}, acks[:4]
@@ -152,28 +162,31 @@ CASES = [
 ]
 
 
-def run_case(peer, dump_json, exe, name, size, mtu, chk, we_serve):
-    opts = "-s %d -m %d -n %d%s" % (size, mtu, ITERS, " -c" if chk else "")
+def run_case(peer, dump_json, exe, name, size, mtu, chk, we_serve, qpt="rc"):
+    # ibv_ud_pingpong has no -m (the port's MTU) and, as ibv_uc_pingpong, no -c
+    opts = "-s %d%s -n %d%s" % (size, "" if qpt == "ud" else " -m %d" % mtu, ITERS,
+                                " -c" if chk else "")
+    tool = "ibv_%s_pingpong" % qpt
+    ours_args = opts.split() + ["--qp-type", qpt]
     pcap = str(peer.outdir / (name + ".pcap"))
     peer.harness.capture_start(pcap, peer.vm.tap)
     job = proc = None
     try:
         if we_serve:
-            proc = ours(peer, exe, opts.split())
+            proc = ours(peer, exe, ours_args)
             end = time.monotonic() + 30
             while not listening(peer, PINGPONG_PORT):
                 assert proc.poll() is None, finish(proc, 5)
                 assert time.monotonic() < end, "dpdk-rdma-pingpong does not listen"
                 time.sleep(0.1)
-            cli = peer.vm.exec("ibv_rc_pingpong -d rxe0 -g $RXE_GID_IDX %s %s" % (
-                opts, peer.harness.host_ip), STEP_TIMEOUT)
+            cli = peer.vm.exec("%s -d rxe0 -g $RXE_GID_IDX %s %s" % (
+                tool, opts, peer.harness.host_ip), STEP_TIMEOUT)
             rc, out = finish(proc, 5 if cli.rc != 0 else STEP_TIMEOUT)
             theirs = cli
         else:
-            job = peer.vm.spawn("ibv_rc_pingpong -d rxe0 -g $RXE_GID_IDX %s" % opts,
-                                STEP_TIMEOUT)
+            job = peer.vm.spawn("%s -d rxe0 -g $RXE_GID_IDX %s" % (tool, opts), STEP_TIMEOUT)
             peer.vm.wait_tcp_listen(PINGPONG_PORT, timeout=30)
-            proc = ours(peer, exe, opts.split() + [peer.vm.ip])
+            proc = ours(peer, exe, ours_args + [peer.vm.ip])
             rc, out = finish(proc, STEP_TIMEOUT)
             theirs = job.wait(None if rc == 0 else 5)
     finally:
@@ -191,8 +204,8 @@ def run_case(peer, dump_json, exe, name, size, mtu, chk, we_serve):
     our_qpn, their_qpn = qpns(out)
     assert qpns(theirs.output) == (their_qpn, our_qpn)
     frames = decode(dump_json, pcap)
-    check_wire(frames, peer, our_qpn, their_qpn, size, mtu)
-    # ibv_rc_pingpong asks for hop_limit 1; ib_core sends the route's TTL (64): so must we
+    check_wire(frames, peer, our_qpn, their_qpn, size, mtu, qpt)
+    # ibv_*_pingpong ask for hop_limit 1; ib_core sends the route's TTL (64): so must we
     assert ip_ttls(pcap) == {OUR_IP: {64}, peer.vm.ip: {64}}
 
 
@@ -209,6 +222,50 @@ def test_rxe_server_ours_client(rxe_peer, dump_json, pingpong_exe, name, size, m
 @pytest.mark.parametrize("name,size,mtu,chk", CASES, ids=[c[0] for c in CASES])
 def test_ours_server_rxe_client(rxe_peer, dump_json, pingpong_exe, name, size, mtu, chk):
     run_case(rxe_peer, dump_json, pingpong_exe, "oursrv_" + name, size, mtu, chk, True)
+
+
+UC_UD_CASES = [
+    # (QP type, name, size, path MTU): UD messages fit the active MTU (1500 -> 1024)
+    ("uc", "s1", 1, 1024),
+    ("uc", "s10000", 10000, 1024),
+    ("ud", "s1", 1, 1024),
+    ("ud", "s1024", 1024, 1024),
+]
+
+
+@pytest.mark.parametrize("qpt,name,size,mtu", UC_UD_CASES, ids=["%s-%s" % c[:2] for c in UC_UD_CASES])
+def test_uc_ud_rxe_server_ours_client(rxe_peer, dump_json, pingpong_exe, qpt, name, size, mtu):
+    run_case(rxe_peer, dump_json, pingpong_exe, "rxesrv_%s_%s" % (qpt, name), size, mtu, False, False,
+             qpt)
+
+
+@pytest.mark.parametrize("qpt,name,size,mtu", UC_UD_CASES, ids=["%s-%s" % c[:2] for c in UC_UD_CASES])
+def test_uc_ud_ours_server_rxe_client(rxe_peer, dump_json, pingpong_exe, qpt, name, size, mtu):
+    run_case(rxe_peer, dump_json, pingpong_exe, "oursrv_%s_%s" % (qpt, name), size, mtu, False, True,
+             qpt)
+
+
+def test_ud_size_above_mtu_refused(pingpong_exe, tmp_path):
+    """ibv_ud_pingpong's check: a message above the port's active MTU is refused before anything."""
+    sock = tmp_path / "m.sock"
+    p = subprocess.run([pingpong_exe, "--no-pci", "--no-huge", "-m", "256",
+                        "--file-prefix=drppud%d" % os.getpid(),
+                        "--vdev", "net_memif0,role=server,socket=%s,socket-abstract=no" % sock,
+                        "--", "--ip", "10.0.0.1", "--qp-type", "ud", "-s", "1025",
+                        "--link-mtu", "1500"],
+                       capture_output=True, text=True, timeout=60)
+    shutil.rmtree("/var/run/dpdk/drppud%d" % os.getpid(), ignore_errors=True)
+    assert p.returncode == 1 and "Requested size larger than port MTU (1024)" in p.stderr, p.stderr
+
+
+@pytest.mark.parametrize("args,why", [
+    (["--qp-type", "uc", "-c"], "no -c"),
+    (["--qp-type", "ud", "-m", "1024"], "no -m"),
+    (["--qp-type", "xrc"], "rc, uc or ud"),
+])
+def test_pingpong_bad_qp_type_options(pingpong_exe, args, why):
+    p = subprocess.run([pingpong_exe, "--"] + args, capture_output=True, text=True, timeout=30)
+    assert p.returncode == 1 and why in p.stderr, p.stderr
 
 
 def test_events_rejected(pingpong_exe):
