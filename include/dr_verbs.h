@@ -438,7 +438,16 @@ struct dr_device_attr {
 	int max_qp_rd_atom;
 	int max_qp_init_rd_atom;
 	int max_srq;
+	int atomic_cap;               /**< enum dr_atomic_cap */
 	uint8_t phys_port_cnt;        /**< 1 */
+};
+
+/** dr_device_attr.atomic_cap (enum ibv_atomic_cap). */
+enum dr_atomic_cap {
+	DR_ATOMIC_NONE,
+	/** atomic on this device's QPs are atomic with respect to each other (rxe's) */
+	DR_ATOMIC_HCA,
+	DR_ATOMIC_GLOB,
 };
 
 /** Port attributes (the fields of struct ibv_port_attr that apply). */

@@ -292,6 +292,9 @@ dr_query_device(struct dr_context *ctx, struct dr_device_attr *attr)
 	attr->max_qp_rd_atom = DR_MAX_RD_ATOMIC;
 	attr->max_qp_init_rd_atom = DR_MAX_RD_ATOMIC;
 	attr->max_srq = 0;
+	/* CmpSwap / FetchAdd are executed with CPU atomics on the host's memory: atomic
+	 * among our QPs, not with respect to the CPU's plain accesses (as rxe: HCA) */
+	attr->atomic_cap = DR_ATOMIC_HCA;
 	attr->phys_port_cnt = 1;
 	return 0;
 }

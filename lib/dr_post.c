@@ -121,9 +121,12 @@ send_wr_check(const struct dr_qp_impl *qp, const struct dr_send_wr *wr, uint16_t
 		    wr->wr.ud.remote_qpn > DR_24BIT_MASK)
 			return EINVAL;
 	}
-	/* atomics: one 8-byte local buffer, a naturally aligned remote address (IBA 9.4.5) */
-	if ((f & DR_WRF_ATOMIC) &&
-	    (wr->num_sge != 1 || wr->sg_list[0].length != 8 || !dr_atomic_aligned(wr->wr.atomic.remote_addr)))
+	/*
+	 * atomics: one 8-byte local buffer (ibv_post_send(3)). A remote address
+	 * that is not 8-byte aligned is the responder's to refuse: it NAKs with
+	 * invalid request (IBA 9.4.5; rxe), the WR completes REM_INV_REQ_ERR.
+	 */
+	if ((f & DR_WRF_ATOMIC) && (wr->num_sge != 1 || wr->sg_list[0].length != 8))
 		return EINVAL;
 	*flags = f;
 	*len = total;

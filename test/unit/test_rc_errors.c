@@ -243,6 +243,33 @@ test_class_c(struct rc_env *e)
 		check_class_c(e, DR_WR_RDMA_READ, ACC_ALL, 0, 100, false, DR_WC_REM_INV_REQ_ERR,
 			      "READ from a QP without REMOTE_READ");
 	rc_disconnect(e);
+	/* atomics (IBA 9.4.5, 10.6.3.2; rxe check_op_valid() / check_rkey()) */
+	p.access_b = DR_ACCESS_LOCAL_WRITE | DR_ACCESS_REMOTE_WRITE | DR_ACCESS_REMOTE_READ;
+	if (rc_connect(e, &p) == 0)
+		check_class_c(e, DR_WR_ATOMIC_FETCH_AND_ADD, ACC_ALL, 0, 8, false, DR_WC_REM_INV_REQ_ERR,
+			      "FetchAdd to a QP without REMOTE_ATOMIC");
+	rc_disconnect(e);
+	p.access_b = ACC_ALL;
+	if (rc_connect(e, &p) == 0)
+		check_class_c(e, DR_WR_ATOMIC_FETCH_AND_ADD, ACC_ALL, 4, 8, false, DR_WC_REM_INV_REQ_ERR,
+			      "FetchAdd to a misaligned address");
+	rc_disconnect(e);
+	if (rc_connect(e, &p) == 0)
+		check_class_c(e, DR_WR_ATOMIC_CMP_AND_SWP, DR_ACCESS_LOCAL_WRITE | DR_ACCESS_REMOTE_WRITE, 0, 8,
+			      false, DR_WC_REM_ACCESS_ERR, "CmpSwap without REMOTE_ATOMIC on the MR");
+	rc_disconnect(e);
+	if (rc_connect(e, &p) == 0)
+		check_class_c(e, DR_WR_ATOMIC_CMP_AND_SWP, ACC_ALL, 0, 8, true, DR_WC_REM_ACCESS_ERR,
+			      "CmpSwap bad rkey");
+	rc_disconnect(e);
+	if (rc_connect(e, &p) == 0)
+		check_class_c(e, DR_WR_ATOMIC_FETCH_AND_ADD, ACC_ALL, 8192 - 4, 8, false, DR_WC_REM_ACCESS_ERR,
+			      "FetchAdd straddling the end of the MR (bounds before alignment, as rxe)");
+	rc_disconnect(e);
+	if (rc_connect(e, &p) == 0)
+		check_class_c(e, DR_WR_ATOMIC_FETCH_AND_ADD, ACC_ALL, 8192, 8, false, DR_WC_REM_ACCESS_ERR,
+			      "FetchAdd past the end of the MR");
+	rc_disconnect(e);
 }
 
 /* A SEND longer than the receive buffer: LOC_LEN_ERR at the receiver, REM_INV_REQ_ERR at the sender. */

@@ -615,8 +615,14 @@ rc_post_send(struct rc_side *s, uint64_t wr_id, enum dr_wr_opcode op, struct dr_
 	wr.num_sge = nsge;
 	wr.send_flags = flags;
 	wr.imm_data = imm;
-	wr.wr.rdma.remote_addr = raddr;
-	wr.wr.rdma.rkey = rkey;
+	if (op == DR_WR_ATOMIC_FETCH_AND_ADD || op == DR_WR_ATOMIC_CMP_AND_SWP) {
+		wr.wr.atomic.remote_addr = raddr;
+		wr.wr.atomic.rkey = rkey;
+		wr.wr.atomic.compare_add = 1;
+	} else {
+		wr.wr.rdma.remote_addr = raddr;
+		wr.wr.rdma.rkey = rkey;
+	}
 	return dr_post_send(s->qp, &wr, &bad);
 }
 

@@ -182,6 +182,7 @@ test_query(struct tv *t)
 	CHECK_EQ(da.max_qp_rd_atom, DR_MAX_RD_ATOMIC);
 	CHECK_EQ(da.max_qp_init_rd_atom, DR_MAX_RD_ATOMIC);
 	CHECK_EQ(da.phys_port_cnt, 1);
+	CHECK_EQ(da.atomic_cap, DR_ATOMIC_HCA);   /* ibv_query_device(3): CmpSwap / FetchAdd offered */
 	CHECK_EQ(dr_query_device(NULL, &da), -EINVAL);
 
 	CHECK_EQ(dr_query_port(ctx, 2, &pa), -EINVAL);

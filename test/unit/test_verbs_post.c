@@ -181,17 +181,14 @@ test_send_checks(struct tv *t, struct pv *p)
 	w.sg_list = big;
 	w.num_sge = 2;
 	SEND3(p, w, EINVAL);
-	/* atomics: one 8-byte SGE, an 8-byte aligned remote address */
+	/* atomics: one 8-byte SGE (a misaligned remote address is the responder's: test_rc_errors) */
 	w = p->good;
 	w.opcode = DR_WR_ATOMIC_CMP_AND_SWP;
-	w.wr.atomic.remote_addr = 0x1004;
+	w.wr.atomic.remote_addr = 0x1000;
 	sg[0] = p->sge;
-	sg[0].length = 8;
+	sg[0].length = 4;
 	w.sg_list = sg;
 	w.num_sge = 1;
-	SEND3(p, w, EINVAL);
-	w.wr.atomic.remote_addr = 0x1000;
-	sg[0].length = 4;
 	SEND3(p, w, EINVAL);
 	sg[0].length = 8;
 	sg[1] = sg[0];
