@@ -17,6 +17,8 @@
 #define DR_MAX_CQ 1024
 #define DR_MAX_CQE 65536         /* entries per CQ */
 #define DR_MAX_QP_WR 16384       /* WRs per send or receive queue */
+#define DR_MAX_SRQ 1024          /* SRQs per context */
+#define DR_MAX_SRQ_WR 16384      /* WRs per SRQ */
 #define DR_MAX_SGE 32            /* SGEs per WR */
 #define DR_MAX_INLINE 512        /* bytes of inline data per send WR */
 #define DR_MAX_RD_ATOMIC 16      /* outstanding RDMA READ/atomic per QP, either side */

@@ -438,6 +438,8 @@ struct dr_device_attr {
 	int max_qp_rd_atom;
 	int max_qp_init_rd_atom;
 	int max_srq;
+	int max_srq_wr;
+	int max_srq_sge;
 	int atomic_cap;               /**< enum dr_atomic_cap */
 	uint8_t phys_port_cnt;        /**< 1 */
 };
@@ -573,14 +575,16 @@ struct dr_cq {
 	const struct dr_cq_ops *ops;
 };
 
+struct dr_comp_channel;
+
 /**
- * ibv_create_cq(3) with @p cqe entries at least. Completion channels and
- * vectors are not supported (@p channel must be NULL).
+ * ibv_create_cq(3) with @p cqe entries at least, optionally on a
+ * completion channel of the same context; one completion vector (0).
  * @return the CQ, or NULL with errno set.
  */
-struct dr_cq *dr_create_cq(struct dr_context *ctx, int cqe, void *cq_context, void *channel,
+struct dr_cq *dr_create_cq(struct dr_context *ctx, int cqe, void *cq_context, struct dr_comp_channel *channel,
 			   int comp_vector);
-/** ibv_destroy_cq(3). @return 0, or -EBUSY while a QP uses it. */
+/** ibv_destroy_cq(3). @return 0, or -EBUSY while a QP uses it or events of it are unacknowledged. */
 int dr_destroy_cq(struct dr_cq *cq);
 
 /**
@@ -595,6 +599,159 @@ dr_poll_cq(struct dr_cq *cq, int num_entries, struct dr_wc *wc)
 {
 	return cq->ops->poll(cq, num_entries, wc);
 }
+
+/* ------------------------------------------------------------------ */
+/* Completion channels (ibv_create_comp_channel(3), ibv_get_cq_event(3)) */
+/* ------------------------------------------------------------------ */
+
+/** A completion channel (struct ibv_comp_channel). */
+struct dr_comp_channel {
+	struct dr_context *context;
+	int fd;                       /**< readable while a CQ event is queued (an eventfd) */
+	int refcnt;                   /**< CQs using it */
+};
+
+/**
+ * ibv_create_comp_channel(3). Give it to dr_create_cq(); arm a CQ with
+ * dr_req_notify_cq(); wait with dr_get_cq_event().
+ * @return the channel, or NULL with errno set (EINVAL, ENOMEM, or the
+ *         errno of eventfd(2)).
+ */
+struct dr_comp_channel *dr_create_comp_channel(struct dr_context *ctx);
+/** ibv_destroy_comp_channel(3). @return 0, or -EBUSY while a CQ uses it. */
+int dr_destroy_comp_channel(struct dr_comp_channel *channel);
+
+/**
+ * ibv_req_notify_cq(3): the next completion added to @p cq (with
+ * @p solicited_only: the next solicited receive completion, or any
+ * completion in error) raises one event on its channel. @return 0, or
+ * -EINVAL when the CQ has no channel.
+ */
+int dr_req_notify_cq(struct dr_cq *cq, int solicited_only);
+
+/**
+ * ibv_get_cq_event(3): the next event of @p channel: its CQ and that CQ's
+ * cq_context. In DR_PROGRESS_INLINE mode the caller's thread is the
+ * transport, so the call drives dr_progress() until an event is there
+ * (blocking); with O_NONBLOCK set on @p channel->fd it drives one round and
+ * returns -EAGAIN when there is none. @return 0 or -errno.
+ */
+int dr_get_cq_event(struct dr_comp_channel *channel, struct dr_cq **cq, void **cq_context);
+/** ibv_ack_cq_events(3): acknowledge @p nevents events of @p cq (dr_destroy_cq() waits for them). */
+void dr_ack_cq_events(struct dr_cq *cq, unsigned int nevents);
+
+/* ------------------------------------------------------------------ */
+/* Asynchronous events (ibv_get_async_event(3))                        */
+/* ------------------------------------------------------------------ */
+
+/** Event types (enum ibv_event_type, same values). */
+enum dr_event_type {
+	DR_EVENT_CQ_ERR,
+	DR_EVENT_QP_FATAL,
+	DR_EVENT_QP_REQ_ERR,
+	DR_EVENT_QP_ACCESS_ERR,
+	DR_EVENT_COMM_EST,
+	DR_EVENT_SQ_DRAINED,
+	DR_EVENT_PATH_MIG,
+	DR_EVENT_PATH_MIG_ERR,
+	DR_EVENT_DEVICE_FATAL,
+	DR_EVENT_PORT_ACTIVE,
+	DR_EVENT_PORT_ERR,
+	DR_EVENT_LID_CHANGE,
+	DR_EVENT_PKEY_CHANGE,
+	DR_EVENT_SM_CHANGE,
+	DR_EVENT_SRQ_ERR,
+	DR_EVENT_SRQ_LIMIT_REACHED,
+	DR_EVENT_QP_LAST_WQE_REACHED,
+	DR_EVENT_CLIENT_REREGISTER,
+	DR_EVENT_GID_CHANGE,
+	DR_EVENT_WQ_FATAL,
+};
+
+/** An asynchronous event (struct ibv_async_event). */
+struct dr_async_event {
+	union {
+		struct dr_cq *cq;
+		struct dr_qp *qp;
+		struct dr_srq *srq;
+		int port_num;
+	} element;                    /**< what it is about, by event_type */
+	enum dr_event_type event_type;
+};
+
+/**
+ * ibv_get_async_event(3): the oldest queued event of @p ctx. Events are
+ * raised while the transport runs (dr_progress()): QP_REQ_ERR,
+ * QP_ACCESS_ERR or QP_FATAL when the responder moves a QP to ERR, CQ_ERR on
+ * a CQ overrun, SRQ_LIMIT_REACHED, PORT_ACTIVE / PORT_ERR when the link
+ * changes. Non-blocking: -EAGAIN when none is queued; dr_async_fd() is
+ * readable while one is. @return 0 or -errno.
+ */
+int dr_get_async_event(struct dr_context *ctx, struct dr_async_event *event);
+/**
+ * ibv_ack_async_event(3): a QP / CQ / SRQ cannot be destroyed (-EBUSY) while
+ * an event about it that dr_get_async_event() handed out is unacknowledged.
+ */
+void dr_ack_async_event(struct dr_async_event *event);
+/** File descriptor readable while async events are queued (ibv_context.async_fd). */
+int dr_async_fd(struct dr_context *ctx);
+
+/** Text of an event type (ibv_event_type_str(3)). */
+const char *dr_event_type_str(enum dr_event_type type);
+
+/* ------------------------------------------------------------------ */
+/* Shared receive queues (ibv_create_srq(3), ibv_modify_srq(3))        */
+/* ------------------------------------------------------------------ */
+
+/** A shared receive queue (struct ibv_srq). */
+struct dr_srq {
+	struct dr_context *context;
+	void *srq_context;
+	struct dr_pd *pd;
+	uint32_t handle;
+};
+
+/** SRQ attributes (struct ibv_srq_attr). */
+struct dr_srq_attr {
+	uint32_t max_wr;
+	uint32_t max_sge;
+	uint32_t srq_limit;           /**< armed limit; 0 = not armed */
+};
+
+/** Creation attributes of an SRQ (struct ibv_srq_init_attr). */
+struct dr_srq_init_attr {
+	void *srq_context;
+	struct dr_srq_attr attr;      /**< srq_limit is ignored; max_wr/max_sge written back */
+};
+
+/** dr_modify_srq() mask (enum ibv_srq_attr_mask). */
+enum dr_srq_attr_mask {
+	DR_SRQ_MAX_WR = 1 << 0,       /**< resize */
+	DR_SRQ_LIMIT = 1 << 1,        /**< arm the limit event */
+};
+
+/**
+ * ibv_create_srq(3). @return the SRQ, or NULL with errno set (EINVAL:
+ * max_wr 0 or above the device's max_srq_wr, max_sge above max_srq_sge;
+ * ENOMEM).
+ */
+struct dr_srq *dr_create_srq(struct dr_pd *pd, struct dr_srq_init_attr *init_attr);
+/**
+ * ibv_modify_srq(3): DR_SRQ_MAX_WR resizes the queue (not below the WRs it
+ * holds, nor below an armed limit: EINVAL); DR_SRQ_LIMIT arms the
+ * SRQ_LIMIT_REACHED event for when fewer than srq_limit WRs remain
+ * (above max_wr: EINVAL). @return 0 or -errno.
+ */
+int dr_modify_srq(struct dr_srq *srq, struct dr_srq_attr *attr, int attr_mask);
+/** ibv_query_srq(3). @return 0 or -errno. */
+int dr_query_srq(struct dr_srq *srq, struct dr_srq_attr *attr);
+/** ibv_destroy_srq(3). @return 0, -EBUSY while a QP uses it or its events are unacknowledged. */
+int dr_destroy_srq(struct dr_srq *srq);
+/**
+ * ibv_post_srq_recv(3): as dr_post_recv() (positive errno, @p *bad_wr):
+ * EINVAL too many SGEs or a bad SGE, ENOMEM full.
+ */
+int dr_post_srq_recv(struct dr_srq *srq, struct dr_recv_wr *wr, struct dr_recv_wr **bad_wr);
 
 /* ------------------------------------------------------------------ */
 /* Queue pairs                                                         */

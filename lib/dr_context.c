@@ -33,8 +33,6 @@
 #define DR_MAX_LINK_MTU 65535
 
 /* IBV_PORT_* states and link layer (enum ibv_port_state, IBV_LINK_LAYER_ETHERNET) */
-#define DR_PORT_DOWN 1
-#define DR_PORT_ACTIVE 4
 #define DR_LINK_LAYER_ETHERNET 2
 
 /* The context open on each port (control path only: no lock). */
@@ -236,6 +234,15 @@ dr_open_device(struct dr_device *dev, const struct dr_context_attr *attr)
 		rte_free(ctx);
 		return open_fail(EINVAL);
 	}
+	rc = dr_async_init(ctx);
+	if (rc != 0) {
+		DR_LOG(ctx, ERR, "port %u: async event fd: %s", port, strerror(-rc));
+		be->close(ctx);
+		if (ctx->own_pool)
+			rte_mempool_free(ctx->pool);
+		rte_free(ctx);
+		return open_fail(-rc);
+	}
 	/* long payloads: PCLMULQDQ CRC where the CPU and EAL allow (process-wide) */
 	dr_crc32_enable_folding();
 	gid_table_init(ctx);
@@ -268,6 +275,7 @@ dr_close_device(struct dr_context *ctx)
 			(void)rte_eth_tx_done_cleanup(ctx->port_id, ctx->tx_queue, 0);
 		rte_mempool_free(ctx->pool);
 	}
+	dr_async_fini(ctx);
 	port_ctx[ctx->port_id] = NULL;
 	rte_free(ctx);
 	return 0;
@@ -291,7 +299,9 @@ dr_query_device(struct dr_context *ctx, struct dr_device_attr *attr)
 	attr->max_pd = DR_MAX_PD;
 	attr->max_qp_rd_atom = DR_MAX_RD_ATOMIC;
 	attr->max_qp_init_rd_atom = DR_MAX_RD_ATOMIC;
-	attr->max_srq = 0;
+	attr->max_srq = DR_MAX_SRQ;
+	attr->max_srq_wr = DR_MAX_SRQ_WR;
+	attr->max_srq_sge = DR_MAX_SGE;
 	/* CmpSwap / FetchAdd are executed with CPU atomics on the host's memory: atomic
 	 * among our QPs, not with respect to the CPU's plain accesses (as rxe: HCA) */
 	attr->atomic_cap = DR_ATOMIC_HCA;

@@ -48,6 +48,13 @@ struct dr_ctx_stats {
 	uint64_t tx_dropped;                /* staging array full and the PMD took nothing */
 };
 
+/* Port states of dr_port_attr.state (IBV_PORT_DOWN, IBV_PORT_ACTIVE). */
+#define DR_PORT_DOWN 1
+#define DR_PORT_ACTIVE 4
+
+/* Queued asynchronous events of a context (dr_event.c). */
+#define DR_ASYNC_EVENTS 64
+
 struct dr_context {
 	struct dr_device device;
 	uint16_t port_id;
@@ -71,13 +78,20 @@ struct dr_context {
 	struct dr_mr_impl *mr_table[DR_MAX_MR];
 	uint8_t mr_variant[DR_MAX_MR];      /* key byte of each slot, bumped at every reuse */
 	uint32_t next_qp_hint;
-	uint32_t num_qps, num_mrs, num_pds, num_cqs;
+	uint32_t num_qps, num_mrs, num_pds, num_cqs, num_srqs;
 
 	/* frames built and not yet taken by the PMD, sent at the end of each progress round */
 	struct rte_mbuf *tx_buf[DR_BURST * 4];
 	uint16_t tx_count;
 
 	struct dr_ctx_stats stats;
+
+	/* asynchronous events (dr_event.c): a ring, an eventfd readable while it holds some */
+	struct dr_async_event async_ev[DR_ASYNC_EVENTS];
+	uint32_t async_head, async_tail;
+	int async_fd;
+	int port_state;                     /* last seen: DR_PORT_ACTIVE / DR_PORT_DOWN, 0 = unknown */
+	uint64_t port_check_at;             /* TSC of the next link check */
 };
 
 struct dr_pd {
@@ -113,6 +127,18 @@ struct dr_cq_impl {
 	uint32_t tail;                      /* next entry read (consumer) */
 	bool overrun;                       /* a completion was lost (IBA 11.4.2.1) */
 	uint32_t refcnt;                    /* QPs using it */
+	/* completion events (dr_event.c) */
+	struct dr_comp_channel *channel;
+	uint8_t notify;                     /* DR_CQ_NOTIFY_* armed by dr_req_notify_cq() */
+	uint32_t events_got;                /* events handed out by dr_get_cq_event() */
+	uint32_t events_acked;              /* ... and acknowledged */
+	uint32_t async_unacked;             /* CQ_ERR events not acknowledged */
+};
+
+enum {
+	DR_CQ_NOTIFY_NONE,
+	DR_CQ_NOTIFY_NEXT,                  /* any next completion */
+	DR_CQ_NOTIFY_SOLICITED,             /* the next solicited or failed one */
 };
 
 /* Room left in a CQ. */
@@ -127,6 +153,22 @@ dr_cq_room(const struct dr_cq_impl *cq)
  * completion is lost, the CQ is marked overrun (dr_poll_cq() reports it).
  */
 int dr_cq_push(struct dr_cq_impl *cq, const struct dr_wc *wc);
+/* The same, for a receive completion of a request with BTH.SE set (solicited events). */
+int dr_cq_push_se(struct dr_cq_impl *cq, const struct dr_wc *wc, bool solicited);
+
+/* dr_event.c: raise the completion event of an armed CQ (called by the push). */
+void dr_cq_event(struct dr_cq_impl *cq, bool solicited_or_error);
+/* dr_event.c: queue an asynchronous event of @ctx (dropped, logged, when the ring is full). */
+void dr_async_raise(struct dr_context *ctx, enum dr_event_type type, void *element);
+/* dr_event.c: drop the queued events that name @element (it is being destroyed). */
+void dr_async_forget(struct dr_context *ctx, const void *element);
+/* dr_event.c: PORT_ACTIVE / PORT_ERR when the link changed (rate-limited; from dr_progress()). */
+void dr_port_watch(struct dr_context *ctx, uint64_t now);
+/* dr_event.c: forget the channel entries of a CQ being destroyed. */
+void dr_channel_forget(struct dr_cq_impl *cq);
+/* dr_event.c: set up / tear down the async event fd of a context. */
+int dr_async_init(struct dr_context *ctx);
+void dr_async_fini(struct dr_context *ctx);
 
 /* Queue a built frame for transmission (sent at the end of the progress round). */
 void dr_ctx_tx(struct dr_context *ctx, struct rte_mbuf *m);

@@ -34,7 +34,7 @@ create_fail(int err)
 }
 
 struct dr_cq *
-dr_create_cq(struct dr_context *ctx, int cqe, void *cq_context, void *channel, int comp_vector)
+dr_create_cq(struct dr_context *ctx, int cqe, void *cq_context, struct dr_comp_channel *channel, int comp_vector)
 {
 	struct dr_cq_impl *cq;
 	uint32_t size;
@@ -46,10 +46,8 @@ dr_create_cq(struct dr_context *ctx, int cqe, void *cq_context, void *channel, i
 		DR_LOG(ctx, INFO, "create_cq: cqe %d outside 1..%d", cqe, DR_MAX_CQE);
 		return create_fail(EINVAL);
 	}
-	if (channel != NULL) {
-		DR_LOG(ctx, INFO, "create_cq: completion channels are not supported");
-		return create_fail(EOPNOTSUPP);
-	}
+	if (channel != NULL && channel->context != ctx)
+		return create_fail(EINVAL);
 	/* no completion vectors: ibv_create_cq(3) wants comp_vector < num_comp_vectors */
 	if (comp_vector != 0)
 		return create_fail(EINVAL);
@@ -70,6 +68,9 @@ dr_create_cq(struct dr_context *ctx, int cqe, void *cq_context, void *channel, i
 	cq->pub.cq_context = cq_context;
 	cq->pub.cqe = (int)(size - 1);      /* as granted: at least cqe */
 	cq->pub.ops = &dr_cq_ops;
+	cq->channel = channel;
+	if (channel != NULL)
+		channel->refcnt++;
 	ctx->num_cqs++;
 	return &cq->pub;
 }
@@ -87,6 +88,16 @@ dr_destroy_cq(struct dr_cq *pub)
 		DR_LOG(ctx, INFO, "destroy_cq: still used by %u QP queues", cq->refcnt);
 		return -EBUSY;
 	}
+	/* ibv_destroy_cq(3) / ibv_ack_cq_events(3): every event handed out must be acknowledged */
+	if (cq->events_got != cq->events_acked || cq->async_unacked != 0) {
+		DR_LOG(ctx, INFO, "destroy_cq: %u completion and %u async events unacknowledged",
+		       cq->events_got - cq->events_acked, cq->async_unacked);
+		return -EBUSY;
+	}
+	dr_channel_forget(cq);
+	dr_async_forget(pub->context, pub);
+	if (cq->channel != NULL)
+		cq->channel->refcnt--;
 	pub->context->num_cqs--;
 	rte_free(cq->ring);
 	rte_free(cq);
@@ -94,7 +105,7 @@ dr_destroy_cq(struct dr_cq *pub)
 }
 
 int
-dr_cq_push(struct dr_cq_impl *cq, const struct dr_wc *wc)
+dr_cq_push_se(struct dr_cq_impl *cq, const struct dr_wc *wc, bool solicited)
 {
 	uint32_t head = cq->head;
 
@@ -104,11 +115,22 @@ dr_cq_push(struct dr_cq_impl *cq, const struct dr_wc *wc)
 		cq->overrun = true;
 		DR_LOG(ctx, ERR, "CQ %p overrun (%u entries): completion of wr_id 0x%" PRIx64 " on QP 0x%x lost",
 		       (void *)cq, cq->size, wc->wr_id, wc->qp_num);
+		/* IBA 11.4.2.1 / 11.6.3: the CQ error is an affiliated asynchronous event */
+		dr_async_raise(cq->pub.context, DR_EVENT_CQ_ERR, &cq->pub);
 		return -EOVERFLOW;
 	}
 	cq->ring[head & (cq->size - 1)] = *wc;
 	__atomic_store_n(&cq->head, head + 1, __ATOMIC_RELEASE);
+	/* IBA 11.4.2.2: a solicited-only request fires on a solicited or an unsuccessful completion */
+	if (cq->notify != DR_CQ_NOTIFY_NONE)
+		dr_cq_event(cq, solicited || wc->status != DR_WC_SUCCESS);
 	return 0;
+}
+
+int
+dr_cq_push(struct dr_cq_impl *cq, const struct dr_wc *wc)
+{
+	return dr_cq_push_se(cq, wc, false);
 }
 
 /* IBA 11.4.2.1: after an overrun the QPs of the CQ go to the error state. */

@@ -224,14 +224,18 @@ dr_engine_qps(struct dr_context *ctx, uint64_t now)
 int
 dr_progress(struct dr_context *ctx)
 {
+	uint64_t now;
 	int n;
 
 	if (ctx == NULL)
 		return -EINVAL;
 	if (ctx->attr.mode != DR_PROGRESS_INLINE)
 		return -ENOTSUP;
+
 	n = dr_engine_rx(ctx);
-	n += dr_engine_qps(ctx, rte_rdtsc());
+	now = rte_rdtsc();
+	n += dr_engine_qps(ctx, now);
 	dr_ctx_tx_flush(ctx);
+	dr_port_watch(ctx, now);
 	return n;
 }

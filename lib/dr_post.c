@@ -21,6 +21,7 @@
 #include "dr_context.h"
 #include "dr_log.h"
 #include "dr_qp_impl.h"
+#include "dr_srq.h"
 #include "dr_verbs_priv.h"
 
 /*
@@ -49,18 +50,24 @@ flush_now(struct dr_qp_impl *qp, struct dr_cq *cq, uint64_t wr_id, enum dr_wc_op
  * QP's PD by its L_Key, lies inside it, and the MR grants @need.
  */
 static int
-sge_check(const struct dr_qp_impl *qp, const struct dr_sge *sge, unsigned int need)
+pd_sge_check(struct dr_context *ctx, const struct dr_pd *pd, const struct dr_sge *sge, unsigned int need)
 {
 	struct dr_mr_impl *mr;
 
 	if (sge->length == 0)
 		return 0;
-	mr = dr_mr_lookup(qp->pub.context, sge->lkey);
-	if (mr == NULL || mr->pub.pd != qp->pub.pd)
+	mr = dr_mr_lookup(ctx, sge->lkey);
+	if (mr == NULL || mr->pub.pd != pd)
 		return EINVAL;
 	if (dr_mr_check_access(&mr->region, sge->addr, sge->length, need) != 0)
 		return EINVAL;
 	return 0;
+}
+
+static inline int
+sge_check(const struct dr_qp_impl *qp, const struct dr_sge *sge, unsigned int need)
+{
+	return pd_sge_check(qp->pub.context, qp->pub.pd, sge, need);
 }
 
 /* Every rule of ibv_post_send(3) a WR must meet; returns 0 or a positive errno. */
@@ -247,36 +254,27 @@ qp_post_send(struct dr_qp *pub, struct dr_send_wr *wr, struct dr_send_wr **bad_w
 	return 0;
 }
 
-static int
-post_one_recv(struct dr_qp_impl *qp, const struct dr_recv_wr *wr)
+int
+dr_rq_post_one(struct dr_context *ctx, struct dr_pd *pd, struct dr_rq *rq, const struct dr_recv_wr *wr)
 {
-	struct dr_rq *rq = &qp->rq;
-	enum dr_qp_state st = qp->pub.state;
 	struct dr_recv_wqe *wqe;
 	uint64_t total = 0;
 	uint32_t head;
 	int i, rc;
 
-	/* IBA 10.3.1: receive WRs are taken in every state but RESET */
-	if (st == DR_QPS_RESET)
-		return EINVAL;
-	/* num_sge: at most the max_recv_sge granted (ibv_post_recv(3)) */
+	/* num_sge: at most the max_recv_sge / max_sge granted (ibv_post_recv(3), ibv_post_srq_recv(3)) */
 	if (wr->num_sge < 0 || (uint32_t)wr->num_sge > rq->max_sge)
 		return EINVAL;
 	if (wr->num_sge > 0 && wr->sg_list == NULL)
 		return EINVAL;
 	/* incoming data is written there: each SGE needs LOCAL_WRITE (IBA 10.6.3.1) */
 	for (i = 0; i < wr->num_sge; i++) {
-		rc = sge_check(qp, &wr->sg_list[i], DR_ACCESS_LOCAL_WRITE);
+		rc = pd_sge_check(ctx, pd, &wr->sg_list[i], DR_ACCESS_LOCAL_WRITE);
 		if (rc != 0)
 			return rc;
 		total += wr->sg_list[i].length;
 	}
-	if (st == DR_QPS_ERR) {
-		flush_now(qp, qp->pub.recv_cq, wr->wr_id, DR_WC_RECV);
-		return 0;
-	}
-	/* ibv_post_recv(3): ENOMEM when the receive queue is full */
+	/* ENOMEM when the queue is full */
 	head = rq->head;
 	if (head - __atomic_load_n(&rq->tail, __ATOMIC_ACQUIRE) >= rq->max_wr)
 		return ENOMEM;
@@ -289,6 +287,31 @@ post_one_recv(struct dr_qp_impl *qp, const struct dr_recv_wr *wr)
 	wqe->length = (uint32_t)RTE_MIN(total, (uint64_t)UINT32_MAX);
 	__atomic_store_n(&rq->head, head + 1, __ATOMIC_RELEASE);
 	return 0;
+}
+
+static int
+post_one_recv(struct dr_qp_impl *qp, const struct dr_recv_wr *wr)
+{
+	enum dr_qp_state st = qp->pub.state;
+	int i, rc;
+
+	/* IBA 10.3.1: receive WRs are taken in every state but RESET; a QP on an SRQ takes none (rxe) */
+	if (st == DR_QPS_RESET || qp->srq != NULL)
+		return EINVAL;
+	if (st == DR_QPS_ERR) {
+		/* checked as any WR, then completed at once */
+		if (wr->num_sge < 0 || (uint32_t)wr->num_sge > qp->rq.max_sge ||
+		    (wr->num_sge > 0 && wr->sg_list == NULL))
+			return EINVAL;
+		for (i = 0; i < wr->num_sge; i++) {
+			rc = sge_check(qp, &wr->sg_list[i], DR_ACCESS_LOCAL_WRITE);
+			if (rc != 0)
+				return rc;
+		}
+		flush_now(qp, qp->pub.recv_cq, wr->wr_id, DR_WC_RECV);
+		return 0;
+	}
+	return dr_rq_post_one(qp->pub.context, qp->pub.pd, &qp->rq, wr);
 }
 
 static int

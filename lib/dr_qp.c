@@ -24,6 +24,7 @@
 #include "dr_psn.h"
 #include "dr_qp_attr.h"
 #include "dr_qp_impl.h"
+#include "dr_srq.h"
 #include "dr_verbs_priv.h"
 
 static struct dr_qp *
@@ -63,7 +64,7 @@ queues_free(struct dr_qp_impl *qp)
 }
 
 static int
-queues_alloc(struct dr_qp_impl *qp, const struct dr_qp_cap *cap, int socket)
+queues_alloc(struct dr_qp_impl *qp, const struct dr_qp_cap *cap, int socket, bool own_rq)
 {
 	struct dr_sq *sq = &qp->sq;
 	struct dr_rq *rq = &qp->rq;
@@ -79,20 +80,24 @@ queues_alloc(struct dr_qp_impl *qp, const struct dr_qp_cap *cap, int socket)
 	if (sq->max_inline != 0)
 		sq->inline_buf = rte_zmalloc_socket("dr_sq_inline", sq->size * sq->max_inline,
 						    RTE_CACHE_LINE_SIZE, socket);
+	if (!own_rq)
+		goto sq_only;           /* receives come from the SRQ */
 	rq->max_wr = cap->max_recv_wr;
 	rq->size = rte_align32pow2(rq->max_wr);
 	rq->max_sge = cap->max_recv_sge;
 	rq->wqe = rte_zmalloc_socket("dr_rq", rq->size * sizeof(*rq->wqe), RTE_CACHE_LINE_SIZE, socket);
 	rq->sges = rte_zmalloc_socket("dr_rq_sge", rq->size * rq->max_sge * sizeof(*rq->sges),
 				      RTE_CACHE_LINE_SIZE, socket);
-	if (sq->wqe == NULL || sq->sges == NULL || (sq->max_inline != 0 && sq->inline_buf == NULL) ||
-	    rq->wqe == NULL || rq->sges == NULL)
+	if (rq->wqe == NULL || rq->sges == NULL)
+		return -ENOMEM;
+	for (i = 0; i < rq->size; i++)
+		rq->wqe[i].sge = &rq->sges[i * rq->max_sge];
+sq_only:
+	if (sq->wqe == NULL || sq->sges == NULL || (sq->max_inline != 0 && sq->inline_buf == NULL))
 		return -ENOMEM;
 	/* each slot owns a fixed SGE array */
 	for (i = 0; i < sq->size; i++)
 		sq->wqe[i].sge = &sq->sges[i * sq->max_sge];
-	for (i = 0; i < rq->size; i++)
-		rq->wqe[i].sge = &rq->sges[i * rq->max_sge];
 	return 0;
 }
 
@@ -139,11 +144,14 @@ dr_create_qp(struct dr_pd *pd, struct dr_qp_init_attr *ia)
 	if (ia->send_cq == NULL || ia->recv_cq == NULL ||
 	    ia->send_cq->context != ctx || ia->recv_cq->context != ctx)
 		return create_fail(EINVAL);
-	if (ia->srq != NULL) {
-		DR_LOG(qp, INFO, "create_qp: SRQs are not supported yet");
-		return create_fail(EOPNOTSUPP);
-	}
+	/* an SRQ of the same context (ibv_create_qp(3): the receive caps are then ignored) */
+	if (ia->srq != NULL && ia->srq->context != ctx)
+		return create_fail(EINVAL);
 	cap = ia->cap;
+	if (ia->srq != NULL) {
+		cap.max_recv_wr = 1;        /* passes cap_grant(); reported as 0 below */
+		cap.max_recv_sge = 0;
+	}
 	if (cap_grant(&cap) != 0) {
 		DR_LOG(qp, INFO, "create_qp: caps wr %u/%u sge %u/%u inline %u above %u/%u/%u",
 		       cap.max_send_wr, cap.max_recv_wr, cap.max_send_sge, cap.max_recv_sge,
@@ -159,7 +167,7 @@ dr_create_qp(struct dr_pd *pd, struct dr_qp_init_attr *ia)
 	qp = rte_zmalloc_socket("dr_qp", sizeof(*qp), RTE_CACHE_LINE_SIZE, socket);
 	if (qp == NULL)
 		return create_fail(ENOMEM);
-	if (queues_alloc(qp, &cap, socket) != 0) {
+	if (queues_alloc(qp, &cap, socket, ia->srq == NULL) != 0) {
 		queues_free(qp);
 		rte_free(qp);
 		return create_fail(ENOMEM);
@@ -171,7 +179,12 @@ dr_create_qp(struct dr_pd *pd, struct dr_qp_init_attr *ia)
 	qp->pub.pd = pd;
 	qp->pub.send_cq = ia->send_cq;
 	qp->pub.recv_cq = ia->recv_cq;
-	qp->pub.srq = NULL;
+	qp->pub.srq = ia->srq;
+	qp->srq = ia->srq != NULL ? dr_srq_impl(ia->srq) : NULL;
+	if (ia->srq != NULL) {
+		cap.max_recv_wr = 0;
+		cap.max_recv_sge = 0;
+	}
 	qp->pub.qp_num = DR_QPN_BASE + (uint32_t)idx;
 	qp->pub.state = DR_QPS_RESET;
 	qp->pub.qp_type = ia->qp_type;
@@ -197,6 +210,8 @@ dr_create_qp(struct dr_pd *pd, struct dr_qp_init_attr *ia)
 	pd->refcnt++;
 	dr_cq_impl(ia->send_cq)->refcnt++;
 	dr_cq_impl(ia->recv_cq)->refcnt++;
+	if (qp->srq != NULL)
+		qp->srq->refcnt++;
 	ctx->num_qps++;
 	ctx->qp_table[idx] = qp;
 	DR_LOG(qp, DEBUG, "QP 0x%x created: wr %u/%u sge %u/%u inline %u", qp->pub.qp_num,
@@ -401,6 +416,7 @@ dr_qp_to_error(struct dr_qp_impl *qp)
 	struct dr_cq_impl *rcq = dr_cq_impl(qp->pub.recv_cq);
 	struct dr_wc wc;
 	uint32_t i, sq_head, rq_head, nsend, nrecv;
+	enum dr_qp_state prev = qp->pub.state;
 
 	qp->pub.state = DR_QPS_ERR;
 	qp->attr.qp_state = DR_QPS_ERR;
@@ -424,19 +440,39 @@ dr_qp_to_error(struct dr_qp_impl *qp)
 	nsend = sq_head - qp->sq.tail;
 	__atomic_store_n(&qp->sq.tail, sq_head, __ATOMIC_RELEASE);
 
-	rq_head = qp->rq.head;
-	for (i = qp->rq.tail; i != rq_head; i++) {
-		const struct dr_recv_wqe *wqe = dr_rq_wqe(&qp->rq, i);
+	if (qp->srq != NULL) {
+		/*
+		 * The SRQ's WQEs stay for its other QPs; the one this QP had taken is
+		 * flushed here, and "last WQE reached" tells the owner that no more
+		 * will be consumed (IBA 10.2.9.5, 11.6.3; ibv_get_async_event(3)).
+		 */
+		nrecv = 0;
+		if (qp->resp.have_rwqe) {
+			memset(&wc, 0, sizeof(wc));
+			wc.wr_id = qp->resp.srq_wqe.wr_id;
+			wc.status = DR_WC_WR_FLUSH_ERR;
+			wc.opcode = DR_WC_RECV;
+			wc.qp_num = qp->pub.qp_num;
+			(void)dr_cq_push(rcq, &wc);
+			nrecv = 1;
+		}
+		if (prev != DR_QPS_ERR && prev != DR_QPS_RESET)
+			dr_async_raise(qp->pub.context, DR_EVENT_QP_LAST_WQE_REACHED, &qp->pub);
+	} else {
+		rq_head = qp->rq.head;
+		for (i = qp->rq.tail; i != rq_head; i++) {
+			const struct dr_recv_wqe *wqe = dr_rq_wqe(&qp->rq, i);
 
-		memset(&wc, 0, sizeof(wc));
-		wc.wr_id = wqe->wr_id;
-		wc.status = DR_WC_WR_FLUSH_ERR;
-		wc.opcode = DR_WC_RECV;
-		wc.qp_num = qp->pub.qp_num;
-		(void)dr_cq_push(rcq, &wc);
+			memset(&wc, 0, sizeof(wc));
+			wc.wr_id = wqe->wr_id;
+			wc.status = DR_WC_WR_FLUSH_ERR;
+			wc.opcode = DR_WC_RECV;
+			wc.qp_num = qp->pub.qp_num;
+			(void)dr_cq_push(rcq, &wc);
+		}
+		nrecv = rq_head - qp->rq.tail;
+		__atomic_store_n(&qp->rq.tail, rq_head, __ATOMIC_RELEASE);
 	}
-	nrecv = rq_head - qp->rq.tail;
-	__atomic_store_n(&qp->rq.tail, rq_head, __ATOMIC_RELEASE);
 
 	/* nothing is in flight any more: no WQE in progress, no timer armed, no ACK owed */
 	qp->req.cur = sq_head;
@@ -482,6 +518,15 @@ dr_destroy_qp(struct dr_qp *pub)
 	ctx = pub->context;
 	if (qp->index >= DR_MAX_QP || ctx->qp_table[qp->index] != qp)
 		return -EINVAL;
+	/* ibv_destroy_qp(3): its async events must have been acknowledged */
+	if (qp->events_unacked != 0) {
+		DR_LOG(qp, INFO, "destroy_qp: QP 0x%x has %u unacknowledged events", pub->qp_num,
+		       qp->events_unacked);
+		return -EBUSY;
+	}
+	dr_async_forget(ctx, pub);
+	if (qp->srq != NULL)
+		qp->srq->refcnt--;
 	ctx->qp_table[qp->index] = NULL;
 	ctx->num_qps--;
 	dr_cq_impl(pub->send_cq)->refcnt--;

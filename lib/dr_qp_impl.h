@@ -65,6 +65,7 @@ struct dr_send_wqe {
 };
 
 struct dr_ah_impl;
+struct dr_srq_impl;
 
 /* Give back the AH a UD send WQE holds (it went out, or it is flushed). */
 void dr_send_wqe_release(struct dr_send_wqe *wqe);
@@ -182,6 +183,9 @@ struct dr_resp_state {
 	uint32_t pend_tail;
 	/* UC (IBA 9.8.x; rxe drop_msg): the message in progress lost a packet, drop the rest of it */
 	bool uc_drop;
+	/* QP on an SRQ: the receive WQE taken for the message in progress (dr_srq.h) */
+	struct dr_recv_wqe srq_wqe;
+	struct dr_sge srq_sges[DR_MAX_SGE];
 };
 
 struct dr_qp_impl {
@@ -192,7 +196,9 @@ struct dr_qp_impl {
 	uint32_t index;                /* in ctx->qp_table */
 
 	struct dr_sq sq;
-	struct dr_rq rq;
+	struct dr_rq rq;               /* unused (empty) when the QP has an SRQ */
+	struct dr_srq_impl *srq;       /* pub.srq's, or NULL */
+	uint32_t events_unacked;       /* async events about it not acknowledged */
 
 	/* where packets go, resolved at RTR (route.dmac when neighbour known) */
 	struct dr_pkt_route route;

@@ -58,6 +58,7 @@
 
 #include "dr_log.h"
 #include "dr_psn.h"
+#include "dr_srq.h"
 #include "dr_transport.h"
 
 enum dr_resp_step {
@@ -257,8 +258,9 @@ resp_chk_resource(struct dr_qp_impl *qp, struct resp_ctx *c)
 		return RESP_CHK_LENGTH;
 	}
 	if ((c->mask & DR_OPF_RWR) && !qp->resp.have_rwqe) {
-		if (qp->rq.tail == qp->rq.head)  /* IBA 9.7.5.2.8: receiver not ready; UC: dropped */
+		if (!dr_rwqe_available(qp))  /* IBA 9.7.5.2.8: receiver not ready; UC: dropped */
 			return qp->pub.qp_type == DR_QPT_UC ? RESP_DROP : RESP_ERR_RNR;
+		dr_rwqe_take(qp);
 		qp->resp.have_rwqe = true;
 	}
 	return RESP_CHK_LENGTH;
@@ -292,7 +294,7 @@ resp_chk_length(struct dr_qp_impl *qp, struct resp_ctx *c)
 		return RESP_ERR_CLASS_C;
 	}
 	if (mask & DR_OPF_SEND) {
-		const struct dr_recv_wqe *rwqe = dr_rq_wqe(&qp->rq, qp->rq.tail);
+		const struct dr_recv_wqe *rwqe = dr_rwqe_cur(qp);
 		uint32_t off = first ? 0 : qp->resp.rcv_off;
 
 		/* the message does not fit the receive WQE: the receiver sees a local length error,
@@ -363,7 +365,7 @@ resp_new_res(struct dr_qp_impl *qp, int *idx)
 static enum dr_resp_step
 resp_exec_send(struct dr_qp_impl *qp, struct resp_ctx *c)
 {
-	const struct dr_recv_wqe *rwqe = dr_rq_wqe(&qp->rq, qp->rq.tail);
+	const struct dr_recv_wqe *rwqe = dr_rwqe_cur(qp);
 	int rc;
 
 	if (c->mask & DR_OPF_FIRST)
@@ -505,7 +507,7 @@ resp_execute(struct dr_qp_impl *qp, struct resp_ctx *c)
 static int
 resp_post_recv_wc(struct dr_qp_impl *qp, struct resp_ctx *c, enum dr_wc_status status)
 {
-	const struct dr_recv_wqe *rwqe = dr_rq_wqe(&qp->rq, qp->rq.tail);
+	const struct dr_recv_wqe *rwqe = dr_rwqe_cur(qp);
 	struct dr_wc wc;
 
 	memset(&wc, 0, sizeof(wc));
@@ -526,10 +528,11 @@ resp_post_recv_wc(struct dr_qp_impl *qp, struct resp_ctx *c, enum dr_wc_status s
 	} else {
 		wc.opcode = DR_WC_RECV;
 	}
-	qp->rq.tail++;
+	dr_rwqe_done(qp);
 	qp->resp.have_rwqe = false;
 	qp->resp.rcv_off = 0;
-	return dr_cq_push(dr_cq_impl(qp->pub.recv_cq), &wc);
+	/* BTH.SE of the message's last packet makes it a solicited completion (IBA 9.2.3) */
+	return dr_cq_push_se(dr_cq_impl(qp->pub.recv_cq), &wc, dr_bth_se(dr_pkt_bth(c->pi)));
 }
 
 /* Step COMPLETE (IBA 9.7.5.1.5; rxe do_complete()). */
@@ -672,6 +675,9 @@ resp_err_class_c(struct dr_qp_impl *qp, struct resp_ctx *c)
 	qp->resp.in_msg = DR_RESP_MSG_NONE;
 	dr_resp_drain(qp);
 	dr_comp_progress(qp);          /* finished send WQEs complete before the flush */
+	/* the affiliated asynchronous error of the responder (IBA 11.6.3.1; ibv_get_async_event(3)) */
+	dr_async_raise(qp->pub.context, c->nak == DR_NAK_INVALID_REQ ? DR_EVENT_QP_REQ_ERR :
+			c->nak == DR_NAK_REM_ACCESS_ERR ? DR_EVENT_QP_ACCESS_ERR : DR_EVENT_QP_FATAL, &qp->pub);
 	dr_qp_to_error(qp);
 	return RESP_DONE;
 }

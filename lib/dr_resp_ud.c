@@ -24,6 +24,7 @@
 #include <rte_mbuf.h>
 
 #include "dr_log.h"
+#include "dr_srq.h"
 #include "dr_transport.h"
 #include "dr_verbs_priv.h"
 
@@ -43,10 +44,10 @@ ud_grh(const struct dr_pkt_info *pi, uint8_t grh[DR_GRH_LEN])
 
 /* Complete the WQE at the RQ's tail; a CQ overrun moves the QP to ERR (IBA 11.4.2.1). */
 static void
-ud_complete(struct dr_qp_impl *qp, struct dr_wc *wc)
+ud_complete(struct dr_qp_impl *qp, struct dr_wc *wc, bool solicited)
 {
-	qp->rq.tail++;
-	if (dr_cq_push(dr_cq_impl(qp->pub.recv_cq), wc) != 0 || wc->status != DR_WC_SUCCESS)
+	dr_rwqe_done(qp);
+	if (dr_cq_push_se(dr_cq_impl(qp->pub.recv_cq), wc, solicited) != 0 || wc->status != DR_WC_SUCCESS)
 		dr_qp_to_error(qp);
 }
 
@@ -77,9 +78,10 @@ dr_resp_ud_rx(struct dr_qp_impl *qp, struct rte_mbuf *m, struct dr_pkt_info *pi)
 		return ud_drop(qp, m, "Q_Key mismatch");
 	if (pi->paylen > qp->mtu)
 		return ud_drop(qp, m, "payload above the path MTU");
-	if (qp->rq.tail == qp->rq.head)
+	if (!dr_rwqe_available(qp))
 		return ud_drop(qp, m, "no receive WQE");
-	rwqe = dr_rq_wqe(&qp->rq, qp->rq.tail);
+	dr_rwqe_take(qp);
+	rwqe = dr_rwqe_cur(qp);
 	memset(&wc, 0, sizeof(wc));
 	wc.wr_id = rwqe->wr_id;
 	wc.opcode = DR_WC_RECV;
@@ -87,7 +89,7 @@ dr_resp_ud_rx(struct dr_qp_impl *qp, struct rte_mbuf *m, struct dr_pkt_info *pi)
 	wc.src_qp = dr_deth_sqp(deth);
 	if ((uint64_t)DR_GRH_LEN + pi->paylen > rwqe->length) {
 		wc.status = DR_WC_LOC_LEN_ERR;
-		ud_complete(qp, &wc);
+		ud_complete(qp, &wc, false);
 		rte_pktmbuf_free(m);
 		return;
 	}
@@ -98,7 +100,7 @@ dr_resp_ud_rx(struct dr_qp_impl *qp, struct rte_mbuf *m, struct dr_pkt_info *pi)
 	if (rc != 0) {
 		/* the WQE's buffers went bad since it was posted (MR deregistered) */
 		wc.status = rc == -EMSGSIZE ? DR_WC_LOC_LEN_ERR : DR_WC_LOC_PROT_ERR;
-		ud_complete(qp, &wc);
+		ud_complete(qp, &wc, false);
 		rte_pktmbuf_free(m);
 		return;
 	}
@@ -109,6 +111,6 @@ dr_resp_ud_rx(struct dr_qp_impl *qp, struct rte_mbuf *m, struct dr_pkt_info *pi)
 		wc.imm_data = dr_immdt_imm(dr_pkt_immdt(pi));
 		wc.wc_flags |= DR_WC_WITH_IMM;
 	}
-	ud_complete(qp, &wc);
+	ud_complete(qp, &wc, dr_bth_se(dr_pkt_bth(pi)));
 	rte_pktmbuf_free(m);
 }

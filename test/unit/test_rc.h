@@ -128,6 +128,7 @@ struct rc_qp_params {
 	uint32_t max_wr;
 	uint32_t max_sge;
 	uint32_t max_inline;
+	struct dr_comp_channel *channel[2]; /* per side: the CQs' completion channel (NULL: none) */
 };
 
 /* Counters of the test files (dr_test.h's are per file). */

@@ -187,8 +187,8 @@ qp_up(struct rc_side *s, const struct rc_qp_params *p, bool is_a)
 	struct dr_qp_init_attr ia;
 	struct dr_qp_attr a;
 
-	s->scq = dr_create_cq(s->ctx, 4096, NULL, NULL, 0);
-	s->rcq = dr_create_cq(s->ctx, 4096, NULL, NULL, 0);
+	s->scq = dr_create_cq(s->ctx, 4096, s, p->channel[is_a ? 0 : 1], 0);
+	s->rcq = dr_create_cq(s->ctx, 4096, s, p->channel[is_a ? 0 : 1], 0);
 	if (s->scq == NULL || s->rcq == NULL)
 		return -1;
 	memset(&ia, 0, sizeof(ia));

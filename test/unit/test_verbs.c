@@ -354,7 +354,7 @@ test_pd_mr(struct tv *t)
 }
 
 static int
-cq_errno(struct dr_context *ctx, int cqe, void *channel, int vector)
+cq_errno(struct dr_context *ctx, int cqe, struct dr_comp_channel *channel, int vector)
 {
 	struct dr_cq *cq;
 
@@ -378,7 +378,25 @@ test_cq(struct tv *t)
 	CHECK_EQ(cq_errno(ctx, 0, NULL, 0), EINVAL);
 	CHECK_EQ(cq_errno(ctx, -1, NULL, 0), EINVAL);
 	CHECK_EQ(cq_errno(ctx, DR_MAX_CQE + 1, NULL, 0), EINVAL);
-	CHECK_EQ(cq_errno(ctx, 4, &marker, 0), EOPNOTSUPP);
+	{
+		/* a channel of the same context only (ibv_create_cq(3)); channels outlive their CQs */
+		struct dr_comp_channel *ch = dr_create_comp_channel(ctx), other;
+		struct dr_cq *ccq;
+
+		CHECK(ch != NULL);
+		if (ch != NULL) {
+			other = *ch;
+			other.context = (struct dr_context *)&marker;
+			CHECK_EQ(cq_errno(ctx, 4, &other, 0), EINVAL);
+			ccq = dr_create_cq(ctx, 4, NULL, ch, 0);
+			CHECK(ccq != NULL);
+			CHECK_EQ(dr_destroy_comp_channel(ch), -EBUSY);
+			CHECK_EQ(dr_req_notify_cq(ccq, 0), 0);
+			CHECK_EQ(dr_destroy_cq(ccq), 0);
+			CHECK_EQ(dr_destroy_comp_channel(ch), 0);
+		}
+		CHECK(dr_create_comp_channel(NULL) == NULL && errno == EINVAL);
+	}
 	CHECK_EQ(cq_errno(ctx, 4, NULL, 1), EINVAL);
 	CHECK_EQ(cq_errno(NULL, 4, NULL, 0), EINVAL);
 	CHECK_EQ(cq_errno(ctx, DR_MAX_CQE, NULL, 0), 0);
@@ -420,6 +438,15 @@ test_cq(struct tv *t)
 	CHECK(dr_cq_impl(cq)->overrun);
 	CHECK_EQ(dr_poll_cq(cq, 8, wc), -EOVERFLOW);
 	CHECK_EQ(dr_poll_cq(cq, 8, wc), -EOVERFLOW);
+	{
+		/* the overrun is an affiliated async event: the CQ is held until it is acknowledged */
+		struct dr_async_event ev;
+
+		CHECK_EQ(dr_get_async_event(ctx, &ev), 0);
+		CHECK(ev.event_type == DR_EVENT_CQ_ERR && ev.element.cq == cq);
+		CHECK_EQ(dr_destroy_cq(cq), -EBUSY);
+		dr_ack_async_event(&ev);
+	}
 	CHECK_EQ(dr_destroy_cq(cq), 0);
 	CHECK_EQ(dr_destroy_cq(NULL), -EINVAL);
 }

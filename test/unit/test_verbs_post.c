@@ -410,6 +410,13 @@ test_overrun(struct tv *t, struct pv *p)
 	CHECK_EQ(poll_flushed(rcq, qb->qp_num, 77, NULL), 1);
 	CHECK_EQ(dr_destroy_qp(qa), 0);
 	CHECK_EQ(dr_destroy_qp(qb), 0);
+	{
+		struct dr_async_event ev;
+
+		CHECK_EQ(dr_get_async_event(tiny->context, &ev), 0);
+		CHECK(ev.event_type == DR_EVENT_CQ_ERR && ev.element.cq == tiny);
+		dr_ack_async_event(&ev);
+	}
 	CHECK_EQ(dr_destroy_cq(tiny), 0);
 	CHECK_EQ(dr_destroy_cq(rcq), 0);
 }
