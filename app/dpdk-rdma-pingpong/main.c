@@ -14,13 +14,15 @@
  * 14, retry_cnt 7, rnr_retry 7, max_rd_atomic 1. UC: INIT access 0; RTR
  * path_mtu, dest_qpn, rq_psn, AV; RTS sq_psn. UD: INIT Q_Key 0x11111111; RTR;
  * RTS sq_psn; an AH to the peer), the same TCP exchange (exch.c), the same
- * SEND/RECV loop and the same output. -c as v44's rc: the client zeroes the
+ * SEND/RECV loop (-e: a completion channel, re-armed after each event, the
+ * events acknowledged at the end) and the same output. -c as v44's rc: the client zeroes the
  * first byte of every page before its first SEND, the server checks them
  * after the run ("invalid data in page N").
  */
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -50,6 +52,7 @@ struct pp_ctx {
 	struct dr_context *context;
 	struct dr_pd *pd;
 	struct dr_mr *mr;
+	struct dr_comp_channel *channel;  /* -e */
 	struct dr_cq *cq;
 	struct dr_qp *qp;
 	struct dr_ah *ah;             /* UD: to the peer */
@@ -246,7 +249,14 @@ pp_init_ctx(struct pp_ctx *ctx)
 		fprintf(stderr, "Couldn't register MR: %s\n", strerror(errno));
 		return 1;
 	}
-	ctx->cq = dr_create_cq(ctx->context, ctx->rx_depth + 1, NULL, NULL, 0);
+	if (o->use_event) {
+		ctx->channel = dr_create_comp_channel(ctx->context);
+		if (ctx->channel == NULL) {
+			fprintf(stderr, "Couldn't create completion channel\n");
+			return 1;
+		}
+	}
+	ctx->cq = dr_create_cq(ctx->context, ctx->rx_depth + 1, NULL, ctx->channel, 0);
 	if (ctx->cq == NULL) {
 		fprintf(stderr, "Couldn't create CQ: %s\n", strerror(errno));
 		return 1;
@@ -307,6 +317,10 @@ pp_close_ctx(struct pp_ctx *ctx)
 	}
 	if (ctx->pd != NULL && dr_dealloc_pd(ctx->pd) != 0) {
 		fprintf(stderr, "Couldn't deallocate PD\n");
+		ret = 1;
+	}
+	if (ctx->channel != NULL && dr_destroy_comp_channel(ctx->channel) != 0) {
+		fprintf(stderr, "Couldn't destroy completion channel\n");
 		ret = 1;
 	}
 	if (ctx->context != NULL && dr_close_device(ctx->context) != 0) {
@@ -421,6 +435,7 @@ run(struct pp_ctx *ctx, const struct pp_opts *o)
 	struct timeval start, end;
 	int iters = (int)o->iters;
 	int routs, rcnt, scnt;
+	unsigned int num_cq_events = 0;
 	char gid[INET6_ADDRSTRLEN];
 
 	if (pp_init_ctx(ctx))
@@ -467,6 +482,11 @@ run(struct pp_ctx *ctx, const struct pp_opts *o)
 	if (o->servername != NULL && pp_connect_ctx(ctx, &rem_dest))
 		return 1;
 
+	if (o->use_event && (dr_req_notify_cq(ctx->cq, 0) != 0 ||
+			     fcntl(ctx->channel->fd, F_SETFL, fcntl(ctx->channel->fd, F_GETFL) | O_NONBLOCK) != 0)) {
+		fprintf(stderr, "Couldn't request CQ notification\n");
+		return 1;
+	}
 	ctx->pending = PINGPONG_RECV_WRID;
 	if (o->servername != NULL) {
 		if (o->validate_buf)
@@ -487,6 +507,28 @@ run(struct pp_ctx *ctx, const struct pp_opts *o)
 		struct dr_wc wc[2];
 		int ne;
 
+		if (o->use_event) {
+			struct dr_cq *ev_cq;
+			void *ev_ctx;
+			int rc;
+
+			/* non-blocking, so that a signal can end the wait; each try drives the transport */
+			while ((rc = dr_get_cq_event(ctx->channel, &ev_cq, &ev_ctx)) == -EAGAIN && !pp_stop)
+				;
+			if (rc != 0) {
+				fprintf(stderr, pp_stop ? "interrupted\n" : "Failed to get cq_event\n");
+				return 1;
+			}
+			++num_cq_events;
+			if (ev_cq != ctx->cq) {
+				fprintf(stderr, "CQ event for unknown CQ %p\n", (void *)ev_cq);
+				return 1;
+			}
+			if (dr_req_notify_cq(ctx->cq, 0) != 0) {
+				fprintf(stderr, "Couldn't request CQ notification\n");
+				return 1;
+			}
+		}
 		do {
 			ne = dr_poll_cq(ctx->cq, 2, wc);
 			if (ne < 0) {
@@ -497,7 +539,7 @@ run(struct pp_ctx *ctx, const struct pp_opts *o)
 				fprintf(stderr, "interrupted after %d sends, %d receives\n", scnt, rcnt);
 				return 1;
 			}
-		} while (ne < 1);
+		} while (!o->use_event && ne < 1);
 		for (int i = 0; i < ne; ++i)
 			if (parse_single_wc(ctx, &scnt, &rcnt, &routs, iters, &wc[i])) {
 				fprintf(stderr, "parse WC failed %d\n", ne);
@@ -522,6 +564,8 @@ run(struct pp_ctx *ctx, const struct pp_opts *o)
 					printf("invalid data in page %ld\n", i / page_size);
 		fflush(stdout);
 	}
+	if (o->use_event)
+		dr_ack_cq_events(ctx->cq, num_cq_events);
 	linger(ctx);
 	return 0;
 }

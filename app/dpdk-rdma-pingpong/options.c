@@ -41,7 +41,7 @@ pp_usage(const char *argv0)
 	printf("  -r, --rx-depth=<dep>   number of receives to post at a time (default 500)\n");
 	printf("  -n, --iters=<iters>    number of exchanges (default 1000)\n");
 	printf("  -l, --sl=<sl>          service level value\n");
-	printf("  -e, --events           sleep on CQ events (not supported: dpdk-rdma polls)\n");
+	printf("  -e, --events           sleep on CQ events (default poll; our thread drives the transport meanwhile)\n");
 	printf("  -g, --gid-idx=<gid index> local port gid index (default: 1 with --ip, else 0)\n");
 	printf("  -c, --chk              validate received buffer (rc only)\n");
 	printf("      --qp-type=<rc|uc|ud> ibv_rc_pingpong, ibv_uc_pingpong or ibv_ud_pingpong (default rc)\n");
@@ -147,10 +147,8 @@ pp_parse_args(int argc, char **argv, struct pp_opts *o)
 			o->sl = (int)strtol(optarg, NULL, 0);
 			break;
 		case 'e':
-			fprintf(stderr, PP_PROG ": -e/--events: dpdk-rdma has no completion channels "
-				"(the application's thread drives the transport by polling); run "
-				"without -e\n");
-			return -1;
+			o->use_event = true;
+			break;
 		case 'g':
 			o->gidx = (int)strtol(optarg, NULL, 0);
 			break;

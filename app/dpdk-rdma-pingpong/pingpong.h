@@ -39,6 +39,7 @@ struct pp_opts {
 	int sl;
 	int gidx;                 /* -1: not given */
 	bool validate_buf;        /* -c */
+	bool use_event;           /* -e: completion channel */
 	rte_be32_t ipv4;          /* --ip */
 	uint32_t link_mtu;        /* --link-mtu */
 	double timeout_s;         /* --timeout: the TCP exchange */
