@@ -4,7 +4,8 @@
 
 /*
  * The command line of ibv_rc_pingpong (rdma-core v44) where it applies, and
- * ours: --ip (the port's IPv4 address: GID index 1), --link-mtu, --timeout.
+ * ours: --ip (the port's IPv4 address: GID index 1), --ipv6 (GID index 2, 3),
+ * --link-mtu, --timeout.
  */
 
 #include <arpa/inet.h>
@@ -14,12 +15,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dr_app.h"
 #include "pingpong.h"
 
 enum {
 	OPT_IP = 256,
 	OPT_LINK_MTU,
 	OPT_TIMEOUT,
+	OPT_IPV6,
 };
 
 void
@@ -42,6 +45,7 @@ pp_usage(const char *argv0)
 	printf("  -g, --gid-idx=<gid index> local port gid index (default: 1 with --ip, else 0)\n");
 	printf("  -c, --chk              validate received buffer\n");
 	printf("      --ip=<A.B.C.D>     IPv4 address of the DPDK port (GID index 1)\n");
+	printf("      --ipv6=<addr>      an IPv6 address of the DPDK port (GID index 2, then 3)\n");
 	printf("      --link-mtu=<bytes> link MTU: sets the active MTU as rxe does (1500: 1024)\n");
 	printf("      --timeout=<s>      give up the TCP exchange after <s> seconds (default 0: never)\n");
 }
@@ -88,6 +92,7 @@ pp_parse_args(int argc, char **argv, struct pp_opts *o)
 		{ .name = "ip", .has_arg = 1, .val = OPT_IP },
 		{ .name = "link-mtu", .has_arg = 1, .val = OPT_LINK_MTU },
 		{ .name = "timeout", .has_arg = 1, .val = OPT_TIMEOUT },
+		{ .name = "ipv6", .has_arg = 1, .val = OPT_IPV6 },
 		{ 0 },
 	};
 	struct in_addr a;
@@ -155,6 +160,10 @@ pp_parse_args(int argc, char **argv, struct pp_opts *o)
 			if (inet_pton(AF_INET, optarg, &a) != 1)
 				return bad(argv[0], "--ip %s: not an IPv4 address", optarg);
 			o->ipv4 = a.s_addr;
+			break;
+		case OPT_IPV6:
+			if (dr_app_add_ipv6(PP_PROG, optarg, o->ipv6, RTE_DIM(o->ipv6), &o->num_ipv6) != 0)
+				return -1;
 			break;
 		case OPT_LINK_MTU:
 			errno = 0;

@@ -39,6 +39,8 @@ struct pp_opts {
 	int gidx;                 /* -1: not given */
 	bool validate_buf;        /* -c */
 	rte_be32_t ipv4;          /* --ip */
+	uint8_t ipv6[2][16];      /* --ipv6: GID index 2, 3 */
+	unsigned int num_ipv6;
 	uint32_t link_mtu;        /* --link-mtu */
 	double timeout_s;         /* --timeout: the TCP exchange */
 };
