@@ -22,21 +22,17 @@ version and the addresses (the GIDs) of the run, payloads cut at the path
 MTU (4096-byte packets at MTU 4096), and for IPv6 the guest's neighbour
 entry for our address (our Neighbour Advertisement)."""
 
-import glob
-import os
 import re
-import shutil
-import subprocess
-import time
 
 import pytest
 
 from rxepeer import rxe
 
-from . import wire
-from .conftest import PINGPONG_PORT, REPO, harness_session, qpns
+from . import ours, wire
+from .conftest import PINGPONG_PORT, harness_session, qpns
+from .ours import exe_of
 from .test_perftest_rxe import rows
-from .test_pingpong_rxe import BYTES_LINE, decode, finish, iters_of, listening
+from .test_pingpong_rxe import BYTES_LINE, decode, iters_of
 
 VM = ("mivm", "10.99.0.2/24")
 VM_IP6 = "fd99::2"
@@ -45,7 +41,7 @@ OUR_IP6 = "fd99::12"
 VETH = "miv0"
 LINK_MTU = 4200
 PERF_PORT = 18516
-TIMEOUT = 60
+TIMEOUT = ours.TIMEOUT
 ITERS = 20
 
 # (GID family, path MTU, our PMD)
@@ -56,26 +52,10 @@ LINKS = {
 }
 
 
-class Peer:
+class Peer(ours.Peer):
     def __init__(self, harness, vm, vm_gid6, outdir):
-        self.harness = harness
-        self.vm = vm
+        super().__init__(harness, vm, VETH, outdir, "drmi")
         self.vm_gid6 = vm_gid6
-        self.outdir = outdir
-        self.seq = 0
-
-    def eal(self, pmd):
-        self.seq += 1
-        vdev = ("net_pcap0,rx_iface_in=%s,tx_iface=%s" % (VETH, VETH) if pmd == "pcap"
-                else "net_af_packet0,iface=%s" % VETH)
-        return ["--no-pci", "--no-huge", "-m", "256",
-                "--file-prefix=drmi%d_%d" % (os.getpid(), self.seq), "--vdev", vdev,
-                "--log-level=pmd.net.af_packet:warning", "--log-level=pmd.net.pcap:warning"]
-
-    def ours(self, exe, pmd, args):
-        argv = [exe] + self.eal(pmd) + ["--"] + args
-        return self.harness.netns_popen(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                                        text=True)
 
     def addresses(self, fam):
         """(ours, the VM's) IP addresses of family fam: what the frames carry."""
@@ -83,40 +63,6 @@ class Peer:
 
     def rxe_gid(self, fam):
         return 1 if fam == "ipv4" else self.vm_gid6
-
-    def wait_listen(self, proc, port):
-        end = time.monotonic() + 30
-        while not listening(self, port):
-            assert proc.poll() is None, finish(proc, 5)
-            assert time.monotonic() < end, "our server does not listen on %d" % port
-            time.sleep(0.1)
-
-    def run(self, name, exe, pmd, our_args, tool, port, we_serve):
-        """Our program and an rxe tool, one serving the other, the VM's tap
-        captured. Returns (our rc, our output, rxe ExecResult, pcap)."""
-        pcap = str(self.outdir / (name + ".pcap"))
-        self.harness.capture_start(pcap, self.vm.tap)
-        proc = None
-        try:
-            if we_serve:
-                proc = self.ours(exe, pmd, our_args)
-                self.wait_listen(proc, port)
-                theirs = self.vm.exec("%s %s" % (tool, self.harness.host_ip), TIMEOUT)
-                rc, out = finish(proc, 5 if theirs.rc != 0 else TIMEOUT)
-            else:
-                job = self.vm.spawn(tool, TIMEOUT)
-                self.vm.wait_tcp_listen(port, timeout=30)
-                proc = self.ours(exe, pmd, our_args + [self.vm.ip])
-                rc, out = finish(proc, TIMEOUT)
-                theirs = job.wait(None if rc == 0 else 5)
-        finally:
-            if proc is not None and proc.poll() is None:
-                proc.kill()
-                proc.wait()
-            self.harness.capture_stop(pcap)
-        (self.outdir / (name + ".ours.txt")).write_text(out)
-        (self.outdir / (name + ".rxe.txt")).write_text(theirs.output)
-        return rc, out, theirs, pcap
 
     def neighbour_of_ours(self):
         """The guest's neighbour entry for our IPv6 address (ND resolved it)."""
@@ -130,19 +76,11 @@ def peer(tmp_path_factory):
         assert vm.active_mtu() == 4096
         h.veth(VETH, mtu=LINK_MTU)
         gid6 = vm.add_ipv6(VM_IP6 + "/64")
+        peer = Peer(h, vm, gid6, tmp_path_factory.mktemp("mtu_ipv6"))
         try:
-            yield Peer(h, vm, gid6, tmp_path_factory.mktemp("mtu_ipv6"))
+            yield peer
         finally:
-            for d in glob.glob("/var/run/dpdk/drmi%d_*" % os.getpid()):
-                shutil.rmtree(d, ignore_errors=True)
-
-
-def exe_of(name):
-    build = os.environ.get("DR_BUILD_DIR") or str(REPO / "build")
-    exe = os.path.join(build, "app", name, name)
-    if not os.path.isfile(exe):
-        pytest.fail("%s is not built (set DR_BUILD_DIR or run ninja -C %s)" % (exe, build))
-    return exe
+            peer.cleanup()
 
 
 def our_link_args(peer, fam, pmd):
@@ -156,11 +94,11 @@ def our_link_args(peer, fam, pmd):
 def check_frames(peer, frames, fam, mtu):
     """Every frame: the run's IP version, between our address and the VM's
     (a RoCEv2 GID is the IP address), data cut at the path MTU."""
-    ours, theirs = peer.addresses(fam)
+    mine, theirs = peer.addresses(fam)
     for f in frames:
         assert f["ip_version"] == (4 if fam == "ipv4" else 6), f
-        assert {f["src"], f["dst"]} == {ours, theirs}, f
-    assert {f["src"] for f in frames} == {ours, theirs}
+        assert {f["src"], f["dst"]} == {mine, theirs}, f
+    assert {f["src"] for f in frames} == {mine, theirs}
     assert max(f["payload_len"] for f in frames) == mtu
     assert all(f["pad"] == (-f["payload_len"]) % 4 for f in frames)
 
@@ -212,12 +150,12 @@ def test_perftest(peer, dump_json, test, link, we_serve):
     size, iters = 16384, 100
     args = ["-s", str(size), "-n", str(iters), "-m", str(mtu)]
     largs, gid = our_link_args(peer, fam, pmd)
-    ours = [test] + largs + ["-x", str(gid), "--perftest-compat", "-p", str(PERF_PORT)] + args
+    our_args = [test] + largs + ["-x", str(gid), "--perftest-compat", "-p", str(PERF_PORT)] + args
     if we_serve:
-        ours += ["--oob-bind", peer.harness.host_ip]
+        our_args += ["--oob-bind", peer.harness.host_ip]
     tool = "ib_%s -d rxe0 -x %d -p %d %s" % (test, peer.rxe_gid(fam), PERF_PORT, " ".join(args))
     rc, out, theirs, pcap = peer.run("%s_%s_%s" % (test, link, "oursrv" if we_serve else "rxesrv"),
-                                     exe_of("dpdk-rdma-perf"), pmd, ours, tool, PERF_PORT,
+                                     exe_of("dpdk-rdma-perf"), pmd, our_args, tool, PERF_PORT,
                                      we_serve)
     assert (rc, theirs.rc) == (0, 0), "ours:\n%s\nrxe:\n%s" % (out, theirs.output)
     for who, text in (("ours", out), ("rxe", theirs.output)):
