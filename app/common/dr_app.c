@@ -2,6 +2,8 @@
  * Copyright (c) 2026 The dpdk-rdma authors.
  */
 
+#include <arpa/inet.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "dr_app.h"
@@ -42,4 +44,30 @@ dr_app_stop_on_signals(volatile sig_atomic_t *flag, bool sigpipe)
 	sigaction(SIGTERM, &sa, NULL);
 	if (sigpipe)
 		sigaction(SIGPIPE, &sa, NULL);
+}
+
+int
+dr_app_add_ipv6(const char *prog, const char *arg, uint8_t (*addrs)[16], unsigned int max,
+		unsigned int *num)
+{
+	static const uint8_t zero[16];
+	static const uint8_t v4mapped[12] = { [10] = 0xFF, [11] = 0xFF };
+	uint8_t a[16];
+
+	if (inet_pton(AF_INET6, arg, a) != 1) {
+		fprintf(stderr, "%s: --ipv6 %s: not an IPv6 address\n", prog, arg);
+		return -1;
+	}
+	if (memcmp(a, zero, 16) == 0 || a[0] == 0xFF || memcmp(a, v4mapped, 12) == 0) {
+		fprintf(stderr, "%s: --ipv6 %s: not a unicast IPv6 address of our own "
+			"(::, multicast and IPv4-mapped are not)\n", prog, arg);
+		return -1;
+	}
+	if (*num >= max) {
+		fprintf(stderr, "%s: --ipv6 %s: at most %u IPv6 addresses (GID indexes 2..%u)\n",
+			prog, arg, max, max + 1);
+		return -1;
+	}
+	memcpy(addrs[(*num)++], a, 16);
+	return 0;
 }

@@ -7,11 +7,13 @@
 
 /*
  * What every dpdk-rdma program does the same way: split its command line
- * at "--" (DPDK's convention) and stop on SIGINT/SIGTERM.
+ * at "--" (DPDK's convention), stop on SIGINT/SIGTERM, take the port's IPv6
+ * addresses (--ipv6).
  */
 
 #include <signal.h>
 #include <stdbool.h>
+#include <stdint.h>
 
 /*
  * Split "PROG [EAL args] -- [own args]". Returns the number of EAL
@@ -28,5 +30,14 @@ int dr_app_split_args(int argc, char **argv, int *own_argc, char ***own_argv);
  * session in-band before it closes its port.
  */
 void dr_app_stop_on_signals(volatile sig_atomic_t *flag, bool sigpipe);
+
+/*
+ * --ipv6 ADDR: append the unicast IPv6 address @arg (not ::, not multicast,
+ * not IPv4-mapped) to @addrs, which holds *@num of at most @max
+ * (dr_context_attr.ipv6_addr / num_ipv6: the n-th address is GID index
+ * 2 + n). Returns 0, or -1 after printing why to stderr, prefixed by @prog.
+ */
+int dr_app_add_ipv6(const char *prog, const char *arg, uint8_t (*addrs)[16], unsigned int max,
+		    unsigned int *num);
 
 #endif /* DR_APP_H */

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dr_app.h"
 #include "dr_version.h"
 #include "perf.h"
 
@@ -24,6 +25,7 @@ enum {
 	OPT_SIZES,
 	OPT_OOB_BIND,
 	OPT_PERFTEST,
+	OPT_IPV6,
 };
 
 static const char short_opts[] = ":p:s:n:aD:m:t:r:Q:q:Fd:i:x:hV";
@@ -45,6 +47,7 @@ static const struct option long_opts[] = {
 	{ "ib-port", required_argument, NULL, 'i' },
 	{ "gid-index", required_argument, NULL, 'x' },
 	{ "ip", required_argument, NULL, OPT_IP },
+	{ "ipv6", required_argument, NULL, OPT_IPV6 },
 	{ "peer-mac", required_argument, NULL, OPT_PEER_MAC },
 	{ "check", no_argument, NULL, OPT_CHECK },
 	{ "link-mtu", required_argument, NULL, OPT_LINK_MTU },
@@ -84,6 +87,7 @@ perf_usage(FILE *out)
 		"  -i, --ib-port N       port of the device: 1\n"
 		"  -x, --gid-index N     source GID index (default %d: the IPv4-mapped GID)\n"
 		"      --ip A.B.C.D      our IPv4 address (required: GID index 1)\n"
+		"      --ipv6 ADDR       an IPv6 address of ours (GID index 2, a second one 3)\n"
 		"      --peer-mac MAC    the peer's MAC for its static neighbour entry\n"
 		"                        (default: the MAC the peer sends over TCP)\n"
 		"      --link-mtu N      IP MTU given to the context (default: the port's)\n"
@@ -417,6 +421,11 @@ perf_parse_args(int argc, char **argv, struct perf_opts *o)
 			if (parse_ip(optarg, &o->ipv4) != 0)
 				return -1;
 			have_ip = true;
+			break;
+		case OPT_IPV6:
+			if (dr_app_add_ipv6(PERF_PROG, optarg, o->ipv6, RTE_DIM(o->ipv6),
+					    &o->num_ipv6) != 0)
+				return -1;
 			break;
 		case OPT_PEER_MAC:
 			if (parse_mac(optarg, &o->peer_mac) != 0)

@@ -88,6 +88,8 @@ struct perf_opts {
 	uint8_t ib_port;                /**< -i: 1 */
 	int gid_index;                  /**< -x */
 	rte_be32_t ipv4;                /**< --ip (network order) */
+	uint8_t ipv6[2][16];            /**< --ipv6: GID indexes 2, 3 */
+	unsigned int num_ipv6;
 	struct rte_ether_addr peer_mac; /**< --peer-mac */
 	bool peer_mac_given;
 	bool check;                     /**< --check */

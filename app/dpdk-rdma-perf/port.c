@@ -42,6 +42,7 @@ perf_port_open(struct perf *p)
 	const struct perf_opts *o = p->o;
 	struct dr_context_attr attr = {
 		.ipv4_addr = o->ipv4,
+		.num_ipv6 = o->num_ipv6,
 		.mtu = o->link_mtu,
 		.configure_port = 1,
 		.mode = DR_PROGRESS_INLINE,
@@ -50,6 +51,7 @@ perf_port_open(struct perf *p)
 	uint32_t active;
 	int n = 0, ret;
 
+	memcpy(attr.ipv6_addr, o->ipv6, sizeof(attr.ipv6_addr));
 	p->dev_list = dr_get_device_list(&n);
 	if (p->dev_list == NULL)
 		return perf_api_err("dr_get_device_list", errno);
@@ -75,7 +77,8 @@ perf_port_open(struct perf *p)
 	ret = dr_query_gid(p->ctx, o->ib_port, o->gid_index, &p->gid);
 	if (ret == -EINVAL) {
 		perf_err("-x/--gid-index", "%d is not in the GID table (%d entries; 0: the "
-			 "link-local IPv6 GID, 1: the IPv4 GID of --ip)", o->gid_index, pa.gid_tbl_len);
+			 "link-local IPv6 GID, 1: the IPv4 GID of --ip, 2...: --ipv6)", o->gid_index,
+			 pa.gid_tbl_len);
 		return PERF_FAIL;
 	}
 	if (ret != 0)

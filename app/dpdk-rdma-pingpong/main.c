@@ -190,6 +190,7 @@ pp_init_ctx(struct pp_ctx *ctx)
 	const struct pp_opts *o = ctx->o;
 	struct dr_context_attr cattr = {
 		.ipv4_addr = o->ipv4,
+		.num_ipv6 = o->num_ipv6,
 		.mtu = o->link_mtu,
 		.configure_port = 1,
 		.mode = DR_PROGRESS_INLINE,
@@ -199,6 +200,7 @@ pp_init_ctx(struct pp_ctx *ctx)
 	struct dr_device *dev;
 	int n = 0, ret;
 
+	memcpy(cattr.ipv6_addr, o->ipv6, sizeof(cattr.ipv6_addr));
 	ctx->size = o->size;
 	ctx->send_flags = DR_SEND_SIGNALED;
 	ctx->rx_depth = (int)o->rx_depth;
@@ -456,7 +458,8 @@ run(struct pp_ctx *ctx, const struct pp_opts *o)
 		return 1;
 	}
 	if (my_dest.gid.global.interface_id == 0) {
-		fprintf(stderr, "GID index %d is empty (1 is the IPv4 GID of --ip)\n", o->gidx);
+		fprintf(stderr, "GID index %d is empty (1 is the IPv4 GID of --ip, 2 and 3 the "
+			"addresses of --ipv6)\n", o->gidx);
 		return 1;
 	}
 	my_dest.qpn = ctx->qp->qp_num;

@@ -5,8 +5,8 @@
 /*
  * The command line of ibv_rc_pingpong, ibv_uc_pingpong and ibv_ud_pingpong
  * (rdma-core v44) where it applies, and ours: --qp-type, --ip (the port's
- * IPv4 address: GID index 1), --link-mtu, --timeout. As in rdma-core, -c is
- * rc's only and -m is not ud's; ud's default size is 2048.
+ * IPv4 address: GID index 1), --ipv6 (GID index 2, 3), --link-mtu, --timeout.
+ * As in rdma-core, -c is rc's only and -m is not ud's; ud's default size is 2048.
  */
 
 #include <arpa/inet.h>
@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dr_app.h"
 #include "pingpong.h"
 
 enum {
@@ -23,6 +24,7 @@ enum {
 	OPT_LINK_MTU,
 	OPT_TIMEOUT,
 	OPT_QP_TYPE,
+	OPT_IPV6,
 };
 
 void
@@ -46,6 +48,7 @@ pp_usage(const char *argv0)
 	printf("  -c, --chk              validate received buffer (rc only)\n");
 	printf("      --qp-type=<rc|uc|ud> ibv_rc_pingpong, ibv_uc_pingpong or ibv_ud_pingpong (default rc)\n");
 	printf("      --ip=<A.B.C.D>     IPv4 address of the DPDK port (GID index 1)\n");
+	printf("      --ipv6=<addr>      an IPv6 address of the DPDK port (GID index 2, then 3)\n");
 	printf("      --link-mtu=<bytes> link MTU: sets the active MTU as rxe does (1500: 1024)\n");
 	printf("      --timeout=<s>      give up the TCP exchange after <s> seconds (default 0: never)\n");
 }
@@ -93,6 +96,7 @@ pp_parse_args(int argc, char **argv, struct pp_opts *o)
 		{ .name = "link-mtu", .has_arg = 1, .val = OPT_LINK_MTU },
 		{ .name = "timeout", .has_arg = 1, .val = OPT_TIMEOUT },
 		{ .name = "qp-type", .has_arg = 1, .val = OPT_QP_TYPE },
+		{ .name = "ipv6", .has_arg = 1, .val = OPT_IPV6 },
 		{ 0 },
 	};
 	bool size_given = false, mtu_given = false;
@@ -162,6 +166,10 @@ pp_parse_args(int argc, char **argv, struct pp_opts *o)
 			if (inet_pton(AF_INET, optarg, &a) != 1)
 				return bad(argv[0], "--ip %s: not an IPv4 address", optarg);
 			o->ipv4 = a.s_addr;
+			break;
+		case OPT_IPV6:
+			if (dr_app_add_ipv6(PP_PROG, optarg, o->ipv6, RTE_DIM(o->ipv6), &o->num_ipv6) != 0)
+				return -1;
 			break;
 		case OPT_LINK_MTU:
 			errno = 0;

@@ -41,6 +41,8 @@ struct pp_opts {
 	bool validate_buf;        /* -c */
 	bool use_event;           /* -e: completion channel */
 	rte_be32_t ipv4;          /* --ip */
+	uint8_t ipv6[2][16];      /* --ipv6: GID index 2, 3 */
+	unsigned int num_ipv6;
 	uint32_t link_mtu;        /* --link-mtu */
 	double timeout_s;         /* --timeout: the TCP exchange */
 	enum dr_qp_type qp_type;  /* --qp-type: RC, UC or UD */

@@ -63,6 +63,7 @@ GUEST_SCRIPTS = {  # guest/ file -> path in the image
     "rxepeer-gids": "usr/bin/rxepeer-gids",
 }
 OPGEN_SRC = "dr-opgen.c"
+OPGEN_HEADERS = ["dr-opgen-ops.h"]   # shared with app/dpdk-rdma-opgen; in the image key
 
 
 class ImageError(Exception):
@@ -269,8 +270,8 @@ def compile_opgen(stage, out):
     inc = os.path.join(stage, "usr", "include")
     lib = os.path.join(stage, LIBDIR, "libibverbs.so.1")
     rpl = ":".join(os.path.join(stage, d) for d in ("lib/x86_64-linux-gnu", LIBDIR))
-    r = _run(["gcc", "-O2", "-g0", "-std=gnu11", "-Wall", "-Wextra", "-isystem", inc,
-              "-o", out, src, lib, "-Wl,-rpath-link," + rpl], timeout=300)
+    r = _run(["gcc", "-O2", "-g0", "-std=gnu11", "-Wall", "-Wextra", "-I", GUEST_DIR,
+              "-isystem", inc, "-o", out, src, lib, "-Wl,-rpath-link," + rpl], timeout=300)
     if r.returncode != 0:
         raise ImageError("building %s failed:\n%s" % (OPGEN_SRC, r.stderr))
     if r.stderr.strip():

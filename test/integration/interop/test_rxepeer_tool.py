@@ -163,6 +163,9 @@ def test_image_key_follows_inputs():
     # every guest source is part of the key
     names = [n for n, _ in image.guest_sources()]
     assert "dr-opgen.c" in names and "agent" in names and "setup" in names
+    # the operation table dr-opgen shares with app/dpdk-rdma-opgen
+    for h in image.OPGEN_HEADERS:
+        assert h in names
     for src in image.GUEST_SCRIPTS:
         assert src in names
 

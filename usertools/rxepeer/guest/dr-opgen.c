@@ -9,7 +9,9 @@
  * in the peer VMs, where its captures show the frames the ibv_*_pingpong and
  * perftest tools never send: SEND/WRITE with immediate data, zero-length
  * SEND/WRITE/READ, payloads needing 1, 2 and 3 pad bytes, multi-packet
- * messages and READ responses, and both atomics.
+ * messages and READ responses, and both atomics. The operation table, the
+ * memory layout and the exchange are in dr-opgen-ops.h, shared with
+ * app/dpdk-rdma-opgen, the same program on dpdk-rdma's dr_ API.
  *
  *   server: dr-opgen [options]
  *   client: dr-opgen [options] SERVER
@@ -49,81 +51,16 @@
 #include <time.h>
 #include <unistd.h>
 
-#define T_RC 1u
-#define T_UC 2u
-#define T_UD 4u
-#define T_CONN (T_RC | T_UC)
-#define T_ALL (T_RC | T_UC | T_UD)
+#include "dr-opgen-ops.h"
 
-#define QKEY 0x11111111u
-#define IMM(i) (0x12340000u + (i))
-#define GRH_LEN 40u
-
-/* memory layout, the same on both sides (one MR) */
-#define AREA 0x4000u			/* per-operation area: the largest op is 8 KiB */
-#define NOPS_MAX 32u
-#define RECV_OFF 0x000000u		/* NOPS_MAX receive slots of AREA bytes */
-#define SRC_OFF 0x080000u		/* client: source / READ destination of op i */
-#define WRITE_OFF 0x100000u		/* server: WRITE target of op i */
-#define READ_OFF 0x180000u		/* server: READ source of op i */
-#define ATOMIC_OFF 0x200000u		/* server: the atomic word */
-#define BUF_SZ (ATOMIC_OFF + 4096u)
-
-#define ATOMIC_INIT 100u
-
-struct op {
-	enum ibv_wr_opcode wr;
-	uint32_t len;
-	unsigned int qpts;		/* T_* the operation applies to */
-	uint64_t compare_add, swap;	/* atomics */
-	uint64_t orig;			/* atomics: expected original value */
-	const char *why;
-};
-
-/*
- * In posting order. The lengths are chosen for a 1024-byte path MTU: 61, 62
- * and 63 bytes need 3, 2 and 1 pad bytes, 3000-3003 span three packets, 8192
- * eight. UD messages fit one packet. The last UC operation consumes a
- * receive, so once the server has seen it every earlier UC WRITE has landed.
- */
-static const struct op ops[] = {
-	{ IBV_WR_SEND, 64, T_ALL, 0, 0, 0, "SEND_ONLY" },
-	{ IBV_WR_SEND, 63, T_ALL, 0, 0, 0, "pad 1" },
-	{ IBV_WR_SEND_WITH_IMM, 62, T_ALL, 0, 0, 0, "SEND_ONLY_WITH_IMM, pad 2" },
-	{ IBV_WR_SEND, 61, T_ALL, 0, 0, 0, "pad 3" },
-	{ IBV_WR_SEND, 0, T_ALL, 0, 0, 0, "zero-length SEND" },
-	{ IBV_WR_SEND_WITH_IMM, 0, T_ALL, 0, 0, 0, "zero-length SEND_WITH_IMM" },
-	{ IBV_WR_SEND_WITH_IMM, 1021, T_UD, 0, 0, 0, "UD near the MTU, pad 3" },
-	{ IBV_WR_SEND, 3000, T_CONN, 0, 0, 0, "SEND_FIRST/MIDDLE/LAST" },
-	{ IBV_WR_SEND_WITH_IMM, 3001, T_CONN, 0, 0, 0, "SEND_LAST_WITH_IMM, pad 3" },
-	{ IBV_WR_RDMA_WRITE, 64, T_CONN, 0, 0, 0, "WRITE_ONLY" },
-	{ IBV_WR_RDMA_WRITE, 62, T_CONN, 0, 0, 0, "WRITE_ONLY, pad 2" },
-	{ IBV_WR_RDMA_WRITE, 0, T_CONN, 0, 0, 0, "zero-length WRITE" },
-	{ IBV_WR_RDMA_WRITE, 3001, T_CONN, 0, 0, 0, "WRITE_FIRST/MIDDLE/LAST, pad 3" },
-	{ IBV_WR_RDMA_READ, 64, T_RC, 0, 0, 0, "READ_RESPONSE_ONLY" },
-	{ IBV_WR_RDMA_READ, 61, T_RC, 0, 0, 0, "READ_RESPONSE_ONLY, pad 3" },
-	{ IBV_WR_RDMA_READ, 0, T_RC, 0, 0, 0, "zero-length READ" },
-	{ IBV_WR_RDMA_READ, 3003, T_RC, 0, 0, 0, "READ_RESPONSE_FIRST/MIDDLE/LAST, pad 1" },
-	{ IBV_WR_RDMA_READ, 8192, T_RC, 0, 0, 0, "8 READ responses" },
-	{ IBV_WR_ATOMIC_FETCH_AND_ADD, 8, T_RC, 5, 0, ATOMIC_INIT, "FETCH_ADD 100 -> 105" },
-	{ IBV_WR_ATOMIC_CMP_AND_SWP, 8, T_RC, ATOMIC_INIT + 5, 0xabcdef, ATOMIC_INIT + 5,
-	  "CMP_SWAP 105 -> 0xabcdef" },
-	{ IBV_WR_ATOMIC_CMP_AND_SWP, 8, T_RC, 1, 2, 0xabcdef, "CMP_SWAP, no swap" },
-	{ IBV_WR_RDMA_WRITE_WITH_IMM, 63, T_CONN, 0, 0, 0, "WRITE_ONLY_WITH_IMM, pad 1" },
-	{ IBV_WR_RDMA_WRITE_WITH_IMM, 0, T_CONN, 0, 0, 0, "zero-length WRITE_WITH_IMM" },
-	{ IBV_WR_RDMA_WRITE_WITH_IMM, 3002, T_CONN, 0, 0, 0, "WRITE_LAST_WITH_IMM, pad 2" },
-};
-#define NOPS (sizeof(ops) / sizeof(ops[0]))
-
-/* what the two sides exchange over TCP, integers in network byte order */
-struct wire_info {
-	uint32_t qpn;
-	uint32_t psn;
-	uint32_t rkey;
-	uint32_t mtu;
-	uint64_t addr;
-	uint8_t gid[16];
-};
+/* the table's opcode numbers are libibverbs' */
+_Static_assert(OPGEN_WR_RDMA_WRITE == (int)IBV_WR_RDMA_WRITE &&
+	       OPGEN_WR_RDMA_WRITE_WITH_IMM == (int)IBV_WR_RDMA_WRITE_WITH_IMM &&
+	       OPGEN_WR_SEND == (int)IBV_WR_SEND && OPGEN_WR_SEND_WITH_IMM == (int)IBV_WR_SEND_WITH_IMM &&
+	       OPGEN_WR_RDMA_READ == (int)IBV_WR_RDMA_READ &&
+	       OPGEN_WR_ATOMIC_CMP_AND_SWP == (int)IBV_WR_ATOMIC_CMP_AND_SWP &&
+	       OPGEN_WR_ATOMIC_FETCH_AND_ADD == (int)IBV_WR_ATOMIC_FETCH_AND_ADD,
+	       "enum opgen_wr is enum ibv_wr_opcode");
 
 static struct ibv_context *ctx;
 static struct ibv_pd *pd;
@@ -134,7 +71,7 @@ static struct ibv_mr *mr;
 static struct ibv_ah *ah;
 static uint8_t *buf;
 static unsigned int qpt = T_RC;
-static int gidx = -1, timeout_s = 60;
+static int gidx = -1, timeout_s = OPGEN_TIMEOUT_S;
 static enum ibv_mtu path_mtu = IBV_MTU_1024;
 static struct wire_info me, peer;	/* host byte order */
 static unsigned int fails;
@@ -161,58 +98,6 @@ on_alarm(int sig)
 	if (write(STDERR_FILENO, msg, sizeof(msg) - 1) < 0)
 		_exit(3);
 	_exit(3);
-}
-
-static uint8_t
-pat(uint32_t i, uint32_t seed)
-{
-	return (uint8_t)(i * 7u + seed * 13u + 1u);
-}
-
-static const char *
-wr_name(enum ibv_wr_opcode wr)
-{
-	switch (wr) {
-	case IBV_WR_SEND: return "SEND";
-	case IBV_WR_SEND_WITH_IMM: return "SEND_WITH_IMM";
-	case IBV_WR_RDMA_WRITE: return "RDMA_WRITE";
-	case IBV_WR_RDMA_WRITE_WITH_IMM: return "RDMA_WRITE_WITH_IMM";
-	case IBV_WR_RDMA_READ: return "RDMA_READ";
-	case IBV_WR_ATOMIC_CMP_AND_SWP: return "ATOMIC_CMP_AND_SWP";
-	case IBV_WR_ATOMIC_FETCH_AND_ADD: return "ATOMIC_FETCH_AND_ADD";
-	default: return "?";
-	}
-}
-
-static const char *
-qpt_name(void)
-{
-	return qpt == T_RC ? "rc" : qpt == T_UC ? "uc" : "ud";
-}
-
-static int
-applies(const struct op *o)
-{
-	return (o->qpts & qpt) != 0;
-}
-
-static int
-consumes_recv(const struct op *o)
-{
-	return o->wr == IBV_WR_SEND || o->wr == IBV_WR_SEND_WITH_IMM ||
-	       o->wr == IBV_WR_RDMA_WRITE_WITH_IMM;
-}
-
-static int
-has_imm(const struct op *o)
-{
-	return o->wr == IBV_WR_SEND_WITH_IMM || o->wr == IBV_WR_RDMA_WRITE_WITH_IMM;
-}
-
-static int
-is_atomic(const struct op *o)
-{
-	return o->wr == IBV_WR_ATOMIC_CMP_AND_SWP || o->wr == IBV_WR_ATOMIC_FETCH_AND_ADD;
 }
 
 /* one completion within ms milliseconds: 1, or 0 on timeout */
@@ -386,7 +271,7 @@ setup(const char *dev)
 	memset(buf, 0, BUF_SZ);
 	for (unsigned int i = 0; i < NOPS; i++)
 		for (uint32_t k = 0; k < AREA; k++)
-			buf[READ_OFF + i * AREA + k] = pat(k, 100 + i);
+			buf[READ_OFF + i * AREA + k] = opgen_pat(k, 100 + i);
 	*(uint64_t *)(buf + ATOMIC_OFF) = ATOMIC_INIT;
 	mr = ibv_reg_mr(pd, buf, BUF_SZ, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
 			IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC);
@@ -477,27 +362,27 @@ connect_qp(void)
 static void
 client_op(unsigned int i)
 {
-	const struct op *o = &ops[i];
+	const struct opgen_op *o = &opgen_ops[i];
 	uint8_t *src = buf + SRC_OFF + i * AREA;
 	struct ibv_sge s = { .addr = (uintptr_t)src, .length = o->len, .lkey = mr->lkey };
 	struct ibv_send_wr w = { .wr_id = i, .sg_list = &s, .num_sge = o->len ? 1 : 0,
-				 .opcode = o->wr, .send_flags = IBV_SEND_SIGNALED }, *bad;
+				 .opcode = (enum ibv_wr_opcode)o->wr, .send_flags = IBV_SEND_SIGNALED }, *bad;
 	struct ibv_wc wc;
 
-	if (o->wr == IBV_WR_RDMA_READ || is_atomic(o))
+	if (o->wr == OPGEN_WR_RDMA_READ || opgen_is_atomic(o))
 		memset(src, 0, o->len);
 	else
 		for (uint32_t k = 0; k < o->len; k++)
-			src[k] = pat(k, i);
-	if (has_imm(o))
+			src[k] = opgen_pat(k, i);
+	if (opgen_has_imm(o))
 		w.imm_data = htonl(IMM(i));
-	if (o->wr == IBV_WR_RDMA_WRITE || o->wr == IBV_WR_RDMA_WRITE_WITH_IMM) {
+	if (opgen_is_write(o)) {
 		w.wr.rdma.remote_addr = peer.addr + WRITE_OFF + i * AREA;
 		w.wr.rdma.rkey = peer.rkey;
-	} else if (o->wr == IBV_WR_RDMA_READ) {
+	} else if (o->wr == OPGEN_WR_RDMA_READ) {
 		w.wr.rdma.remote_addr = peer.addr + READ_OFF + i * AREA;
 		w.wr.rdma.rkey = peer.rkey;
-	} else if (is_atomic(o)) {
+	} else if (opgen_is_atomic(o)) {
 		w.wr.atomic.remote_addr = peer.addr + ATOMIC_OFF;
 		w.wr.atomic.rkey = peer.rkey;
 		w.wr.atomic.compare_add = o->compare_add;
@@ -508,30 +393,30 @@ client_op(unsigned int i)
 		w.wr.ud.remote_qpn = peer.qpn;
 		w.wr.ud.remote_qkey = QKEY;
 	}
-	printf("client op %2u %-20s len=%-5u", i, wr_name(o->wr), o->len);
-	if (has_imm(o))
+	printf("client op %2u %-20s len=%-5u", i, opgen_wr_name(o->wr), o->len);
+	if (opgen_has_imm(o))
 		printf(" imm=0x%08x", IMM(i));
 	if (ibv_post_send(qp, &w, &bad)) {
 		printf(" post_send=%s FAIL\n", strerror(errno));
 		fails++;
 		return;
 	}
-	if (!wait_wc(&wc, 10000)) {
+	if (!wait_wc(&wc, OPGEN_WC_TIMEOUT_MS)) {
 		printf(" completion TIMEOUT FAIL\n");
 		fails++;
 		return;
 	}
 	int ok = wc.status == IBV_WC_SUCCESS && wc.wr_id == i;
 	printf(" status=%s", ibv_wc_status_str(wc.status));
-	if (ok && o->wr == IBV_WR_RDMA_READ) {
+	if (ok && o->wr == OPGEN_WR_RDMA_READ) {
 		uint32_t bad_bytes = 0;
 
 		for (uint32_t k = 0; k < o->len; k++)
-			bad_bytes += src[k] != pat(k, 100 + i);
+			bad_bytes += src[k] != opgen_pat(k, 100 + i);
 		printf(" read_data=%s", bad_bytes ? "BAD" : "ok");
 		ok = !bad_bytes;
 	}
-	if (ok && is_atomic(o)) {
+	if (ok && opgen_is_atomic(o)) {
 		uint64_t orig = *(uint64_t *)src;
 
 		printf(" orig=0x%llx", (unsigned long long)orig);
@@ -547,7 +432,7 @@ run_client(int fd)
 	uint32_t verdict, n = 0;
 
 	for (unsigned int i = 0; i < NOPS; i++)
-		if (applies(&ops[i])) {
+		if (opgen_applies(&opgen_ops[i], qpt)) {
 			client_op(i);
 			n++;
 		}
@@ -566,21 +451,21 @@ run_client(int fd)
 static void
 server_recv(unsigned int i)
 {
-	const struct op *o = &ops[i];
+	const struct opgen_op *o = &opgen_ops[i];
 	struct ibv_wc wc;
 	uint32_t hdr = qpt == T_UD ? GRH_LEN : 0;
 
-	if (!wait_wc(&wc, 10000)) {
-		printf("server op %2u %-20s missing receive completion FAIL\n", i, wr_name(o->wr));
+	if (!wait_wc(&wc, OPGEN_WC_TIMEOUT_MS)) {
+		printf("server op %2u %-20s missing receive completion FAIL\n", i, opgen_wr_name(o->wr));
 		fails++;
 		return;
 	}
-	int want_op = o->wr == IBV_WR_RDMA_WRITE_WITH_IMM ? IBV_WC_RECV_RDMA_WITH_IMM : IBV_WC_RECV;
+	int want_op = o->wr == OPGEN_WR_RDMA_WRITE_WITH_IMM ? IBV_WC_RECV_RDMA_WITH_IMM : IBV_WC_RECV;
 	int ok = wc.status == IBV_WC_SUCCESS && (int)wc.opcode == want_op &&
-		 wc.byte_len == o->len + (o->wr == IBV_WR_RDMA_WRITE_WITH_IMM ? 0 : hdr) &&
-		 !!(wc.wc_flags & IBV_WC_WITH_IMM) == !!has_imm(o) &&
-		 (!has_imm(o) || ntohl(wc.imm_data) == IMM(i));
-	printf("server op %2u %-20s status=%s opcode=%s byte_len=%u", i, wr_name(o->wr),
+		 wc.byte_len == o->len + (o->wr == OPGEN_WR_RDMA_WRITE_WITH_IMM ? 0 : hdr) &&
+		 !!(wc.wc_flags & IBV_WC_WITH_IMM) == !!opgen_has_imm(o) &&
+		 (!opgen_has_imm(o) || ntohl(wc.imm_data) == IMM(i));
+	printf("server op %2u %-20s status=%s opcode=%s byte_len=%u", i, opgen_wr_name(o->wr),
 	       ibv_wc_status_str(wc.status), wc.opcode == IBV_WC_RECV ? "RECV" :
 	       wc.opcode == IBV_WC_RECV_RDMA_WITH_IMM ? "RECV_RDMA_WITH_IMM" : "?", wc.byte_len);
 	if (wc.wc_flags & IBV_WC_WITH_IMM)
@@ -589,12 +474,12 @@ server_recv(unsigned int i)
 		printf(" src_qp=0x%06x", wc.src_qp);
 		ok = ok && wc.src_qp == peer.qpn;
 	}
-	if (ok && o->wr != IBV_WR_RDMA_WRITE_WITH_IMM) {
+	if (ok && o->wr != OPGEN_WR_RDMA_WRITE_WITH_IMM) {
 		const uint8_t *p = buf + RECV_OFF + wc.wr_id * AREA + hdr;
 		uint32_t bad_bytes = 0;
 
 		for (uint32_t k = 0; k < o->len; k++)
-			bad_bytes += p[k] != pat(k, i);
+			bad_bytes += p[k] != opgen_pat(k, i);
 		printf(" data=%s", bad_bytes ? "BAD" : "ok");
 		ok = !bad_bytes;
 	}
@@ -609,19 +494,19 @@ run_server(int fd)
 	uint32_t client_fails;
 
 	for (unsigned int i = 0; i < NOPS; i++)
-		if (applies(&ops[i]) && consumes_recv(&ops[i]))
+		if (opgen_applies(&opgen_ops[i], qpt) && opgen_consumes_recv(&opgen_ops[i]))
 			server_recv(i);
 	get(fd, &client_fails, sizeof(client_fails));
 	for (unsigned int i = 0; i < NOPS; i++) {
-		const struct op *o = &ops[i];
+		const struct opgen_op *o = &opgen_ops[i];
 
-		if (!applies(o) || (o->wr != IBV_WR_RDMA_WRITE && o->wr != IBV_WR_RDMA_WRITE_WITH_IMM))
+		if (!opgen_applies(o, qpt) || !opgen_is_write(o))
 			continue;
 		const uint8_t *p = buf + WRITE_OFF + i * AREA;
 		uint32_t bad_bytes = 0;
 		for (uint32_t k = 0; k < AREA; k++)
-			bad_bytes += p[k] != (k < o->len ? pat(k, i) : 0);
-		printf("server op %2u %-20s len=%-5u write_target=%s\n", i, wr_name(o->wr), o->len,
+			bad_bytes += p[k] != (k < o->len ? opgen_pat(k, i) : 0);
+		printf("server op %2u %-20s len=%-5u write_target=%s\n", i, opgen_wr_name(o->wr), o->len,
 		       bad_bytes ? "BAD FAIL" : "ok");
 		fails += !!bad_bytes;
 	}
@@ -629,8 +514,8 @@ run_server(int fd)
 		uint64_t v = *(volatile uint64_t *)(buf + ATOMIC_OFF);
 
 		printf("server atomic word=0x%llx %s\n", (unsigned long long)v,
-		       v == 0xabcdef ? "ok" : "FAIL");
-		fails += v != 0xabcdef;
+		       v == ATOMIC_FINAL ? "ok" : "FAIL");
+		fails += v != ATOMIC_FINAL;
 	}
 	uint32_t verdict = htonl(fails);
 	put(fd, &verdict, sizeof(verdict));
@@ -645,9 +530,9 @@ static void
 list_ops(void)
 {
 	for (unsigned int i = 0; i < NOPS; i++)
-		if (applies(&ops[i]))
-			printf("%u %s %u %s # %s\n", i, wr_name(ops[i].wr), ops[i].len,
-			       consumes_recv(&ops[i]) ? "recv" : "-", ops[i].why);
+		if (opgen_applies(&opgen_ops[i], qpt))
+			printf("%u %s %u %s # %s\n", i, opgen_wr_name(opgen_ops[i].wr), opgen_ops[i].len,
+			       opgen_consumes_recv(&opgen_ops[i]) ? "recv" : "-", opgen_ops[i].why);
 }
 
 static void
@@ -660,7 +545,7 @@ int
 main(int argc, char **argv)
 {
 	const char *dev = "rxe0", *host = NULL;
-	int port = 18600, c, list = 0;
+	int port = OPGEN_PORT, c, list = 0;
 	long psn = -1;
 
 	while ((c = getopt(argc, argv, "d:g:p:t:m:s:T:L")) != -1) {
@@ -712,14 +597,14 @@ main(int argc, char **argv)
 	alarm((unsigned int)timeout_s);
 
 	setup(dev);
-	me.psn = psn >= 0 ? (uint32_t)psn : host ? 0x100 : 0x200;
+	me.psn = psn >= 0 ? (uint32_t)psn : host ? OPGEN_CLIENT_PSN : OPGEN_SERVER_PSN;
 	int fd = host ? tcp_client(host, port) : tcp_server(port);
 	exchange(fd);
 	char a[INET6_ADDRSTRLEN], b[INET6_ADDRSTRLEN];
 	gid_str(me.gid, a, sizeof(a));
 	gid_str(peer.gid, b, sizeof(b));
 	printf("%s %s local qpn=0x%06x psn=0x%06x gid=%s remote qpn=0x%06x psn=0x%06x gid=%s "
-	       "rkey=0x%x path_mtu=%u\n", host ? "client" : "server", qpt_name(), me.qpn, me.psn, a,
+	       "rkey=0x%x path_mtu=%u\n", host ? "client" : "server", opgen_qpt_name(qpt), me.qpn, me.psn, a,
 	       peer.qpn, peer.psn, b, peer.rkey, 128u << path_mtu);
 	connect_qp();
 	uint8_t go = 1;

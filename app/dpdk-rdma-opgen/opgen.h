@@ -1,0 +1,72 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 The dpdk-rdma authors.
+ */
+
+#ifndef DR_OPGEN_H
+#define DR_OPGEN_H
+
+/*
+ * dpdk-rdma-opgen: the guest's dr-opgen (usertools/rxepeer/guest/dr-opgen.c)
+ * on the dr_ API, the same operation table, exchange and verdict
+ * (usertools/rxepeer/guest/dr-opgen-ops.h), so either side can be dr-opgen
+ * on Linux rxe. Only main.c includes the table.
+ */
+
+#include <setjmp.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "dr_verbs.h"
+
+#define OG_PROG "dpdk-rdma-opgen"
+
+/* exit status, as dr-opgen's */
+enum {
+	OG_EXIT_OK = 0,
+	OG_EXIT_CHECK = 1,     /* a failed check, here or at the peer */
+	OG_EXIT_SETUP = 2,     /* usage or setup error */
+	OG_EXIT_TIMEOUT = 3,   /* -T expired */
+};
+
+struct og_opts {
+	const char *host;          /* NULL: server */
+	const char *dev;           /* -d: dr_<port>; NULL: the first */
+	unsigned int qpt;          /* -t: T_RC, T_UC, T_UD */
+	int gidx;                  /* -g: default 1 (the IPv4 GID of --ip) */
+	unsigned int port;         /* -p: TCP port */
+	enum dr_mtu path_mtu;      /* -m */
+	long psn;                  /* -s: first PSN we send; -1: client 0x100, server 0x200 */
+	unsigned int timeout_s;    /* -T: the whole run */
+	bool list;                 /* -L */
+	rte_be32_t ipv4;           /* --ip */
+	uint8_t ipv6[2][16];       /* --ipv6: GID index 2, 3 */
+	unsigned int num_ipv6;
+	uint32_t link_mtu;         /* --link-mtu */
+	double tcp_timeout_s;      /* --timeout: connect/accept and the exchange; 0: -T only */
+};
+
+extern volatile sig_atomic_t og_stop;
+
+/* options.c: 0, 1 (help printed: exit 0), or -1 (usage error printed: exit 2) */
+int og_parse_args(int argc, char **argv, struct og_opts *o);
+
+/*
+ * The run's deadline and its bail-out: og_fail() prints "dpdk-rdma-opgen: ..."
+ * and longjmps to og_bail with @code (main() then releases everything).
+ */
+extern jmp_buf og_bail;
+extern double og_deadline;
+double og_now(void);
+void og_fail(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3), noreturn));
+/* og_fail(OG_EXIT_TIMEOUT) past the deadline, og_fail(SETUP) once stopped by a signal */
+void og_check_deadline(void);
+
+/* tcp.c: blocking-looking TCP over non-blocking sockets; every wait drives @ctx */
+int og_tcp_server(struct dr_context *ctx, unsigned int port, double deadline);
+int og_tcp_client(struct dr_context *ctx, const char *host, unsigned int port, double deadline);
+void og_put(struct dr_context *ctx, int fd, const void *p, size_t n, double deadline);
+void og_get(struct dr_context *ctx, int fd, void *p, size_t n, double deadline);
+
+#endif /* DR_OPGEN_H */

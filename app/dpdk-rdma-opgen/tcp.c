@@ -1,0 +1,195 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 The dpdk-rdma authors.
+ */
+
+/*
+ * dr-opgen's TCP: the server listens on the IPv6 wildcard (IPv4 too) and
+ * takes one client; the client retries until the server listens. dr-opgen
+ * blocks in read()/write(); here the sockets are non-blocking and every
+ * wait drives the transport (dr_progress): the peer resolves our MAC (ARP,
+ * ND) while it moves its QP to RTR, and our responder must run while the
+ * server waits for the client's verdict. Errors and the deadline end the run
+ * through og_fail().
+ */
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "opgen.h"
+
+#define OG_POLL_MS 1
+#define OG_RETRY_S 0.1
+
+static void
+check_time(double deadline)
+{
+	og_check_deadline();
+	if (deadline > 0 && og_now() > deadline)
+		og_fail(OG_EXIT_TIMEOUT, "timed out in the TCP exchange (--timeout)");
+}
+
+/* Drive the transport until @fd is ready for @events. */
+static void
+wait_fd(struct dr_context *ctx, int fd, short events, double deadline)
+{
+	struct pollfd pfd = { .fd = fd, .events = events };
+
+	for (;;) {
+		int n = poll(&pfd, 1, OG_POLL_MS);
+
+		if (n > 0)
+			return;
+		if (n < 0 && errno != EINTR)
+			og_fail(OG_EXIT_SETUP, "poll: %s", strerror(errno));
+		dr_progress(ctx);
+		check_time(deadline);
+	}
+}
+
+static int
+nonblock(int fd)
+{
+	int fl = fcntl(fd, F_GETFL, 0);
+
+	return fl < 0 ? -1 : fcntl(fd, F_SETFL, fl | O_NONBLOCK);
+}
+
+int
+og_tcp_server(struct dr_context *ctx, unsigned int port, double deadline)
+{
+	struct sockaddr_in6 a = { .sin6_family = AF_INET6, .sin6_port = htons((uint16_t)port),
+				  .sin6_addr = IN6ADDR_ANY_INIT };
+	int one = 1, zero = 0, fd, c;
+
+	fd = socket(AF_INET6, SOCK_STREAM, 0);
+	if (fd < 0)
+		og_fail(OG_EXIT_SETUP, "socket: %s", strerror(errno));
+	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &zero, sizeof(zero));
+	if (bind(fd, (struct sockaddr *)&a, sizeof(a)) != 0 || listen(fd, 1) != 0 ||
+	    nonblock(fd) != 0) {
+		int err = errno;
+
+		close(fd);
+		og_fail(OG_EXIT_SETUP, "bind/listen on port %u: %s", port, strerror(err));
+	}
+	printf("server listening on tcp port %u\n", port);
+	fflush(stdout);
+	for (;;) {
+		wait_fd(ctx, fd, POLLIN, deadline);
+		c = accept(fd, NULL, NULL);
+		if (c >= 0)
+			break;
+		if (errno != EAGAIN && errno != EINTR && errno != ECONNABORTED) {
+			int err = errno;
+
+			close(fd);
+			og_fail(OG_EXIT_SETUP, "accept: %s", strerror(err));
+		}
+	}
+	close(fd);
+	if (nonblock(c) != 0) {
+		close(c);
+		og_fail(OG_EXIT_SETUP, "fcntl: %s", strerror(errno));
+	}
+	return c;
+}
+
+/* One non-blocking connect, driving the transport: the socket, or -1. */
+static int
+try_connect(struct dr_context *ctx, const struct addrinfo *ai, double deadline)
+{
+	int fd = socket(ai->ai_family, ai->ai_socktype, ai->ai_protocol);
+	int err = 0;
+	socklen_t elen = sizeof(err);
+
+	if (fd < 0)
+		return -1;
+	if (nonblock(fd) != 0)
+		goto fail;
+	if (connect(fd, ai->ai_addr, ai->ai_addrlen) == 0)
+		return fd;
+	if (errno != EINPROGRESS)
+		goto fail;
+	wait_fd(ctx, fd, POLLOUT, deadline);
+	if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &elen) != 0 || err != 0)
+		goto fail;
+	return fd;
+fail:
+	close(fd);
+	return -1;
+}
+
+int
+og_tcp_client(struct dr_context *ctx, const char *host, unsigned int port, double deadline)
+{
+	struct addrinfo hints = { .ai_socktype = SOCK_STREAM }, *res, *r;
+	char service[16];
+	int err, fd;
+
+	snprintf(service, sizeof(service), "%u", port);
+	err = getaddrinfo(host, service, &hints, &res);
+	if (err != 0)
+		og_fail(OG_EXIT_SETUP, "%s: %s", host, gai_strerror(err));
+	/* the server may still be starting: retry until the deadline */
+	for (;;) {
+		for (r = res; r != NULL; r = r->ai_next) {
+			fd = try_connect(ctx, r, deadline);
+			if (fd >= 0) {
+				freeaddrinfo(res);
+				return fd;
+			}
+		}
+		for (double until = og_now() + OG_RETRY_S; og_now() < until;) {
+			dr_progress(ctx);
+			check_time(deadline);   /* a timeout ends the process: res goes with it */
+			usleep(1000);
+		}
+	}
+}
+
+void
+og_put(struct dr_context *ctx, int fd, const void *p, size_t n, double deadline)
+{
+	const char *c = p;
+
+	while (n != 0) {
+		ssize_t w = write(fd, c, n);
+
+		if (w < 0 && (errno == EAGAIN || errno == EINTR)) {
+			wait_fd(ctx, fd, POLLOUT, deadline);
+			continue;
+		}
+		if (w <= 0)
+			og_fail(OG_EXIT_SETUP, "tcp write: %s", w != 0 ? strerror(errno) : "closed");
+		c += w;
+		n -= (size_t)w;
+	}
+}
+
+void
+og_get(struct dr_context *ctx, int fd, void *p, size_t n, double deadline)
+{
+	char *c = p;
+
+	while (n != 0) {
+		ssize_t r;
+
+		wait_fd(ctx, fd, POLLIN, deadline);
+		r = read(fd, c, n);
+		if (r < 0 && (errno == EAGAIN || errno == EINTR))
+			continue;
+		if (r <= 0)
+			og_fail(OG_EXIT_SETUP, "tcp read: %s", r != 0 ? strerror(errno) : "peer closed");
+		c += r;
+		n -= (size_t)r;
+	}
+}

@@ -1,0 +1,109 @@
+# SPDX-License-Identifier: BSD-3-Clause
+# Copyright (c) 2026 The dpdk-rdma authors.
+"""One of our programs (DPDK, in the harness's namespace, on a veth of its
+bridge) against a tool in one rxe VM: who serves, the capture of the VM's
+tap, the outputs kept next to the pcap. Used by the modules that run our
+stack against rxe with other links and programs than the first two
+(test_mtu_ipv6_rxe.py, test_opgen_rxe.py, test_loss_rxe.py)."""
+
+import glob
+import os
+import shutil
+import subprocess
+import time
+
+import pytest
+
+from .conftest import REPO
+from .test_pingpong_rxe import finish, listening
+
+TIMEOUT = 60
+
+
+def exe_of(name):
+    """build/app/NAME/NAME of DR_BUILD_DIR (default build/)."""
+    build = os.environ.get("DR_BUILD_DIR") or str(REPO / "build")
+    exe = os.path.join(build, "app", name, name)
+    if not os.path.isfile(exe):
+        pytest.fail("%s is not built (set DR_BUILD_DIR or run ninja -C %s)" % (exe, build))
+    return exe
+
+
+def vdev(pmd, veth, extra=""):
+    """--vdev of our port on veth: net_pcap (large frames), net_af_packet,
+    net_af_xdp (extra: more devargs, ",xdp_prog=...")."""
+    if pmd == "pcap":
+        # rx_iface_in: our own transmitted frames stay out of our receive path
+        return "net_pcap0,rx_iface_in=%s,tx_iface=%s%s" % (veth, veth, extra)
+    if pmd == "af_xdp":
+        return "net_af_xdp0,iface=%s,start_queue=0,queue_count=1%s" % (veth, extra)
+    return "net_af_packet0,iface=%s%s" % (veth, extra)
+
+
+class Peer:
+    """The VM, our veth, where outputs go; prefix names our EAL runtime dirs."""
+
+    def __init__(self, harness, vm, veth, outdir, prefix):
+        self.harness = harness
+        self.vm = vm
+        self.veth = veth
+        self.outdir = outdir
+        self.prefix = "%s%d" % (prefix, os.getpid())
+        self.seq = 0
+
+    def eal(self, pmd, extra=""):
+        self.seq += 1
+        return ["--no-pci", "--no-huge", "-m", "256",
+                "--file-prefix=%s_%d" % (self.prefix, self.seq),
+                "--vdev", vdev(pmd, self.veth, extra),
+                "--log-level=pmd.net.af_packet:warning", "--log-level=pmd.net.pcap:warning",
+                "--log-level=pmd.net.af_xdp:warning"]
+
+    def ours(self, exe, pmd, args, extra=""):
+        argv = [exe] + self.eal(pmd, extra) + ["--"] + args
+        return self.harness.netns_popen(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                        text=True)
+
+    def wait_listen(self, proc, port):
+        end = time.monotonic() + 30
+        while not listening(self, port):
+            assert proc.poll() is None, finish(proc, 5)
+            assert time.monotonic() < end, "our server does not listen on %d" % port
+            time.sleep(0.1)
+
+    def run(self, name, exe, pmd, our_args, tool, port, we_serve, extra="", wait_listen=True,
+            timeout=TIMEOUT):
+        """Our program and an rxe tool (a sh command line), one serving the
+        other (the client gets the server's address appended), the VM's tap
+        captured into OUTDIR/name.pcap. Returns (our rc, our output, rxe
+        ExecResult, pcap)."""
+        pcap = str(self.outdir / (name + ".pcap"))
+        self.harness.capture_start(pcap, self.vm.tap)
+        proc = None
+        try:
+            if we_serve:
+                proc = self.ours(exe, pmd, our_args, extra)
+                if wait_listen:
+                    self.wait_listen(proc, port)
+                theirs = self.vm.exec("%s %s" % (tool, self.harness.host_ip), timeout)
+                rc, out = finish(proc, 5 if theirs.rc != 0 else timeout)
+            else:
+                job = self.vm.spawn(tool, timeout)
+                if wait_listen:
+                    self.vm.wait_tcp_listen(port, timeout=30)
+                proc = self.ours(exe, pmd, our_args + [self.vm.ip], extra)
+                rc, out = finish(proc, timeout)
+                theirs = job.wait(None if rc == 0 else 5)
+        finally:
+            if proc is not None and proc.poll() is None:
+                proc.kill()
+                proc.wait()
+            self.harness.capture_stop(pcap)
+        (self.outdir / (name + ".ours.txt")).write_text(out)
+        (self.outdir / (name + ".rxe.txt")).write_text(theirs.output)
+        return rc, out, theirs, pcap
+
+    def cleanup(self):
+        """Our processes' EAL runtime directories."""
+        for d in glob.glob("/var/run/dpdk/%s_*" % self.prefix):
+            shutil.rmtree(d, ignore_errors=True)
