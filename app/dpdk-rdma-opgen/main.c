@@ -17,9 +17,7 @@
  * progress), and every TCP wait drives it too (tcp.c).
  *
  * QP types are rows of a table (qpt_table): what each needs at INIT, RTR and
- * RTS and whether it sends through an address handle. dpdk-rdma creates RC
- * QPs only for now: -t uc and -t ud stop at dr_create_qp (EOPNOTSUPP) with
- * exit status 2.
+ * RTS and whether it sends through an address handle (UD).
  */
 
 #include <arpa/inet.h>
@@ -88,6 +86,7 @@ static struct {
 	struct dr_pd *pd;
 	struct dr_cq *cq;
 	struct dr_qp *qp;
+	struct dr_ah *ah;             /* UD: to the peer */
 	struct dr_mr *mr;
 	uint8_t *buf;
 	struct wire_info me, peer;    /* host byte order */
@@ -315,8 +314,12 @@ connect_qp(void)
 	a.rnr_retry = 7;
 	a.max_rd_atomic = 4;
 	modify(&a, DR_QP_STATE | DR_QP_SQ_PSN | t->rts_mask, "RTS");
-	if (t->needs_ah)
-		og_fail(OG_EXIT_SETUP, "-t %s: the dr_ API has no address handles yet", t->name);
+	if (t->needs_ah) {
+		/* UD: the peer is an address handle (dr-opgen: ibv_create_ah) */
+		g.ah = dr_create_ah(g.pd, &av);
+		if (g.ah == NULL)
+			og_fail(OG_EXIT_SETUP, "dr_create_ah: %s", strerror(errno));
+	}
 }
 
 /* ---------------------------------------------------------------- client */
@@ -340,7 +343,11 @@ client_op(unsigned int i)
 			src[k] = opgen_pat(k, i);
 	if (opgen_has_imm(o))
 		w.imm_data = htonl(IMM(i));
-	if (opgen_is_write(o)) {
+	if (g.ah != NULL) {
+		w.wr.ud.ah = g.ah;
+		w.wr.ud.remote_qpn = g.peer.qpn;
+		w.wr.ud.remote_qkey = QKEY;
+	} else if (opgen_is_write(o)) {
 		w.wr.rdma.remote_addr = g.peer.addr + WRITE_OFF + i * AREA;
 		w.wr.rdma.rkey = g.peer.rkey;
 	} else if (o->wr == OPGEN_WR_RDMA_READ) {
@@ -535,6 +542,8 @@ release(void)
 		close(g.fd);
 	if (g.qp != NULL && dr_destroy_qp(g.qp) != 0)
 		fprintf(stderr, OG_PROG ": dr_destroy_qp failed\n");
+	if (g.ah != NULL && dr_destroy_ah(g.ah) != 0)
+		fprintf(stderr, OG_PROG ": dr_destroy_ah failed\n");
 	if (g.cq != NULL && dr_destroy_cq(g.cq) != 0)
 		fprintf(stderr, OG_PROG ": dr_destroy_cq failed\n");
 	if (g.mr != NULL && dr_dereg_mr(g.mr) != 0)
