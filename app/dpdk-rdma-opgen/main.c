@@ -34,6 +34,7 @@
 
 #include "dr-opgen-ops.h"
 #include "dr_app.h"
+#include "dr_app_sock.h"
 #include "opgen.h"
 
 /* the table's opcode numbers are the dr_ API's */
@@ -98,10 +99,7 @@ static struct {
 double
 og_now(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
+	return dr_app_now();
 }
 
 void

@@ -14,7 +14,6 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <poll.h>
@@ -23,9 +22,10 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "dr_app_sock.h"
 #include "opgen.h"
 
-#define OG_POLL_MS 1
+#define OG_SLICE_S 0.05      /* stop and deadlines are looked at this often while waiting */
 #define OG_RETRY_S 0.1
 
 static void
@@ -36,30 +36,19 @@ check_time(double deadline)
 		og_fail(OG_EXIT_TIMEOUT, "timed out in the TCP exchange (--timeout)");
 }
 
-/* Drive the transport until @fd is ready for @events. */
+/* Drive the transport until @fd is ready for @events; errors, a stop and the deadlines end the run. */
 static void
 wait_fd(struct dr_context *ctx, int fd, short events, double deadline)
 {
-	struct pollfd pfd = { .fd = fd, .events = events };
-
 	for (;;) {
-		int n = poll(&pfd, 1, OG_POLL_MS);
+		int rc = dr_app_wait_fd(ctx, fd, events, og_now() + OG_SLICE_S, NULL);
 
-		if (n > 0)
+		if (rc == 0)
 			return;
-		if (n < 0 && errno != EINTR)
-			og_fail(OG_EXIT_SETUP, "poll: %s", strerror(errno));
-		dr_progress(ctx);
+		if (rc != -ETIMEDOUT)
+			og_fail(OG_EXIT_SETUP, "poll: %s", strerror(-rc));
 		check_time(deadline);
 	}
-}
-
-static int
-nonblock(int fd)
-{
-	int fl = fcntl(fd, F_GETFL, 0);
-
-	return fl < 0 ? -1 : fcntl(fd, F_SETFL, fl | O_NONBLOCK);
 }
 
 int
@@ -75,7 +64,7 @@ og_tcp_server(struct dr_context *ctx, unsigned int port, double deadline)
 	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
 	setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &zero, sizeof(zero));
 	if (bind(fd, (struct sockaddr *)&a, sizeof(a)) != 0 || listen(fd, 1) != 0 ||
-	    nonblock(fd) != 0) {
+	    dr_app_nonblock(fd) != 0) {
 		int err = errno;
 
 		close(fd);
@@ -96,37 +85,13 @@ og_tcp_server(struct dr_context *ctx, unsigned int port, double deadline)
 		}
 	}
 	close(fd);
-	if (nonblock(c) != 0) {
+	if (dr_app_nonblock(c) != 0) {
 		close(c);
 		og_fail(OG_EXIT_SETUP, "fcntl: %s", strerror(errno));
 	}
 	return c;
 }
 
-/* One non-blocking connect, driving the transport: the socket, or -1. */
-static int
-try_connect(struct dr_context *ctx, const struct addrinfo *ai, double deadline)
-{
-	int fd = socket(ai->ai_family, ai->ai_socktype, ai->ai_protocol);
-	int err = 0;
-	socklen_t elen = sizeof(err);
-
-	if (fd < 0)
-		return -1;
-	if (nonblock(fd) != 0)
-		goto fail;
-	if (connect(fd, ai->ai_addr, ai->ai_addrlen) == 0)
-		return fd;
-	if (errno != EINPROGRESS)
-		goto fail;
-	wait_fd(ctx, fd, POLLOUT, deadline);
-	if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &elen) != 0 || err != 0)
-		goto fail;
-	return fd;
-fail:
-	close(fd);
-	return -1;
-}
 
 int
 og_tcp_client(struct dr_context *ctx, const char *host, unsigned int port, double deadline)
@@ -142,7 +107,7 @@ og_tcp_client(struct dr_context *ctx, const char *host, unsigned int port, doubl
 	/* the server may still be starting: retry until the deadline */
 	for (;;) {
 		for (r = res; r != NULL; r = r->ai_next) {
-			fd = try_connect(ctx, r, deadline);
+			fd = dr_app_try_connect(ctx, r, deadline, &og_stop);
 			if (fd >= 0) {
 				freeaddrinfo(res);
 				return fd;

@@ -17,7 +17,6 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <netdb.h>
 #include <poll.h>
 #include <stdio.h>
@@ -27,19 +26,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "dr_app_sock.h"
 #include "pingpong.h"
 
-#define PP_POLL_MS 1
 #define PP_CONNECT_RETRY_MS 100
-
-static double
-now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 void
 pp_gid_to_wire(const union dr_gid *gid, char wgid[33])
@@ -85,28 +75,17 @@ pp_parse_dest(const char *msg, struct pp_dest *d)
 	return 0;
 }
 
-/* Drive the transport until @fd is ready for @events; 0, or -1 on timeout / stop. */
+/* Drive the transport until @fd is ready for @events; 0, or -1 on timeout / stop / error. */
 static int
 wait_fd(struct dr_context *ctx, int fd, short events, double deadline)
 {
-	struct pollfd pfd = { .fd = fd, .events = events };
+	int rc = dr_app_wait_fd(ctx, fd, events, deadline, &pp_stop);
 
-	for (;;) {
-		int n = poll(&pfd, 1, PP_POLL_MS);
-
-		if (n > 0)
-			return 0;
-		if (n < 0 && errno != EINTR) {
-			perror("poll");
-			return -1;
-		}
-		dr_progress(ctx);
-		if (pp_stop || (deadline > 0 && now_s() > deadline)) {
-			fprintf(stderr, PP_PROG ": %s\n", pp_stop ? "interrupted" :
-				"timed out in the TCP exchange");
-			return -1;
-		}
-	}
+	if (rc == -EINTR || rc == -ETIMEDOUT)
+		fprintf(stderr, PP_PROG ": %s\n", rc == -EINTR ? "interrupted" : "timed out in the TCP exchange");
+	else if (rc != 0)
+		fprintf(stderr, PP_PROG ": poll: %s\n", strerror(-rc));
+	return rc == 0 ? 0 : -1;
 }
 
 /* read() until @len bytes or EOF; the count read, or -1 */
@@ -156,40 +135,7 @@ write_full(struct dr_context *ctx, int fd, const char *buf, size_t len, double d
 static double
 deadline_of(const struct pp_opts *o)
 {
-	return o->timeout_s > 0 ? now_s() + o->timeout_s : 0;
-}
-
-static int
-nonblock(int fd)
-{
-	int fl = fcntl(fd, F_GETFL, 0);
-
-	return fl < 0 ? -1 : fcntl(fd, F_SETFL, fl | O_NONBLOCK);
-}
-
-/* One non-blocking connect to @ai, driving the transport; the socket or -1. */
-static int
-try_connect(struct dr_context *ctx, const struct addrinfo *ai, double deadline)
-{
-	int fd = socket(ai->ai_family, ai->ai_socktype, ai->ai_protocol);
-	int err = 0;
-	socklen_t elen = sizeof(err);
-
-	if (fd < 0)
-		return -1;
-	if (nonblock(fd) != 0)
-		goto fail;
-	if (connect(fd, ai->ai_addr, ai->ai_addrlen) == 0)
-		return fd;
-	if (errno != EINPROGRESS)
-		goto fail;
-	if (wait_fd(ctx, fd, POLLOUT, deadline) != 0 ||
-	    getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &elen) != 0 || err != 0)
-		goto fail;
-	return fd;
-fail:
-	close(fd);
-	return -1;
+	return o->timeout_s > 0 ? dr_app_now() + o->timeout_s : 0;
 }
 
 int
@@ -209,7 +155,7 @@ pp_client_exch(struct dr_context *ctx, const struct pp_opts *o, const struct pp_
 		return -1;
 	}
 	for (t = res; t != NULL && fd < 0; t = t->ai_next)
-		fd = try_connect(ctx, t, deadline);
+		fd = dr_app_try_connect(ctx, t, deadline, &pp_stop);
 	freeaddrinfo(res);
 	if (fd < 0) {
 		fprintf(stderr, "Couldn't connect to %s:%u\n", o->servername, o->port);
@@ -260,7 +206,7 @@ listen_on(unsigned int port)
 		fd = -1;
 	}
 	freeaddrinfo(res);
-	if (fd < 0 || listen(fd, 1) != 0 || nonblock(fd) != 0) {
+	if (fd < 0 || listen(fd, 1) != 0 || dr_app_nonblock(fd) != 0) {
 		if (fd >= 0)
 			close(fd);
 		fprintf(stderr, "Couldn't listen to port %u\n", port);
@@ -292,7 +238,7 @@ pp_server_exch(struct dr_context *ctx, const struct pp_opts *o, const struct pp_
 			break;
 	}
 	close(lfd);
-	if (fd < 0 || nonblock(fd) != 0) {
+	if (fd < 0 || dr_app_nonblock(fd) != 0) {
 		fprintf(stderr, "accept() failed\n");
 		if (fd >= 0)
 			close(fd);
