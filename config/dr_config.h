@@ -12,7 +12,8 @@
 
 #define DR_MAX_QP 1024           /* QPs per context */
 #define DR_QPN_BASE 0x11         /* first QPN handed out (0, 1 are QP0/QP1; rxe also starts at 17) */
-#define DR_MAX_MR 4096           /* MRs per context (key index space) */
+#define DR_MAX_MR 4096           /* MRs per context (key indices 0 .. DR_MAX_MR - 1) */
+#define DR_MAX_MW 1024           /* memory windows per context (key indices after the MRs') */
 #define DR_MAX_PD 1024
 #define DR_MAX_CQ 1024
 #define DR_MAX_CQE 65536         /* entries per CQ */

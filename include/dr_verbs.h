@@ -241,6 +241,17 @@ enum dr_send_flags {
 	DR_SEND_IP_CSUM = 1 << 4,
 };
 
+struct dr_mw;
+struct dr_mr;
+
+/** Where a memory window goes (struct ibv_mw_bind_info). */
+struct dr_mw_bind_info {
+	struct dr_mr *mr;             /**< the MR the window lies in (NULL with length 0: unbind) */
+	uint64_t addr;                /**< first byte, in the MR's address space */
+	uint64_t length;              /**< bytes; 0 unbinds */
+	unsigned int mw_access_flags; /**< REMOTE_READ / REMOTE_WRITE / REMOTE_ATOMIC / ZERO_BASED */
+};
+
 /** A send work request (struct ibv_send_wr). */
 struct dr_send_wr {
 	uint64_t wr_id;
@@ -270,6 +281,25 @@ struct dr_send_wr {
 			uint32_t remote_qkey;
 		} ud;
 	} wr;
+	union {
+		struct {
+			uint32_t remote_srqn;
+		} xrc;                        /**< XRC_SEND: the SRQ at the target (not offered yet) */
+	} qp_type;
+	union {
+		/** DR_WR_BIND_MW: bind @p mw, giving it the R_Key @p rkey (a type 2
+		 *  window's new key: dr_inc_rkey() of its current one) */
+		struct {
+			struct dr_mw *mw;
+			uint32_t rkey;
+			struct dr_mw_bind_info bind_info;
+		} bind_mw;
+		struct {
+			void *hdr;
+			uint16_t hdr_sz;
+			uint16_t mss;
+		} tso;                        /**< DR_WR_TSO (not offered) */
+	};
 };
 
 /** A receive work request (struct ibv_recv_wr). */
@@ -557,6 +587,57 @@ int dr_init_ah_from_wc(struct dr_context *ctx, uint8_t port_num, const struct dr
 /** ibv_create_ah_from_wc(3): dr_init_ah_from_wc() then dr_create_ah(); NULL with errno set. */
 struct dr_ah *dr_create_ah_from_wc(struct dr_pd *pd, const struct dr_wc *wc, const struct dr_grh *grh,
 				   uint8_t port_num);
+
+/* ------------------------------------------------------------------ */
+/* Memory windows (ibv_alloc_mw(3), ibv_bind_mw(3); IBA 10.6.7)        */
+/* ------------------------------------------------------------------ */
+
+/** Memory window types (enum ibv_mw_type). */
+enum dr_mw_type {
+	DR_MW_TYPE_1 = 1,             /**< bound with dr_bind_mw() */
+	DR_MW_TYPE_2 = 2,             /**< bound with a DR_WR_BIND_MW work request, invalidated by LOCAL_INV / SEND_WITH_INV */
+};
+
+/** A memory window (struct ibv_mw). */
+struct dr_mw {
+	struct dr_context *context;
+	struct dr_pd *pd;
+	uint32_t rkey;                /**< the current R_Key */
+	uint32_t handle;
+	enum dr_mw_type type;
+};
+
+/** dr_bind_mw() request (struct ibv_mw_bind). */
+struct dr_mw_bind {
+	uint64_t wr_id;
+	unsigned int send_flags;      /**< DR_SEND_SIGNALED, DR_SEND_FENCE */
+	struct dr_mw_bind_info bind_info;
+};
+
+/**
+ * ibv_alloc_mw(3): a window of @p type on @p pd, unbound.
+ * @return the MW or NULL with errno set (EINVAL bad type, ENOMEM).
+ */
+struct dr_mw *dr_alloc_mw(struct dr_pd *pd, enum dr_mw_type type);
+/** ibv_dealloc_mw(3). @return 0, -EBUSY while a posted bind WR names it, -EINVAL. */
+int dr_dealloc_mw(struct dr_mw *mw);
+
+/**
+ * ibv_bind_mw(3): bind type 1 window @p mw through @p qp (RC or UC): a
+ * bind WR is posted on the send queue, ordered with the others; on success
+ * @p mw->rkey is already the new key (dr_inc_rkey() of the old one), usable
+ * once the bind completes (DR_WC_BIND_MW). A zero length unbinds.
+ * @return 0 or a positive errno value as dr_post_send() (EINVAL: a type 2
+ *         window, a UD QP, bad access flags; ENOMEM: send queue full).
+ */
+int dr_bind_mw(struct dr_qp *qp, struct dr_mw *mw, struct dr_mw_bind *mw_bind);
+
+/** ibv_inc_rkey(3): the next R_Key of a window: the same index, the next 8-bit key. */
+static inline uint32_t
+dr_inc_rkey(uint32_t rkey)
+{
+	return (rkey & 0xFFFFFF00u) | ((rkey + 1) & 0xFFu);
+}
 
 /* ------------------------------------------------------------------ */
 /* Completion queues                                                   */

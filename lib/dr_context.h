@@ -25,6 +25,7 @@
 #include "dr_verbs.h"
 
 struct dr_qp_impl;
+struct dr_mw_impl;
 
 struct dr_device {
 	uint16_t port_id;
@@ -76,9 +77,11 @@ struct dr_context {
 	/* object tables; QPN = DR_QPN_BASE + index */
 	struct dr_qp_impl *qp_table[DR_MAX_QP];
 	struct dr_mr_impl *mr_table[DR_MAX_MR];
+	struct dr_mw_impl *mw_table[DR_MAX_MW];    /* key index DR_MAX_MR + slot */
 	uint8_t mr_variant[DR_MAX_MR];      /* key byte of each slot, bumped at every reuse */
+	uint8_t mw_variant[DR_MAX_MW];      /* last key portion of each window slot */
 	uint32_t next_qp_hint;
-	uint32_t num_qps, num_mrs, num_pds, num_cqs, num_srqs;
+	uint32_t num_qps, num_mrs, num_pds, num_cqs, num_srqs, num_mws;
 
 	/* frames built and not yet taken by the PMD, sent at the end of each progress round */
 	struct rte_mbuf *tx_buf[DR_BURST * 4];
@@ -102,6 +105,7 @@ struct dr_pd {
 struct dr_mr_impl {
 	struct dr_mr pub;
 	struct dr_mr_region region;         /* iova = addr, length, access */
+	uint32_t num_mw;                    /* memory windows bound to it (dereg: -EBUSY) */
 };
 
 /* MR of a local key (L_Key) or remote key (R_Key), NULL if none: full key must match. */

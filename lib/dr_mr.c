@@ -99,6 +99,11 @@ dr_dereg_mr(struct dr_mr *pub)
 	idx = dr_mr_key_index(pub->lkey);
 	if (idx >= DR_MAX_MR || ctx->mr_table[idx] != mr)
 		return -EINVAL;
+	/* a memory window bound to it keeps it (IBA 10.6.7.2.x; rxe refuses too) */
+	if (mr->num_mw != 0) {
+		DR_LOG(ctx, INFO, "dereg_mr: %u memory windows are bound to it", mr->num_mw);
+		return -EBUSY;
+	}
 	ctx->mr_table[idx] = NULL;
 	ctx->num_mrs--;
 	pub->pd->refcnt--;

@@ -20,6 +20,7 @@
 #include "dr_ah.h"
 #include "dr_context.h"
 #include "dr_log.h"
+#include "dr_mw.h"
 #include "dr_qp_impl.h"
 #include "dr_srq.h"
 #include "dr_verbs_priv.h"
@@ -85,9 +86,22 @@ send_wr_check(const struct dr_qp_impl *qp, const struct dr_send_wr *wr, uint16_t
 	f = dr_wr_opcode_flags(qp->pub.qp_type, wr->opcode);
 	if (!(f & DR_WRF_ALLOWED))
 		return EINVAL;
-	/* local operations (LOCAL_INV, BIND_MW), FLUSH and ATOMIC_WRITE: not implemented yet */
-	if (f & (DR_WRF_LOCAL | DR_WRF_FLUSH | DR_WRF_ATOMIC_WRITE))
+	/* FLUSH and ATOMIC_WRITE (IBA 1.5 placement operations): not offered */
+	if (f & (DR_WRF_FLUSH | DR_WRF_ATOMIC_WRITE))
 		return EOPNOTSUPP;
+	/* BIND_MW (ibv_bind_mw(3)): a window of this context, rights a window can grant, an MR when it has a length */
+	if (wr->opcode == DR_WR_BIND_MW) {
+		const struct dr_mw_bind_info *bi = &wr->bind_mw.bind_info;
+
+		if (wr->bind_mw.mw == NULL || wr->bind_mw.mw->context != qp->pub.context ||
+		    (bi->mw_access_flags & ~(unsigned int)(DR_ACCESS_REMOTE_READ | DR_ACCESS_REMOTE_WRITE |
+							   DR_ACCESS_REMOTE_ATOMIC | DR_ACCESS_ZERO_BASED)) ||
+		    (bi->length != 0 && (bi->mr == NULL || bi->mr->context != qp->pub.context)))
+			return EINVAL;
+		*flags = f;
+		*len = 0;
+		return 0;
+	}
 	/* send_flags: enum ibv_send_flags bits that apply to this QP type */
 	if (wr->send_flags & ~DR_SEND_FLAGS_OK)
 		return EINVAL;
@@ -151,7 +165,7 @@ send_wqe_fill(struct dr_qp_impl *qp, struct dr_send_wqe *wqe, uint32_t slot, con
 	wqe->opcode = wr->opcode;
 	wqe->send_flags = wr->send_flags | (qp->sq_sig_all ? DR_SEND_SIGNALED : 0);
 	wqe->imm_data = (f & DR_WRF_IMM) ? wr->imm_data : 0;
-	wqe->invalidate_rkey = (f & DR_WRF_INV) ? wr->invalidate_rkey : 0;
+	wqe->invalidate_rkey = ((f & DR_WRF_INV) || wr->opcode == DR_WR_LOCAL_INV) ? wr->invalidate_rkey : 0;
 	wqe->remote_addr = 0;
 	wqe->rkey = 0;
 	wqe->compare_add = 0;
@@ -168,6 +182,20 @@ send_wqe_fill(struct dr_qp_impl *qp, struct dr_send_wqe *wqe, uint32_t slot, con
 	wqe->ah = NULL;
 	wqe->remote_qpn = 0;
 	wqe->remote_qkey = 0;
+	wqe->mw = NULL;
+	wqe->bind_mr = NULL;
+	wqe->bind_len = 0;
+	wqe->bind_access = 0;
+	if (wr->opcode == DR_WR_BIND_MW) {
+		/* executed when the requester reaches it; the window is held until then */
+		wqe->mw = dr_mw_impl(wr->bind_mw.mw);
+		wqe->mw->inflight++;
+		wqe->rkey = wr->bind_mw.rkey;
+		wqe->remote_addr = wr->bind_mw.bind_info.addr;
+		wqe->bind_mr = wr->bind_mw.bind_info.mr != NULL ? dr_mr_impl(wr->bind_mw.bind_info.mr) : NULL;
+		wqe->bind_len = wr->bind_mw.bind_info.length;
+		wqe->bind_access = wr->bind_mw.bind_info.mw_access_flags;
+	}
 	if (f & DR_WRF_NEEDS_AH) {
 		/* C10-15: the high-order bit of the WR's Q_Key selects the QP's own */
 		wqe->ah = dr_ah_impl(wr->wr.ud.ah);
@@ -346,6 +374,10 @@ dr_send_wqe_release(struct dr_send_wqe *wqe)
 	if (wqe->ah != NULL) {
 		wqe->ah->inflight--;
 		wqe->ah = NULL;
+	}
+	if (wqe->mw != NULL) {
+		wqe->mw->inflight--;
+		wqe->mw = NULL;
 	}
 }
 

@@ -20,6 +20,7 @@
 #include "dr_ah.h"
 #include "dr_context.h"
 #include "dr_log.h"
+#include "dr_mw.h"
 #include "dr_pkt.h"
 #include "dr_psn.h"
 #include "dr_qp_attr.h"
@@ -525,6 +526,7 @@ dr_destroy_qp(struct dr_qp *pub)
 		return -EBUSY;
 	}
 	dr_async_forget(ctx, pub);
+	dr_mw_qp_destroyed(qp);
 	if (qp->srq != NULL)
 		qp->srq->refcnt--;
 	ctx->qp_table[qp->index] = NULL;

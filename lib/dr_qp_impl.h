@@ -52,6 +52,11 @@ struct dr_send_wqe {
 	struct dr_ah_impl *ah;
 	uint32_t remote_qpn;
 	uint32_t remote_qkey;          /* DR_QKEY_USE_QP resolved at post time */
+	/* BIND_MW: the window (held: mw->inflight), its new key in rkey, where in remote_addr */
+	struct dr_mw_impl *mw;
+	struct dr_mr_impl *bind_mr;
+	uint64_t bind_len;
+	unsigned int bind_access;
 
 	/* requester / completer bookkeeping */
 	enum dr_wqe_state state;
@@ -65,9 +70,10 @@ struct dr_send_wqe {
 };
 
 struct dr_ah_impl;
+struct dr_mw_impl;
 struct dr_srq_impl;
 
-/* Give back the AH a UD send WQE holds (it went out, or it is flushed). */
+/* Give back the AH / window a send WQE holds (it went out or was executed, or it is flushed). */
 void dr_send_wqe_release(struct dr_send_wqe *wqe);
 
 struct dr_recv_wqe {

@@ -44,6 +44,7 @@
 
 #include "dr_ah.h"
 #include "dr_log.h"
+#include "dr_mw.h"
 #include "dr_psn.h"
 #include "dr_transport.h"
 
@@ -328,6 +329,31 @@ req_send_segment(struct dr_qp_impl *qp, struct dr_send_wqe *wqe)
 	return 0;
 }
 
+/*
+ * Step SEND_PKT for a local operation (BIND_MW, LOCAL_INV; IBA 10.6.7.2,
+ * 10.7.2.x): executed when the requester reaches it, after every earlier
+ * WQE went out; it takes no PSN and completes in order with the others.
+ */
+static int
+req_local_op(struct dr_qp_impl *qp, struct dr_send_wqe *wqe)
+{
+	enum dr_wc_status st = wqe->opcode == DR_WR_BIND_MW ? dr_mw_bind_exec(qp, wqe) :
+			       dr_mw_local_inv_exec(qp, wqe->invalidate_rkey);
+
+	dr_send_wqe_release(wqe);
+	if (st != DR_WC_SUCCESS) {
+		req_error(qp, wqe, st);       /* the completer reports it, then the QP goes to ERR */
+		return -EINVAL;
+	}
+	wqe->state = DR_WQE_DONE;
+	wqe->sent_once = true;
+	wqe->first_psn = wqe->last_psn = dr_psn_sub(qp->req.psn, 1);
+	wqe->npkts = 0;
+	qp->req.cur++;
+	qp->req.offset = 0;
+	return 0;
+}
+
 /* A UD WQE is finished: it went out, or was dropped as IBA allows. */
 static void
 req_ud_done(struct dr_qp_impl *qp, struct dr_send_wqe *wqe)
@@ -405,6 +431,9 @@ req_send_pkt(struct dr_qp_impl *qp, struct dr_send_wqe *wqe)
 	if (qp->pub.qp_type == DR_QPT_UD)
 		return req_send_ud(qp, wqe);
 	switch (wqe->opcode) {
+	case DR_WR_BIND_MW:
+	case DR_WR_LOCAL_INV:
+		return req_local_op(qp, wqe);
 	case DR_WR_SEND:
 	case DR_WR_SEND_WITH_IMM:
 	case DR_WR_SEND_WITH_INV:

@@ -57,6 +57,7 @@
 #include <rte_mbuf.h>
 
 #include "dr_log.h"
+#include "dr_mw.h"
 #include "dr_psn.h"
 #include "dr_srq.h"
 #include "dr_transport.h"
@@ -86,8 +87,8 @@ struct resp_ctx {
 	uint32_t mask;
 	uint32_t psn;
 	uint32_t paylen;
-	/* target of an RDMA / atomic request, from CHK_RKEY */
-	struct dr_mr_impl *mr;
+	/* target of an RDMA / atomic request, from CHK_RKEY (tgt.mr NULL: none, zero-length) */
+	struct dr_rkey_target tgt;
 	uint64_t va;
 	uint32_t len;
 	/* class C error: NAK code and the receive WQE's status */
@@ -98,22 +99,16 @@ struct resp_ctx {
 /* Syndrome of a positive ACK: no credit count (0x1F, IBA 9.7.5.1.x; rxe AETH_ACK_UNLIMITED). */
 #define RESP_SYN_ACK dr_aeth_syn_make(DR_AETH_ACK, DR_AETH_CREDIT_INVALID)
 
-/* Host address of an iova of a region (zero-based regions start at iova 0). */
-static inline uint8_t *
-mr_host(const struct dr_mr_impl *mr, uint64_t va)
+/*
+ * What an R_Key reaches for this QP, and whether [va, va + len) with
+ * @rights is inside it (IBA 10.6.3.2, C9-88; an MR or a memory window,
+ * 10.6.7.2): true, or false for a remote access error.
+ */
+static bool
+resp_target(struct dr_qp_impl *qp, uint32_t rkey, uint64_t va, uint64_t len, unsigned int rights,
+	    struct dr_rkey_target *t)
 {
-	return (uint8_t *)mr->pub.addr + (va - mr->region.iova);
-}
-
-/* MR of an R_Key for this QP: the key matches, the MR is in the QP's PD (IBA 10.6.3.2, C9-88). */
-static struct dr_mr_impl *
-resp_rkey_mr(struct dr_qp_impl *qp, uint32_t rkey)
-{
-	struct dr_mr_impl *mr = dr_mr_lookup(qp->pub.context, rkey);
-
-	if (mr == NULL || mr->pub.rkey != rkey || mr->pub.pd != qp->pub.pd)
-		return NULL;
-	return mr;
+	return dr_rkey_resolve(qp, rkey, t) && dr_mr_check_access(&t->region, va, len, rights) == 0;
 }
 
 /* Send an ACK / NAK / atomic ACK now. Returns 0 or -ENOBUFS (no mbuf, no room, no MAC yet). */
@@ -235,8 +230,8 @@ resp_chk_op_valid(struct dr_qp_impl *qp, struct resp_ctx *c)
 	if (((mask & DR_OPF_READ) && !(acc & DR_ACCESS_REMOTE_READ)) ||
 	    ((mask & DR_OPF_WRITE) && !(acc & DR_ACCESS_REMOTE_WRITE)) ||
 	    ((mask & DR_OPF_ATOMIC) && !(acc & DR_ACCESS_REMOTE_ATOMIC)) ||
-	    /* not executed by this responder (no memory windows / invalidation, no IBA 1.5 placement ops) */
-	    (mask & (DR_OPF_INV | DR_OPF_FLUSH | DR_OPF_ATOMIC_WRITE))) {
+	    /* not executed by this responder (IBA 1.5 placement operations) */
+	    (mask & (DR_OPF_FLUSH | DR_OPF_ATOMIC_WRITE))) {
 		c->nak = DR_NAK_INVALID_REQ;
 		c->status = DR_WC_REM_INV_REQ_ERR;
 		return RESP_ERR_CLASS_C;
@@ -331,8 +326,7 @@ resp_chk_rkey(struct dr_qp_impl *qp, struct resp_ctx *c)
 	} else {
 		return RESP_EXECUTE;           /* SEND, or a WRITE MIDDLE/LAST (checked at its FIRST) */
 	}
-	c->mr = resp_rkey_mr(qp, rkey);
-	if (c->mr == NULL || dr_mr_check_access(&c->mr->region, c->va, c->len, dr_mr_remote_rights(mask)) != 0) {
+	if (!resp_target(qp, rkey, c->va, c->len, dr_mr_remote_rights(mask), &c->tgt)) {
 		c->nak = DR_NAK_REM_ACCESS_ERR;
 		c->status = DR_WC_REM_ACCESS_ERR;
 		return RESP_ERR_CLASS_C;
@@ -390,22 +384,22 @@ resp_exec_write(struct dr_qp_impl *qp, struct resp_ctx *c)
 
 	if (c->mask & DR_OPF_FIRST) {
 		rs->rcv_off = 0;
-		rs->write_mr = c->mr;
-		rs->write_rkey = c->mr != NULL ? c->mr->pub.rkey : 0;
+		rs->write_mr = c->tgt.mr;
+		rs->write_rkey = c->tgt.mr != NULL ? dr_reth_rkey(dr_pkt_reth(c->pi)) : 0;
 		rs->write_va = c->va;
 		rs->write_resid = c->len;
 	}
 	if (c->paylen != 0) {
-		/* the region may have gone since the FIRST packet: look it up again (rxe recheck) */
-		struct dr_mr_impl *mr = resp_rkey_mr(qp, rs->write_rkey);
+		/* the region (or window) may have gone since the FIRST packet: look it up again (rxe recheck) */
+		struct dr_rkey_target t;
 
-		if (mr == NULL || mr != rs->write_mr ||
-		    dr_mr_check_access(&mr->region, rs->write_va, c->paylen, DR_ACCESS_REMOTE_WRITE) != 0) {
+		if (!resp_target(qp, rs->write_rkey, rs->write_va, c->paylen, DR_ACCESS_REMOTE_WRITE, &t) ||
+		    t.mr != rs->write_mr) {
 			c->nak = DR_NAK_REM_ACCESS_ERR;
 			c->status = DR_WC_REM_ACCESS_ERR;
 			return RESP_ERR_CLASS_C;
 		}
-		dr_mbuf_copy_out(c->m, c->pi->pay_off, c->paylen, mr_host(mr, rs->write_va));
+		dr_mbuf_copy_out(c->m, c->pi->pay_off, c->paylen, dr_rkey_host(&t, rs->write_va));
 	}
 	rs->write_va += c->paylen;
 	rs->write_resid -= c->paylen;
@@ -427,7 +421,7 @@ resp_exec_read(struct dr_qp_impl *qp, struct resp_ctx *c)
 	res->first_psn = c->psn;
 	res->last_psn = dr_psn_add(c->psn, n - 1);
 	res->va = c->va;
-	res->rkey = c->mr != NULL ? c->mr->pub.rkey : dr_reth_rkey(dr_pkt_reth(c->pi));
+	res->rkey = dr_reth_rkey(dr_pkt_reth(c->pi));
 	res->length = c->len;
 	res->next_psn = c->psn;
 	res->sent = res->start = 0;
@@ -447,7 +441,7 @@ static enum dr_resp_step
 resp_exec_atomic(struct dr_qp_impl *qp, struct resp_ctx *c)
 {
 	const struct dr_atmeth *ae = dr_pkt_atmeth(c->pi);
-	uint64_t *p = (uint64_t *)(void *)mr_host(c->mr, c->va);
+	uint64_t *p = (uint64_t *)(void *)dr_rkey_host(&c->tgt, c->va);
 	struct dr_resp_res *res;
 	uint64_t orig;
 	int idx;
@@ -464,7 +458,7 @@ resp_exec_atomic(struct dr_qp_impl *qp, struct resp_ctx *c)
 	res->is_read = false;
 	res->first_psn = res->last_psn = c->psn;
 	res->va = c->va;
-	res->rkey = c->mr->pub.rkey;
+	res->rkey = dr_atmeth_rkey(ae);
 	res->length = sizeof(uint64_t);
 	res->atomic_orig = orig;
 	qp->resp.msn = (qp->resp.msn + 1) & DR_24BIT_MASK;
@@ -525,6 +519,10 @@ resp_post_recv_wc(struct dr_qp_impl *qp, struct resp_ctx *c, enum dr_wc_status s
 			wc.imm_data = dr_immdt_imm(dr_pkt_immdt(c->pi));
 			wc.wc_flags |= DR_WC_WITH_IMM;
 		}
+		if (c->mask & DR_OPF_IETH) {
+			wc.invalidated_rkey = dr_ieth_rkey(dr_pkt_ieth(c->pi));
+			wc.wc_flags |= DR_WC_WITH_INV;
+		}
 	} else {
 		wc.opcode = DR_WC_RECV;
 	}
@@ -539,6 +537,16 @@ resp_post_recv_wc(struct dr_qp_impl *qp, struct resp_ctx *c, enum dr_wc_status s
 static enum dr_resp_step
 resp_complete(struct dr_qp_impl *qp, struct resp_ctx *c)
 {
+	/*
+	 * SEND with invalidate (IBA 9.4.1.x, 10.6.7.3): the R_Key the IETH
+	 * names - a type 2 window bound through this QP - is invalidated as the
+	 * message completes; one that cannot be is an invalid request (rxe).
+	 */
+	if ((c->mask & DR_OPF_IETH) && dr_mw_remote_invalidate(qp, dr_ieth_rkey(dr_pkt_ieth(c->pi))) != 0) {
+		c->nak = DR_NAK_INVALID_REQ;
+		c->status = DR_WC_REM_INV_REQ_ERR;
+		return RESP_ERR_CLASS_C;
+	}
 	if (resp_post_recv_wc(qp, c, DR_WC_SUCCESS) != 0) {
 		/* receive CQ overrun: IBA 11.4.2.1, the QP goes to ERR (rxe class G) */
 		dr_qp_to_error(qp);
@@ -756,16 +764,14 @@ resp_read_reply(struct dr_qp_impl *qp, int budget)
 	while (n < budget && dr_tx_room(qp->pub.context) > 0) {
 		uint32_t left = res->end - res->sent, pay = RTE_MIN(left, mtu);
 		bool first = res->sent == res->start, last = left <= mtu;
-		struct dr_mr_impl *mr = NULL;
+		struct dr_rkey_target t;
 		struct dr_pkt_info pi;
 		struct rte_mbuf *m;
 		uint8_t opcode;
 
 		if (pay != 0) {
-			/* the region may have gone since the request: look it up again (rxe recheck) */
-			mr = resp_rkey_mr(qp, res->rkey);
-			if (mr == NULL || dr_mr_check_access(&mr->region, res->va + res->sent, pay,
-							     DR_ACCESS_REMOTE_READ) != 0) {
+			/* the region (or window) may have gone since the request: look it up again (rxe recheck) */
+			if (!resp_target(qp, res->rkey, res->va + res->sent, pay, DR_ACCESS_REMOTE_READ, &t)) {
 				struct resp_ctx c = { .nak = DR_NAK_REM_ACCESS_ERR, .status = DR_WC_REM_ACCESS_ERR,
 						      .psn = res->next_psn, .pi = &pi };
 
@@ -783,7 +789,7 @@ resp_read_reply(struct dr_qp_impl *qp, int budget)
 			break;
 		if (pi.mask & DR_OPF_AETH)
 			dr_aeth_set(dr_pkt_aeth(&pi), RESP_SYN_ACK, qp->resp.msn);
-		if ((pay != 0 && dr_pkt_append(m, mr_host(mr, res->va + res->sent), pay) != 0) ||
+		if ((pay != 0 && dr_pkt_append(m, dr_rkey_host(&t, res->va + res->sent), pay) != 0) ||
 		    dr_pkt_finalize(m, &pi) != 0) {
 			rte_pktmbuf_free(m);
 			break;

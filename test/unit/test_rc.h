@@ -223,4 +223,10 @@ int rc_xfer_run(struct rc_env *e, const struct rc_xfer *x, const char *tag);
 /* Report and exit status. */
 int rc_report(const char *name);
 
+/*
+ * A test program's main: set up an environment with link MTU @link_mtu, run
+ * @body on it, tear it down, report. Returns the exit status.
+ */
+int rc_main(const char *name, const char *argv0, uint32_t link_mtu, void (*body)(struct rc_env *e));
+
 #endif /* TEST_RC_H */

@@ -417,16 +417,10 @@ test_timer_math(void)
 	RC_CHECK_EQ(dr_ack_timeout_ticks(1, 1000), 1);             /* never 0 when armed */
 }
 
-int
-main(int argc, char **argv)
+/* The tests, in order, on one environment (rc_main()). */
+static void
+run(struct rc_env *e)
 {
-	struct rc_env *e = calloc(1, sizeof(*e));
-
-	RTE_SET_USED(argc);
-	if (e == NULL || rc_env_init(e, argv[0], 1500) != 0) {
-		fprintf(stderr, "environment setup failed\n");
-		return EXIT_FAILURE;
-	}
 	test_timer_math();
 	test_rnr_recover(e, DR_WR_SEND, 100);
 	test_rnr_recover(e, DR_WR_SEND, 5000);
@@ -442,7 +436,11 @@ main(int argc, char **argv)
 	test_max_rd_atomic(e, 4);
 	test_fence(e, true);
 	test_fence(e, false);
-	rc_env_fini(e);
-	free(e);
-	return rc_report("test_rc_errors");
+}
+
+int
+main(int argc, char **argv)
+{
+	RTE_SET_USED(argc);
+	return rc_main("test_rc_errors", argv[0], 1500, run);
 }

@@ -771,3 +771,19 @@ rc_report(const char *name)
 	printf("%s: %u passed, %u failed\n", name, rc_passed, rc_failed);
 	return rc_failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
 }
+
+int
+rc_main(const char *name, const char *argv0, uint32_t link_mtu, void (*body)(struct rc_env *e))
+{
+	struct rc_env *e = calloc(1, sizeof(*e));
+
+	if (e == NULL || rc_env_init(e, argv0, link_mtu) != 0) {
+		fprintf(stderr, "%s: environment setup failed\n", name);
+		free(e);
+		return EXIT_FAILURE;
+	}
+	body(e);
+	rc_env_fini(e);
+	free(e);
+	return rc_report(name);
+}

@@ -533,23 +533,17 @@ test_random_mixed(struct rc_env *e, uint32_t n, uint32_t seed, enum dr_mtu mtu)
 	rc_disconnect(e);
 }
 
-int
-main(int argc, char **argv)
+/* The tests, in order, on one environment (rc_main()). */
+static void
+run(struct rc_env *e)
 {
-	struct rc_env *e = calloc(1, sizeof(*e));
-
-	RTE_SET_USED(argc);
-	if (e == NULL || rc_env_init(e, argv[0], 4200) != 0) {
-		fprintf(stderr, "environment setup failed\n");
-		return EXIT_FAILURE;
-	}
 	if (getenv("DR_TEST_SEEDS") != NULL) {
 		/* soak: many seeds of the mixed test (not part of the regular run) */
 		uint32_t sd, nseeds = (uint32_t)atoi(getenv("DR_TEST_SEEDS"));
 
 		for (sd = 1; sd <= nseeds; sd++)
 			test_random_mixed(e, 8 + sd % 40, sd, sd % 3 == 0 ? DR_MTU_4096 : DR_MTU_1024);
-		goto out;
+		return;
 	}
 	test_drop_kth(e, 0, "the first");
 	test_drop_kth(e, 1, "a middle");
@@ -567,8 +561,11 @@ main(int argc, char **argv)
 	test_random_mixed(e, 20, 2, DR_MTU_1024);
 	test_random_mixed(e, 10, 3, DR_MTU_4096);
 	test_random_mixed(e, 8, 4, DR_MTU_1024);
-out:
-	rc_env_fini(e);
-	free(e);
-	return rc_report("test_rc_loss");
+}
+
+int
+main(int argc, char **argv)
+{
+	RTE_SET_USED(argc);
+	return rc_main("test_rc_loss", argv[0], 4200, run);
 }

@@ -318,16 +318,10 @@ test_bidirectional(struct rc_env *e)
 	rc_disconnect(e);
 }
 
-int
-main(int argc, char **argv)
+/* The tests, in order, on one environment (rc_main()). */
+static void
+run(struct rc_env *e)
 {
-	struct rc_env *e = calloc(1, sizeof(*e));
-
-	RTE_SET_USED(argc);
-	if (e == NULL || rc_env_init(e, argv[0], 4200) != 0) {
-		fprintf(stderr, "environment setup failed\n");
-		return EXIT_FAILURE;
-	}
 	test_matrix(e, DR_MTU_1024);
 	test_matrix(e, DR_MTU_4096);
 	test_inline(e);
@@ -336,7 +330,11 @@ main(int argc, char **argv)
 	test_bth_flags(e);
 	test_psn_wrap(e);
 	test_bidirectional(e);
-	rc_env_fini(e);
-	free(e);
-	return rc_report("test_rc_ops");
+}
+
+int
+main(int argc, char **argv)
+{
+	RTE_SET_USED(argc);
+	return rc_main("test_rc_ops", argv[0], 4200, run);
 }

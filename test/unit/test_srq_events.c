@@ -560,23 +560,21 @@ test_port_events(struct rc_env *e)
 	RC_CHECK_EQ(dr_get_async_event(b->ctx, &ev), -EAGAIN);
 }
 
-int
-main(int argc, char **argv)
+/* The tests, in order, on one environment (rc_main()). */
+static void
+run(struct rc_env *e)
 {
-	struct rc_env *e = calloc(1, sizeof(*e));
-
-	RTE_SET_USED(argc);
-	if (e == NULL || rc_env_init(e, argv[0], 4200) != 0) {
-		fprintf(stderr, "environment setup failed\n");
-		return EXIT_FAILURE;
-	}
 	test_srq_two_qps(e);
 	test_srq_ud(e);
 	test_comp_channel(e);
 	test_cq_event_ack(e);
 	test_async_events(e);
 	test_port_events(e);
-	rc_env_fini(e);
-	free(e);
-	return rc_report("test_srq_events");
+}
+
+int
+main(int argc, char **argv)
+{
+	RTE_SET_USED(argc);
+	return rc_main("test_srq_events", argv[0], 4200, run);
 }

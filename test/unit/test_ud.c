@@ -416,22 +416,20 @@ test_post_rules(struct rc_env *e)
 	rc_disconnect(e);
 }
 
-int
-main(int argc, char **argv)
+/* The tests, in order, on one environment (rc_main()). */
+static void
+run(struct rc_env *e)
 {
-	struct rc_env *e = calloc(1, sizeof(*e));
-
-	RTE_SET_USED(argc);
-	if (e == NULL || rc_env_init(e, argv[0], 4200) != 0) {
-		fprintf(stderr, "environment setup failed\n");
-		return EXIT_FAILURE;
-	}
 	test_sizes(e);
 	test_drops(e);
 	test_recv_too_small(e);
 	test_reply_from_wc(e);
 	test_post_rules(e);
-	rc_env_fini(e);
-	free(e);
-	return rc_report("test_ud");
+}
+
+int
+main(int argc, char **argv)
+{
+	RTE_SET_USED(argc);
+	return rc_main("test_ud", argv[0], 4200, run);
 }
