@@ -232,22 +232,24 @@ send_wqe_fill(struct dr_qp_impl *qp, struct dr_send_wqe *wqe, uint32_t slot, con
 	wqe->atomic_orig = 0;
 }
 
-static int
-post_one_send(struct dr_qp_impl *qp, const struct dr_send_wr *wr)
+int
+dr_post_send_check(struct dr_qp_impl *qp, const struct dr_send_wr *wr, uint16_t *flags, uint64_t *len)
 {
-	struct dr_sq *sq = &qp->sq;
 	enum dr_qp_state st = qp->pub.state;
-	uint64_t len;
-	uint32_t head;
-	uint16_t f;
-	int rc;
 
 	/* IBA 10.3.1: send WRs are taken in RTS and SQD (queued while draining), not before RTS */
 	if (st == DR_QPS_RESET || st == DR_QPS_INIT || st == DR_QPS_RTR)
 		return EINVAL;
-	rc = send_wr_check(qp, wr, &f, &len);
-	if (rc != 0)
-		return rc;
+	return send_wr_check(qp, wr, flags, len);
+}
+
+int
+dr_post_send_commit(struct dr_qp_impl *qp, const struct dr_send_wr *wr, uint16_t f, uint64_t len)
+{
+	struct dr_sq *sq = &qp->sq;
+	enum dr_qp_state st = qp->pub.state;
+	uint32_t head;
+
 	if (st == DR_QPS_ERR || st == DR_QPS_SQE) {
 		flush_now(qp, qp->pub.send_cq, wr->wr_id, dr_wr_wc_opcode(wr->opcode));
 		return 0;
@@ -262,6 +264,17 @@ post_one_send(struct dr_qp_impl *qp, const struct dr_send_wr *wr)
 }
 
 static int
+post_one_send(struct dr_qp_impl *qp, const struct dr_send_wr *wr)
+{
+	uint64_t len;
+	uint16_t f;
+	int rc;
+
+	rc = dr_post_send_check(qp, wr, &f, &len);
+	return rc != 0 ? rc : dr_post_send_commit(qp, wr, f, len);
+}
+
+static int
 qp_post_send(struct dr_qp *pub, struct dr_send_wr *wr, struct dr_send_wr **bad_wr)
 {
 	struct dr_qp_impl *qp = dr_qp_impl(pub);
@@ -270,6 +283,11 @@ qp_post_send(struct dr_qp *pub, struct dr_send_wr *wr, struct dr_send_wr **bad_w
 
 	if (bad_wr == NULL)
 		bad_wr = &unused;
+	/* ibv_wr_post(3): the builder's batch is a critical section of the send queue */
+	if (dr_wr_batch_open(qp)) {
+		*bad_wr = wr;
+		return EBUSY;
+	}
 	for (; wr != NULL; wr = wr->next) {
 		rc = post_one_send(qp, wr);
 		if (rc != 0) {

@@ -527,6 +527,7 @@ dr_destroy_qp(struct dr_qp *pub)
 	}
 	dr_async_forget(ctx, pub);
 	dr_mw_qp_destroyed(qp);
+	dr_wr_batch_free(qp);
 	if (qp->srq != NULL)
 		qp->srq->refcnt--;
 	ctx->qp_table[qp->index] = NULL;

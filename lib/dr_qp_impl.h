@@ -194,8 +194,14 @@ struct dr_resp_state {
 	struct dr_sge srq_sges[DR_MAX_SGE];
 };
 
+struct dr_wr_batch;
+
 struct dr_qp_impl {
-	struct dr_qp pub;
+	union {
+		struct dr_qp pub;
+		struct dr_qp_ex ex;            /* its first member is pub: the builder of ibv_wr_post(3) */
+	};
+	struct dr_wr_batch *batch;         /* the builder's staging (dr_wr_ex.c), NULL without send_ops_flags */
 	struct dr_qp_attr attr;        /* current attributes (dr_query_qp) */
 	struct dr_qp_init_attr init;   /* creation attributes, caps as granted */
 	int sq_sig_all;
@@ -237,6 +243,20 @@ dr_qp_lookup(struct dr_context *ctx, uint32_t qpn)
  */
 struct rte_mbuf *dr_qp_pkt_start(struct dr_qp_impl *qp, uint8_t opcode, uint32_t paylen, uint32_t psn,
 				 struct dr_pkt_info *pi);
+
+/*
+ * dr_post.c, for the builder: the checks of one send WR (state, ibv_post_send(3)
+ * rules; 0 or a positive errno, with the opcode's flags and the length), and
+ * queueing a checked WR (0, or ENOMEM when the queue is full).
+ */
+int dr_post_send_check(struct dr_qp_impl *qp, const struct dr_send_wr *wr, uint16_t *flags, uint64_t *len);
+int dr_post_send_commit(struct dr_qp_impl *qp, const struct dr_send_wr *wr, uint16_t f, uint64_t len);
+
+/* dr_wr_ex.c: a builder batch is open on @qp (dr_wr_start() without complete/abort yet). */
+bool dr_wr_batch_open(const struct dr_qp_impl *qp);
+/* dr_wr_ex.c: give the QP its builder (send_ops_flags already checked); free it. 0 or -ENOMEM. */
+int dr_wr_batch_init(struct dr_qp_impl *qp, uint64_t send_ops_flags);
+void dr_wr_batch_free(struct dr_qp_impl *qp);
 
 /* Move the QP to ERR and flush every outstanding WR (both queues) with WR_FLUSH_ERR. */
 void dr_qp_to_error(struct dr_qp_impl *qp);

@@ -129,6 +129,7 @@ struct rc_qp_params {
 	uint32_t max_sge;
 	uint32_t max_inline;
 	struct dr_comp_channel *channel[2]; /* per side: the CQs' completion channel (NULL: none) */
+	uint64_t send_ops[2];         /* per side: non-zero, an extended QP with these send_ops_flags */
 };
 
 /* Counters of the test files (dr_test.h's are per file). */

@@ -201,7 +201,17 @@ qp_up(struct rc_side *s, const struct rc_qp_params *p, bool is_a)
 	ia.cap.max_send_sge = p->max_sge;
 	ia.cap.max_recv_sge = p->max_sge;
 	ia.cap.max_inline_data = p->max_inline;
-	s->qp = dr_create_qp(s->pd, &ia);
+	if (p->send_ops[is_a ? 0 : 1] != 0) {
+		struct dr_qp_init_attr_ex ix = {
+			.send_cq = ia.send_cq, .recv_cq = ia.recv_cq, .cap = ia.cap, .qp_type = ia.qp_type,
+			.sq_sig_all = ia.sq_sig_all, .pd = s->pd, .send_ops_flags = p->send_ops[is_a ? 0 : 1],
+			.comp_mask = DR_QP_INIT_ATTR_PD | DR_QP_INIT_ATTR_SEND_OPS_FLAGS,
+		};
+
+		s->qp = dr_create_qp_ex(s->ctx, &ix);
+	} else {
+		s->qp = dr_create_qp(s->pd, &ia);
+	}
 	if (s->qp == NULL)
 		return -1;
 	memset(&a, 0, sizeof(a));
