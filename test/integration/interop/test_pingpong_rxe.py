@@ -261,7 +261,7 @@ def test_ud_size_above_mtu_refused(pingpong_exe, tmp_path):
 @pytest.mark.parametrize("args,why", [
     (["--qp-type", "uc", "-c"], "no -c"),
     (["--qp-type", "ud", "-m", "1024"], "no -m"),
-    (["--qp-type", "xrc"], "rc, uc or ud"),
+    (["--qp-type", "xrc"], "rc, uc, ud or srq"),
 ])
 def test_pingpong_bad_qp_type_options(pingpong_exe, args, why):
     p = subprocess.run([pingpong_exe, "--"] + args, capture_output=True, text=True, timeout=30)
