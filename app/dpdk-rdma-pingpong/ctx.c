@@ -19,6 +19,7 @@
 
 #include <rte_common.h>
 
+#include "dr_app.h"
 #include "pingpong.h"
 
 const char *
@@ -54,17 +55,11 @@ static int
 open_ctx(struct pp_ctx *ctx)
 {
 	const struct pp_opts *o = ctx->o;
-	struct dr_context_attr cattr = {
-		.ipv4_addr = o->ipv4,
-		.num_ipv6 = o->num_ipv6,
-		.mtu = o->link_mtu,
-		.configure_port = 1,
-		.mode = DR_PROGRESS_INLINE,
-	};
+	struct dr_context_attr cattr;
 	struct dr_device *dev;
 	int n = 0;
 
-	memcpy(cattr.ipv6_addr, o->ipv6, sizeof(cattr.ipv6_addr));
+	dr_app_context_attr(&cattr, o->ipv4, o->ipv6, o->num_ipv6, o->link_mtu);
 	ctx->dev_list = dr_get_device_list(&n);
 	if (ctx->dev_list == NULL) {
 		perror("Failed to get IB devices list");
