@@ -342,20 +342,23 @@ def check_wire_srq(frames, peer, conns, size, mtu):
         assert ITERS <= total < ITERS + len(conns), (src, total)
 
 
+SRQ_DEFAULT_QPS = 16
 SRQ_CASES = [
-    # (name, size, extra options of both sides)
-    ("s4096", 4096, ""),
-    ("events", 1024, " -e"),
+    # (name, QPs, size, extra options of both sides)
+    ("s4096", SRQ_QPS, 4096, ""),
+    ("events", SRQ_QPS, 1024, " -e"),
+    ("default_q", SRQ_DEFAULT_QPS, 64, ""),    # no -q on either side: 16 QPs
 ]
 
 
 @pytest.mark.parametrize("we_serve", [False, True], ids=["rxesrv", "oursrv"])
-@pytest.mark.parametrize("name,size,extra", SRQ_CASES, ids=[c[0] for c in SRQ_CASES])
-def test_srq(rxe_peer, dump_json, pingpong_exe, name, size, extra, we_serve):
-    """rdma-core's ibv_srq_pingpong against ours (--qp-type srq): SRQ_QPS RC
+@pytest.mark.parametrize("name,num_qp,size,extra", SRQ_CASES, ids=[c[0] for c in SRQ_CASES])
+def test_srq(rxe_peer, dump_json, pingpong_exe, name, num_qp, size, extra, we_serve):
+    """rdma-core's ibv_srq_pingpong against ours (--qp-type srq): num_qp RC
     connections, each side's QPs receiving from one SRQ."""
     mtu = 1024
-    opts = "-q %d -n %d -s %d -m %d%s" % (SRQ_QPS, ITERS, size, mtu, extra)
+    opts = "%s-n %d -s %d -m %d%s" % ("" if num_qp == SRQ_DEFAULT_QPS else "-q %d " % num_qp,
+                                      ITERS, size, mtu, extra)
     out, theirs, pcap = run_pair(rxe_peer, pingpong_exe,
                                  "%s_srq_%s" % ("oursrv" if we_serve else "rxesrv", name),
                                  "ibv_srq_pingpong", opts, opts.split() + ["--qp-type", "srq"],
@@ -363,7 +366,7 @@ def test_srq(rxe_peer, dump_json, pingpong_exe, name, size, extra, we_serve):
     check_lines((out, theirs.output), size)
     our_local, our_remote = addresses(out)
     their_local, their_remote = addresses(theirs.output)
-    assert len(our_local) == len(their_local) == SRQ_QPS, (out, theirs.output)
+    assert len(our_local) == len(their_local) == num_qp, (out, theirs.output)
     assert (our_remote, their_remote) == (their_local, our_local), (out, theirs.output)
     frames = decode(dump_json, pcap)
     check_wire_srq(frames, rxe_peer, list(zip(our_local, our_remote)), size, mtu)
