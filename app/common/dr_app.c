@@ -6,7 +6,10 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <rte_common.h>
+
 #include "dr_app.h"
+#include "dr_verbs.h"
 
 int
 dr_app_split_args(int argc, char **argv, int *own_argc, char ***own_argv)
@@ -70,4 +73,19 @@ dr_app_add_ipv6(const char *prog, const char *arg, uint8_t (*addrs)[16], unsigne
 	}
 	memcpy(addrs[(*num)++], a, 16);
 	return 0;
+}
+
+void
+dr_app_context_attr(struct dr_context_attr *attr, uint32_t ipv4, const uint8_t (*ipv6)[16],
+		    unsigned int num_ipv6, uint32_t link_mtu)
+{
+	memset(attr, 0, sizeof(*attr));
+	attr->ipv4_addr = ipv4;
+	if (num_ipv6 > RTE_DIM(attr->ipv6_addr))
+		num_ipv6 = RTE_DIM(attr->ipv6_addr);
+	memcpy(attr->ipv6_addr, ipv6, num_ipv6 * sizeof(attr->ipv6_addr[0]));
+	attr->num_ipv6 = num_ipv6;
+	attr->mtu = link_mtu;
+	attr->configure_port = 1;
+	attr->mode = DR_PROGRESS_INLINE;
 }

@@ -8,12 +8,14 @@
 /*
  * What every dpdk-rdma program does the same way: split its command line
  * at "--" (DPDK's convention), stop on SIGINT/SIGTERM, take the port's IPv6
- * addresses (--ipv6).
+ * addresses (--ipv6), open its context with them.
  */
 
 #include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
+
+struct dr_context_attr;
 
 /*
  * Split "PROG [EAL args] -- [own args]". Returns the number of EAL
@@ -39,5 +41,15 @@ void dr_app_stop_on_signals(volatile sig_atomic_t *flag, bool sigpipe);
  */
 int dr_app_add_ipv6(const char *prog, const char *arg, uint8_t (*addrs)[16], unsigned int max,
 		    unsigned int *num);
+
+/*
+ * The context every program opens: its port's IPv4 address @ipv4 (network
+ * order, --ip: GID index 1), @num_ipv6 of the IPv6 addresses @ipv6 (--ipv6:
+ * GID index 2, 3), the link MTU @link_mtu (--link-mtu; 0: the port's), the
+ * port configured by the library, inline progress (the program's own thread
+ * drives the transport). The other fields of @attr are zeroed.
+ */
+void dr_app_context_attr(struct dr_context_attr *attr, uint32_t ipv4, const uint8_t (*ipv6)[16],
+			 unsigned int num_ipv6, uint32_t link_mtu);
 
 #endif /* DR_APP_H */

@@ -190,13 +190,7 @@ static void
 setup(void)
 {
 	const struct og_opts *o = g.o;
-	struct dr_context_attr cattr = {
-		.ipv4_addr = o->ipv4,
-		.num_ipv6 = o->num_ipv6,
-		.mtu = o->link_mtu,
-		.configure_port = 1,
-		.mode = DR_PROGRESS_INLINE,
-	};
+	struct dr_context_attr cattr;
 	struct dr_qp_init_attr qa = {
 		.qp_type = g.qpt->type,
 		.cap = { .max_send_wr = OG_QP_WR, .max_recv_wr = OG_QP_WR, .max_send_sge = 1,
@@ -205,7 +199,7 @@ setup(void)
 	union dr_gid gid;
 	int n = 0, ret;
 
-	memcpy(cattr.ipv6_addr, o->ipv6, sizeof(cattr.ipv6_addr));
+	dr_app_context_attr(&cattr, o->ipv4, o->ipv6, o->num_ipv6, o->link_mtu);
 	g.list = dr_get_device_list(&n);
 	if (g.list == NULL)
 		og_fail(OG_EXIT_SETUP, "dr_get_device_list: %s", strerror(errno));

@@ -15,6 +15,7 @@
 #include <rte_cycles.h>
 #include <rte_ethdev.h>
 
+#include "dr_app.h"
 #include "perf.h"
 
 #define PORT_LINK_POLL_US 10000
@@ -40,18 +41,12 @@ int
 perf_port_open(struct perf *p)
 {
 	const struct perf_opts *o = p->o;
-	struct dr_context_attr attr = {
-		.ipv4_addr = o->ipv4,
-		.num_ipv6 = o->num_ipv6,
-		.mtu = o->link_mtu,
-		.configure_port = 1,
-		.mode = DR_PROGRESS_INLINE,
-	};
+	struct dr_context_attr attr;
 	struct dr_port_attr pa;
 	uint32_t active;
 	int n = 0, ret;
 
-	memcpy(attr.ipv6_addr, o->ipv6, sizeof(attr.ipv6_addr));
+	dr_app_context_attr(&attr, o->ipv4, o->ipv6, o->num_ipv6, o->link_mtu);
 	p->dev_list = dr_get_device_list(&n);
 	if (p->dev_list == NULL)
 		return perf_api_err("dr_get_device_list", errno);

@@ -8,7 +8,9 @@
  * writes its own, the client reads that and writes "done" (sizeof "done"
  * bytes, its NUL included). An address is "%04x:%06x:%06x:%s" of LID, QPN,
  * PSN and the GID as 32 hex digits (the 16 bytes in network order), sent as
- * sizeof "0000:000000:000000:<32 zeros>" bytes with the NUL.
+ * sizeof "0000:000000:000000:<32 zeros>" bytes with the NUL. Each side sends
+ * n addresses back to back: 1 for ibv_{rc,uc,ud}_pingpong; MAX_QP (256) for
+ * ibv_srq_pingpong whatever its -q, the ones after its QPs all zeros.
  *
  * The sockets are non-blocking and every wait drives the transport: the
  * peer resolves our MAC (ARP, ND) when it moves its QP to RTR, during the
@@ -72,6 +74,31 @@ pp_parse_dest(const char *msg, struct pp_dest *d)
 	    sscanf(msg, "%x:%x:%x:%32s", &d->lid, &d->qpn, &d->psn, gid) != 4 ||
 	    strlen(gid) != 32 || pp_wire_to_gid(gid, &d->gid) != 0)
 		return -1;
+	return 0;
+}
+
+/* @n addresses, PP_MSG_LEN bytes each, into @msgs */
+static int
+format_dests(const struct pp_dest *d, unsigned int n, char *msgs)
+{
+	for (unsigned int i = 0; i < n; i++)
+		if (pp_format_dest(&d[i], msgs + (size_t)i * PP_MSG_LEN) != 0)
+			return -1;
+	return 0;
+}
+
+static int
+parse_dests(const char *msgs, unsigned int n, struct pp_dest *d)
+{
+	for (unsigned int i = 0; i < n; i++) {
+		const char *msg = msgs + (size_t)i * PP_MSG_LEN;
+
+		if (pp_parse_dest(msg, &d[i]) != 0) {
+			fprintf(stderr, "Couldn't parse remote address [%u] '%.*s'\n", i,
+				(int)PP_MSG_LEN - 1, msg);
+			return -1;
+		}
+	}
 	return 0;
 }
 
@@ -140,18 +167,25 @@ deadline_of(const struct pp_opts *o)
 
 int
 pp_client_exch(struct dr_context *ctx, const struct pp_opts *o, const struct pp_dest *me,
-	       struct pp_dest *rem)
+	       struct pp_dest *rem, unsigned int n)
 {
 	struct addrinfo hints = { .ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM };
 	struct addrinfo *res, *t;
 	double deadline = deadline_of(o);
-	char service[8], msg[PP_MSG_LEN];
-	int fd = -1, n, ret = -1;
+	size_t len = (size_t)n * PP_MSG_LEN;
+	char service[8], *msgs;
+	int fd = -1, rc, ret = -1;
 
+	msgs = malloc(len);
+	if (msgs == NULL) {
+		fprintf(stderr, "Couldn't allocate %u addresses\n", n);
+		return -1;
+	}
 	snprintf(service, sizeof(service), "%u", o->port);
-	n = getaddrinfo(o->servername, service, &hints, &res);
-	if (n != 0) {
-		fprintf(stderr, "%s for %s:%u\n", gai_strerror(n), o->servername, o->port);
+	rc = getaddrinfo(o->servername, service, &hints, &res);
+	if (rc != 0) {
+		fprintf(stderr, "%s for %s:%u\n", gai_strerror(rc), o->servername, o->port);
+		free(msgs);
 		return -1;
 	}
 	for (t = res; t != NULL && fd < 0; t = t->ai_next)
@@ -159,24 +193,24 @@ pp_client_exch(struct dr_context *ctx, const struct pp_opts *o, const struct pp_
 	freeaddrinfo(res);
 	if (fd < 0) {
 		fprintf(stderr, "Couldn't connect to %s:%u\n", o->servername, o->port);
+		free(msgs);
 		return -1;
 	}
-	if (pp_format_dest(me, msg) != 0 || write_full(ctx, fd, msg, sizeof(msg), deadline) != 0) {
+	if (format_dests(me, n, msgs) != 0 || write_full(ctx, fd, msgs, len, deadline) != 0) {
 		fprintf(stderr, "Couldn't send local address\n");
 		goto out;
 	}
-	if (read_full(ctx, fd, msg, sizeof(msg), deadline) != (ssize_t)sizeof(msg) ||
+	if (read_full(ctx, fd, msgs, len, deadline) != (ssize_t)len ||
 	    write_full(ctx, fd, PP_DONE, sizeof(PP_DONE), deadline) != 0) {
 		fprintf(stderr, "Couldn't read/write remote address\n");
 		goto out;
 	}
-	if (pp_parse_dest(msg, rem) != 0) {
-		fprintf(stderr, "Couldn't parse remote address '%.*s'\n", (int)sizeof(msg) - 1, msg);
+	if (parse_dests(msgs, n, rem) != 0)
 		goto out;
-	}
 	ret = 0;
 out:
 	close(fd);
+	free(msgs);
 	return ret;
 }
 
@@ -217,20 +251,29 @@ listen_on(unsigned int port)
 
 int
 pp_server_exch(struct dr_context *ctx, const struct pp_opts *o, const struct pp_dest *me,
-	       struct pp_dest *rem, int (*connect_qp)(void *arg, const struct pp_dest *rem),
-	       void *arg)
+	       struct pp_dest *rem, unsigned int n,
+	       int (*connect_qp)(void *arg, const struct pp_dest *rem), void *arg)
 {
 	double deadline = deadline_of(o);
-	char msg[PP_MSG_LEN];
+	size_t len = (size_t)n * PP_MSG_LEN;
+	char done[sizeof(PP_DONE)], *msgs;
 	int lfd, fd, ret = -1;
-	ssize_t n;
+	ssize_t got;
 
-	lfd = listen_on(o->port);
-	if (lfd < 0)
+	msgs = malloc(len);
+	if (msgs == NULL) {
+		fprintf(stderr, "Couldn't allocate %u addresses\n", n);
 		return -1;
+	}
+	lfd = listen_on(o->port);
+	if (lfd < 0) {
+		free(msgs);
+		return -1;
+	}
 	for (;;) {
 		if (wait_fd(ctx, lfd, POLLIN, deadline) != 0) {
 			close(lfd);
+			free(msgs);
 			return -1;
 		}
 		fd = accept(lfd, NULL, NULL);
@@ -242,29 +285,29 @@ pp_server_exch(struct dr_context *ctx, const struct pp_opts *o, const struct pp_
 		fprintf(stderr, "accept() failed\n");
 		if (fd >= 0)
 			close(fd);
+		free(msgs);
 		return -1;
 	}
-	n = read_full(ctx, fd, msg, sizeof(msg), deadline);
-	if (n != (ssize_t)sizeof(msg)) {
-		fprintf(stderr, "%d/%d: Couldn't read remote address\n", (int)n, (int)sizeof(msg));
+	got = read_full(ctx, fd, msgs, len, deadline);
+	if (got != (ssize_t)len) {
+		fprintf(stderr, "%d/%d: Couldn't read remote address\n", (int)got, (int)len);
 		goto out;
 	}
-	if (pp_parse_dest(msg, rem) != 0) {
-		fprintf(stderr, "Couldn't parse remote address '%.*s'\n", (int)sizeof(msg) - 1, msg);
+	if (parse_dests(msgs, n, rem) != 0)
 		goto out;
-	}
 	if (connect_qp(arg, rem) != 0) {
 		fprintf(stderr, "Couldn't connect to remote QP\n");
 		goto out;
 	}
 	/* the client answers "done" (sizeof "done" bytes), then closes */
-	if (pp_format_dest(me, msg) != 0 || write_full(ctx, fd, msg, sizeof(msg), deadline) != 0 ||
-	    read_full(ctx, fd, msg, sizeof(PP_DONE), deadline) != (ssize_t)sizeof(PP_DONE)) {
+	if (format_dests(me, n, msgs) != 0 || write_full(ctx, fd, msgs, len, deadline) != 0 ||
+	    read_full(ctx, fd, done, sizeof(done), deadline) != (ssize_t)sizeof(done)) {
 		fprintf(stderr, "Couldn't send/recv local address\n");
 		goto out;
 	}
 	ret = 0;
 out:
 	close(fd);
+	free(msgs);
 	return ret;
 }

@@ -3,10 +3,12 @@
  */
 
 /*
- * The command line of ibv_rc_pingpong, ibv_uc_pingpong and ibv_ud_pingpong
- * (rdma-core v44) where it applies, and ours: --qp-type, --ip (the port's
- * IPv4 address: GID index 1), --ipv6 (GID index 2, 3), --link-mtu, --timeout.
- * As in rdma-core, -c is rc's only and -m is not ud's; ud's default size is 2048.
+ * The command line of ibv_rc_pingpong, ibv_uc_pingpong, ibv_ud_pingpong and
+ * ibv_srq_pingpong (rdma-core v44) where it applies, and ours: --qp-type,
+ * --ip (the port's IPv4 address: GID index 1), --ipv6 (GID index 2, 3),
+ * --link-mtu, --timeout. As in rdma-core, -c is rc's only, -m is not ud's,
+ * -q is srq's only; ud's default size is 2048; srq refuses -s 0 and more QPs
+ * than receives (-r).
  */
 
 #include <arpa/inet.h>
@@ -40,13 +42,15 @@ pp_usage(const char *argv0)
 	printf("  -i, --ib-port=<port>   use port <port> of IB device (default 1)\n");
 	printf("  -s, --size=<size>      size of message to exchange (default 4096, ud: 2048)\n");
 	printf("  -m, --mtu=<size>       path MTU (default 1024; not ud)\n");
+	printf("  -q, --num-qp=<num>     number of QPs to use (default 16; srq only)\n");
 	printf("  -r, --rx-depth=<dep>   number of receives to post at a time (default 500)\n");
-	printf("  -n, --iters=<iters>    number of exchanges (default 1000)\n");
+	printf("  -n, --iters=<iters>    number of exchanges (default 1000; srq: of all QPs together)\n");
 	printf("  -l, --sl=<sl>          service level value\n");
 	printf("  -e, --events           sleep on CQ events (default poll; our thread drives the transport meanwhile)\n");
 	printf("  -g, --gid-idx=<gid index> local port gid index (default: 1 with --ip, else 0)\n");
 	printf("  -c, --chk              validate received buffer (rc only)\n");
-	printf("      --qp-type=<rc|uc|ud> ibv_rc_pingpong, ibv_uc_pingpong or ibv_ud_pingpong (default rc)\n");
+	printf("      --qp-type=<rc|uc|ud|srq> ibv_rc_pingpong, ibv_uc_pingpong, ibv_ud_pingpong or\n");
+	printf("                         ibv_srq_pingpong (RC QPs on one SRQ) (default rc)\n");
 	printf("      --ip=<A.B.C.D>     IPv4 address of the DPDK port (GID index 1)\n");
 	printf("      --ipv6=<addr>      an IPv6 address of the DPDK port (GID index 2, then 3)\n");
 	printf("      --link-mtu=<bytes> link MTU: sets the active MTU as rxe does (1500: 1024)\n");
@@ -76,6 +80,24 @@ bad(const char *argv0, const char *fmt, const char *arg)
 	return -1;
 }
 
+/* ibv_srq_pingpong's checks and its default of -q; 0 or -1 (printed) */
+static int
+check_srq(const char *argv0, struct pp_opts *o, bool num_qp_given)
+{
+	if (!num_qp_given)
+		o->num_qp = 16;
+	if (o->num_qp < 1 || o->num_qp > PP_MAX_QP)
+		return bad(argv0, "-q: %s", "1 to 256 QPs (ibv_srq_pingpong's MAX_QP)");
+	if (o->size < 1)
+		return bad(argv0, "-s: %s", "at least 1 byte (ibv_srq_pingpong)");
+	if (o->num_qp > o->rx_depth) {
+		fprintf(stderr, "rx_depth %u is too small for %u QPs -- "
+			"must have at least one receive per QP.\n", o->rx_depth, o->num_qp);
+		return -1;
+	}
+	return 0;
+}
+
 int
 pp_parse_args(int argc, char **argv, struct pp_opts *o)
 {
@@ -85,6 +107,7 @@ pp_parse_args(int argc, char **argv, struct pp_opts *o)
 		{ .name = "ib-port", .has_arg = 1, .val = 'i' },
 		{ .name = "size", .has_arg = 1, .val = 's' },
 		{ .name = "mtu", .has_arg = 1, .val = 'm' },
+		{ .name = "num-qp", .has_arg = 1, .val = 'q' },
 		{ .name = "rx-depth", .has_arg = 1, .val = 'r' },
 		{ .name = "iters", .has_arg = 1, .val = 'n' },
 		{ .name = "sl", .has_arg = 1, .val = 'l' },
@@ -99,7 +122,7 @@ pp_parse_args(int argc, char **argv, struct pp_opts *o)
 		{ .name = "ipv6", .has_arg = 1, .val = OPT_IPV6 },
 		{ 0 },
 	};
-	bool size_given = false, mtu_given = false;
+	bool size_given = false, mtu_given = false, num_qp_given = false;
 	struct in_addr a;
 	char *end;
 	int c;
@@ -115,7 +138,7 @@ pp_parse_args(int argc, char **argv, struct pp_opts *o)
 	o->qp_type = DR_QPT_RC;
 	optind = 1;
 
-	while ((c = getopt_long(argc, argv, "p:d:i:s:m:r:n:l:eg:ch", long_options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "p:d:i:s:m:q:r:n:l:eg:ch", long_options, NULL)) != -1) {
 		switch (c) {
 		case 'p':
 			o->port = strtoul(optarg, NULL, 0);
@@ -140,6 +163,10 @@ pp_parse_args(int argc, char **argv, struct pp_opts *o)
 				return bad(argv[0], "-m %s: the path MTU is 256, 512, 1024, 2048 or 4096",
 					   optarg);
 			mtu_given = true;
+			break;
+		case 'q':
+			o->num_qp = strtoul(optarg, NULL, 0);
+			num_qp_given = true;
 			break;
 		case 'r':
 			o->rx_depth = strtoul(optarg, NULL, 0);
@@ -189,16 +216,22 @@ pp_parse_args(int argc, char **argv, struct pp_opts *o)
 				o->qp_type = DR_QPT_UC;
 			else if (strcmp(optarg, "ud") == 0)
 				o->qp_type = DR_QPT_UD;
+			else if (strcmp(optarg, "srq") == 0)
+				o->qp_type = DR_QPT_RC;
 			else
-				return bad(argv[0], "--qp-type %s: rc, uc or ud", optarg);
+				return bad(argv[0], "--qp-type %s: rc, uc, ud or srq", optarg);
+			o->use_srq = strcmp(optarg, "srq") == 0;
 			break;
 		default:
 			pp_usage(argv[0]);
 			return -1;
 		}
 	}
-	if (o->validate_buf && o->qp_type != DR_QPT_RC)
-		return bad(argv[0], "-c: %s", "ibv_uc_pingpong and ibv_ud_pingpong have no -c");
+	if (o->validate_buf && (o->qp_type != DR_QPT_RC || o->use_srq))
+		return bad(argv[0], "-c: %s",
+			   "ibv_uc_pingpong, ibv_ud_pingpong and ibv_srq_pingpong have no -c");
+	if (num_qp_given && !o->use_srq)
+		return bad(argv[0], "-q: %s", "only ibv_srq_pingpong (--qp-type srq) has more than one QP");
 	if (mtu_given && o->qp_type == DR_QPT_UD)
 		return bad(argv[0], "-m: %s", "a UD QP uses the port's active MTU (ibv_ud_pingpong has no -m)");
 	if (!size_given && o->qp_type == DR_QPT_UD)
@@ -207,8 +240,14 @@ pp_parse_args(int argc, char **argv, struct pp_opts *o)
 		o->servername = argv[optind];
 	else if (optind < argc)
 		return bad(argv[0], "%s: one server address at most", argv[optind + 1]);
-	if (o->rx_depth < 2)
-		return bad(argv[0], "-r: %s", "at least 2 receives (ibv_rc_pingpong reposts at 1)");
+	if (o->use_srq) {
+		if (check_srq(argv[0], o, num_qp_given) != 0)
+			return -1;
+	} else {
+		o->num_qp = 1;
+		if (o->rx_depth < 2)
+			return bad(argv[0], "-r: %s", "at least 2 receives (ibv_rc_pingpong reposts at 1)");
+	}
 	if (o->iters == 0)
 		return bad(argv[0], "-n: %s", "at least 1 iteration");
 	if (o->size > (1u << 31))

@@ -6,7 +6,9 @@ the harness's bridge, 10.99.0.10, answering ARP itself; its TCP exchange on
 the namespace's kernel stack, 10.99.0.1) is the client of ibv_rc_pingpong in
 the guest, then its server. One VM. Every run is captured on the VM's tap
 and decoded by dpdk-rdma-dump: good ICRCs, BTH TVer 0 and P_Key 0xFFFF, the
-two GIDs, and the UDP source port of rxe's rule on both sides."""
+two GIDs, and the UDP source port of rxe's rule on both sides. The same
+for ibv_uc_pingpong, ibv_ud_pingpong and ibv_srq_pingpong (--qp-type srq:
+several RC connections, each side's QPs on one SRQ)."""
 
 import os
 import re
@@ -162,12 +164,11 @@ CASES = [
 ]
 
 
-def run_case(peer, dump_json, exe, name, size, mtu, chk, we_serve, qpt="rc", extra=""):
-    # ibv_ud_pingpong has no -m (the port's MTU) and, as ibv_uc_pingpong, no -c
-    opts = "-s %d%s -n %d%s%s" % (size, "" if qpt == "ud" else " -m %d" % mtu, ITERS,
-                                  " -c" if chk else "", extra)
-    tool = "ibv_%s_pingpong" % qpt
-    ours_args = opts.split() + ["--qp-type", qpt]
+def run_pair(peer, exe, name, tool, opts, ours_args, we_serve):
+    """ibv_*_pingpong OPTS in the guest and ours (OURS_ARGS) on the veth, ours
+    the server when WE_SERVE, the VM's tap captured into NAME.pcap; both
+    outputs kept next to it. Returns (our exit status, our output, the
+    guest's ExecResult, the pcap)."""
     pcap = str(peer.outdir / (name + ".pcap"))
     peer.harness.capture_start(pcap, peer.vm.tap)
     job = proc = None
@@ -197,10 +198,24 @@ def run_case(peer, dump_json, exe, name, size, mtu, chk, we_serve, qpt="rc", ext
     (peer.outdir / (name + ".ours.txt")).write_text(out)
     (peer.outdir / (name + ".rxe.txt")).write_text(theirs.output)
     assert (rc, theirs.rc) == (0, 0), "ours:\n%s\nrxe:\n%s" % (out, theirs.output)
-    for o in (out, theirs.output):
+    return out, theirs, pcap
+
+
+def check_lines(outputs, size):
+    """Both sides' final lines: ITERS iterations, 2 * size * ITERS bytes."""
+    for o in outputs:
         assert iters_of(o) == ITERS, o
         assert int(BYTES_LINE.search(o).group(1)) == size * ITERS * 2, o
         assert "invalid data" not in o, o
+
+
+def run_case(peer, dump_json, exe, name, size, mtu, chk, we_serve, qpt="rc", extra=""):
+    # ibv_ud_pingpong has no -m (the port's MTU) and, as ibv_uc_pingpong, no -c
+    opts = "-s %d%s -n %d%s%s" % (size, "" if qpt == "ud" else " -m %d" % mtu, ITERS,
+                                  " -c" if chk else "", extra)
+    out, theirs, pcap = run_pair(peer, exe, name, "ibv_%s_pingpong" % qpt, opts,
+                                 opts.split() + ["--qp-type", qpt], we_serve)
+    check_lines((out, theirs.output), size)
     our_qpn, their_qpn = qpns(out)
     assert qpns(theirs.output) == (their_qpn, our_qpn)
     frames = decode(dump_json, pcap)
@@ -261,7 +276,7 @@ def test_ud_size_above_mtu_refused(pingpong_exe, tmp_path):
 @pytest.mark.parametrize("args,why", [
     (["--qp-type", "uc", "-c"], "no -c"),
     (["--qp-type", "ud", "-m", "1024"], "no -m"),
-    (["--qp-type", "xrc"], "rc, uc or ud"),
+    (["--qp-type", "xrc"], "rc, uc, ud or srq"),
 ])
 def test_pingpong_bad_qp_type_options(pingpong_exe, args, why):
     p = subprocess.run([pingpong_exe, "--"] + args, capture_output=True, text=True, timeout=30)
@@ -275,3 +290,102 @@ def test_events(rxe_peer, dump_json, pingpong_exe, qpt, we_serve):
     (dr_req_notify_cq / dr_get_cq_event, re-armed after every event)."""
     run_case(rxe_peer, dump_json, pingpong_exe, "%s_events_%s" % ("oursrv" if we_serve else "rxesrv", qpt),
              1024, 1024, qpt == "rc", we_serve, qpt, " -e")
+
+
+# ibv_srq_pingpong: num_qp RC QPs on one SRQ each side, one connection per pair
+SRQ_QPS = 4
+ADDR_LINE = re.compile(r"^  (local|remote) address: +LID 0x[0-9a-f]+, QPN (0x[0-9a-f]+), "
+                       r"PSN 0x[0-9a-f]+, GID \S+$", re.M)
+
+
+def addresses(output):
+    """(local QPNs, remote QPNs) of ibv_srq_pingpong's address lines, in order."""
+    lines = ADDR_LINE.findall(output)
+    return ([int(q, 16) for w, q in lines if w == "local"],
+            [int(q, 16) for w, q in lines if w == "remote"])
+
+
+def check_wire_srq(frames, peer, conns, size, mtu):
+    """conns: [(our QPN, their QPN)]. Every frame RC on one of them with
+    rxe's source port of that connection; each side's SENDs per connection
+    cut at the path MTU, every AckReq acknowledged on its connection."""
+    vm_ip = peer.vm.ip
+    by_dest = {(OUR_IP, o): (o, t) for o, t in conns}
+    by_dest.update({(vm_ip, t): (o, t) for o, t in conns})
+    for f in frames:
+        assert f["icrc_ok"] and "error" not in f, f
+        assert f["tver"] == 0 and f["pkey"] == 0xFFFF and f["ip_version"] == 4, f
+        assert {f["src"], f["dst"]} == {OUR_IP, vm_ip}, f
+        assert f["transport"] == "RC", f
+        conn = by_dest.get((f["dst"], f["dest_qp"]))
+        assert conn is not None, f
+        assert f["udp_sport"] == rxe.udp_sport_connected(*conn), f
+    want = [(op, n) for op, n, _ in wire.requests([(0, "SEND", size)], "rc", mtu)]
+    for src, dst in ((OUR_IP, vm_ip), (vm_ip, OUR_IP)):
+        total = 0
+        for o, t in conns:
+            me, peer_qp = (o, t) if src == OUR_IP else (t, o)
+            side = [f for f in frames if f["src"] == src and f["dest_qp"] == peer_qp]
+            other = [f for f in frames if f["src"] == dst and f["dest_qp"] == me]
+            reqs = wire.first_seen([f for f in side if f["opcode"] != wire.ACK])
+            n = len(reqs) // len(want)
+            # every connection carries SENDs both ways
+            assert n >= 1 and [(f["opcode"], f["payload_len"]) for f in reqs] == want * n, reqs[:6]
+            assert all(f["pad"] == (-f["payload_len"]) % 4 for f in reqs)
+            acks = [f for f in other if f["opcode"] == wire.ACK]
+            assert {a["aeth"]["type"] for a in acks} == {"ACK"}, acks[:4]
+            asked = {f["psn"] for f in side if f["opcode"] != wire.ACK and f["ack_req"]}
+            assert asked <= {a["psn"] for a in acks}, (src, o, t, sorted(asked), acks[:4])
+            total += n
+        # -n counts the messages of all QPs together (a QP may send once more
+        # while the others' last completions are on their way)
+        assert ITERS <= total < ITERS + len(conns), (src, total)
+
+
+SRQ_DEFAULT_QPS = 16
+SRQ_CASES = [
+    # (name, QPs, size, extra options of both sides)
+    ("s4096", SRQ_QPS, 4096, ""),
+    ("events", SRQ_QPS, 1024, " -e"),
+    ("default_q", SRQ_DEFAULT_QPS, 64, ""),    # no -q on either side: 16 QPs
+]
+
+
+@pytest.mark.parametrize("we_serve", [False, True], ids=["rxesrv", "oursrv"])
+@pytest.mark.parametrize("name,num_qp,size,extra", SRQ_CASES, ids=[c[0] for c in SRQ_CASES])
+def test_srq(rxe_peer, dump_json, pingpong_exe, name, num_qp, size, extra, we_serve):
+    """rdma-core's ibv_srq_pingpong against ours (--qp-type srq): num_qp RC
+    connections, each side's QPs receiving from one SRQ."""
+    mtu = 1024
+    opts = "%s-n %d -s %d -m %d%s" % ("" if num_qp == SRQ_DEFAULT_QPS else "-q %d " % num_qp,
+                                      ITERS, size, mtu, extra)
+    out, theirs, pcap = run_pair(rxe_peer, pingpong_exe,
+                                 "%s_srq_%s" % ("oursrv" if we_serve else "rxesrv", name),
+                                 "ibv_srq_pingpong", opts, opts.split() + ["--qp-type", "srq"],
+                                 we_serve)
+    check_lines((out, theirs.output), size)
+    our_local, our_remote = addresses(out)
+    their_local, their_remote = addresses(theirs.output)
+    assert len(our_local) == len(their_local) == num_qp, (out, theirs.output)
+    assert (our_remote, their_remote) == (their_local, our_local), (out, theirs.output)
+    frames = decode(dump_json, pcap)
+    check_wire_srq(frames, rxe_peer, list(zip(our_local, our_remote)), size, mtu)
+    assert ip_ttls(pcap) == {OUR_IP: {64}, rxe_peer.vm.ip: {64}}
+
+
+@pytest.mark.parametrize("args,why", [
+    (["-q", "8", "-r", "4"], "rx_depth 4 is too small for 8 QPs -- must have at least one receive per QP.\n"),
+    (["-r", "8"], "rx_depth 8 is too small for 16 QPs"),   # -q's default: 16
+    (["-c"], "ibv_srq_pingpong have no -c"),
+    (["-q", "257"], "1 to 256 QPs"),
+], ids=["q8-r4", "q16-r8", "chk", "q257"])
+def test_srq_bad_options(pingpong_exe, args, why):
+    """ibv_srq_pingpong's refusals (exit 1 before anything), and -c, which it does not have."""
+    p = subprocess.run([pingpong_exe, "--", "--qp-type", "srq"] + args, capture_output=True,
+                       text=True, timeout=30)
+    assert p.returncode == 1 and why in p.stderr, p.stderr
+
+
+def test_num_qp_is_srqs_only(pingpong_exe):
+    p = subprocess.run([pingpong_exe, "--", "-q", "2"], capture_output=True, text=True, timeout=30)
+    assert p.returncode == 1 and "-q: only ibv_srq_pingpong" in p.stderr, p.stderr
