@@ -284,7 +284,7 @@ struct dr_send_wr {
 	union {
 		struct {
 			uint32_t remote_srqn;
-		} xrc;                        /**< XRC_SEND: the SRQ at the target (not offered yet) */
+		} xrc;                        /**< XRC_SEND: the XRC SRQ at the target (dr_get_srq_num()) */
 	} qp_type;
 	union {
 		/** DR_WR_BIND_MW: bind @p mw, giving it the R_Key @p rkey (a type 2
@@ -805,6 +805,73 @@ struct dr_srq_init_attr {
 	struct dr_srq_attr attr;      /**< srq_limit is ignored; max_wr/max_sge written back */
 };
 
+/** SRQ types (enum ibv_srq_type). */
+enum dr_srq_type {
+	DR_SRQT_BASIC,                /**< a QP's receive queue */
+	DR_SRQT_XRC,                  /**< the receive queue of XRC_RECV QPs of an XRC domain, named by XRCETH */
+	DR_SRQT_TM,                   /**< tag matching: not offered */
+};
+
+/** dr_srq_init_attr_ex.comp_mask (enum ibv_srq_init_attr_mask, the bits that apply). */
+enum dr_srq_init_attr_mask {
+	DR_SRQ_INIT_ATTR_TYPE = 1 << 0,
+	DR_SRQ_INIT_ATTR_PD = 1 << 1,
+	DR_SRQ_INIT_ATTR_XRCD = 1 << 2,
+	DR_SRQ_INIT_ATTR_CQ = 1 << 3,
+	DR_SRQ_INIT_ATTR_TM = 1 << 4,
+};
+
+struct dr_xrcd;
+
+/** Creation attributes of an SRQ of a type (struct ibv_srq_init_attr_ex). */
+struct dr_srq_init_attr_ex {
+	void *srq_context;
+	struct dr_srq_attr attr;
+	uint32_t comp_mask;
+	enum dr_srq_type srq_type;
+	struct dr_pd *pd;             /**< required; for XRC, the PD of the R_Key checks of its requests */
+	struct dr_xrcd *xrcd;         /**< XRC: the domain */
+	struct dr_cq *cq;             /**< XRC: where its receive completions go */
+};
+
+/**
+ * ibv_create_srq_ex(3): a basic SRQ (as dr_create_srq()) or an XRC SRQ
+ * (DR_SRQ_INIT_ATTR_TYPE with DR_SRQT_XRC, plus PD, XRCD and CQ).
+ * @return the SRQ or NULL with errno set (EINVAL a missing or foreign
+ *         attribute, EOPNOTSUPP tag matching, as dr_create_srq() otherwise).
+ */
+struct dr_srq *dr_create_srq_ex(struct dr_context *ctx, struct dr_srq_init_attr_ex *init_attr);
+
+/** ibv_get_srq_num(3): the number an XRC SRQ is named by in XRCETH. @return 0 or -EINVAL. */
+int dr_get_srq_num(struct dr_srq *srq, uint32_t *srq_num);
+
+/** An XRC domain (struct ibv_xrcd). */
+struct dr_xrcd {
+	struct dr_context *context;
+};
+
+/** dr_xrcd_init_attr.comp_mask (enum ibv_xrcd_init_attr_mask). */
+enum dr_xrcd_init_attr_mask {
+	DR_XRCD_INIT_ATTR_FD = 1 << 0,
+	DR_XRCD_INIT_ATTR_OFLAGS = 1 << 1,
+};
+
+/** Attributes of dr_open_xrcd() (struct ibv_xrcd_init_attr). */
+struct dr_xrcd_init_attr {
+	uint32_t comp_mask;
+	int fd;                       /**< -1: a domain of this context only (the only kind offered) */
+	int oflags;                   /**< O_CREAT (needed with fd -1) */
+};
+
+/**
+ * ibv_open_xrcd(3): an XRC domain. Domains shared between processes
+ * through a file (@p fd other than -1) are not offered (EOPNOTSUPP).
+ * @return the domain or NULL with errno set.
+ */
+struct dr_xrcd *dr_open_xrcd(struct dr_context *ctx, struct dr_xrcd_init_attr *attr);
+/** ibv_close_xrcd(3). @return 0, -EBUSY while SRQs or QPs use it. */
+int dr_close_xrcd(struct dr_xrcd *xrcd);
+
 /** dr_modify_srq() mask (enum ibv_srq_attr_mask). */
 enum dr_srq_attr_mask {
 	DR_SRQ_MAX_WR = 1 << 0,       /**< resize */
@@ -959,8 +1026,9 @@ struct dr_qp_init_attr_ex {
 	struct dr_qp_cap cap;         /**< requested; the granted values are written back */
 	enum dr_qp_type qp_type;
 	int sq_sig_all;
-	uint32_t comp_mask;           /**< DR_QP_INIT_ATTR_PD is required */
+	uint32_t comp_mask;           /**< DR_QP_INIT_ATTR_PD is required, but for XRC_RECV: DR_QP_INIT_ATTR_XRCD */
 	struct dr_pd *pd;
+	struct dr_xrcd *xrcd;         /**< XRC_RECV: its domain */
 	uint64_t send_ops_flags;      /**< with DR_QP_INIT_ATTR_SEND_OPS_FLAGS: the builders to offer */
 };
 

@@ -26,6 +26,7 @@
 
 struct dr_qp_impl;
 struct dr_mw_impl;
+struct dr_srq_impl;
 
 struct dr_device {
 	uint16_t port_id;
@@ -78,10 +79,11 @@ struct dr_context {
 	struct dr_qp_impl *qp_table[DR_MAX_QP];
 	struct dr_mr_impl *mr_table[DR_MAX_MR];
 	struct dr_mw_impl *mw_table[DR_MAX_MW];    /* key index DR_MAX_MR + slot */
+	struct dr_srq_impl *srq_table[DR_MAX_SRQ]; /* SRQ number - 1 */
 	uint8_t mr_variant[DR_MAX_MR];      /* key byte of each slot, bumped at every reuse */
 	uint8_t mw_variant[DR_MAX_MW];      /* last key portion of each window slot */
 	uint32_t next_qp_hint;
-	uint32_t num_qps, num_mrs, num_pds, num_cqs, num_srqs, num_mws;
+	uint32_t num_qps, num_mrs, num_pds, num_cqs, num_srqs, num_mws, num_xrcds;
 
 	/* frames built and not yet taken by the PMD, sent at the end of each progress round */
 	struct rte_mbuf *tx_buf[DR_BURST * 4];

@@ -86,6 +86,8 @@ qp_transport(enum dr_qp_type t)
 	case DR_QPT_RC: return DR_TRANSPORT_RC;
 	case DR_QPT_UC: return DR_TRANSPORT_UC;
 	case DR_QPT_UD: return DR_TRANSPORT_UD;
+	case DR_QPT_XRC_SEND:
+	case DR_QPT_XRC_RECV: return DR_TRANSPORT_XRC;
 	default: return -1;
 	}
 }
@@ -148,10 +150,10 @@ rx_one(struct dr_context *ctx, struct rte_mbuf *m)
 		goto drop;
 	if (qp->pub.qp_type == DR_QPT_UD)
 		dr_resp_ud_rx(qp, m, &pi);
-	else if (pi.mask & DR_OPF_REQ)
-		dr_resp_rx(qp, m, &pi);
-	else if (pi.mask & DR_OPF_RESP)
-		dr_comp_rx(qp, m, &pi);
+	else if ((pi.mask & DR_OPF_REQ) && qp->pub.qp_type != DR_QPT_XRC_SEND)
+		dr_resp_rx(qp, m, &pi);         /* an XRC initiator has no responder */
+	else if ((pi.mask & DR_OPF_RESP) && qp->pub.qp_type != DR_QPT_XRC_RECV)
+		dr_comp_rx(qp, m, &pi);         /* an XRC target has no requester */
 	else
 		goto drop;
 	return;

@@ -134,6 +134,9 @@ send_wr_check(const struct dr_qp_impl *qp, const struct dr_send_wr *wr, uint16_t
 	/* a message is at most max_msg_sz (ibv_query_port(3)) */
 	if (total > DR_MAX_MSG_SIZE)
 		return EINVAL;
+	/* XRC_SEND: a 24-bit SRQ number of the target (ibv_post_send(3) qp_type.xrc.remote_srqn) */
+	if (qp->pub.qp_type == DR_QPT_XRC_SEND && wr->qp_type.xrc.remote_srqn > DR_24BIT_MASK)
+		return EINVAL;
 	/* UD: an address handle of the QP's PD (IBA 10.2.2.x), a 24-bit QPN (ibv_post_send(3) wr.ud) */
 	if (f & DR_WRF_NEEDS_AH) {
 		const struct dr_ah *ah = wr->wr.ud.ah;
@@ -182,6 +185,7 @@ send_wqe_fill(struct dr_qp_impl *qp, struct dr_send_wqe *wqe, uint32_t slot, con
 	wqe->ah = NULL;
 	wqe->remote_qpn = 0;
 	wqe->remote_qkey = 0;
+	wqe->xrc_srqn = qp->pub.qp_type == DR_QPT_XRC_SEND ? wr->qp_type.xrc.remote_srqn : 0;
 	wqe->mw = NULL;
 	wqe->bind_mr = NULL;
 	wqe->bind_len = 0;
@@ -341,8 +345,10 @@ post_one_recv(struct dr_qp_impl *qp, const struct dr_recv_wr *wr)
 	enum dr_qp_state st = qp->pub.state;
 	int i, rc;
 
-	/* IBA 10.3.1: receive WRs are taken in every state but RESET; a QP on an SRQ takes none (rxe) */
-	if (st == DR_QPS_RESET || qp->srq != NULL)
+	/* IBA 10.3.1: receive WRs are taken in every state but RESET; a QP on an SRQ takes none (rxe),
+	 * nor do XRC QPs (the initiator receives nothing, the target delivers into XRC SRQs) */
+	if (st == DR_QPS_RESET || qp->srq != NULL || qp->pub.qp_type == DR_QPT_XRC_SEND ||
+	    qp->pub.qp_type == DR_QPT_XRC_RECV)
 		return EINVAL;
 	if (st == DR_QPS_ERR) {
 		/* checked as any WR, then completed at once */

@@ -118,38 +118,63 @@ qp_slot(struct dr_context *ctx)
 	return -1;
 }
 
-struct dr_qp *
-dr_create_qp(struct dr_pd *pd, struct dr_qp_init_attr *ia)
+/*
+ * What each QP type needs at creation (ibv_create_qp(3), ibv_create_qp_ex(3)):
+ * RC, UC, UD: a PD, both CQs; XRC_SEND (initiator): a PD and a send CQ, no
+ * receive side; XRC_RECV (target): its XRC domain only - it sends nothing
+ * but responses and delivers into the domain's XRC SRQs.
+ */
+static int
+type_check(const struct dr_context *ctx, const struct dr_pd *pd, const struct dr_qp_init_attr *ia,
+	   const struct dr_xrcd *xrcd)
 {
-	struct dr_context *ctx;
-	struct dr_qp_impl *qp;
-	struct dr_qp_cap cap;
-	int socket, idx;
-
-	if (pd == NULL || ia == NULL)
-		return create_fail(EINVAL);
-	ctx = pd->context;
 	switch (ia->qp_type) {
 	case DR_QPT_RC:
 	case DR_QPT_UC:
 	case DR_QPT_UD:
+		if (pd == NULL || ia->send_cq == NULL || ia->recv_cq == NULL)
+			return EINVAL;
 		break;
-	case DR_QPT_RAW_PACKET:
 	case DR_QPT_XRC_SEND:
+		if (pd == NULL || ia->send_cq == NULL || ia->srq != NULL)
+			return EINVAL;
+		break;
 	case DR_QPT_XRC_RECV:
-		DR_LOG(qp, INFO, "create_qp: QP type %d not supported yet", (int)ia->qp_type);
-		return create_fail(EOPNOTSUPP);
+		if (xrcd == NULL || xrcd->context != ctx)
+			return EINVAL;
+		return 0;
+	case DR_QPT_RAW_PACKET:
+		DR_LOG(qp, INFO, "create_qp: raw packet QPs are not supported");
+		return EOPNOTSUPP;
 	default:
-		return create_fail(EINVAL);
+		return EINVAL;
 	}
-	if (ia->send_cq == NULL || ia->recv_cq == NULL ||
-	    ia->send_cq->context != ctx || ia->recv_cq->context != ctx)
-		return create_fail(EINVAL);
-	/* an SRQ of the same context (ibv_create_qp(3): the receive caps are then ignored) */
-	if (ia->srq != NULL && ia->srq->context != ctx)
-		return create_fail(EINVAL);
+	if ((ia->send_cq != NULL && ia->send_cq->context != ctx) || (ia->recv_cq != NULL && ia->recv_cq->context != ctx))
+		return EINVAL;
+	/* an SRQ of the same context, a basic one (ibv_create_qp(3): the receive caps are then ignored) */
+	if (ia->srq != NULL && (ia->srq->context != ctx || dr_srq_impl(ia->srq)->type != DR_SRQT_BASIC))
+		return EINVAL;
+	return 0;
+}
+
+struct dr_qp *
+dr_qp_create(struct dr_context *ctx, struct dr_pd *pd, struct dr_qp_init_attr *ia, struct dr_xrcd *xrcd)
+{
+	bool xrc_tgt = ia->qp_type == DR_QPT_XRC_RECV;
+	bool own_rq = ia->srq == NULL && ia->qp_type != DR_QPT_XRC_SEND && !xrc_tgt;
+	struct dr_qp_impl *qp;
+	struct dr_qp_cap cap;
+	int socket, idx, rc;
+
+	rc = type_check(ctx, pd, ia, xrcd);
+	if (rc != 0)
+		return create_fail(rc);
 	cap = ia->cap;
-	if (ia->srq != NULL) {
+	if (xrc_tgt) {
+		memset(&cap, 0, sizeof(cap));
+		cap.max_send_wr = 1;        /* no send WRs (dr_post_send(): EINVAL); the slot keeps the code uniform */
+	}
+	if (!own_rq) {
 		cap.max_recv_wr = 1;        /* passes cap_grant(); reported as 0 below */
 		cap.max_recv_sge = 0;
 	}
@@ -168,7 +193,7 @@ dr_create_qp(struct dr_pd *pd, struct dr_qp_init_attr *ia)
 	qp = rte_zmalloc_socket("dr_qp", sizeof(*qp), RTE_CACHE_LINE_SIZE, socket);
 	if (qp == NULL)
 		return create_fail(ENOMEM);
-	if (queues_alloc(qp, &cap, socket, ia->srq == NULL) != 0) {
+	if (queues_alloc(qp, &cap, socket, own_rq) != 0) {
 		queues_free(qp);
 		rte_free(qp);
 		return create_fail(ENOMEM);
@@ -177,15 +202,18 @@ dr_create_qp(struct dr_pd *pd, struct dr_qp_init_attr *ia)
 	qp->index = (uint32_t)idx;
 	qp->pub.context = ctx;
 	qp->pub.qp_context = ia->qp_context;
-	qp->pub.pd = pd;
-	qp->pub.send_cq = ia->send_cq;
-	qp->pub.recv_cq = ia->recv_cq;
+	qp->pub.pd = xrc_tgt ? NULL : pd;
+	qp->pub.send_cq = xrc_tgt ? NULL : ia->send_cq;
+	qp->pub.recv_cq = xrc_tgt ? NULL : ia->recv_cq;
 	qp->pub.srq = ia->srq;
 	qp->srq = ia->srq != NULL ? dr_srq_impl(ia->srq) : NULL;
-	if (ia->srq != NULL) {
+	qp->xrcd = xrc_tgt ? dr_xrcd_impl(xrcd) : NULL;
+	if (!own_rq) {
 		cap.max_recv_wr = 0;
 		cap.max_recv_sge = 0;
 	}
+	if (xrc_tgt)
+		cap.max_send_wr = cap.max_send_sge = 0;
 	qp->pub.qp_num = DR_QPN_BASE + (uint32_t)idx;
 	qp->pub.state = DR_QPS_RESET;
 	qp->pub.qp_type = ia->qp_type;
@@ -208,16 +236,32 @@ dr_create_qp(struct dr_pd *pd, struct dr_qp_init_attr *ia)
 	qp->resp.res_active = -1;
 	ia->cap = cap;                      /* ibv_create_qp(3): the caps actually provided */
 
-	pd->refcnt++;
-	dr_cq_impl(ia->send_cq)->refcnt++;
-	dr_cq_impl(ia->recv_cq)->refcnt++;
+	if (qp->pub.pd != NULL)
+		qp->pub.pd->refcnt++;
+	if (qp->pub.send_cq != NULL)
+		dr_cq_impl(qp->pub.send_cq)->refcnt++;
+	if (qp->pub.recv_cq != NULL)
+		dr_cq_impl(qp->pub.recv_cq)->refcnt++;
 	if (qp->srq != NULL)
 		qp->srq->refcnt++;
+	if (qp->xrcd != NULL)
+		qp->xrcd->refcnt++;
 	ctx->num_qps++;
 	ctx->qp_table[idx] = qp;
 	DR_LOG(qp, DEBUG, "QP 0x%x created: wr %u/%u sge %u/%u inline %u", qp->pub.qp_num,
 	       cap.max_send_wr, cap.max_recv_wr, cap.max_send_sge, cap.max_recv_sge, cap.max_inline_data);
 	return &qp->pub;
+}
+
+struct dr_qp *
+dr_create_qp(struct dr_pd *pd, struct dr_qp_init_attr *ia)
+{
+	if (pd == NULL || ia == NULL)
+		return create_fail(EINVAL);
+	/* an XRC target has no PD of its own: dr_create_qp_ex() with its domain */
+	if (ia->qp_type == DR_QPT_XRC_RECV)
+		return create_fail(EINVAL);
+	return dr_qp_create(pd->context, pd, ia, NULL);
 }
 
 /* An address vector a connected QP can send to (dr_qp_attr_check_values() checked the index range). */
@@ -454,10 +498,11 @@ dr_qp_to_error(struct dr_qp_impl *qp)
 			wc.status = DR_WC_WR_FLUSH_ERR;
 			wc.opcode = DR_WC_RECV;
 			wc.qp_num = qp->pub.qp_num;
-			(void)dr_cq_push(rcq, &wc);
+			/* an XRC SRQ has its own CQ */
+			(void)dr_cq_push(qp->srq->cq != NULL ? dr_cq_impl(qp->srq->cq) : rcq, &wc);
 			nrecv = 1;
 		}
-		if (prev != DR_QPS_ERR && prev != DR_QPS_RESET)
+		if (prev != DR_QPS_ERR && prev != DR_QPS_RESET && qp->pub.qp_type != DR_QPT_XRC_RECV)
 			dr_async_raise(qp->pub.context, DR_EVENT_QP_LAST_WQE_REACHED, &qp->pub);
 	} else {
 		rq_head = qp->rq.head;
@@ -528,13 +573,18 @@ dr_destroy_qp(struct dr_qp *pub)
 	dr_async_forget(ctx, pub);
 	dr_mw_qp_destroyed(qp);
 	dr_wr_batch_free(qp);
-	if (qp->srq != NULL)
-		qp->srq->refcnt--;
+	if (qp->srq != NULL && qp->xrcd == NULL)
+		qp->srq->refcnt--;          /* an XRC target's is only the one of its last message */
 	ctx->qp_table[qp->index] = NULL;
 	ctx->num_qps--;
-	dr_cq_impl(pub->send_cq)->refcnt--;
-	dr_cq_impl(pub->recv_cq)->refcnt--;
-	pub->pd->refcnt--;
+	if (pub->send_cq != NULL)
+		dr_cq_impl(pub->send_cq)->refcnt--;
+	if (pub->recv_cq != NULL)
+		dr_cq_impl(pub->recv_cq)->refcnt--;
+	if (pub->pd != NULL && qp->xrcd == NULL)
+		pub->pd->refcnt--;
+	if (qp->xrcd != NULL)
+		qp->xrcd->refcnt--;
 	DR_LOG(qp, DEBUG, "QP 0x%x destroyed", pub->qp_num);
 	sq_release_all(qp);
 	dr_resp_drain(qp);

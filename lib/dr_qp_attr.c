@@ -14,7 +14,7 @@
 #include "dr_psn.h"
 #include "dr_qp_attr.h"
 
-/* QP types in the table: RC, UC, UD, raw packet */
+/* QP types in the table: RC (and XRC's two halves, from RC's column), UC, UD, raw packet */
 enum qp_class {
 	QPC_UD,
 	QPC_UC,
@@ -139,9 +139,37 @@ qp_class(enum dr_qp_type qpt)
 		return QPC_UD;
 	case DR_QPT_RAW_PACKET:
 		return QPC_RAW;
+	case DR_QPT_XRC_SEND:
+	case DR_QPT_XRC_RECV:
+		return QPC_RC;          /* RC's transitions; xrc_adjust() gives their own attributes */
 	default:
-		/* XRC's INI/TGT halves have their own columns in table 91: not supported yet */
 		return -1;
+	}
+}
+
+/*
+ * XRC's two halves (IBA 11.2.5.3 table 91 XRC columns; ib_modify_qp_is_ok()'s
+ * XRC_INI / XRC_TGT entries): the initiator (XRC_SEND) has no responder, so
+ * INIT->RTR takes no max_dest_rd_atomic / min_rnr_timer; the target
+ * (XRC_RECV) sends nothing but responses, so RTR->RTS needs only the timeout
+ * and the SQ PSN. Other transitions are RC's.
+ */
+static void
+xrc_adjust(enum dr_qp_type qpt, enum dr_qp_state cur, enum dr_qp_state next, int *req, int *opt)
+{
+	const int resp_only = DR_QP_MAX_DEST_RD_ATOMIC | DR_QP_MIN_RNR_TIMER;
+	const int req_only = DR_QP_RETRY_CNT | DR_QP_RNR_RETRY | DR_QP_MAX_QP_RD_ATOMIC;
+
+	if (qpt == DR_QPT_XRC_SEND && cur == DR_QPS_INIT && next == DR_QPS_RTR) {
+		*req &= ~resp_only;
+		*opt &= ~resp_only;
+	} else if (qpt == DR_QPT_XRC_RECV && cur == DR_QPS_RTR && next == DR_QPS_RTS) {
+		*req &= ~req_only;
+		*opt &= ~req_only;
+	} else if (qpt == DR_QPT_XRC_SEND && next == DR_QPS_RTS) {
+		*opt &= ~DR_QP_MIN_RNR_TIMER;
+	} else if (qpt == DR_QPT_XRC_RECV && (next == DR_QPS_RTS || next == DR_QPS_SQD)) {
+		*opt &= ~req_only;
 	}
 }
 
@@ -174,19 +202,29 @@ dr_qp_transition_valid(enum dr_qp_type qpt, enum dr_qp_state cur, enum dr_qp_sta
 int
 dr_qp_attr_required(enum dr_qp_type qpt, enum dr_qp_state cur, enum dr_qp_state next)
 {
-	int cls;
+	int cls, req, opt;
 	const struct qp_transition *t = transition(qpt, cur, next, &cls);
 
-	return t != NULL ? t->req[cls] : 0;
+	if (t == NULL)
+		return 0;
+	req = t->req[cls];
+	opt = t->opt[cls];
+	xrc_adjust(qpt, cur, next, &req, &opt);
+	return req;
 }
 
 int
 dr_qp_attr_optional(enum dr_qp_type qpt, enum dr_qp_state cur, enum dr_qp_state next)
 {
-	int cls;
+	int cls, req, opt;
 	const struct qp_transition *t = transition(qpt, cur, next, &cls);
 
-	return t != NULL ? t->opt[cls] : 0;
+	if (t == NULL)
+		return 0;
+	req = t->req[cls];
+	opt = t->opt[cls];
+	xrc_adjust(qpt, cur, next, &req, &opt);
+	return opt;
 }
 
 int

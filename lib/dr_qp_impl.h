@@ -52,6 +52,7 @@ struct dr_send_wqe {
 	struct dr_ah_impl *ah;
 	uint32_t remote_qpn;
 	uint32_t remote_qkey;          /* DR_QKEY_USE_QP resolved at post time */
+	uint32_t xrc_srqn;             /* XRC_SEND: the target's XRC SRQ */
 	/* BIND_MW: the window (held: mw->inflight), its new key in rkey, where in remote_addr */
 	struct dr_mw_impl *mw;
 	struct dr_mr_impl *bind_mr;
@@ -72,6 +73,7 @@ struct dr_send_wqe {
 struct dr_ah_impl;
 struct dr_mw_impl;
 struct dr_srq_impl;
+struct dr_xrcd_impl;
 
 /* Give back the AH / window a send WQE holds (it went out or was executed, or it is flushed). */
 void dr_send_wqe_release(struct dr_send_wqe *wqe);
@@ -209,7 +211,8 @@ struct dr_qp_impl {
 
 	struct dr_sq sq;
 	struct dr_rq rq;               /* unused (empty) when the QP has an SRQ */
-	struct dr_srq_impl *srq;       /* pub.srq's, or NULL */
+	struct dr_srq_impl *srq;       /* pub.srq's; XRC_RECV: the SRQ of the message in progress */
+	struct dr_xrcd_impl *xrcd;     /* XRC_RECV: its domain */
 	uint32_t events_unacked;       /* async events about it not acknowledged */
 
 	/* where packets go, resolved at RTR (route.dmac when neighbour known) */
@@ -225,6 +228,23 @@ struct dr_qp_impl {
 };
 
 static inline struct dr_qp_impl *dr_qp_impl(struct dr_qp *qp) { return (struct dr_qp_impl *)qp; }
+
+/* RC or one of XRC's halves: acknowledged, retried (IBA 9.7). */
+static inline bool
+dr_qp_reliable(const struct dr_qp_impl *qp)
+{
+	return qp->pub.qp_type == DR_QPT_RC || qp->pub.qp_type == DR_QPT_XRC_SEND ||
+	       qp->pub.qp_type == DR_QPT_XRC_RECV;
+}
+
+/* The opcode of operation @op on this QP's reliable transport: XRC for XRC QPs, else RC. */
+static inline uint8_t
+dr_qp_rel_opcode(const struct dr_qp_impl *qp, enum dr_op op)
+{
+	bool xrc = qp->pub.qp_type == DR_QPT_XRC_SEND || qp->pub.qp_type == DR_QPT_XRC_RECV;
+
+	return (uint8_t)((xrc ? DR_TRANSPORT_XRC : DR_TRANSPORT_RC) | op);
+}
 
 /* QP of a QPN on a context, NULL if none. */
 static inline struct dr_qp_impl *
@@ -257,6 +277,10 @@ bool dr_wr_batch_open(const struct dr_qp_impl *qp);
 /* dr_wr_ex.c: give the QP its builder (send_ops_flags already checked); free it. 0 or -ENOMEM. */
 int dr_wr_batch_init(struct dr_qp_impl *qp, uint64_t send_ops_flags);
 void dr_wr_batch_free(struct dr_qp_impl *qp);
+
+/* Create a QP (dr_qp.c): dr_create_qp() and dr_create_qp_ex() check their own attributes first. */
+struct dr_qp *dr_qp_create(struct dr_context *ctx, struct dr_pd *pd, struct dr_qp_init_attr *ia,
+			   struct dr_xrcd *xrcd);
 
 /* Move the QP to ERR and flush every outstanding WR (both queues) with WR_FLUSH_ERR. */
 void dr_qp_to_error(struct dr_qp_impl *qp);

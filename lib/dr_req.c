@@ -131,7 +131,7 @@ req_check_window(struct dr_qp_impl *qp, const struct dr_send_wqe *wqe)
 {
 	int32_t out = dr_psn_diff(qp->req.psn, qp->comp.psn);
 
-	if (qp->pub.qp_type != DR_QPT_RC)
+	if (!dr_qp_reliable(qp))
 		return REQ_GO;         /* UC / UD: nothing waits for an acknowledgement */
 	if (out < 0)
 		return REQ_WAIT;       /* cannot happen: comp.psn never passes req.psn */
@@ -171,6 +171,18 @@ req_xmit(struct dr_qp_impl *qp, struct rte_mbuf *m, struct dr_pkt_info *pi)
 	return 0;
 }
 
+/* A request packet of @wqe at req.psn; XRC requests name the target's SRQ (XRCETH, IBA XRC annex). */
+static struct rte_mbuf *
+req_pkt_start(struct dr_qp_impl *qp, const struct dr_send_wqe *wqe, uint8_t opcode, uint32_t paylen,
+	      struct dr_pkt_info *pi)
+{
+	struct rte_mbuf *m = dr_qp_pkt_start(qp, opcode, paylen, qp->req.psn, pi);
+
+	if (m != NULL && (pi->mask & DR_OPF_XRCETH))
+		dr_xrceth_set_srq(dr_pkt_xrceth(pi), wqe->xrc_srqn);
+	return m;
+}
+
 /* Step SEND_PKT for a READ request (IBA 9.4.3, 9.7.4.1.3). */
 static int
 req_send_read(struct dr_qp_impl *qp, struct dr_send_wqe *wqe)
@@ -183,7 +195,7 @@ req_send_read(struct dr_qp_impl *qp, struct dr_send_wqe *wqe)
 	struct rte_mbuf *m;
 	int rc;
 
-	m = dr_qp_pkt_start(qp, DR_OPCODE(RC, READ_REQ), 0, qp->req.psn, &pi);
+	m = req_pkt_start(qp, wqe, dr_qp_rel_opcode(qp, DR_OP_READ_REQ), 0, &pi);
 	if (m == NULL)
 		return -ENOBUFS;
 	reth = dr_pkt_reth(&pi);
@@ -218,7 +230,7 @@ req_send_atomic(struct dr_qp_impl *qp, struct dr_send_wqe *wqe)
 	struct rte_mbuf *m;
 	int rc;
 
-	m = dr_qp_pkt_start(qp, cas ? DR_OPCODE(RC, CMP_SWAP) : DR_OPCODE(RC, FETCH_ADD), 0, qp->req.psn, &pi);
+	m = req_pkt_start(qp, wqe, dr_qp_rel_opcode(qp, cas ? DR_OP_CMP_SWAP : DR_OP_FETCH_ADD), 0, &pi);
 	if (m == NULL)
 		return -ENOBUFS;
 	ae = dr_pkt_atmeth(&pi);
@@ -277,7 +289,7 @@ req_send_segment(struct dr_qp_impl *qp, struct dr_send_wqe *wqe)
 		wqe->last_psn = dr_psn_add(wqe->first_psn, wqe->npkts - 1);
 		wqe->sent_once = false;
 	}
-	m = dr_qp_pkt_start(qp, (uint8_t)opcode, paylen, qp->req.psn, &pi);
+	m = req_pkt_start(qp, wqe, (uint8_t)opcode, paylen, &pi);
 	if (m == NULL)
 		return -ENOBUFS;
 	mask = pi.mask;
@@ -511,7 +523,7 @@ dr_req_progress(struct dr_qp_impl *qp)
 		n++;
 		sent_any = true;
 	}
-	if (sent_any && qp->pub.qp_type == DR_QPT_RC)
+	if (sent_any && dr_qp_reliable(qp))
 		dr_comp_arm_timer(qp, rte_rdtsc());
 	return n;
 }

@@ -64,6 +64,7 @@
 
 enum dr_resp_step {
 	RESP_CHK_PSN,
+	RESP_CHK_XRC,
 	RESP_CHK_OP_SEQ,
 	RESP_CHK_OP_VALID,
 	RESP_CHK_RESOURCE,
@@ -149,7 +150,7 @@ resp_flush_ack(struct dr_qp_impl *qp)
 {
 	if (!qp->resp.ack_pending)
 		return 0;
-	if (resp_send_ack(qp, DR_OPCODE(RC, ACK), qp->resp.ack_syndrome, qp->resp.ack_psn, 0) != 0)
+	if (resp_send_ack(qp, dr_qp_rel_opcode(qp, DR_OP_ACK), qp->resp.ack_syndrome, qp->resp.ack_psn, 0) != 0)
 		return -ENOBUFS;
 	qp->resp.ack_pending = false;
 	qp->resp.unacked = 0;
@@ -191,6 +192,31 @@ resp_chk_psn(struct dr_qp_impl *qp, struct resp_ctx *c)
 	if (diff < 0)
 		return RESP_DUPLICATE;    /* within the 2^23 PSNs before epsn */
 	qp->resp.nak_sent = false;
+	return RESP_CHK_XRC;
+}
+
+/*
+ * Step CHK_XRC (XRC targets; IBA XRC annex): the XRCETH names an XRC SRQ of
+ * the QP's domain, which gives the receive WQEs, the PD the R_Keys are
+ * checked against and the CQ; a message keeps its SRQ. Anything else is an
+ * invalid request.
+ */
+static enum dr_resp_step
+resp_chk_xrc(struct dr_qp_impl *qp, struct resp_ctx *c)
+{
+	struct dr_srq_impl *srq;
+
+	if (qp->pub.qp_type != DR_QPT_XRC_RECV)
+		return RESP_CHK_OP_SEQ;
+	srq = dr_srq_lookup(qp->pub.context, dr_xrceth_srq(dr_pkt_xrceth(c->pi)));
+	if (srq == NULL || srq->type != DR_SRQT_XRC || srq->xrcd != qp->xrcd ||
+	    (qp->resp.in_msg != DR_RESP_MSG_NONE && srq != qp->srq)) {
+		c->nak = DR_NAK_INVALID_REQ;
+		c->status = DR_WC_REM_INV_REQ_ERR;
+		return RESP_ERR_CLASS_C;
+	}
+	qp->srq = srq;
+	qp->pub.pd = srq->pub.pd;
 	return RESP_CHK_OP_SEQ;
 }
 
@@ -446,7 +472,7 @@ resp_exec_atomic(struct dr_qp_impl *qp, struct resp_ctx *c)
 	uint64_t orig;
 	int idx;
 
-	if (c->pi->opcode == DR_OPCODE(RC, CMP_SWAP)) {
+	if ((c->pi->opcode & DR_OPCODE_OP_MASK) == DR_OP_CMP_SWAP) {
 		orig = dr_atmeth_comp(ae);
 		/* on failure orig receives the current value; on success it already equals it */
 		__atomic_compare_exchange_n(p, &orig, dr_atmeth_swap_add(ae), false, __ATOMIC_SEQ_CST,
@@ -467,7 +493,7 @@ resp_exec_atomic(struct dr_qp_impl *qp, struct resp_ctx *c)
 	/* the atomic ACK acknowledges everything before it; if it is lost the retried request gets it again */
 	qp->resp.ack_pending = false;
 	qp->resp.unacked = 0;
-	resp_send_ack(qp, DR_OPCODE(RC, ATOMIC_ACK), RESP_SYN_ACK, c->psn, orig);
+	resp_send_ack(qp, dr_qp_rel_opcode(qp, DR_OP_ATOMIC_ACK), RESP_SYN_ACK, c->psn, orig);
 	return RESP_DONE;
 }
 
@@ -530,7 +556,7 @@ resp_post_recv_wc(struct dr_qp_impl *qp, struct resp_ctx *c, enum dr_wc_status s
 	qp->resp.have_rwqe = false;
 	qp->resp.rcv_off = 0;
 	/* BTH.SE of the message's last packet makes it a solicited completion (IBA 9.2.3) */
-	return dr_cq_push_se(dr_cq_impl(qp->pub.recv_cq), &wc, dr_bth_se(dr_pkt_bth(c->pi)));
+	return dr_cq_push_se(dr_cq_impl(dr_resp_recv_cq(qp)), &wc, dr_bth_se(dr_pkt_bth(c->pi)));
 }
 
 /* Step COMPLETE (IBA 9.7.5.1.5; rxe do_complete()). */
@@ -559,7 +585,7 @@ resp_complete(struct dr_qp_impl *qp, struct resp_ctx *c)
 static enum dr_resp_step
 resp_acknowledge(struct dr_qp_impl *qp, struct resp_ctx *c)
 {
-	if (qp->pub.qp_type != DR_QPT_RC)
+	if (!dr_qp_reliable(qp))
 		return RESP_DONE;         /* UC: unacknowledged */
 	qp->resp.unacked++;
 	if (qp->resp.ack_pending || dr_bth_ackreq(dr_pkt_bth(c->pi)) || qp->resp.unacked >= DR_RESP_ACK_EVERY)
@@ -622,7 +648,7 @@ resp_duplicate(struct dr_qp_impl *qp, struct resp_ctx *c)
 		return RESP_DONE;
 	}
 	if ((c->mask & DR_OPF_ATOMIC) && !res->is_read && res->first_psn == c->psn)
-		resp_send_ack(qp, DR_OPCODE(RC, ATOMIC_ACK), RESP_SYN_ACK, c->psn, res->atomic_orig);
+		resp_send_ack(qp, dr_qp_rel_opcode(qp, DR_OP_ATOMIC_ACK), RESP_SYN_ACK, c->psn, res->atomic_orig);
 	return RESP_DONE;
 }
 
@@ -668,7 +694,7 @@ status_is_local(enum dr_wc_status st)
 static enum dr_resp_step
 resp_err_class_c(struct dr_qp_impl *qp, struct resp_ctx *c)
 {
-	bool rc = qp->pub.qp_type == DR_QPT_RC;
+	bool rc = dr_qp_reliable(qp);
 
 	/* UC: a bad request is dropped with the rest of its message (rxe), no NAK exists */
 	if (!rc && !status_is_local(c->status))
@@ -677,7 +703,7 @@ resp_err_class_c(struct dr_qp_impl *qp, struct resp_ctx *c)
 		  dr_opcode_name(c->pi->opcode), c->psn, c->nak);
 	qp->resp.ack_pending = false;
 	if (rc)
-		resp_send_ack(qp, DR_OPCODE(RC, ACK), dr_aeth_syn_make(DR_AETH_NAK, c->nak), c->psn, 0);
+		resp_send_ack(qp, dr_qp_rel_opcode(qp, DR_OP_ACK), dr_aeth_syn_make(DR_AETH_NAK, c->nak), c->psn, 0);
 	if (qp->resp.have_rwqe)
 		resp_post_recv_wc(qp, c, c->status);
 	qp->resp.in_msg = DR_RESP_MSG_NONE;
@@ -706,6 +732,7 @@ resp_handle(struct dr_qp_impl *qp, struct rte_mbuf *m, struct dr_pkt_info *pi)
 	while (step != RESP_DONE) {
 		switch (step) {
 		case RESP_CHK_PSN: step = resp_chk_psn(qp, &c); break;
+		case RESP_CHK_XRC: step = resp_chk_xrc(qp, &c); break;
 		case RESP_CHK_OP_SEQ: step = resp_chk_op_seq(qp, &c); break;
 		case RESP_CHK_OP_VALID: step = resp_chk_op_valid(qp, &c); break;
 		case RESP_CHK_RESOURCE: step = resp_chk_resource(qp, &c); break;
@@ -775,15 +802,15 @@ resp_read_reply(struct dr_qp_impl *qp, int budget)
 				struct resp_ctx c = { .nak = DR_NAK_REM_ACCESS_ERR, .status = DR_WC_REM_ACCESS_ERR,
 						      .psn = res->next_psn, .pi = &pi };
 
-				pi.opcode = DR_OPCODE(RC, READ_REQ);
+				pi.opcode = dr_qp_rel_opcode(qp, DR_OP_READ_REQ);
 				pi.mask = 0;
 				qp->resp.res_active = -1;
 				resp_err_class_c(qp, &c);
 				return n;
 			}
 		}
-		opcode = first ? (last ? DR_OPCODE(RC, READ_RESP_ONLY) : DR_OPCODE(RC, READ_RESP_FIRST))
-			       : (last ? DR_OPCODE(RC, READ_RESP_LAST) : DR_OPCODE(RC, READ_RESP_MIDDLE));
+		opcode = first ? (last ? dr_qp_rel_opcode(qp, DR_OP_READ_RESP_ONLY) : dr_qp_rel_opcode(qp, DR_OP_READ_RESP_FIRST))
+			       : (last ? dr_qp_rel_opcode(qp, DR_OP_READ_RESP_LAST) : dr_qp_rel_opcode(qp, DR_OP_READ_RESP_MIDDLE));
 		m = dr_qp_pkt_start(qp, opcode, pay, res->next_psn, &pi);
 		if (m == NULL)
 			break;

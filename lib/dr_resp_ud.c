@@ -47,7 +47,7 @@ static void
 ud_complete(struct dr_qp_impl *qp, struct dr_wc *wc, bool solicited)
 {
 	dr_rwqe_done(qp);
-	if (dr_cq_push_se(dr_cq_impl(qp->pub.recv_cq), wc, solicited) != 0 || wc->status != DR_WC_SUCCESS)
+	if (dr_cq_push_se(dr_cq_impl(dr_resp_recv_cq(qp)), wc, solicited) != 0 || wc->status != DR_WC_SUCCESS)
 		dr_qp_to_error(qp);
 }
 

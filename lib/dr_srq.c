@@ -43,26 +43,23 @@ ring_alloc(struct dr_rq *rq, uint32_t max_wr, uint32_t max_sge)
 }
 
 struct dr_srq *
-dr_create_srq(struct dr_pd *pd, struct dr_srq_init_attr *ia)
+dr_srq_create(struct dr_pd *pd, void *srq_context, struct dr_srq_attr *attr, enum dr_srq_type type,
+	      struct dr_xrcd_impl *xrcd, struct dr_cq *cq)
 {
-	static uint32_t next_handle;
+	struct dr_context *ctx = pd->context;
 	struct dr_srq_impl *srq;
-	struct dr_context *ctx;
-	uint32_t max_sge;
+	uint32_t max_sge, slot;
 
-	if (pd == NULL || ia == NULL) {
-		errno = EINVAL;
-		return NULL;
-	}
-	ctx = pd->context;
 	/* ibv_create_srq(3): max_wr and max_sge within the device's max_srq_wr / max_srq_sge */
-	if (ia->attr.max_wr < 1 || ia->attr.max_wr > DR_MAX_SRQ_WR || ia->attr.max_sge > DR_MAX_SGE) {
-		DR_LOG(qp, INFO, "create_srq: max_wr %u / max_sge %u outside 1..%u / 0..%u", ia->attr.max_wr,
-		       ia->attr.max_sge, DR_MAX_SRQ_WR, DR_MAX_SGE);
+	if (attr->max_wr < 1 || attr->max_wr > DR_MAX_SRQ_WR || attr->max_sge > DR_MAX_SGE) {
+		DR_LOG(qp, INFO, "create_srq: max_wr %u / max_sge %u outside 1..%u / 0..%u", attr->max_wr,
+		       attr->max_sge, DR_MAX_SRQ_WR, DR_MAX_SGE);
 		errno = EINVAL;
 		return NULL;
 	}
-	if (ctx->num_srqs >= DR_MAX_SRQ) {
+	for (slot = 0; slot < DR_MAX_SRQ && ctx->srq_table[slot] != NULL; slot++)
+		;
+	if (slot == DR_MAX_SRQ) {
 		errno = ENOMEM;
 		return NULL;
 	}
@@ -71,22 +68,41 @@ dr_create_srq(struct dr_pd *pd, struct dr_srq_init_attr *ia)
 		errno = ENOMEM;
 		return NULL;
 	}
-	max_sge = RTE_MAX(ia->attr.max_sge, 1u);
-	if (ring_alloc(&srq->rq, ia->attr.max_wr, max_sge) != 0) {
+	max_sge = RTE_MAX(attr->max_sge, 1u);
+	if (ring_alloc(&srq->rq, attr->max_wr, max_sge) != 0) {
 		rte_free(srq);
 		errno = ENOMEM;
 		return NULL;
 	}
 	srq->pub.context = ctx;
-	srq->pub.srq_context = ia->srq_context;
+	srq->pub.srq_context = srq_context;
 	srq->pub.pd = pd;
-	srq->pub.handle = next_handle++;
+	srq->pub.handle = slot;
+	srq->num = slot + 1;
+	srq->type = type;
+	srq->xrcd = xrcd;
+	srq->cq = cq;
 	/* the attributes actually provided; srq_limit is not set at creation (ibv_create_srq(3)) */
-	ia->attr.max_wr = srq->rq.max_wr;
-	ia->attr.max_sge = max_sge;
+	attr->max_wr = srq->rq.max_wr;
+	attr->max_sge = max_sge;
 	pd->refcnt++;
+	if (xrcd != NULL)
+		xrcd->refcnt++;
+	if (cq != NULL)
+		dr_cq_impl(cq)->refcnt++;
+	ctx->srq_table[slot] = srq;
 	ctx->num_srqs++;
 	return &srq->pub;
+}
+
+struct dr_srq *
+dr_create_srq(struct dr_pd *pd, struct dr_srq_init_attr *ia)
+{
+	if (pd == NULL || ia == NULL) {
+		errno = EINVAL;
+		return NULL;
+	}
+	return dr_srq_create(pd, ia->srq_context, &ia->attr, DR_SRQT_BASIC, NULL, NULL);
 }
 
 /* Move the queued WQEs into a ring of @max_wr (IBA 10.2.9.3 resize); -errno. */
@@ -175,6 +191,11 @@ dr_destroy_srq(struct dr_srq *pub)
 	}
 	dr_async_forget(pub->context, pub);
 	pub->pd->refcnt--;
+	if (srq->xrcd != NULL)
+		srq->xrcd->refcnt--;
+	if (srq->cq != NULL)
+		dr_cq_impl(srq->cq)->refcnt--;
+	pub->context->srq_table[srq->num - 1] = NULL;
 	pub->context->num_srqs--;
 	rte_free(srq->rq.wqe);
 	rte_free(srq->rq.sges);

@@ -17,13 +17,38 @@
 
 #include "dr_qp_impl.h"
 
+struct dr_xrcd_impl {
+	struct dr_xrcd pub;
+	uint32_t refcnt;               /* XRC SRQs and XRC_RECV QPs in it */
+};
+
+static inline struct dr_xrcd_impl *dr_xrcd_impl(struct dr_xrcd *x) { return (struct dr_xrcd_impl *)x; }
+
 struct dr_srq_impl {
 	struct dr_srq pub;
 	struct dr_rq rq;               /* the ring, as a QP's receive queue */
 	uint32_t limit;                /* armed SRQ limit, 0 = not armed (IBA 10.2.9.2) */
 	uint32_t refcnt;               /* QPs using it */
 	uint32_t events_unacked;       /* SRQ_LIMIT_REACHED events not acknowledged */
+	uint32_t num;                  /* SRQ number (XRCETH.XRCSRQ): 1 + its slot in ctx->srq_table */
+	enum dr_srq_type type;
+	struct dr_xrcd_impl *xrcd;     /* XRC: its domain */
+	struct dr_cq *cq;              /* XRC: its completion queue */
 };
+
+/* An SRQ by number, NULL if none. */
+static inline struct dr_srq_impl *
+dr_srq_lookup(struct dr_context *ctx, uint32_t num)
+{
+	return num >= 1 && num <= DR_MAX_SRQ ? ctx->srq_table[num - 1] : NULL;
+}
+
+/*
+ * Create an SRQ of @type (dr_srq.c; the public calls check their own
+ * attributes first). NULL with errno set.
+ */
+struct dr_srq *dr_srq_create(struct dr_pd *pd, void *srq_context, struct dr_srq_attr *attr, enum dr_srq_type type,
+			     struct dr_xrcd_impl *xrcd, struct dr_cq *cq);
 
 static inline struct dr_srq_impl *dr_srq_impl(struct dr_srq *srq) { return (struct dr_srq_impl *)srq; }
 
@@ -52,6 +77,13 @@ dr_rwqe_cur(const struct dr_qp_impl *qp)
  * limit event may fire; the QP's own stays queued until dr_rwqe_done().
  */
 void dr_rwqe_take(struct dr_qp_impl *qp);
+
+/* Where the responder's receive completions go: an XRC SRQ's CQ, else the QP's receive CQ. */
+static inline struct dr_cq *
+dr_resp_recv_cq(const struct dr_qp_impl *qp)
+{
+	return qp->srq != NULL && qp->srq->cq != NULL ? qp->srq->cq : qp->pub.recv_cq;
+}
 
 /* The message's receive WQE completed. */
 static inline void

@@ -489,12 +489,25 @@ dr_create_qp_ex(struct dr_context *ctx, struct dr_qp_init_attr_ex *ia)
 	uint64_t ops = 0;
 	int rc;
 
-	if (ctx == NULL || ia == NULL || (ia->comp_mask & ~known) || !(ia->comp_mask & DR_QP_INIT_ATTR_PD) ||
-	    ia->pd == NULL || ia->pd->context != ctx) {
+	bool tgt;
+
+	if (ctx == NULL || ia == NULL || (ia->comp_mask & ~known)) {
 		errno = EINVAL;
 		return NULL;
 	}
-	if (ia->comp_mask & (DR_QP_INIT_ATTR_XRCD | DR_QP_INIT_ATTR_CREATE_FLAGS | DR_QP_INIT_ATTR_MAX_TSO_HEADER |
+	/* ibv_create_qp_ex(3): a PD, but an XRC target has its domain instead */
+	tgt = ia->qp_type == DR_QPT_XRC_RECV;
+	/* a domain is an XRC target's only */
+	if (!tgt && (ia->comp_mask & DR_QP_INIT_ATTR_XRCD)) {
+		errno = EINVAL;
+		return NULL;
+	}
+	if (tgt ? !(ia->comp_mask & DR_QP_INIT_ATTR_XRCD) || ia->xrcd == NULL :
+		  !(ia->comp_mask & DR_QP_INIT_ATTR_PD) || ia->pd == NULL || ia->pd->context != ctx) {
+		errno = EINVAL;
+		return NULL;
+	}
+	if (ia->comp_mask & (DR_QP_INIT_ATTR_CREATE_FLAGS | DR_QP_INIT_ATTR_MAX_TSO_HEADER |
 			     DR_QP_INIT_ATTR_IND_TABLE | DR_QP_INIT_ATTR_RX_HASH)) {
 		DR_LOG(qp, INFO, "create_qp_ex: comp_mask 0x%x asks for what we do not offer", ia->comp_mask);
 		errno = EOPNOTSUPP;
@@ -522,7 +535,7 @@ dr_create_qp_ex(struct dr_context *ctx, struct dr_qp_init_attr_ex *ia)
 	a.cap = ia->cap;
 	a.qp_type = ia->qp_type;
 	a.sq_sig_all = ia->sq_sig_all;
-	pub = dr_create_qp(ia->pd, &a);
+	pub = dr_qp_create(ctx, tgt ? NULL : ia->pd, &a, tgt ? ia->xrcd : NULL);
 	if (pub == NULL)
 		return NULL;
 	ia->cap = a.cap;

@@ -71,8 +71,20 @@ test_other_types(void)
 	CHECK(!dr_qp_transition_valid(DR_QPT_RC, DR_QPS_SQE, DR_QPS_RTS));
 	/* raw packet: only the port */
 	CHECK_EQ(dr_qp_attr_check_mask(DR_QPT_RAW_PACKET, DR_QPS_RESET, DR_QPS_INIT, DR_QP_STATE | DR_QP_PORT), 0);
-	/* XRC: not supported yet, every transition refused */
-	CHECK(!dr_qp_transition_valid(DR_QPT_XRC_SEND, DR_QPS_RESET, DR_QPS_INIT));
+	/* XRC (table 91's XRC columns, ib_modify_qp_is_ok()): the initiator has no responder attributes... */
+	CHECK(dr_qp_transition_valid(DR_QPT_XRC_SEND, DR_QPS_RESET, DR_QPS_INIT));
+	CHECK_EQ(dr_qp_attr_check_mask(DR_QPT_XRC_SEND, DR_QPS_RESET, DR_QPS_INIT,
+				       DR_QP_STATE | DR_QP_PKEY_INDEX | DR_QP_PORT | DR_QP_ACCESS_FLAGS), 0);
+	CHECK_EQ(dr_qp_attr_check_mask(DR_QPT_XRC_SEND, DR_QPS_INIT, DR_QPS_RTR, RC_RTR), -EINVAL);
+	CHECK_EQ(dr_qp_attr_check_mask(DR_QPT_XRC_SEND, DR_QPS_INIT, DR_QPS_RTR,
+				       DR_QP_STATE | DR_QP_AV | DR_QP_PATH_MTU | DR_QP_DEST_QPN | DR_QP_RQ_PSN), 0);
+	CHECK_EQ(dr_qp_attr_check_mask(DR_QPT_XRC_SEND, DR_QPS_RTR, DR_QPS_RTS, RC_RTS), 0);
+	/* ... the target none of the requester's */
+	CHECK_EQ(dr_qp_attr_check_mask(DR_QPT_XRC_RECV, DR_QPS_INIT, DR_QPS_RTR, RC_RTR), 0);
+	CHECK_EQ(dr_qp_attr_check_mask(DR_QPT_XRC_RECV, DR_QPS_RTR, DR_QPS_RTS, RC_RTS), -EINVAL);
+	CHECK_EQ(dr_qp_attr_check_mask(DR_QPT_XRC_RECV, DR_QPS_RTR, DR_QPS_RTS,
+				       DR_QP_STATE | DR_QP_TIMEOUT | DR_QP_SQ_PSN), 0);
+	CHECK(!dr_qp_transition_valid(DR_QPT_XRC_RECV, DR_QPS_SQE, DR_QPS_RTS));
 	CHECK(!dr_qp_transition_valid((enum dr_qp_type)77, DR_QPS_RESET, DR_QPS_INIT));
 }
 

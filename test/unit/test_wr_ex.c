@@ -59,7 +59,8 @@ test_create(struct rc_env *e)
 
 	RC_CHECK_EQ(create_errno(a, DR_QP_INIT_ATTR_SEND_OPS_FLAGS, DR_QPT_RC, DR_QP_EX_WITH_SEND), EINVAL);
 	RC_CHECK_EQ(create_errno(a, pd_ops | (1u << 20), DR_QPT_RC, DR_QP_EX_WITH_SEND), EINVAL);
-	RC_CHECK_EQ(create_errno(a, pd_ops | DR_QP_INIT_ATTR_XRCD, DR_QPT_RC, DR_QP_EX_WITH_SEND), EOPNOTSUPP);
+	RC_CHECK_EQ(create_errno(a, pd_ops | DR_QP_INIT_ATTR_XRCD, DR_QPT_RC, DR_QP_EX_WITH_SEND), EINVAL);
+	RC_CHECK_EQ(create_errno(a, pd_ops | DR_QP_INIT_ATTR_CREATE_FLAGS, DR_QPT_RC, DR_QP_EX_WITH_SEND), EOPNOTSUPP);
 	RC_CHECK_EQ(create_errno(a, pd_ops, DR_QPT_RC, 1ull << 40), EINVAL);
 	RC_CHECK_EQ(create_errno(a, pd_ops, DR_QPT_RC, DR_QP_EX_WITH_SEND | DR_QP_EX_WITH_TSO), EOPNOTSUPP);
 	RC_CHECK_EQ(create_errno(a, pd_ops, DR_QPT_RC, DR_QP_EX_WITH_FLUSH), EOPNOTSUPP);

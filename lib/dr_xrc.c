@@ -1,0 +1,110 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 The dpdk-rdma authors.
+ */
+
+/*
+ * XRC objects (IBA 1.2.1 annex "XRC"; ibv_open_xrcd(3), ibv_create_srq_ex(3),
+ * ibv_get_srq_num(3)): domains, and the XRC SRQs in them that XRC_RECV QPs
+ * of the same domain deliver into, each request naming its SRQ by number in
+ * its XRCETH. The QPs are dr_create_qp_ex()'s (lib/dr_wr_ex.c); the
+ * transport's rules are in dr_req.c (XRCETH), dr_resp.c (the SRQ, its PD,
+ * its CQ).
+ */
+
+#include <errno.h>
+#include <fcntl.h>
+
+#include <rte_malloc.h>
+
+#include "dr_context.h"
+#include "dr_log.h"
+#include "dr_srq.h"
+
+struct dr_xrcd *
+dr_open_xrcd(struct dr_context *ctx, struct dr_xrcd_init_attr *attr)
+{
+	struct dr_xrcd_impl *x;
+
+	if (ctx == NULL || attr == NULL ||
+	    (attr->comp_mask & ~(uint32_t)(DR_XRCD_INIT_ATTR_FD | DR_XRCD_INIT_ATTR_OFLAGS))) {
+		errno = EINVAL;
+		return NULL;
+	}
+	/* a domain shared through a file between processes (or contexts) is not offered */
+	if ((attr->comp_mask & DR_XRCD_INIT_ATTR_FD) && attr->fd != -1) {
+		DR_LOG(ctx, INFO, "open_xrcd: domains shared through a file are not supported");
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	/* ibv_open_xrcd(3): with no file, O_CREAT is required */
+	if ((attr->comp_mask & DR_XRCD_INIT_ATTR_OFLAGS) && (attr->oflags & ~(O_CREAT | O_EXCL)) != 0) {
+		errno = EINVAL;
+		return NULL;
+	}
+	if ((attr->comp_mask & DR_XRCD_INIT_ATTR_OFLAGS) && !(attr->oflags & O_CREAT)) {
+		errno = EINVAL;
+		return NULL;
+	}
+	x = rte_zmalloc("dr_xrcd", sizeof(*x), 0);
+	if (x == NULL) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	x->pub.context = ctx;
+	ctx->num_xrcds++;
+	return &x->pub;
+}
+
+int
+dr_close_xrcd(struct dr_xrcd *pub)
+{
+	struct dr_xrcd_impl *x;
+
+	if (pub == NULL)
+		return -EINVAL;
+	x = dr_xrcd_impl(pub);
+	if (x->refcnt != 0)
+		return -EBUSY;
+	pub->context->num_xrcds--;
+	rte_free(x);
+	return 0;
+}
+
+struct dr_srq *
+dr_create_srq_ex(struct dr_context *ctx, struct dr_srq_init_attr_ex *ia)
+{
+	const uint32_t known = DR_SRQ_INIT_ATTR_TYPE | DR_SRQ_INIT_ATTR_PD | DR_SRQ_INIT_ATTR_XRCD |
+			       DR_SRQ_INIT_ATTR_CQ | DR_SRQ_INIT_ATTR_TM;
+	enum dr_srq_type type;
+
+	if (ctx == NULL || ia == NULL || (ia->comp_mask & ~known) || !(ia->comp_mask & DR_SRQ_INIT_ATTR_PD) ||
+	    ia->pd == NULL || ia->pd->context != ctx) {
+		errno = EINVAL;
+		return NULL;
+	}
+	type = (ia->comp_mask & DR_SRQ_INIT_ATTR_TYPE) ? ia->srq_type : DR_SRQT_BASIC;
+	if (type == DR_SRQT_TM || (ia->comp_mask & DR_SRQ_INIT_ATTR_TM)) {
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	if (type == DR_SRQT_BASIC)
+		return dr_srq_create(ia->pd, ia->srq_context, &ia->attr, type, NULL, NULL);
+	/* XRC: a domain and a CQ of this context (ibv_create_srq_ex(3)) */
+	if (type != DR_SRQT_XRC ||
+	    (ia->comp_mask & (DR_SRQ_INIT_ATTR_XRCD | DR_SRQ_INIT_ATTR_CQ)) !=
+	    (DR_SRQ_INIT_ATTR_XRCD | DR_SRQ_INIT_ATTR_CQ) ||
+	    ia->xrcd == NULL || ia->xrcd->context != ctx || ia->cq == NULL || ia->cq->context != ctx) {
+		errno = EINVAL;
+		return NULL;
+	}
+	return dr_srq_create(ia->pd, ia->srq_context, &ia->attr, type, dr_xrcd_impl(ia->xrcd), ia->cq);
+}
+
+int
+dr_get_srq_num(struct dr_srq *srq, uint32_t *srq_num)
+{
+	if (srq == NULL || srq_num == NULL || dr_srq_impl(srq)->type != DR_SRQT_XRC)
+		return -EINVAL;
+	*srq_num = dr_srq_impl(srq)->num;
+	return 0;
+}
