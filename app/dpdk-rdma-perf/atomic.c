@@ -17,12 +17,20 @@
  *
  * so the original value each message returns, and the word at the end of
  * the run, are known to both sides: the requester checks every original
- * value, the responder every word once the requester is done. With
- * --perftest-compat the operands are perftest's (FETCH_AND_ADD adds 1,
+ * value, the responder every word once the requester is done.
+ *
+ * With --perftest-compat the operands are perftest's (FETCH_AND_ADD adds 1,
  * CMP_AND_SWAP compares with 0 and swaps in 0: ATOMIC_ADD_VALUE,
- * ATOMIC_SWAP_VALUE) and its buffers start zeroed: value() is 0, add() 1.
+ * ATOMIC_SWAP_VALUE). Our words start at 0, so a perftest client leaves
+ * word w at its visits (FETCH_AND_ADD) or 0. A perftest server's words hold
+ * random bytes (ctx_init() fills its buffer with rand()): our client takes
+ * the first original value of each word as its start, and then expects
+ * start + j (FETCH_AND_ADD) or start (CMP_AND_SWAP: 0 swapped for 0, or a
+ * failed compare) from visit j.
  */
 
+#include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "perf.h"
@@ -33,8 +41,6 @@
 static uint64_t
 value(const struct perf *p, uint32_t qp, uint32_t w, uint64_t visit)
 {
-	if (p->perftest)
-		return 0;
 	return perf_check_seed(qp | ATOMIC_SEED_TAG, p->size_index, (uint64_t)w << 40 | visit);
 }
 
@@ -47,13 +53,18 @@ add(const struct perf *p, uint32_t qp, uint32_t w)
 	return perf_check_seed(qp | ATOMIC_SEED_TAG, p->size_index, ~(uint64_t)w) | 1;
 }
 
-/* Word @p w of QP @p qp after @p visits operations. */
+/* Word @p w of QP @p q after @p visits operations. */
 static uint64_t
-word_after(const struct perf *p, uint32_t qp, uint32_t w, uint64_t visits)
+word_after(const struct perf *p, const struct perf_qp *q, uint32_t w, uint64_t visits)
 {
+	if (p->perftest) {
+		uint64_t start = p->server ? 0 : q->atomic_start[w];
+
+		return start + (p->atomic == PERF_FETCH_AND_ADD ? visits * PT_ADD_VALUE : 0);
+	}
 	if (p->atomic == PERF_FETCH_AND_ADD)
-		return value(p, qp, w, 0) + visits * add(p, qp, w);
-	return value(p, qp, w, visits);
+		return value(p, q->index, w, 0) + visits * add(p, q->index, w);
+	return value(p, q->index, w, visits);
 }
 
 uint32_t
@@ -79,10 +90,14 @@ perf_atomic_wr(const struct perf *p, const struct perf_qp *q, uint64_t i, struct
 		wr->opcode = DR_WR_ATOMIC_FETCH_AND_ADD;
 		wr->wr.atomic.compare_add = add(p, q->index, w);
 		wr->wr.atomic.swap = 0;
+	} else if (p->perftest) {
+		wr->opcode = DR_WR_ATOMIC_CMP_AND_SWP;
+		wr->wr.atomic.compare_add = 0;
+		wr->wr.atomic.swap = 0;
 	} else {
 		wr->opcode = DR_WR_ATOMIC_CMP_AND_SWP;
-		wr->wr.atomic.compare_add = word_after(p, q->index, w, j);
-		wr->wr.atomic.swap = word_after(p, q->index, w, j + 1);
+		wr->wr.atomic.compare_add = value(p, q->index, w, j);
+		wr->wr.atomic.swap = value(p, q->index, w, j + 1);
 	}
 }
 
@@ -103,25 +118,38 @@ check_word(struct perf *p, uint32_t qp, uint64_t iter, const uint8_t *got, uint6
 }
 
 void
-perf_atomic_verify_orig(struct perf *p, const struct perf_qp *q, uint64_t i, const uint8_t *local)
+perf_atomic_verify_orig(struct perf *p, struct perf_qp *q, uint64_t i, const uint8_t *local)
 {
 	const uint32_t n = perf_atomic_words(p, q), w = (uint32_t)(i % n);
 
-	check_word(p, q->index, i, local, word_after(p, q->index, w, i / n));
+	if (p->perftest && !p->server && i < n) {
+		/* a perftest server's word: its first value is the start */
+		memcpy(&q->atomic_start[w], local, sizeof(q->atomic_start[w]));
+		p->res.verified += sizeof(q->atomic_start[w]);
+		return;
+	}
+	check_word(p, q->index, i, local, word_after(p, q, w, i / n));
 }
 
-void
-perf_atomic_fill(struct perf *p)
+int
+perf_atomic_prepare(struct perf *p)
 {
 	for (unsigned int qi = 0; qi < p->nb_qps; qi++) {
 		struct perf_qp *q = &p->qps[qi];
 
+		if (!p->server && p->perftest && q->atomic_start == NULL) {
+			q->atomic_start = calloc(perf_atomic_words(p, q), sizeof(*q->atomic_start));
+			if (q->atomic_start == NULL)
+				return perf_api_err("calloc", ENOMEM);
+		}
+		/* the responder's words before the run: 0 in perftest's exchange, as its client's */
 		for (uint32_t w = 0; w < q->rx_slots; w++) {
-			uint64_t v = value(p, qi, w, 0);
+			uint64_t v = p->perftest ? 0 : value(p, qi, w, 0);
 
 			memcpy(q->rx + (size_t)w * p->slot_size, &v, sizeof(v));
 		}
 	}
+	return PERF_OK;
 }
 
 void
@@ -137,7 +165,7 @@ perf_atomic_verify_words(struct perf *p, uint64_t msgs)
 			uint64_t last = visits > 0 ? w + (visits - 1) * n : w;
 
 			check_word(p, qi, last, q->rx + (size_t)w * p->slot_size,
-				   word_after(p, qi, w, visits));
+				   word_after(p, q, w, visits));
 		}
 	}
 }

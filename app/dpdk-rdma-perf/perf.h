@@ -45,6 +45,7 @@ struct perf_qp {
 	uint64_t recv_posted;       /**< receive WRs posted, all sizes */
 	uint64_t recv_done;         /**< receive completions, all sizes */
 	uint64_t received;          /**< receive completions of this size */
+	uint64_t *atomic_start;     /**< a perftest server's words: their first values (atomic.c) */
 };
 
 /** A first --check mismatch. */
@@ -184,7 +185,7 @@ int perf_prepare_size(struct perf *p);
 void perf_wr_target(const struct perf *p, const struct perf_qp *q, uint64_t i,
 		    struct dr_send_wr *wr);
 /** --check of what READ or atomic WR @p i brought back into its local slot. */
-void perf_verify_fetched(struct perf *p, const struct perf_qp *q, uint64_t i);
+void perf_verify_fetched(struct perf *p, struct perf_qp *q, uint64_t i);
 
 /* atomic.c */
 /** The words the requester's atomics walk on QP @p q: message i goes to word i % W. */
@@ -192,10 +193,10 @@ uint32_t perf_atomic_words(const struct perf *p, const struct perf_qp *q);
 /** Opcode, target and operands of atomic WR @p i. */
 void perf_atomic_wr(const struct perf *p, const struct perf_qp *q, uint64_t i, struct dr_send_wr *wr);
 /** --check the original value atomic WR @p i returned into @p local. */
-void perf_atomic_verify_orig(struct perf *p, const struct perf_qp *q, uint64_t i,
+void perf_atomic_verify_orig(struct perf *p, struct perf_qp *q, uint64_t i,
 			     const uint8_t *local);
-/** Responder: the words' values before the run. */
-void perf_atomic_fill(struct perf *p);
+/** Before the run: the responder's words, the requester's record of a perftest server's. */
+int perf_atomic_prepare(struct perf *p);
 /** Responder, --check: every word after @p msgs atomics per QP. */
 void perf_atomic_verify_words(struct perf *p, uint64_t msgs);
 

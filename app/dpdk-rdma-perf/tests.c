@@ -283,9 +283,11 @@ teardown_err(const char *what, int ret)
 static void
 perf_teardown(struct perf *p)
 {
-	for (unsigned int i = 0; p->qps != NULL && i < p->nb_qps; i++)
+	for (unsigned int i = 0; p->qps != NULL && i < p->nb_qps; i++) {
 		if (p->qps[i].qp != NULL)
 			teardown_err("dr_destroy_qp", dr_destroy_qp(p->qps[i].qp));
+		free(p->qps[i].atomic_start);
+	}
 	if (p->recv_cq != NULL)
 		teardown_err("dr_destroy_cq", dr_destroy_cq(p->recv_cq));
 	if (p->send_cq != NULL)
@@ -480,8 +482,8 @@ perf_prepare_size(struct perf *p)
 			memset(q->rx, 0, rx_len);
 		}
 	}
-	if (t->verb == PERF_ATOMIC && p->server)
-		perf_atomic_fill(p);
+	if (t->verb == PERF_ATOMIC)
+		return perf_atomic_prepare(p);
 	return PERF_OK;
 }
 
@@ -509,7 +511,7 @@ perf_wr_target(const struct perf *p, const struct perf_qp *q, uint64_t i, struct
 }
 
 void
-perf_verify_fetched(struct perf *p, const struct perf_qp *q, uint64_t i)
+perf_verify_fetched(struct perf *p, struct perf_qp *q, uint64_t i)
 {
 	const uint8_t *local = q->tx + (size_t)(i % q->tx_slots) * p->slot_size;
 	unsigned int want, got;
