@@ -120,7 +120,7 @@ passive(const struct perf *p)
 	const struct perf_test *t = p->test;
 
 	return p->server && ((t->kind == PERF_BW && t->verb != PERF_SEND) ||
-			     (t->kind == PERF_LAT && t->verb == PERF_READ));
+			     (t->kind == PERF_LAT && perf_verb_fetches(t->verb)));
 }
 
 static int
@@ -190,6 +190,16 @@ barrier(struct perf *p)
 	return PERF_OK;
 }
 
+void
+perf_print_bad(const struct perf *p)
+{
+	const struct perf_bad *b = &p->res.bad;
+
+	fprintf(stderr, PERF_PROG ": data check failed: size %u QP %u message %" PRIu64
+		" first bad offset %" PRIu64 ": expected 0x%02x, got 0x%02x\n", p->size, b->qp,
+		b->iter, b->offset, b->expected, b->got);
+}
+
 /* Print the row of this size and the verdicts. @return true when both checks passed. */
 static bool
 report_size(struct perf *p)
@@ -203,9 +213,7 @@ report_size(struct perf *p)
 	else
 		perf_print_row(p, p->res.iters, p->res.vals);
 	if (b->found) {
-		fprintf(stderr, PERF_PROG ": data check failed: size %u QP %u message %" PRIu64
-			" first bad offset %" PRIu64 ": expected 0x%02x, got 0x%02x\n", p->size, b->qp,
-			b->iter, b->offset, b->expected, b->got);
+		perf_print_bad(p);
 		ok = false;
 	}
 	if (d->status == OOB_ST_MISMATCH) {

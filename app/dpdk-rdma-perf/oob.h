@@ -45,6 +45,7 @@ enum oob_type {
 /** OOB_HELLO.flags */
 #define OOB_F_CHECK 1u
 #define OOB_F_DURATION 2u
+#define OOB_F_CMP_SWAP 4u   /**< atomic tests: CMP_AND_SWAP (else FETCH_AND_ADD) */
 
 /** Status of OOB_DONE. */
 enum oob_status {
@@ -79,6 +80,7 @@ struct oob_qp {
 	uint64_t vaddr;        /**< start of the sender's remote-visible region */
 	uint8_t gid[16];
 	uint8_t mac[6];
+	uint8_t out_reads;     /**< its responder depth (max_dest_rd_atomic); 0: not said, 16 */
 	uint32_t slots;        /**< slots in that region */
 	uint32_t slot_size;    /**< bytes between slots */
 };

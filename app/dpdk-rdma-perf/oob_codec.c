@@ -16,7 +16,7 @@
 #define LEN_HELLO (OOB_TEST_NAME_LEN + 4 + 4 + 8 + 4 + 4 + 4 * PERF_MAX_SIZES)  /* 168 */
 #define LEN_ACCEPT 4
 #define LEN_REJECT OOB_TEXT_LEN
-#define LEN_QP (4 * 4 + 8 + 16 + 6 + 2 + 4 + 4)                                 /* 56 */
+#define LEN_QP (4 * 4 + 8 + 16 + 6 + 1 + 1 + 4 + 4)                                 /* 56 */
 #define LEN_BARRIER 8
 #define LEN_DONE (4 + 4 + 8 + 8 + 4 + 4 + 8 + 8 + 8 * OOB_NB_VALS + OOB_TEXT_LEN) /* 240 */
 #define LEN_FIN 0
@@ -164,7 +164,8 @@ oob_encode(const struct oob_msg *m, uint8_t *b)
 		put64(&c, m->u.qp.vaddr);
 		putb(&c, m->u.qp.gid, 16);
 		putb(&c, m->u.qp.mac, 6);
-		putb(&c, "\0\0", 2);
+		putb(&c, &m->u.qp.out_reads, 1);
+		putb(&c, "", 1);
 		put32(&c, m->u.qp.slots);
 		put32(&c, m->u.qp.slot_size);
 		break;
@@ -239,7 +240,8 @@ oob_decode(struct oob_msg *m, uint8_t *b)
 		m->u.qp.vaddr = get64(&c);
 		getb(&c, m->u.qp.gid, 16);
 		getb(&c, m->u.qp.mac, 6);
-		c.p += 2;
+		getb(&c, &m->u.qp.out_reads, 1);
+		c.p += 1;
 		m->u.qp.slots = get32(&c);
 		m->u.qp.slot_size = get32(&c);
 		break;

@@ -9,7 +9,8 @@
  *
  *   exchange_versions   16 bytes: the version string, NUL-padded
  *   check_sys_data      4 + 4 bytes: page size (the cycle buffer) and cache
- *                       line size, big-endian ints; both take the larger
+ *                       line size (the stride of small messages), big-endian
+ *                       ints; both take the larger
  *   check_mtu           2 bytes: "%d" of enum ibv_mtu and its NUL; both take
  *                       the smaller
  *   ctx_hand_shake      108 bytes: KEY_PRINT_FMT_GID, the QP's address
@@ -167,6 +168,13 @@ pt_preamble(struct perf *p)
 	mine = rte_cpu_to_be_32(PT_CACHE_LINE);
 	if (pt_xchg(p, &mine, &theirs, sizeof(mine), false) != PERF_OK)
 		return PERF_FAIL;
+	/* the stride of perftest's small messages (INC()): a power of two up to the page */
+	p->pt_line = RTE_MAX(PT_CACHE_LINE, rte_be_to_cpu_32(theirs));
+	if (!rte_is_power_of_2(p->pt_line) || p->pt_line > p->pt_cycle) {
+		perf_err("out-of-band exchange", "the peer's cache line size %u is not a power of "
+			 "two up to its cycle buffer", p->pt_line);
+		return PERF_FAIL;
+	}
 	/* check_mtu: one digit and its NUL */
 	snprintf(mtu, sizeof(mtu), "%d", mtu_code(p->mtu));
 	if (pt_xchg(p, mtu, rmtu, PT_MTU_LEN, false) != PERF_OK)
@@ -186,7 +194,7 @@ pt_hand_shake(struct perf *p, unsigned int qi, bool parse)
 	const struct perf_qp *q = &p->qps[qi];
 	struct pt_dest d = {
 		.lid = 0,
-		.out_reads = perf_out_reads(p),
+		.out_reads = p->out_reads,
 		.qpn = q->qp->qp_num,
 		.psn = q->psn,
 		.rkey = p->mr->rkey,
@@ -219,6 +227,11 @@ pt_hand_shake(struct perf *p, unsigned int qi, bool parse)
 	p->qps[qi].remote.mtu = p->pt_peer_mtu;
 	p->qps[qi].remote.slots = 1;
 	p->qps[qi].remote.slot_size = 0;
+	if (p->test->verb == PERF_ATOMIC && p->test->kind == PERF_BW) {
+		/* atomic_bw's words: one per cache line over the cycle buffer (increase_rem_addr) */
+		p->qps[qi].remote.slots = p->pt_cycle / p->pt_line;
+		p->qps[qi].remote.slot_size = p->pt_line;
+	}
 	memcpy(p->qps[qi].remote.gid, r.gid, sizeof(r.gid));
 	p->pt_out_reads = r.out_reads;
 	return PERF_OK;

@@ -9,7 +9,7 @@
  * @file
  * --perftest-compat: perftest's own out-of-band exchange over TCP (as
  * Debian 12's perftest 4.5-0.17 speaks it, protocol version "6.06"), so
- * that unmodified ib_{send,write,read}_{bw,lat} can be the peer. perftest's
+ * that unmodified ib_{send,write,read,atomic}_{bw,lat} can be the peer. perftest's
  * messages carry no framing: each is a fixed number of raw bytes, the
  * client writes first and the server reads first (ctx_xchg_data,
  * ctx_hand_shake). Layout in doc/guides/perf.rst.

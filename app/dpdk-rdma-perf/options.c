@@ -28,7 +28,7 @@ enum {
 	OPT_IPV6,
 };
 
-static const char short_opts[] = ":p:s:n:aD:m:t:r:Q:q:Fd:i:x:hV";
+static const char short_opts[] = ":p:s:n:aD:m:t:r:Q:q:Fd:i:x:A:o:hV";
 
 static const struct option long_opts[] = {
 	{ "port", required_argument, NULL, 'p' },
@@ -46,6 +46,8 @@ static const struct option long_opts[] = {
 	{ "ib-dev", required_argument, NULL, 'd' },
 	{ "ib-port", required_argument, NULL, 'i' },
 	{ "gid-index", required_argument, NULL, 'x' },
+	{ "atomic_type", required_argument, NULL, 'A' },
+	{ "outs", required_argument, NULL, 'o' },
 	{ "ip", required_argument, NULL, OPT_IP },
 	{ "ipv6", required_argument, NULL, OPT_IPV6 },
 	{ "peer-mac", required_argument, NULL, OPT_PEER_MAC },
@@ -71,10 +73,12 @@ perf_usage(FILE *out)
 		"\n"
 		"  -p, --port N          TCP port of the out-of-band exchange (default %u)\n"
 		"      --oob-bind ADDR   server: address to listen on (default 127.0.0.1)\n"
-		"  -s, --size N[K|M|G]   message size (default %u for bw, %u for lat; up to 1G)\n"
+		"  -s, --size N[K|M|G]   message size (default %u for bw, %u for lat; up to 1G;\n"
+		"                        the atomic tests move %u bytes, no other size)\n"
 		"  -a, --all             sizes 2 ... 2^23, powers of two\n"
 		"      --sizes L         comma-separated sizes, up to %u of them\n"
-		"  -n, --iters N         messages per size and QP (default %u bw, %u lat)\n"
+		"  -n, --iters N         messages per size and QP (default %u bw, %u lat,\n"
+		"                        %u atomic)\n"
 		"  -D, --duration S      run each size for S seconds instead of -n\n"
 		"  -m, --mtu N           path MTU: 256, 512, 1024, 2048 or 4096 (default: the port's)\n"
 		"  -t, --tx-depth N      send WRs in flight per QP (default %u bw, %u lat)\n"
@@ -86,6 +90,9 @@ perf_usage(FILE *out)
 		"  -d, --ib-dev NAME     device dr_<DPDK port name> (default: the first port)\n"
 		"  -i, --ib-port N       port of the device: 1\n"
 		"  -x, --gid-index N     source GID index (default %d: the IPv4-mapped GID)\n"
+		"  -A, --atomic_type T   atomic tests: CMP_AND_SWAP or FETCH_AND_ADD (default)\n"
+		"  -o, --outs N          read and atomic tests: outstanding READs/atomics\n"
+		"                        (default: the device's maximum, %u)\n"
 		"      --ip A.B.C.D      our IPv4 address (required: GID index 1)\n"
 		"      --ipv6 ADDR       an IPv6 address of ours (GID index 2, a second one 3)\n"
 		"      --peer-mac MAC    the peer's MAC for its static neighbour entry\n"
@@ -97,9 +104,10 @@ perf_usage(FILE *out)
 		"  -V, --version         the version\n"
 		"\n"
 		"Exit status: 0 success, 1 error or --check mismatch, 2 usage.\n",
-		perf_test_names(), PERF_DEF_PORT, PERF_DEF_SIZE_BW, PERF_DEF_SIZE_LAT, PERF_MAX_SIZES,
-		PERF_DEF_ITERS_BW, PERF_DEF_ITERS_LAT, PERF_DEF_TX_BW, PERF_DEF_TX_LAT, PERF_DEF_RX,
-		PERF_DEF_CQ_MOD, PERF_DEF_GID_INDEX);
+		perf_test_names(), PERF_DEF_PORT, PERF_DEF_SIZE_BW, PERF_DEF_SIZE_LAT, PERF_ATOMIC_SIZE,
+		PERF_MAX_SIZES, PERF_DEF_ITERS_BW, PERF_DEF_ITERS_LAT, PERF_DEF_ITERS_ATOMIC,
+		PERF_DEF_TX_BW, PERF_DEF_TX_LAT, PERF_DEF_RX, PERF_DEF_CQ_MOD, PERF_DEF_GID_INDEX,
+		DR_MAX_RD_ATOMIC);
 }
 
 char perf_last_err[OOB_TEXT_LEN];
@@ -244,6 +252,60 @@ parse_mac(const char *s, struct rte_ether_addr *mac)
 	return 0;
 }
 
+static const char *const atomic_names[] = {
+	[PERF_CMP_AND_SWAP] = "CMP_AND_SWAP",
+	[PERF_FETCH_AND_ADD] = "FETCH_AND_ADD",
+};
+
+const char *
+perf_atomic_name(enum perf_atomic_type t)
+{
+	return atomic_names[t];
+}
+
+static int
+parse_atomic(const char *s, enum perf_atomic_type *t)
+{
+	for (unsigned int i = 0; i < RTE_DIM(atomic_names); i++) {
+		if (strcmp(s, atomic_names[i]) == 0) {
+			*t = (enum perf_atomic_type)i;
+			return 0;
+		}
+	}
+	perf_err("-A/--atomic_type", "invalid type '%s' (CMP_AND_SWAP or FETCH_AND_ADD)", s);
+	return -1;
+}
+
+/* The atomic tests' rules: 8-byte messages (perftest: "Message size cannot be changed"). */
+static int
+finish_atomic(struct perf_opts *o, bool all, bool atomic_given, bool outs_given)
+{
+	if (o->test->verb != PERF_ATOMIC) {
+		if (atomic_given) {
+			perf_err("-A/--atomic_type", "only for the atomic tests (atomic_bw, atomic_lat)");
+			return -1;
+		}
+		if (outs_given && !perf_verb_fetches(o->test->verb)) {
+			perf_err("-o/--outs", "only for the read and atomic tests");
+			return -1;
+		}
+		return 0;
+	}
+	if (all) {
+		perf_err("-a/--all", "not for the atomic tests: their messages are %u bytes",
+			 PERF_ATOMIC_SIZE);
+		return -1;
+	}
+	for (unsigned int i = 0; i < o->nb_sizes; i++) {
+		if (o->sizes[i] != PERF_ATOMIC_SIZE) {
+			perf_err("-s/--size", "the atomic tests move %u bytes, not %u (as perftest, "
+				 "the size cannot be changed)", PERF_ATOMIC_SIZE, o->sizes[i]);
+			return -1;
+		}
+	}
+	return 0;
+}
+
 uint32_t
 perf_max_size(const struct perf_opts *o)
 {
@@ -256,7 +318,8 @@ perf_max_size(const struct perf_opts *o)
 
 /* Defaults and the checks that need every option. */
 static int
-finish(struct perf_opts *o, bool have_ip, bool tx_given, bool all, bool size_opt, bool sizes_opt)
+finish(struct perf_opts *o, bool have_ip, bool tx_given, bool all, bool size_opt, bool sizes_opt,
+       bool atomic_given, bool outs_given)
 {
 	const bool lat = o->test->kind == PERF_LAT;
 
@@ -268,12 +331,15 @@ finish(struct perf_opts *o, bool have_ip, bool tx_given, bool all, bool size_opt
 		perf_err("-s/-a/--sizes", "give only one of them");
 		return -1;
 	}
+	if (finish_atomic(o, all, atomic_given, outs_given) != 0)
+		return -1;
 	if (all) {
 		o->nb_sizes = 0;
 		for (unsigned int s = PERF_ALL_MIN_SHIFT; s <= PERF_ALL_MAX_SHIFT; s++)
 			o->sizes[o->nb_sizes++] = 1u << s;
 	} else if (!o->size_given) {
-		o->sizes[0] = lat ? PERF_DEF_SIZE_LAT : PERF_DEF_SIZE_BW;
+		o->sizes[0] = o->test->verb == PERF_ATOMIC ? PERF_ATOMIC_SIZE :
+			      lat ? PERF_DEF_SIZE_LAT : PERF_DEF_SIZE_BW;
 		o->nb_sizes = 1;
 	}
 	if (o->test->verb == PERF_WRITE && lat) {
@@ -290,7 +356,8 @@ finish(struct perf_opts *o, bool have_ip, bool tx_given, bool all, bool size_opt
 		return -1;
 	}
 	if (!o->iters_given)
-		o->iters = lat ? PERF_DEF_ITERS_LAT : PERF_DEF_ITERS_BW;
+		o->iters = o->test->verb == PERF_ATOMIC ? PERF_DEF_ITERS_ATOMIC :
+			   lat ? PERF_DEF_ITERS_LAT : PERF_DEF_ITERS_BW;
 	if (lat && o->iters < PERF_MIN_ITERS_LAT) {
 		perf_err("-n/--iters", "latency tests need %u iterations at least "
 			 "(the 2 largest samples are dropped)", PERF_MIN_ITERS_LAT);
@@ -311,9 +378,10 @@ finish(struct perf_opts *o, bool have_ip, bool tx_given, bool all, bool size_opt
 		perf_err("--oob-bind", "only for the server (the client connects to %s)", o->server);
 		return -1;
 	}
-	if (o->perftest && (o->nb_sizes != 1 || o->check || o->duration > 0)) {
-		perf_err("--perftest-compat", "one size (-s), no --check, -D, -a or --sizes: "
-			 "perftest's exchange has none of them");
+	if (o->perftest && (o->nb_sizes != 1 || o->duration > 0 ||
+			    (o->check && o->test->verb != PERF_ATOMIC))) {
+		perf_err("--perftest-compat", "one size (-s), no -D, -a or --sizes, and --check "
+			 "only for the atomic tests: perftest's exchange has none of them");
 		return -1;
 	}
 	if (o->oob_bind == NULL)
@@ -325,6 +393,7 @@ int
 perf_parse_args(int argc, char **argv, struct perf_opts *o)
 {
 	bool have_ip = false, tx_given = false, all = false, size_opt = false, sizes_opt = false;
+	bool atomic_given = false, outs_given = false;
 	uint64_t v;
 	int c;
 
@@ -335,6 +404,7 @@ perf_parse_args(int argc, char **argv, struct perf_opts *o)
 	o->num_qps = 1;
 	o->ib_port = 1;
 	o->gid_index = PERF_DEF_GID_INDEX;
+	o->atomic = PERF_FETCH_AND_ADD;
 
 	optind = 1;
 	opterr = 0;
@@ -417,6 +487,18 @@ perf_parse_args(int argc, char **argv, struct perf_opts *o)
 				return -1;
 			o->gid_index = (int)v;
 			break;
+		case 'A':
+			if (parse_atomic(optarg, &o->atomic) != 0)
+				return -1;
+			atomic_given = true;
+			break;
+		case 'o':
+			/* perftest lowers a count above the device's to it, with a warning */
+			if (parse_uint("-o/--outs", optarg, 1, UINT8_MAX, &v) != 0)
+				return -1;
+			o->out_reads = (uint32_t)v;
+			outs_given = true;
+			break;
 		case OPT_IP:
 			if (parse_ip(optarg, &o->ipv4) != 0)
 				return -1;
@@ -483,5 +565,5 @@ perf_parse_args(int argc, char **argv, struct perf_opts *o)
 		return -1;
 	}
 	o->server = argc == 2 ? argv[1] : NULL;
-	return finish(o, have_ip, tx_given, all, size_opt, sizes_opt);
+	return finish(o, have_ip, tx_given, all, size_opt, sizes_opt, atomic_given, outs_given);
 }

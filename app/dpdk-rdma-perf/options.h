@@ -35,6 +35,8 @@ enum {
 #define PERF_DEF_SIZE_BW 65536u      /* DEF_SIZE_BW */
 #define PERF_DEF_SIZE_LAT 2u         /* DEF_SIZE_LAT */
 #define PERF_DEF_ITERS_BW 5000u      /* DEF_ITERS_WB */
+#define PERF_DEF_ITERS_ATOMIC 1000u  /* DEF_ITERS: perftest's atomic_bw too */
+#define PERF_ATOMIC_SIZE 8u          /* DEF_SIZE_ATOMIC: the only size of the atomic tests */
 #define PERF_DEF_ITERS_LAT 1000u     /* DEF_ITERS */
 #define PERF_DEF_TX_BW 128u          /* DEF_TX_BW */
 #define PERF_DEF_TX_LAT 1u           /* DEF_TX_LAT */
@@ -56,7 +58,25 @@ enum perf_verb {
 	PERF_SEND,
 	PERF_WRITE,
 	PERF_READ,
+	PERF_ATOMIC,
 };
+
+/** The atomic tests' operation (-A, perftest's atomicTypesStr order). */
+enum perf_atomic_type {
+	PERF_CMP_AND_SWAP,
+	PERF_FETCH_AND_ADD,
+};
+
+/**
+ * Does the requester fetch data back (RDMA READ, atomics)? Then the
+ * responder's CPU takes no part, and outstanding requests are bounded by
+ * max_rd_atomic (perftest's "READ || ATOMIC").
+ */
+static inline bool
+perf_verb_fetches(enum perf_verb v)
+{
+	return v == PERF_READ || v == PERF_ATOMIC;
+}
 
 /** How it measures. */
 enum perf_kind {
@@ -95,6 +115,8 @@ struct perf_opts {
 	bool check;                     /**< --check */
 	uint32_t link_mtu;              /**< --link-mtu: IP MTU of the context; 0: the port's */
 	bool perftest;                  /**< --perftest-compat: perftest's OOB exchange */
+	enum perf_atomic_type atomic;   /**< -A: atomic tests */
+	uint32_t out_reads;             /**< -o: outstanding READs/atomics; 0: the device's max */
 };
 
 /**
@@ -106,6 +128,9 @@ int perf_parse_args(int argc, char **argv, struct perf_opts *o);
 
 /** The usage text. */
 void perf_usage(FILE *out);
+
+/** perftest's name of an atomic type: "CMP_AND_SWAP", "FETCH_AND_ADD". */
+const char *perf_atomic_name(enum perf_atomic_type t);
 
 /** Largest message size of the run. */
 uint32_t perf_max_size(const struct perf_opts *o);

@@ -7,7 +7,7 @@
 
 /**
  * @file
- * dpdk-rdma-perf: perftest's ib_{send,write,read}_{bw,lat} over the
+ * dpdk-rdma-perf: perftest's ib_{send,write,read,atomic}_{bw,lat} over the
  * dpdk-rdma verbs API (include/dr_verbs.h). One endpoint per process; the
  * two endpoints meet over TCP (oob.c) and then only over their DPDK ports.
  *
@@ -45,6 +45,7 @@ struct perf_qp {
 	uint64_t recv_posted;       /**< receive WRs posted, all sizes */
 	uint64_t recv_done;         /**< receive completions, all sizes */
 	uint64_t received;          /**< receive completions of this size */
+	uint64_t *atomic_start;     /**< a perftest server's words: their first values (atomic.c) */
 };
 
 /** A first --check mismatch. */
@@ -76,6 +77,7 @@ struct perf {
 	uint32_t sizes[PERF_MAX_SIZES]; /**< the client's sizes (adopted by the server) */
 	unsigned int nb_sizes;
 	uint32_t max_size;          /**< largest of sizes */
+	enum perf_atomic_type atomic; /**< the client's -A (adopted by the server) */
 
 	/* device (port.c) */
 	struct dr_device **dev_list;
@@ -100,6 +102,7 @@ struct perf {
 	uint32_t rq_depth;          /**< receive WRs per QP */
 	uint32_t window;            /**< send WRs in flight per QP (bw) */
 	uint32_t cq_mod;            /**< signal one send WR in cq_mod (bw) */
+	uint8_t out_reads;          /**< our responder depth: -o, the device's max, 1 (perftest's) */
 	struct perf_qp *qps;
 	unsigned int nb_qps;
 
@@ -119,6 +122,7 @@ struct perf {
 	bool pt_expect_key;         /**< the peer's end-of-run hand shake may come during the run */
 	bool pt_key_seen;           /**< ... and it came (read, not yet answered) */
 	uint32_t pt_cycle;          /**< smallest remote-visible region: the cycle buffer */
+	uint32_t pt_line;           /**< cache line: perftest's stride between small messages */
 	uint32_t pt_peer_mtu;       /**< path MTU bytes the peer offered */
 	uint32_t pt_out_reads;      /**< the peer's outstanding READs (its responder depth) */
 	uint64_t verified_total;    /**< bytes checked here and by the peer, all sizes */
@@ -175,11 +179,26 @@ int perf_fill_recv(struct perf *p, struct perf_qp *q);
  * status, length, --check, then the receive is reposted.
  */
 int perf_recv_complete(struct perf *p, const struct dr_wc *wc);
-/** Before the barrier of a size: receives, READ sources, polled bytes. */
+/** Before the barrier of a size: receives, READ sources, atomic words, polled bytes. */
 int perf_prepare_size(struct perf *p);
+/** Opcode and remote target of send WR @p i on @p q (every verb). */
+void perf_wr_target(const struct perf *p, const struct perf_qp *q, uint64_t i,
+		    struct dr_send_wr *wr);
+/** --check of what READ or atomic WR @p i brought back into its local slot. */
+void perf_verify_fetched(struct perf *p, struct perf_qp *q, uint64_t i);
 
-/** Responder READ depth we give each QP at RTR (perftest's out_reads). */
-uint8_t perf_out_reads(const struct perf *p);
+/* atomic.c */
+/** The words the requester's atomics walk on QP @p q: message i goes to word i % W. */
+uint32_t perf_atomic_words(const struct perf *p, const struct perf_qp *q);
+/** Opcode, target and operands of atomic WR @p i. */
+void perf_atomic_wr(const struct perf *p, const struct perf_qp *q, uint64_t i, struct dr_send_wr *wr);
+/** --check the original value atomic WR @p i returned into @p local. */
+void perf_atomic_verify_orig(struct perf *p, struct perf_qp *q, uint64_t i,
+			     const uint8_t *local);
+/** Before the run: the responder's words, the requester's record of a perftest server's. */
+int perf_atomic_prepare(struct perf *p);
+/** Responder, --check: every word after @p msgs atomics per QP. */
+void perf_atomic_verify_words(struct perf *p, uint64_t msgs);
 
 /* session.c */
 /** Connect (client) or accept (server), then HELLO -> ACCEPT or REJECT. */
@@ -212,6 +231,8 @@ int perf_progress(struct perf *p);
 int perf_oob_poll(struct perf *p, bool force);
 /** Wait (driving the transport) for the peer's OOB_DONE of this size. */
 int perf_wait_peer_done(struct perf *p);
+/** Our first --check mismatch of this size, on stderr. */
+void perf_print_bad(const struct perf *p);
 /** Record a --check mismatch (the first one wins). */
 void perf_note_bad(struct perf *p, uint32_t qp, uint64_t iter, uint64_t off,
 		   unsigned int expected, unsigned int got);

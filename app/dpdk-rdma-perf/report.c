@@ -32,7 +32,6 @@
 #define LAT_MEASURE_TAIL 2       /* perftest drops the 2 largest samples */
 #define MBS_FACTOR 0x100000      /* perftest's "MB": 2^20 bytes */
 #define GBITS_FACTOR 125000000.0 /* bytes per second in 1 Gb/sec */
-#define OUTSTANDING_READS 16
 
 void
 perf_print_waiting(void)
@@ -50,14 +49,15 @@ print_gid(const uint8_t *g)
 	       g[12], g[13], g[14], g[15]);
 }
 
+/* perftest's ctx_print_pingpong_data(): OUT for READ, RKey and VAddr for READ and WRITE */
 static void
-print_addr(const struct perf *p, const char *side, uint32_t qpn, uint32_t psn, uint32_t rkey,
-	   uint64_t vaddr, const uint8_t *gid)
+print_addr(const struct perf *p, const char *side, uint32_t qpn, uint32_t psn, uint32_t out,
+	   uint32_t rkey, uint64_t vaddr, const uint8_t *gid)
 {
 	printf(BASIC_ADDR_FMT, side, 0u, qpn, psn);
 	if (p->test->verb == PERF_READ)
-		printf(READ_FMT, OUTSTANDING_READS);
-	if (p->test->verb != PERF_SEND)
+		printf(READ_FMT, out);
+	if (p->test->verb == PERF_READ || p->test->verb == PERF_WRITE)
 		printf(RDMA_FMT, rkey, vaddr);
 	putchar('\n');
 	print_gid(gid);
@@ -70,7 +70,10 @@ perf_print_header(const struct perf *p)
 	const struct perf_test *t = p->test;
 
 	printf(RESULT_LINE);
-	printf("                    %s\n", t->title);
+	if (t->verb == PERF_ATOMIC)
+		printf("                    Atomic %s %s\n", perf_atomic_name(p->atomic), t->title);
+	else
+		printf("                    %s\n", t->title);
 	printf(" Dual-port       : OFF\t\tDevice         : %s\n", dr_get_device_name(p->dev));
 	printf(" Number of qps   : %u\t\tTransport type : IB\n", p->nb_qps);
 	printf(" Connection type : RC\t\tUsing SRQ      : OFF\n");
@@ -84,8 +87,8 @@ perf_print_header(const struct perf *p)
 	printf(" Mtu             : %u[B]\n", p->path_mtu);
 	printf(" Link type       : Ethernet\n");
 	printf(" GID index       : %d\n", o->gid_index);
-	if (t->verb == PERF_READ)
-		printf(" Outstand reads  : %d\n", OUTSTANDING_READS);
+	if (perf_verb_fetches(t->verb))
+		printf(" Outstand reads  : %u\n", p->out_reads);
 	else
 		printf(" Max inline data : 0[B]\n");
 	printf(" rdma_cm QPs\t : OFF\n");
@@ -96,12 +99,14 @@ perf_print_header(const struct perf *p)
 	for (unsigned int i = 0; i < p->nb_qps; i++) {
 		const struct perf_qp *q = &p->qps[i];
 
-		print_addr(p, "local", q->qp->qp_num, q->psn, p->mr->rkey, (uintptr_t)q->rx, p->gid.raw);
+		print_addr(p, "local", q->qp->qp_num, q->psn, p->out_reads, p->mr->rkey,
+			   (uintptr_t)q->rx, p->gid.raw);
 	}
 	for (unsigned int i = 0; i < p->nb_qps; i++) {
 		const struct oob_qp *r = &p->qps[i].remote;
 
-		print_addr(p, "remote", r->qpn, r->psn, r->rkey, r->vaddr, r->gid);
+		print_addr(p, "remote", r->qpn, r->psn, p->perftest ? p->pt_out_reads : r->out_reads,
+			   r->rkey, r->vaddr, r->gid);
 	}
 	fflush(stdout);
 }
@@ -174,7 +179,7 @@ median(uint64_t n, const uint64_t *d)
 int
 perf_lat_result(struct perf *p, uint64_t n, uint64_t cycles)
 {
-	const double rtt = p->test->verb == PERF_READ ? 1 : 2;
+	const double rtt = perf_verb_fetches(p->test->verb) ? 1 : 2;
 	const double per_us = (double)p->tsc_hz / 1e6 * rtt;
 	double sum = 0, var = 0, avg;
 	uint64_t cnt, *d;

@@ -8,14 +8,15 @@
  * The client keeps up to `window` send WRs in flight per QP, signals one in
  * cq_mod (and the last), and counts a signaled completion as the completion
  * of every earlier WR of its QP. The send_bw server keeps rq_depth receives
- * posted per QP and reposts each as it completes. The write_bw and read_bw
- * servers only drive their transport until the client's DONE.
+ * posted per QP and reposts each as it completes. The write_bw, read_bw and
+ * atomic_bw servers only drive their transport until the client's DONE.
  *
  * --check: the client fills message i with its pattern before posting it
  * (a slot is reused only once the WR that last used it is complete). The
  * send_bw server verifies every message; the write_bw server, at the end, the
  * last message written to each of its slots (every message when -n fits in
- * PERF_CHECK_REGION); the read_bw client every message it read.
+ * PERF_CHECK_REGION); the read_bw client every message it read; the
+ * atomic_bw client every original value, its server every word (atomic.c).
  */
 
 #include <inttypes.h>
@@ -67,43 +68,14 @@ bw_post(struct perf *p, struct perf_qp *q)
 
 	if ((i + 1) % p->cq_mod == 0 || (p->duration == 0 && i + 1 == p->iters))
 		wr.send_flags = DR_SEND_SIGNALED;
-	switch (p->test->verb) {
-	case PERF_SEND:
-		wr.opcode = DR_WR_SEND;
-		break;
-	case PERF_WRITE:
-		wr.opcode = DR_WR_RDMA_WRITE;
-		break;
-	case PERF_READ:
-		wr.opcode = DR_WR_RDMA_READ;
-		break;
-	}
-	if (p->test->verb != PERF_SEND) {
-		wr.wr.rdma.remote_addr = q->remote.vaddr +
-			(i % RTE_MAX(q->remote.slots, 1u)) * (uint64_t)q->remote.slot_size;
-		wr.wr.rdma.rkey = q->remote.rkey;
-	}
-	if (p->check && p->test->verb != PERF_READ)
+	perf_wr_target(p, q, i, &wr);
+	if (p->check && !perf_verb_fetches(p->test->verb))
 		perf_check_fill(local, p->size, perf_seed(p, false, q->index, i));
 	ret = dr_post_send(q->qp, &wr, &bad);
 	if (ret != 0)
 		return perf_api_err("dr_post_send", ret);
 	q->posted++;
 	return PERF_OK;
-}
-
-/* What READ message @p j brought: the server's slot j % slots. */
-static void
-verify_read(struct perf *p, struct perf_qp *q, uint64_t j)
-{
-	const uint8_t *local = q->tx + (size_t)(j % q->tx_slots) * p->slot_size;
-	uint64_t seed = perf_seed(p, true, q->index, j % RTE_MAX(q->remote.slots, 1u));
-	unsigned int want, got;
-	size_t off = perf_check_verify(local, p->size, seed, &want, &got);
-
-	if (off != SIZE_MAX)
-		perf_note_bad(p, q->index, j, off, want, got);
-	p->res.verified += p->size;
 }
 
 /* A send completion: @return the messages it completes, or PERF_FAIL. */
@@ -122,9 +94,9 @@ bw_complete(struct perf *p, const struct dr_wc *wc)
 		return PERF_FAIL;
 	}
 	q = &p->qps[qi];
-	if (p->check && p->test->verb == PERF_READ)
+	if (p->check && perf_verb_fetches(p->test->verb))
 		for (uint64_t j = q->completed; j <= k; j++)
-			verify_read(p, q, j);
+			perf_verify_fetched(p, q, j);
 	n = k + 1 - q->completed;
 	q->completed = k + 1;
 	return (int64_t)n;
@@ -259,6 +231,8 @@ bw_passive_server(struct perf *p)
 	p->res.iters = p->peer_done.iters;
 	if (p->check && p->test->verb == PERF_WRITE)
 		verify_writes(p, p->peer_done.iters);
+	if (p->check && p->test->verb == PERF_ATOMIC)
+		perf_atomic_verify_words(p, p->peer_done.iters);
 	return PERF_OK;
 }
 

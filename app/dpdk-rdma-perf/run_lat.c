@@ -9,8 +9,8 @@
  * the server's message i; the server waits for message i then posts its own.
  * write_lat detects arrival as perftest does, by polling the last byte of
  * its buffer (it carries the iteration tag) while driving the transport;
- * send_lat by its receive completion. read_lat: the client issues one READ
- * at a time; its server only drives its transport.
+ * send_lat by its receive completion. read_lat, atomic_lat: the client
+ * issues one READ or atomic at a time; its server only drives its transport.
  *
  * Each side timestamps its posts; latency = the time between consecutive
  * posts, halved for the ping-pongs (perftest's rtt_factor). Every send WR is
@@ -18,7 +18,8 @@
  * complete (two slots alternate).
  *
  * --check: the sender fills each message with its pattern; the receiver (the
- * READ issuer for read_lat) verifies every byte of every message.
+ * READ issuer for read_lat) verifies every byte of every message. atomic_lat:
+ * the client checks every original value, the server its words (atomic.c).
  */
 
 #include <errno.h>
@@ -49,16 +50,8 @@ reap_send(struct perf *p, struct perf_qp *q)
 			perf_err("completion", "unexpected wr_id 0x%" PRIx64, wc[i].wr_id);
 			return PERF_FAIL;
 		}
-		if (p->check && p->test->verb == PERF_READ) {
-			const uint8_t *b = q->tx + (size_t)(k % q->tx_slots) * p->slot_size;
-			uint64_t seed = perf_seed(p, true, q->index, k % RTE_MAX(q->remote.slots, 1u));
-			unsigned int want, got;
-			size_t off = perf_check_verify(b, p->size, seed, &want, &got);
-
-			if (off != SIZE_MAX)
-				perf_note_bad(p, q->index, k, off, want, got);
-			p->res.verified += p->size;
-		}
+		if (p->check && perf_verb_fetches(p->test->verb))
+			perf_verify_fetched(p, q, k);
 		q->completed++;
 	}
 	return PERF_OK;
@@ -98,23 +91,8 @@ lat_post(struct perf *p, struct perf_qp *q, uint64_t i)
 	/* the slot was last used by WR i - tx_slots: it must be complete */
 	if (wait_sends(p, q, q->tx_slots - 1) != PERF_OK)
 		return PERF_FAIL;
-	switch (p->test->verb) {
-	case PERF_SEND:
-		wr.opcode = DR_WR_SEND;
-		break;
-	case PERF_WRITE:
-		wr.opcode = DR_WR_RDMA_WRITE;
-		wr.wr.rdma.remote_addr = q->remote.vaddr;
-		wr.wr.rdma.rkey = q->remote.rkey;
-		break;
-	case PERF_READ:
-		wr.opcode = DR_WR_RDMA_READ;
-		wr.wr.rdma.remote_addr = q->remote.vaddr +
-			(i % RTE_MAX(q->remote.slots, 1u)) * (uint64_t)q->remote.slot_size;
-		wr.wr.rdma.rkey = q->remote.rkey;
-		break;
-	}
-	if (p->check && p->test->verb != PERF_READ)
+	perf_wr_target(p, q, i, &wr);
+	if (p->check && !perf_verb_fetches(p->test->verb))
 		perf_check_fill(local, p->size, perf_seed(p, p->server, q->index, i));
 	if (p->test->verb == PERF_WRITE)
 		local[p->size - 1] = lat_tag(p, i);
@@ -195,9 +173,9 @@ wait_peer_msg(struct perf *p, struct perf_qp *q, uint64_t i, bool *stopped)
 	return PERF_OK;
 }
 
-/* Wait for READ @p i to complete. */
+/* Wait for the READ or atomic just posted to complete. */
 static int
-wait_read(struct perf *p, struct perf_qp *q)
+wait_fetch(struct perf *p, struct perf_qp *q)
 {
 	return wait_sends(p, q, 0);
 }
@@ -231,7 +209,7 @@ lat_active(struct perf *p)
 		if (client) {
 			if (lat_post(p, q, i) != PERF_OK)
 				return PERF_FAIL;
-			if (p->test->verb == PERF_READ ? wait_read(p, q) != PERF_OK :
+			if (perf_verb_fetches(p->test->verb) ? wait_fetch(p, q) != PERF_OK :
 			    wait_peer_msg(p, q, i, &stopped) != PERF_OK)
 				return PERF_FAIL;
 		} else {
@@ -261,13 +239,15 @@ lat_passive(struct perf *p)
 	if (perf_wait_peer_done(p) != PERF_OK)
 		return PERF_FAIL;
 	p->res.iters = p->peer_done.iters;
+	if (p->check && p->test->verb == PERF_ATOMIC)
+		perf_atomic_verify_words(p, p->peer_done.iters);
 	return PERF_OK;
 }
 
 int
 perf_run_lat(struct perf *p)
 {
-	if (p->server && p->test->verb == PERF_READ)
+	if (p->server && perf_verb_fetches(p->test->verb))
 		return lat_passive(p);
 	return lat_active(p);
 }

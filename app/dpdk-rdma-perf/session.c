@@ -6,8 +6,8 @@
  * The two OOB steps before the run: the handshake (the client says what to
  * run; the server adopts it or refuses it) and the QP address exchange.
  *
- * The server adopts the client's sizes, iterations or duration, and --check
- * (either side asking for it turns it on). It refuses a different test, a
+ * The server adopts the client's sizes, iterations or duration, atomic type
+ * (-A), and --check (either side asking for it turns it on). It refuses a different test, a
  * different QP count, and a size above its own largest (-s, -a or --sizes):
  * its buffers would be too small, which perftest leaves to a remote access
  * error.
@@ -24,7 +24,8 @@ hello_from_opts(const struct perf_opts *o, struct oob_hello *h)
 	memset(h, 0, sizeof(*h));
 	snprintf(h->test, sizeof(h->test), "%s", o->test->name);
 	h->num_qps = o->num_qps;
-	h->flags = (o->check ? OOB_F_CHECK : 0) | (o->duration > 0 ? OOB_F_DURATION : 0);
+	h->flags = (o->check ? OOB_F_CHECK : 0) | (o->duration > 0 ? OOB_F_DURATION : 0) |
+		   (o->test->verb == PERF_ATOMIC && o->atomic == PERF_CMP_AND_SWAP ? OOB_F_CMP_SWAP : 0);
 	h->iters = o->iters;
 	h->duration_ms = (uint32_t)(o->duration * 1000 + 0.5);
 	h->nb_sizes = o->nb_sizes;
@@ -61,7 +62,8 @@ refusal(const struct perf *p, const struct oob_hello *h, char *why, size_t len)
 	}
 	for (unsigned int i = 0; i < h->nb_sizes; i++) {
 		if (h->sizes[i] > DR_MAX_MSG_SIZE ||
-		    (h->sizes[i] == 0 && o->test->verb == PERF_WRITE && o->test->kind == PERF_LAT)) {
+		    (h->sizes[i] == 0 && o->test->verb == PERF_WRITE && o->test->kind == PERF_LAT) ||
+		    (h->sizes[i] != PERF_ATOMIC_SIZE && o->test->verb == PERF_ATOMIC)) {
 			snprintf(why, len, "bad request: size %u", h->sizes[i]);
 			return why;
 		}
@@ -86,6 +88,7 @@ adopt(struct perf *p, const struct oob_hello *h, bool check)
 	p->iters = h->iters;
 	p->duration = (h->flags & OOB_F_DURATION) ? h->duration_ms / 1000.0 : 0;
 	p->check = check;
+	p->atomic = (h->flags & OOB_F_CMP_SWAP) ? PERF_CMP_AND_SWAP : PERF_FETCH_AND_ADD;
 }
 
 static int
@@ -171,6 +174,7 @@ perf_exchange_qps(struct perf *p)
 		memcpy(a->mac, p->mac.addr_bytes, sizeof(a->mac));
 		a->slots = q->rx_slots;
 		a->slot_size = p->slot_size;
+		a->out_reads = p->out_reads;
 		if (oob_send(&p->ob, &m) != 0)
 			return PERF_FAIL;
 	}

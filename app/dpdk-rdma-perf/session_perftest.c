@@ -7,18 +7,21 @@
  * main() of each test, so that its ib_* tools can be either side.
  *
  * perftest's server learns nothing from its client: both sides must be
- * given the same test, -s, -n and -q. So do we: each side runs its own
- * options (one size, iterations; no --check, -D, -a or --sizes).
+ * given the same test, -s, -n and -q (and -A). So do we: each side runs its
+ * own options (one size, iterations; no -D, -a or --sizes, and --check only
+ * for the atomic tests, where each side checks perftest's operands on its
+ * own: the original values a client gets, the words a server ends with).
  *
  * The hand shakes (108-byte address messages) before the run, N the QPs:
- *   write_bw, read_bw     N addresses, connect, N again, 1 after RTR
- *   send_bw, send_lat     N addresses, connect, 1, N again, receives, 1
- *   write_lat, read_lat   1, N addresses, connect, N again, 1
+ *   write_bw, read_bw, atomic_bw    N addresses, connect, N again, 1 after RTR
+ *   send_bw, send_lat               N addresses, connect, 1, N again, receives, 1
+ *   write_lat, read_lat, atomic_lat 1, N addresses, connect, N again, 1
  * and after it:
- *   write_bw, read_bw     1, the client's report (the server prints it), close
- *   send_bw, send_lat     close (both print their own row)
- *   read_lat              close (the server closes right away; only the
- *                         client prints a row)
+ *   write_bw, read_bw, atomic_bw    1, the client's report (the server prints
+ *                                   it), close
+ *   send_bw, send_lat               close (both print their own row)
+ *   read_lat, atomic_lat            close (the server closes right away; only
+ *                                   the client prints a row)
  *   write_lat             nothing: both print their row, drive the transport
  *                         for LINGER_MS (the peer's last ACK) and exit
  * where close is a hand shake then "done". The client's first message
@@ -47,7 +50,8 @@ adopt_own(struct perf *p)
 	p->max_size = o->sizes[0];
 	p->iters = o->iters;
 	p->duration = 0;
-	p->check = false;
+	p->check = o->check;    /* the atomic tests only (options.c) */
+	p->atomic = o->atomic;
 }
 
 static int
@@ -140,7 +144,7 @@ after_run(struct perf *p)
 			perf_print_row(p, ours, p->res.vals);
 		return pt_close(p);
 	}
-	if (!(p->server && t->kind == PERF_LAT && t->verb == PERF_READ))
+	if (!(p->server && t->kind == PERF_LAT && perf_verb_fetches(t->verb)))
 		perf_print_row(p, ours, p->res.vals);
 	if (t->kind == PERF_LAT && t->verb == PERF_WRITE)
 		return linger(p);
@@ -173,6 +177,12 @@ perf_pt_session(struct perf *p)
 	if (ret != PERF_OK || after_run(p) != PERF_OK)
 		return PERF_FAIL;
 	perf_print_table_end();
+	if (p->check && p->res.bad.found) {
+		perf_print_bad(p);
+		return PERF_FAIL;
+	}
+	if (p->check)
+		printf(" Data check: OK, %" PRIu64 " bytes verified\n", p->res.verified);
 	fflush(stdout);
 	return PERF_OK;
 }

@@ -5,8 +5,9 @@
 /*
  * The table of tests, and the verbs resources they share: buffer layout, PD,
  * MR, CQs, RC QPs and their RESET -> INIT -> RTR -> RTS path (the masks of
- * ibv_rc_pingpong), the receives of the send tests, and what each size needs
- * before its barrier.
+ * ibv_rc_pingpong), the receives of the send tests, the target of each send
+ * WR, what a READ or atomic brought back, and what each size needs before
+ * its barrier.
  */
 
 #include <errno.h>
@@ -24,9 +25,11 @@
 #define PERF_TIMEOUT 14
 #define PERF_RETRY_CNT 7
 #define PERF_RNR_RETRY 7
-#define PERF_RD_ATOMIC 16
+#define PERF_RD_ATOMIC 16          /* a peer that does not say its depth (OOB_QP) */
 #define PERF_HOP_LIMIT 64
 #define PERF_DURATION_SLOTS 4096u   /* --check with -D: distinct target slots */
+#define PERF_ATOMIC_LINE 64u        /* perftest's stride between atomic targets: a cache line */
+#define PERF_ATOMIC_REGION 4096u    /* ... over its cycle buffer (a page): 64 words */
 
 static int perf_setup(struct perf *p);
 static void perf_teardown(struct perf *p);
@@ -39,6 +42,10 @@ static const struct perf_test tests[] = {
 	  perf_teardown },
 	{ "read_bw", "RDMA_Read BW Test", PERF_READ, PERF_BW, perf_setup, perf_run_bw, perf_teardown },
 	{ "read_lat", "RDMA_Read Latency Test", PERF_READ, PERF_LAT, perf_setup, perf_run_lat,
+	  perf_teardown },
+	/* the title follows "Atomic <-A type> " (report.c) */
+	{ "atomic_bw", "BW Test", PERF_ATOMIC, PERF_BW, perf_setup, perf_run_bw, perf_teardown },
+	{ "atomic_lat", "Latency Test", PERF_ATOMIC, PERF_LAT, perf_setup, perf_run_lat,
 	  perf_teardown },
 };
 
@@ -54,7 +61,7 @@ perf_test_find(const char *name)
 const char *
 perf_test_names(void)
 {
-	return "send_bw, send_lat, write_bw, write_lat, read_bw, read_lat";
+	return "send_bw, send_lat, write_bw, write_lat, read_bw, read_lat, atomic_bw, atomic_lat";
 }
 
 /* Slots of @p want messages that fit in the --check region, at least 1. */
@@ -82,6 +89,11 @@ layout(struct perf *p)
 	p->rq_depth = 0;
 	p->window = 1;
 	p->cq_mod = 1;
+	if (t->verb == PERF_ATOMIC) {
+		/* one word per cache line over the cycle buffer, as perftest's atomic_bw walks */
+		p->slot_size = RTE_MAX(PERF_ATOMIC_LINE, p->pt_line);
+		rx = RTE_MAX(RTE_MAX(p->pt_cycle, PERF_ATOMIC_REGION) / p->slot_size, 1u);
+	}
 	if (t->kind == PERF_BW) {
 		if (active) {
 			p->window = (uint32_t)RTE_MIN((uint64_t)o->tx_depth, p->duration > 0 ?
@@ -92,13 +104,22 @@ layout(struct perf *p)
 				p->window = RTE_MIN(p->window, tx);
 			p->sq_depth = p->window;
 			p->cq_mod = RTE_MIN(o->cq_mod, p->window);
+			/* the atomic words are the server's */
+			rx = 0;
 		} else if (t->verb == PERF_SEND) {
 			p->rq_depth = (uint32_t)RTE_MIN((uint64_t)o->rx_depth, msgs);
 			rx = p->check ? check_slots(p, p->rq_depth) : 1;
 			if (p->check)
 				p->rq_depth = RTE_MIN(p->rq_depth, rx);
-		} else {
+		} else if (t->verb != PERF_ATOMIC) {
 			rx = p->check ? check_slots(p, msgs) : 1;
+		}
+	} else if (t->verb == PERF_ATOMIC) {
+		/* one atomic at a time: two result slots, one reused once the other's WR is complete */
+		if (active) {
+			tx = 2;
+			rx = 0;
+			p->sq_depth = RTE_MAX(o->tx_depth, 2u);
 		}
 	} else {
 		/* ping-pong: two local slots, one reused once the other's WR is complete */
@@ -123,6 +144,33 @@ layout(struct perf *p)
 	}
 }
 
+/* MR and QP access: ours for every test, and REMOTE_ATOMIC for the atomic ones (perftest's) */
+static unsigned int
+perf_access(const struct perf *p)
+{
+	return PERF_ACCESS | (p->test->verb == PERF_ATOMIC ? DR_ACCESS_REMOTE_ATOMIC : 0u);
+}
+
+/*
+ * Our responder depth, as perftest's out_reads: -o, else the device's
+ * maximum, lowered to it with perftest's warning; 1 for SEND and WRITE.
+ */
+static uint8_t
+out_reads(const struct perf *p)
+{
+	uint32_t max = p->dev_attr.max_qp_rd_atom > 0 ? (uint32_t)p->dev_attr.max_qp_rd_atom :
+		       PERF_RD_ATOMIC;
+
+	if (!perf_verb_fetches(p->test->verb))
+		return 1;
+	if (p->o->out_reads > max) {
+		fprintf(stderr, " Number of outstanding reads is above max = %u\n"
+			" Changing to that max value\n", max);
+		return (uint8_t)max;
+	}
+	return (uint8_t)(p->o->out_reads > 0 ? p->o->out_reads : max);
+}
+
 static int
 create_qp(struct perf *p, struct perf_qp *q)
 {
@@ -144,7 +192,7 @@ create_qp(struct perf *p, struct perf_qp *q)
 		.qp_state = DR_QPS_INIT,
 		.pkey_index = 0,
 		.port_num = p->o->ib_port,
-		.qp_access_flags = PERF_ACCESS,
+		.qp_access_flags = perf_access(p),
 	};
 	int ret;
 
@@ -176,6 +224,7 @@ perf_setup(struct perf *p)
 	p->qps = calloc(p->nb_qps, sizeof(*p->qps));
 	if (p->qps == NULL)
 		return perf_api_err("calloc", ENOMEM);
+	p->out_reads = out_reads(p);
 	layout(p);
 
 	per_qp = ((size_t)p->qps[0].tx_slots + p->qps[0].rx_slots) * p->slot_size;
@@ -198,7 +247,7 @@ perf_setup(struct perf *p)
 	p->pd = dr_alloc_pd(p->ctx);
 	if (p->pd == NULL)
 		return perf_api_err("dr_alloc_pd", errno);
-	p->mr = dr_reg_mr(p->pd, p->buf, p->buf_len, PERF_ACCESS);
+	p->mr = dr_reg_mr(p->pd, p->buf, p->buf_len, perf_access(p));
 	if (p->mr == NULL)
 		return perf_api_err("dr_reg_mr", errno);
 
@@ -234,9 +283,11 @@ teardown_err(const char *what, int ret)
 static void
 perf_teardown(struct perf *p)
 {
-	for (unsigned int i = 0; p->qps != NULL && i < p->nb_qps; i++)
+	for (unsigned int i = 0; p->qps != NULL && i < p->nb_qps; i++) {
 		if (p->qps[i].qp != NULL)
 			teardown_err("dr_destroy_qp", dr_destroy_qp(p->qps[i].qp));
+		free(p->qps[i].atomic_start);
+	}
 	if (p->recv_cq != NULL)
 		teardown_err("dr_destroy_cq", dr_destroy_cq(p->recv_cq));
 	if (p->send_cq != NULL)
@@ -266,12 +317,20 @@ mtu_enum(uint32_t bytes)
 	return m;
 }
 
-uint8_t
-perf_out_reads(const struct perf *p)
+/*
+ * Our requester depth: the peer's out_reads (perftest's max_rd_atomic =
+ * dest->out_reads), at most the device's initiator depth.
+ */
+static uint8_t
+peer_out_reads(const struct perf *p, const struct perf_qp *q)
 {
-	if (p->dev_attr.max_qp_rd_atom > 0 && p->dev_attr.max_qp_rd_atom < PERF_RD_ATOMIC)
-		return (uint8_t)p->dev_attr.max_qp_rd_atom;
-	return PERF_RD_ATOMIC;
+	uint32_t n = p->perftest ? p->pt_out_reads : q->remote.out_reads;
+
+	if (n == 0)
+		n = PERF_RD_ATOMIC;
+	if (p->dev_attr.max_qp_init_rd_atom > 0)
+		n = RTE_MIN(n, (uint32_t)p->dev_attr.max_qp_init_rd_atom);
+	return (uint8_t)RTE_MIN(n, (uint32_t)UINT8_MAX);
 }
 
 int
@@ -301,7 +360,7 @@ perf_connect_qps(struct perf *p)
 			.path_mtu = mtu_enum(p->path_mtu),
 			.dest_qp_num = q->remote.qpn,
 			.rq_psn = q->remote.psn,
-			.max_dest_rd_atomic = PERF_RD_ATOMIC,
+			.max_dest_rd_atomic = p->out_reads,
 			.min_rnr_timer = PERF_MIN_RNR_TIMER,
 			.ah_attr = {
 				.is_global = 1,
@@ -319,17 +378,10 @@ perf_connect_qps(struct perf *p)
 			.retry_cnt = PERF_RETRY_CNT,
 			.rnr_retry = PERF_RNR_RETRY,
 			.sq_psn = q->psn,
-			.max_rd_atomic = PERF_RD_ATOMIC,
+			.max_rd_atomic = peer_out_reads(p, q),
 		};
 
 		memcpy(rtr.ah_attr.grh.dgid.raw, q->remote.gid, sizeof(rtr.ah_attr.grh.dgid.raw));
-		rtr.max_dest_rd_atomic = perf_out_reads(p);
-		if (p->dev_attr.max_qp_init_rd_atom > 0 &&
-		    p->dev_attr.max_qp_init_rd_atom < PERF_RD_ATOMIC)
-			rts.max_rd_atomic = (uint8_t)p->dev_attr.max_qp_init_rd_atom;
-		/* perftest: at most the peer's outstanding READs (its responder depth) */
-		if (p->perftest && p->pt_out_reads > 0 && p->pt_out_reads < rts.max_rd_atomic)
-			rts.max_rd_atomic = (uint8_t)p->pt_out_reads;
 		ret = dr_modify_qp(q->qp, &rtr, DR_QP_STATE | DR_QP_AV | DR_QP_PATH_MTU |
 				   DR_QP_DEST_QPN | DR_QP_RQ_PSN | DR_QP_MAX_DEST_RD_ATOMIC |
 				   DR_QP_MIN_RNR_TIMER);
@@ -418,7 +470,7 @@ perf_prepare_size(struct perf *p)
 				return PERF_FAIL;
 			continue;
 		}
-		if (rx_len == 0)
+		if (rx_len == 0 || t->verb == PERF_ATOMIC)
 			continue;
 		if (t->verb == PERF_READ && p->check) {
 			/* the READ sources: slot s holds the pattern of "iteration" s */
@@ -430,5 +482,49 @@ perf_prepare_size(struct perf *p)
 			memset(q->rx, 0, rx_len);
 		}
 	}
+	if (t->verb == PERF_ATOMIC)
+		return perf_atomic_prepare(p);
 	return PERF_OK;
+}
+
+void
+perf_wr_target(const struct perf *p, const struct perf_qp *q, uint64_t i, struct dr_send_wr *wr)
+{
+	switch (p->test->verb) {
+	case PERF_SEND:
+		wr->opcode = DR_WR_SEND;
+		return;
+	case PERF_WRITE:
+		wr->opcode = DR_WR_RDMA_WRITE;
+		break;
+	case PERF_READ:
+		wr->opcode = DR_WR_RDMA_READ;
+		break;
+	case PERF_ATOMIC:
+		perf_atomic_wr(p, q, i, wr);
+		return;
+	}
+	/* the peer's slot i % slots (one slot: always its region's start) */
+	wr->wr.rdma.remote_addr = q->remote.vaddr +
+		(i % RTE_MAX(q->remote.slots, 1u)) * (uint64_t)q->remote.slot_size;
+	wr->wr.rdma.rkey = q->remote.rkey;
+}
+
+void
+perf_verify_fetched(struct perf *p, struct perf_qp *q, uint64_t i)
+{
+	const uint8_t *local = q->tx + (size_t)(i % q->tx_slots) * p->slot_size;
+	unsigned int want, got;
+	size_t off;
+
+	if (p->test->verb == PERF_ATOMIC) {
+		perf_atomic_verify_orig(p, q, i, local);
+		return;
+	}
+	/* READ i read the server's slot i % slots, which holds the pattern of "iteration" slot */
+	off = perf_check_verify(local, p->size, perf_seed(p, true, q->index,
+							 i % RTE_MAX(q->remote.slots, 1u)), &want, &got);
+	if (off != SIZE_MAX)
+		perf_note_bad(p, q->index, i, off, want, got);
+	p->res.verified += p->size;
 }

@@ -63,6 +63,18 @@ BAD = [
     ("perftest-sizes", ["send_bw", *IP, "--perftest-compat", "--sizes", "1,2"],
      "--perftest-compat"),
     ("perftest-duration", ["read_lat", *IP, "--perftest-compat", "-D", "2"], "--perftest-compat"),
+    ("atomic-size-16", ["atomic_bw", *IP, "-s", "16"], "the atomic tests move 8 bytes, not 16"),
+    ("atomic-sizes", ["atomic_lat", *IP, "--sizes", "8,16"], "move 8 bytes, not 16"),
+    ("atomic-all", ["atomic_bw", *IP, "-a"], "not for the atomic tests"),
+    ("atomic-type-bad", ["atomic_bw", *IP, "-A", "SWAP"], "invalid type 'SWAP'"),
+    ("atomic-type-lowercase", ["atomic_lat", *IP, "-A", "fetch_and_add"], "invalid type"),
+    ("atomic-type-on-write", ["write_bw", *IP, "-A", "FETCH_AND_ADD"],
+     "only for the atomic tests"),
+    ("outs-on-send", ["send_bw", *IP, "-o", "4"], "only for the read and atomic tests"),
+    ("outs-zero", ["atomic_bw", *IP, "-o", "0"], "-o/--outs: invalid value '0'"),
+    ("outs-too-large", ["read_bw", *IP, "--outs", "256"], "-o/--outs: invalid value '256'"),
+    ("perftest-check-read", ["read_bw", *IP, "--perftest-compat", "--check"],
+     "--check only for the atomic tests"),
     ("gid-index-8", ["write_bw", *IP, "-x", "8"], "-x/--gid-index: invalid value '8'"),
     ("port-zero", ["write_bw", *IP, "-p", "0"], "-p/--port: invalid value '0'"),
     ("port-too-large", ["write_bw", *IP, "-p", "65536"], "-p/--port: invalid value"),
@@ -102,9 +114,10 @@ def test_help(perf_exe, flag):
     for opt in ("--port", "--size", "--iters", "--all", "--duration", "--mtu", "--tx-depth",
                 "--qp", "--CPU-freq", "--report_gbits", "--ib-dev", "--ib-port", "--gid-index",
                 "--ip", "--peer-mac", "--check", "--link-mtu", "--oob-bind", "--sizes",
-                "--perftest-compat"):
+                "--perftest-compat", "--atomic_type", "--outs"):
         assert opt in p.stdout, opt
-    for test in ("send_bw", "send_lat", "write_bw", "write_lat", "read_bw", "read_lat"):
+    for test in ("send_bw", "send_lat", "write_bw", "write_lat", "read_bw", "read_lat",
+                 "atomic_bw", "atomic_lat"):
         assert test in p.stdout
 
 
@@ -120,6 +133,12 @@ def test_version(perf_exe):
     pytest.param(["write_bw", *IP, "-a", "-q", "4", "-t", "16"], id="all-sizes"),
     pytest.param(["send_lat", *IP, "-D", "1.5", "--check", "-m", "4096"], id="duration"),
     pytest.param(["write_bw", *IP, "--perftest-compat", "-s", "64", "-q", "2"], id="perftest"),
+    pytest.param(["atomic_bw", *IP, "-A", "CMP_AND_SWAP", "-s", "8", "-o", "4", "-q", "2"],
+                 id="atomic-bw"),
+    pytest.param(["atomic_lat", *IP, "--atomic_type=FETCH_AND_ADD", "--outs", "200"],
+                 id="atomic-lat-outs-above-device"),
+    pytest.param(["atomic_bw", *IP, "--perftest-compat", "--check"], id="perftest-atomic-check"),
+    pytest.param(["read_bw", *IP, "-o", "1"], id="read-outs"),
 ])
 def test_good_arguments_pass_the_parser(perf_exe, args):
     """Valid command lines get past the parser: EAL then finds no device

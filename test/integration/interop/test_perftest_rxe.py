@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # Copyright (c) 2026 The dpdk-rdma authors.
 """dpdk-rdma-perf --perftest-compat against Debian's unmodified perftest
-(ib_write_bw, ib_send_bw, ib_read_bw and the _lat tests) on Linux rxe.
+(ib_write_bw, ib_send_bw, ib_read_bw, ib_atomic_bw and the _lat tests) on
+Linux rxe.
 
 One VM (10.99.0.2, rxe0 on a 1500-byte link: path MTU 1024). Our
 dpdk-rdma-perf runs in the harness namespace on a veth joined to the bridge
@@ -9,8 +10,13 @@ dpdk-rdma-perf runs in the harness namespace on a veth joined to the bridge
 exchange goes over the namespace's kernel stack (10.99.0.1) to the guest's.
 Each test runs both ways (rxe server and our client, our server and rxe
 client), with the VM's tap captured and decoded: every frame's ICRC must
-hold. Both sides must print their result row (perftest's read_lat server
-prints none, and neither does ours).
+hold. Both sides must print their result row (perftest's read_lat and
+atomic_lat servers print none, and neither does ours).
+
+The atomic tests run with our --check (each side checks perftest's
+operands on its own) and their captures are read operation by operation:
+every request, its target word, its operands and the original value the
+responder returned.
 """
 
 import os
@@ -20,6 +26,7 @@ import time
 
 import pytest
 
+from . import wire
 from .conftest import harness_session
 
 VM = ("ptvm", "10.99.0.2/24")
@@ -59,11 +66,13 @@ class Peer:
         return self.harness.netns_popen(argv, stdout=subprocess.PIPE,
                                         stderr=subprocess.STDOUT, text=True)
 
-    def run(self, test, size, iters, more, ours_server):
-        """Returns (our rc, our output, rxe rc, rxe output, pcap)."""
+    def run(self, test, size, iters, more, ours_server, ours_only=()):
+        """Returns (our rc, our output, rxe rc, rxe output, pcap); ours_only:
+        more arguments for our side."""
         name = "%s_%d%s_%s" % (test, size, "".join(more), "oursrv" if ours_server else "rxesrv")
         args = ["-s", str(size), "-n", str(iters)] + more
         tool = "ib_%s -d rxe0 -x 1 -p %d %s" % (test, PORT, " ".join(args))
+        args = args + list(ours_only)
         pcap = str(self.outdir / (name + ".pcap"))
         self.harness.capture_start(pcap, self.vm.tap)
         ours = None
@@ -129,3 +138,87 @@ def test_perftest(peer, dump_json, test, size, iters, more, ours_server):
     frames, _ = dump_json(pcap, "--fail-on-error")
     assert frames and all(f["icrc_ok"] for f in frames)
     assert {f["src"] for f in frames} == {peer.vm.ip, OUR_IP}
+
+
+# ---- ib_atomic_bw / ib_atomic_lat ----
+
+WORD = 8
+LINE = 64                  # perftest's stride between atomic targets (the cache line)
+WORDS = 4096 // LINE       # ... over its cycle buffer (a page): atomic_bw's walk
+ATOMIC_CASES = [("atomic_bw", "FETCH_AND_ADD", 100, []), ("atomic_bw", "CMP_AND_SWAP", 100, []),
+                ("atomic_bw", "FETCH_AND_ADD", 50, ["-q", "2"]),
+                ("atomic_lat", "FETCH_AND_ADD", 50, []), ("atomic_lat", "CMP_AND_SWAP", 50, [])]
+
+
+def by_qp(frames):
+    """{destination QP: {PSN: frame}}."""
+    out = {}
+    for f in frames:
+        out.setdefault(f["dest_qp"], {})[f["psn"]] = f
+    return out
+
+
+def in_psn_order(frames):
+    """A QP's requests from its first PSN on (24-bit wrap): requests go out in
+    order, so the first one seen is the first PSN."""
+    base = frames[0]["psn"]
+    return sorted(frames, key=lambda f: (f["psn"] - base) % (1 << 24))
+
+
+@pytest.mark.parametrize("ours_server", [False, True], ids=["rxe_server", "our_server"])
+@pytest.mark.parametrize("test,atype,iters,more", ATOMIC_CASES,
+                         ids=["%s_%s%s" % (c[0], c[1], "".join(c[3])) for c in ATOMIC_CASES])
+def test_perftest_atomic(peer, dump_json, test, atype, iters, more, ours_server):
+    more = more + ["-A", atype]
+    rc, out, rrc, rout, pcap = peer.run(test, WORD, iters, more, ours_server, ["--check"])
+    assert rc == 0 and rrc == 0, "ours %d:\n%s\nrxe %d:\n%s" % (rc, out, rrc, rout)
+    qps = int(more[more.index("-q") + 1]) if "-q" in more else 1
+    bw = test == "atomic_bw"
+    kind = "BW Test" if bw else "Latency Test"
+    for who, text, server in (("ours", out, ours_server), ("rxe", rout, not ours_server)):
+        assert "Atomic %s %s" % (atype, kind) in text, "%s:\n%s" % (who, text)
+        want = [] if (not bw and server) else [(str(WORD), str(iters * qps))]
+        assert rows(test, text) == want, "%s:\n%s" % (who, text)
+    # our --check: every original value (client), every word perftest's walk touches (server)
+    words = (WORDS if bw else 1) * qps
+    checked = words * WORD if ours_server else iters * qps * WORD
+    assert " Data check: OK, %d bytes verified" % checked in out, out
+
+    frames, _ = dump_json(pcap, "--fail-on-error")
+    assert frames and all(f["icrc_ok"] for f in frames)
+    assert {f["src"] for f in frames} == {peer.vm.ip, OUR_IP}
+    cli, srv = (peer.vm.ip, OUR_IP) if ours_server else (OUR_IP, peer.vm.ip)
+    op = wire.FETCH_ADD if atype == "FETCH_AND_ADD" else wire.CMP_SWAP
+    names = {f["opcode_name"] for f in frames}
+    assert {"RC_ATOMIC_ACKNOWLEDGE",
+            "RC_FETCH_ADD" if op == wire.FETCH_ADD else "RC_COMPARE_SWAP"} <= names, names
+    reqs = wire.first_seen([f for f in wire.sent_by(frames, cli) if f["opcode"] != wire.ACK])
+    assert {f["opcode"] for f in reqs} == {op}
+    acks = wire.first_seen([f for f in wire.sent_by(frames, srv)
+                            if f["opcode"] == wire.ATOMIC_ACK], key=lambda f: f["psn"])
+    assert not [f for f in wire.sent_by(frames, srv) if f["opcode"] not in
+                (wire.ATOMIC_ACK, wire.ACK)]
+    reqs_by_qp, acks_by_qp = by_qp(reqs), by_qp(acks)
+    assert len(reqs_by_qp) == len(acks_by_qp) == qps
+    for qreqs in reqs_by_qp.values():
+        # one request per message, every one answered (the ACK has its PSN) with the original
+        rq = in_psn_order(list(qreqs.values()))
+        qacks = next((a for a in acks_by_qp.values() if set(a) == set(qreqs)), None)
+        assert len(rq) == iters and qacks is not None, (len(rq), [len(a) for a in
+                                                                  acks_by_qp.values()])
+        aq = [qacks[f["psn"]] for f in rq]
+        base, start = rq[0]["atomiceth"]["va"], {}
+        for i, (f, a) in enumerate(zip(rq, aq)):
+            e, orig = f["atomiceth"], a["atomicacketh"]["orig"]
+            w, visit = (i % WORDS, i // WORDS) if bw else (0, i)
+            # perftest's walk (increase_rem_addr) and operands (add 1; compare 0, swap 0)
+            assert e["va"] == base + w * LINE, (i, e)
+            assert f["payload_len"] == 0 and f["pad"] == 0
+            if op == wire.FETCH_ADD:
+                assert e["swap_add"] == 1, (i, e)
+            else:
+                assert (e["compare"], e["swap_add"]) == (0, 0), (i, e)
+            # the words: ours start at 0, perftest's hold random bytes (its ctx_init())
+            start.setdefault(w, 0 if ours_server else orig)
+            want = start[w] + visit if op == wire.FETCH_ADD else start[w]
+            assert orig == want % (1 << 64), (i, e, a, start[w])
