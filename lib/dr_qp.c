@@ -530,6 +530,7 @@ dr_qp_to_error(struct dr_qp_impl *qp)
 	qp->resp.in_msg = 0;
 	qp->resp.have_rwqe = false;
 	qp->resp.ack_pending = false;
+	qp->resp.atomic_ack_pending = false;
 	qp->resp.res_active = -1;
 	DR_LOG(qp, DEBUG, "QP 0x%x -> ERR: %u send and %u receive WRs flushed", qp->pub.qp_num, nsend, nrecv);
 }

@@ -178,6 +178,10 @@ struct dr_resp_state {
 	uint32_t ack_psn;
 	uint8_t ack_syndrome;
 	bool nak_sent;                 /* a PSN-sequence NAK is out: one per sequence error (IBA 9.7.5.1.1) */
+	/* an atomic ACK that could not go out yet (no mbuf, no room, no MAC): sent first in the next round */
+	bool atomic_ack_pending;
+	uint32_t atomic_ack_psn;
+	uint64_t atomic_ack_orig;
 	uint32_t dup_ack_psn;          /* newest SEND/WRITE/atomic PSN executed: duplicates are ACKed with it,
 					* never with a READ's PSN (rxe resp.ack_psn - 1) */
 	/* READ / atomic resources, max_dest_rd_atomic of them, used round robin */

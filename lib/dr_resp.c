@@ -144,10 +144,31 @@ resp_owe(struct dr_qp_impl *qp, uint8_t syndrome, uint32_t psn)
 	qp->resp.ack_psn = psn;
 }
 
+/*
+ * Send an atomic ACK (IBA 9.4.5, 9.7.5.1.4), or keep it owed when it cannot
+ * go out now: it carries the original value only this packet can tell.
+ */
+static void
+resp_send_atomic_ack(struct dr_qp_impl *qp, uint32_t psn, uint64_t orig)
+{
+	if (resp_send_ack(qp, dr_qp_rel_opcode(qp, DR_OP_ATOMIC_ACK), RESP_SYN_ACK, psn, orig) == 0) {
+		qp->resp.atomic_ack_pending = false;
+		return;
+	}
+	qp->resp.atomic_ack_pending = true;
+	qp->resp.atomic_ack_psn = psn;
+	qp->resp.atomic_ack_orig = orig;
+}
+
 /* Send what is owed. Returns 0 or -ENOBUFS (kept for the next round). */
 static int
 resp_flush_ack(struct dr_qp_impl *qp)
 {
+	if (qp->resp.atomic_ack_pending) {
+		resp_send_atomic_ack(qp, qp->resp.atomic_ack_psn, qp->resp.atomic_ack_orig);
+		if (qp->resp.atomic_ack_pending)
+			return -ENOBUFS;
+	}
 	if (!qp->resp.ack_pending)
 		return 0;
 	if (resp_send_ack(qp, dr_qp_rel_opcode(qp, DR_OP_ACK), qp->resp.ack_syndrome, qp->resp.ack_psn, 0) != 0)
@@ -493,7 +514,7 @@ resp_exec_atomic(struct dr_qp_impl *qp, struct resp_ctx *c)
 	/* the atomic ACK acknowledges everything before it; if it is lost the retried request gets it again */
 	qp->resp.ack_pending = false;
 	qp->resp.unacked = 0;
-	resp_send_ack(qp, dr_qp_rel_opcode(qp, DR_OP_ATOMIC_ACK), RESP_SYN_ACK, c->psn, orig);
+	resp_send_atomic_ack(qp, c->psn, orig);
 	return RESP_DONE;
 }
 
@@ -648,7 +669,7 @@ resp_duplicate(struct dr_qp_impl *qp, struct resp_ctx *c)
 		return RESP_DONE;
 	}
 	if ((c->mask & DR_OPF_ATOMIC) && !res->is_read && res->first_psn == c->psn)
-		resp_send_ack(qp, dr_qp_rel_opcode(qp, DR_OP_ATOMIC_ACK), RESP_SYN_ACK, c->psn, res->atomic_orig);
+		resp_send_atomic_ack(qp, c->psn, res->atomic_orig);
 	return RESP_DONE;
 }
 
@@ -843,6 +864,7 @@ dr_resp_drain(struct dr_qp_impl *qp)
 	rs->pend_head = rs->pend_tail = 0;
 	rs->res_active = -1;
 	rs->ack_pending = false;
+	rs->atomic_ack_pending = false;
 }
 
 int
@@ -876,7 +898,7 @@ dr_resp_progress(struct dr_qp_impl *qp)
 		if (!dr_qp_can_receive(qp))
 			return n;
 	}
-	if (rs->ack_pending && resp_flush_ack(qp) == 0)
+	if ((rs->ack_pending || rs->atomic_ack_pending) && resp_flush_ack(qp) == 0)
 		n++;
 	return n;
 }
