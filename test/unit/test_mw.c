@@ -183,6 +183,7 @@ test_type1(struct rc_env *e)
 	if (!setup(e, &m))
 		return;
 	bind.bind_info.mr = m.mb.mr;
+	bind.bind_info.addr = m.base + 1024;            /* this setup's buffer */
 	bind.bind_info.length = 2048;
 	bind.bind_info.mw_access_flags = DR_ACCESS_REMOTE_READ;
 	RC_CHECK_EQ(dr_bind_mw(b->qp, mw, &bind), 0);
