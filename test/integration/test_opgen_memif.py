@@ -159,12 +159,13 @@ def run_veth(exe, net, args):
     tag = "%d_%d" % (os.getpid(), time.monotonic_ns() % 1000000000)
     port = pair.free_tcp_port()
     prefixes = ("drogs_" + tag, "drogc_" + tag)
-    server = pair.Side("server", pair.perf_cmd(
-        exe, pair.afpacket_eal(net.if_a, prefixes[0], ",qdisc_bypass=0"), args, pair.SERVER_IP, port,
-        netns=net.ns_a), prefixes=[prefixes[0]])
-    client = pair.Side("client", pair.perf_cmd(
-        exe, pair.afpacket_eal(net.if_b, prefixes[1], ",qdisc_bypass=0"), args, pair.CLIENT_IP, port,
-        server_addr=netns.CTL_A, netns=net.ns_b), prefixes=[prefixes[1]])
+    eal = [pair.afpacket_eal(iface, prefix, ",qdisc_bypass=0")
+           for iface, prefix in ((net.if_a, prefixes[0]), (net.if_b, prefixes[1]))]
+    server = pair.Side("server", pair.perf_cmd(exe, eal[0], args, pair.SERVER_IP, port,
+                                               netns=net.ns_a), prefixes=[prefixes[0]])
+    client = pair.Side("client", pair.perf_cmd(exe, eal[1], args, pair.CLIENT_IP, port,
+                                               server_addr=netns.CTL_A, netns=net.ns_b),
+                       prefixes=[prefixes[1]])
     return pair.run_pair(server, client, RUN_TIMEOUT)
 
 
