@@ -24,7 +24,6 @@ import time
 
 import pytest
 
-from conftest import build_dir
 from interop import wire
 from perfutil import netns, pair
 
@@ -34,14 +33,6 @@ MTU = 1024
 CAPTURE_LINGER = 0.5      # libpcap hands over its last block on a timeout: wait for it
 
 OP_LINE = re.compile(r"^(\d+) (\S+) (\d+) (recv|-) # ", re.M)
-
-
-@pytest.fixture(scope="module")
-def opgen_exe():
-    exe = build_dir() / "app" / "dpdk-rdma-opgen" / "dpdk-rdma-opgen"
-    if not exe.is_file():
-        pytest.fail("%s is not built (set DR_BUILD_DIR or run ninja -C %s)" % (exe, build_dir()))
-    return exe
 
 
 def table(exe, qpt):
