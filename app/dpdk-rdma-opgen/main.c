@@ -17,7 +17,10 @@
  * progress), and every TCP wait drives it too (tcp.c).
  *
  * QP types are rows of a table (qpt_table): what each needs at INIT, RTR and
- * RTS and whether it sends through an address handle (UD).
+ * RTS and whether it sends through an address handle (UD); XRC has a row per
+ * side (the client's XRC_SEND QP, the server's XRC_RECV QP with its XRC SRQ:
+ * xrc.c). The RC server binds a type 2 memory window (window.c) that the
+ * client WRITEs through and invalidates with a SEND_WITH_INV.
  */
 
 #include <arpa/inet.h>
@@ -43,7 +46,8 @@ _Static_assert(OPGEN_WR_RDMA_WRITE == (int)DR_WR_RDMA_WRITE &&
 	       OPGEN_WR_SEND == (int)DR_WR_SEND && OPGEN_WR_SEND_WITH_IMM == (int)DR_WR_SEND_WITH_IMM &&
 	       OPGEN_WR_RDMA_READ == (int)DR_WR_RDMA_READ &&
 	       OPGEN_WR_ATOMIC_CMP_AND_SWP == (int)DR_WR_ATOMIC_CMP_AND_SWP &&
-	       OPGEN_WR_ATOMIC_FETCH_AND_ADD == (int)DR_WR_ATOMIC_FETCH_AND_ADD,
+	       OPGEN_WR_ATOMIC_FETCH_AND_ADD == (int)DR_WR_ATOMIC_FETCH_AND_ADD &&
+	       OPGEN_WR_BIND_MW == (int)DR_WR_BIND_MW && OPGEN_WR_SEND_WITH_INV == (int)DR_WR_SEND_WITH_INV,
 	       "enum opgen_wr is enum dr_wr_opcode");
 
 #define OG_LINGER_S 0.5      /* after the verdict: the peer's retransmissions still get answers */
@@ -51,27 +55,46 @@ _Static_assert(OPGEN_WR_RDMA_WRITE == (int)DR_WR_RDMA_WRITE &&
 #define OG_CQE 256
 #define OG_QP_WR 64
 
-/* What a QP type needs (dr-opgen's connect_qp(), one row per type). */
+/* Which side a row of qpt_table is for. */
+enum og_side {
+	OG_BOTH,
+	OG_CLIENT,
+	OG_SERVER,
+};
+
+/* What a QP type needs (dr-opgen's connect_qp(), one row per type, XRC one per side). */
 struct og_qpt {
 	unsigned int t;               /* T_* */
 	const char *name;
+	enum og_side side;
 	enum dr_qp_type type;
 	int init_mask;                /* beyond STATE, PKEY_INDEX, PORT */
 	unsigned int access;          /* INIT qp_access_flags (connected types) */
 	int rtr_mask;                 /* beyond STATE */
 	int rts_mask;                 /* beyond STATE, SQ_PSN */
 	bool needs_ah;                /* sends through an address handle (UD) */
+	bool no_rq;                   /* receives nothing (XRC_SEND) */
+	bool xrc_srq;                 /* receives through an XRC SRQ (XRC_RECV: xrc.c) */
 };
 
+#define OG_REMOTE_ALL (DR_ACCESS_REMOTE_WRITE | DR_ACCESS_REMOTE_READ | DR_ACCESS_REMOTE_ATOMIC)
+#define OG_RTR_CONN (DR_QP_AV | DR_QP_PATH_MTU | DR_QP_DEST_QPN | DR_QP_RQ_PSN)
+#define OG_RTR_RESP (DR_QP_MAX_DEST_RD_ATOMIC | DR_QP_MIN_RNR_TIMER)
+#define OG_RTS_REQ (DR_QP_TIMEOUT | DR_QP_RETRY_CNT | DR_QP_RNR_RETRY | DR_QP_MAX_QP_RD_ATOMIC)
+
+/* XRC: table 91's XRC columns (doc/guides/api.rst): the initiator has no responder, the target no requester */
 static const struct og_qpt qpt_table[] = {
-	{ T_RC, "rc", DR_QPT_RC, DR_QP_ACCESS_FLAGS,
-	  DR_ACCESS_REMOTE_WRITE | DR_ACCESS_REMOTE_READ | DR_ACCESS_REMOTE_ATOMIC,
-	  DR_QP_AV | DR_QP_PATH_MTU | DR_QP_DEST_QPN | DR_QP_RQ_PSN | DR_QP_MAX_DEST_RD_ATOMIC |
-	  DR_QP_MIN_RNR_TIMER,
-	  DR_QP_TIMEOUT | DR_QP_RETRY_CNT | DR_QP_RNR_RETRY | DR_QP_MAX_QP_RD_ATOMIC, false },
-	{ T_UC, "uc", DR_QPT_UC, DR_QP_ACCESS_FLAGS, DR_ACCESS_REMOTE_WRITE,
-	  DR_QP_AV | DR_QP_PATH_MTU | DR_QP_DEST_QPN | DR_QP_RQ_PSN, 0, false },
-	{ T_UD, "ud", DR_QPT_UD, DR_QP_QKEY, 0, 0, 0, true },
+	{ .t = T_RC, .name = "rc", .side = OG_BOTH, .type = DR_QPT_RC, .init_mask = DR_QP_ACCESS_FLAGS,
+	  .access = OG_REMOTE_ALL, .rtr_mask = OG_RTR_CONN | OG_RTR_RESP, .rts_mask = OG_RTS_REQ },
+	{ .t = T_UC, .name = "uc", .side = OG_BOTH, .type = DR_QPT_UC, .init_mask = DR_QP_ACCESS_FLAGS,
+	  .access = DR_ACCESS_REMOTE_WRITE, .rtr_mask = OG_RTR_CONN },
+	{ .t = T_UD, .name = "ud", .side = OG_BOTH, .type = DR_QPT_UD, .init_mask = DR_QP_QKEY,
+	  .needs_ah = true },
+	{ .t = T_XRC, .name = "xrc", .side = OG_CLIENT, .type = DR_QPT_XRC_SEND,
+	  .init_mask = DR_QP_ACCESS_FLAGS, .rtr_mask = OG_RTR_CONN, .rts_mask = OG_RTS_REQ, .no_rq = true },
+	{ .t = T_XRC, .name = "xrc", .side = OG_SERVER, .type = DR_QPT_XRC_RECV,
+	  .init_mask = DR_QP_ACCESS_FLAGS, .access = OG_REMOTE_ALL, .rtr_mask = OG_RTR_CONN | OG_RTR_RESP,
+	  .rts_mask = DR_QP_TIMEOUT, .xrc_srq = true },
 };
 
 volatile sig_atomic_t og_stop;
@@ -89,6 +112,9 @@ static struct {
 	struct dr_qp *qp;
 	struct dr_ah *ah;             /* UD: to the peer */
 	struct dr_mr *mr;
+	struct dr_mw *mw;             /* server, RC: the type 2 window (window.c) */
+	uint32_t mw_off;              /* its place in buf */
+	struct og_xrc xrc;            /* server, XRC: the domain and its SRQ (xrc.c) */
 	uint8_t *buf;
 	struct wire_info me, peer;    /* host byte order */
 	unsigned int fails;
@@ -102,6 +128,14 @@ og_now(void)
 	return dr_app_now();
 }
 
+static void
+vwarn(const char *fmt, va_list ap)
+{
+	fputs(OG_PROG ": ", stderr);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+}
+
 void
 og_fail(int code, const char *fmt, ...)
 {
@@ -109,12 +143,20 @@ og_fail(int code, const char *fmt, ...)
 
 	fflush(stdout);
 	va_start(ap, fmt);
-	fputs(OG_PROG ": ", stderr);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
+	vwarn(fmt, ap);
 	va_end(ap);
 	og_exit_code = code;
 	longjmp(og_bail, 1);
+}
+
+void
+og_warn(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vwarn(fmt, ap);
+	va_end(ap);
 }
 
 void
@@ -126,14 +168,13 @@ og_check_deadline(void)
 		og_fail(OG_EXIT_TIMEOUT, "timed out");
 }
 
-/* one completion within ms milliseconds: 1, or 0 on timeout */
-static int
-wait_wc(struct dr_wc *wc, int ms)
+int
+og_wait_wc(struct dr_cq *cq, struct dr_wc *wc, int ms)
 {
 	double end = og_now() + ms / 1000.0;
 
 	for (;;) {
-		int n = dr_poll_cq(g.cq, 1, wc);
+		int n = dr_poll_cq(cq, 1, wc);
 
 		if (n < 0)
 			og_fail(OG_EXIT_SETUP, "dr_poll_cq: %s", strerror(-n));
@@ -180,10 +221,10 @@ post_recv(unsigned int slot)
 	struct dr_sge s = { .addr = (uintptr_t)g.buf + RECV_OFF + slot * AREA, .length = AREA,
 			    .lkey = g.mr->lkey };
 	struct dr_recv_wr w = { .wr_id = slot, .sg_list = &s, .num_sge = 1 }, *bad;
-	int ret = dr_post_recv(g.qp, &w, &bad);
+	int ret = g.xrc.srq != NULL ? dr_post_srq_recv(g.xrc.srq, &w, &bad) : dr_post_recv(g.qp, &w, &bad);
 
 	if (ret != 0)
-		og_fail(OG_EXIT_SETUP, "dr_post_recv: %s", strerror(ret));
+		og_fail(OG_EXIT_SETUP, "dr_post_%srecv: %s", g.xrc.srq != NULL ? "srq_" : "", strerror(ret));
 }
 
 static void
@@ -221,12 +262,15 @@ setup(void)
 			g.buf[READ_OFF + i * AREA + k] = opgen_pat(k, 100 + i);
 	*(uint64_t *)(g.buf + ATOMIC_OFF) = ATOMIC_INIT;
 	g.mr = dr_reg_mr(g.pd, g.buf, BUF_SZ, DR_ACCESS_LOCAL_WRITE | DR_ACCESS_REMOTE_WRITE |
-			 DR_ACCESS_REMOTE_READ | DR_ACCESS_REMOTE_ATOMIC);
+			 DR_ACCESS_REMOTE_READ | DR_ACCESS_REMOTE_ATOMIC | DR_ACCESS_MW_BIND);
 	if (g.mr == NULL)
 		og_fail(OG_EXIT_SETUP, "dr_reg_mr: %s", strerror(errno));
 	qa.send_cq = g.cq;
 	qa.recv_cq = g.cq;
-	g.qp = dr_create_qp(g.pd, &qa);
+	if (g.qpt->xrc_srq)
+		g.qp = og_xrc_target(g.ctx, g.pd, g.cq, OG_QP_WR, &g.xrc, &g.me.srqn);
+	else
+		g.qp = dr_create_qp(g.pd, &qa);
 	if (g.qp == NULL && errno == EOPNOTSUPP)
 		og_fail(OG_EXIT_SETUP, "-t %s: dr_create_qp: %s: dpdk-rdma has no %s QPs yet "
 			"(RC only)", g.qpt->name, strerror(errno), g.qpt->name);
@@ -243,6 +287,8 @@ setup(void)
 	g.me.addr = (uintptr_t)g.buf;
 	g.me.mtu = dr_mtu_bytes(o->path_mtu);
 	memcpy(g.me.gid, gid.raw, 16);
+	if (o->host == NULL && opgen_window(g.qpt->t, &g.mw_off))
+		g.mw = og_window_alloc(g.pd, &g.me.mw_rkey);
 }
 
 static void
@@ -251,6 +297,7 @@ exchange(double deadline)
 	struct wire_info w = {
 		.qpn = htonl(g.me.qpn), .psn = htonl(g.me.psn), .rkey = htonl(g.me.rkey),
 		.mtu = htonl(g.me.mtu), .addr = rte_cpu_to_be_64(g.me.addr),
+		.mw_rkey = htonl(g.me.mw_rkey), .srqn = htonl(g.me.srqn),
 	};
 
 	memcpy(w.gid, g.me.gid, 16);
@@ -262,6 +309,8 @@ exchange(double deadline)
 	g.peer.mtu = ntohl(w.mtu);
 	g.peer.addr = rte_be_to_cpu_64(w.addr);
 	memcpy(g.peer.gid, w.gid, 16);
+	g.peer.mw_rkey = ntohl(w.mw_rkey);
+	g.peer.srqn = ntohl(w.srqn);
 }
 
 static void
@@ -285,7 +334,7 @@ connect_qp(void)
 	};
 
 	modify(&a, DR_QP_STATE | DR_QP_PKEY_INDEX | DR_QP_PORT | t->init_mask, "INIT");
-	for (unsigned int i = 0; i < NOPS_MAX; i++)
+	for (unsigned int i = 0; i < NOPS_MAX && !t->no_rq; i++)
 		post_recv(i);
 
 	memcpy(av.grh.dgid.raw, g.peer.gid, 16);
@@ -325,6 +374,7 @@ client_op(unsigned int i)
 	struct dr_send_wr w = { .wr_id = i, .sg_list = &s, .num_sge = o->len ? 1 : 0,
 				.opcode = (enum dr_wr_opcode)o->wr,
 				.send_flags = DR_SEND_SIGNALED }, *bad;
+	uint32_t rkey = o->key == K_MW ? g.peer.mw_rkey : g.peer.rkey;
 	struct dr_wc wc;
 	int ret, ok;
 
@@ -335,13 +385,17 @@ client_op(unsigned int i)
 			src[k] = opgen_pat(k, i);
 	if (opgen_has_imm(o))
 		w.imm_data = htonl(IMM(i));
+	if (o->wr == OPGEN_WR_SEND_WITH_INV)
+		w.invalidate_rkey = rkey;
+	if (g.qpt->type == DR_QPT_XRC_SEND)
+		w.qp_type.xrc.remote_srqn = g.peer.srqn;
 	if (g.ah != NULL) {
 		w.wr.ud.ah = g.ah;
 		w.wr.ud.remote_qpn = g.peer.qpn;
 		w.wr.ud.remote_qkey = QKEY;
 	} else if (opgen_is_write(o)) {
 		w.wr.rdma.remote_addr = g.peer.addr + WRITE_OFF + i * AREA;
-		w.wr.rdma.rkey = g.peer.rkey;
+		w.wr.rdma.rkey = rkey;
 	} else if (o->wr == OPGEN_WR_RDMA_READ) {
 		w.wr.rdma.remote_addr = g.peer.addr + READ_OFF + i * AREA;
 		w.wr.rdma.rkey = g.peer.rkey;
@@ -354,13 +408,15 @@ client_op(unsigned int i)
 	printf("client op %2u %-20s len=%-5u", i, opgen_wr_name(o->wr), o->len);
 	if (opgen_has_imm(o))
 		printf(" imm=0x%08x", IMM(i));
+	if (o->key == K_MW)
+		printf(" window=0x%08x", rkey);
 	ret = dr_post_send(g.qp, &w, &bad);
 	if (ret != 0) {
 		printf(" post_send=%s FAIL\n", strerror(ret));
 		g.fails++;
 		return;
 	}
-	if (!wait_wc(&wc, OPGEN_WC_TIMEOUT_MS)) {
+	if (!og_wait_wc(g.cq, &wc, OPGEN_WC_TIMEOUT_MS)) {
 		printf(" completion TIMEOUT FAIL\n");
 		g.fails++;
 		return;
@@ -414,25 +470,30 @@ server_recv(unsigned int i)
 	const struct opgen_op *o = &opgen_ops[i];
 	uint32_t hdr = g.qpt->t == T_UD ? GRH_LEN : 0;
 	bool wimm = o->wr == OPGEN_WR_RDMA_WRITE_WITH_IMM;
+	bool inv = o->wr == OPGEN_WR_SEND_WITH_INV;
 	struct dr_wc wc;
 	int ok;
 
-	if (!wait_wc(&wc, OPGEN_WC_TIMEOUT_MS)) {
+	if (!og_wait_wc(g.cq, &wc, OPGEN_WC_TIMEOUT_MS)) {
 		printf("server op %2u %-20s missing receive completion FAIL\n", i,
 		       opgen_wr_name(o->wr));
 		g.fails++;
 		return;
 	}
+	/* XRC: the completion comes from the SRQ's CQ, qp_num the XRC_RECV QP's */
 	ok = wc.status == DR_WC_SUCCESS &&
-	     wc.opcode == (wimm ? DR_WC_RECV_RDMA_WITH_IMM : DR_WC_RECV) &&
+	     wc.opcode == (wimm ? DR_WC_RECV_RDMA_WITH_IMM : DR_WC_RECV) && wc.qp_num == g.me.qpn &&
 	     wc.byte_len == o->len + (wimm ? 0 : hdr) &&
 	     !!(wc.wc_flags & DR_WC_WITH_IMM) == !!opgen_has_imm(o) &&
-	     (!opgen_has_imm(o) || ntohl(wc.imm_data) == IMM(i));
+	     (!opgen_has_imm(o) || ntohl(wc.imm_data) == IMM(i)) &&
+	     !!(wc.wc_flags & DR_WC_WITH_INV) == inv && (!inv || wc.invalidated_rkey == g.me.mw_rkey);
 	printf("server op %2u %-20s status=%s opcode=%s byte_len=%u", i, opgen_wr_name(o->wr),
 	       dr_wc_status_str(wc.status), wc.opcode == DR_WC_RECV ? "RECV" :
 	       wc.opcode == DR_WC_RECV_RDMA_WITH_IMM ? "RECV_RDMA_WITH_IMM" : "?", wc.byte_len);
 	if (wc.wc_flags & DR_WC_WITH_IMM)
 		printf(" imm=0x%08x", ntohl(wc.imm_data));
+	if (wc.wc_flags & DR_WC_WITH_INV)
+		printf(" invalidated=0x%08x", wc.invalidated_rkey);
 	if (g.qpt->t == T_UD) {
 		printf(" src_qp=0x%06x", wc.src_qp);
 		ok = ok && wc.src_qp == g.peer.qpn;
@@ -446,6 +507,8 @@ server_recv(unsigned int i)
 		printf(" data=%s", bad_bytes ? "BAD" : "ok");
 		ok = !bad_bytes;
 	}
+	if (!ok)	/* what the completion said, as it is */
+		printf(" wc_flags=0x%x ex=0x%08x", (unsigned int)wc.wc_flags, (unsigned int)wc.invalidated_rkey);
 	printf(" %s\n", ok ? "ok" : "FAIL");
 	g.fails += !ok;
 	if (wc.wr_id < NOPS_MAX)
@@ -474,7 +537,7 @@ run_server(void)
 		       o->len, bad_bytes ? "BAD FAIL" : "ok");
 		g.fails += !!bad_bytes;
 	}
-	if (g.qpt->t == T_RC) {
+	if (g.qpt->t & T_REL) {
 		uint64_t v = *(volatile uint64_t *)(g.buf + ATOMIC_OFF);
 
 		printf("server atomic word=0x%llx %s\n", (unsigned long long)v,
@@ -518,7 +581,16 @@ run(void)
 	printf("%s %s local qpn=0x%06x psn=0x%06x gid=%s remote qpn=0x%06x psn=0x%06x gid=%s "
 	       "rkey=0x%x path_mtu=%u\n", o->host ? "client" : "server", g.qpt->name, g.me.qpn,
 	       g.me.psn, a, g.peer.qpn, g.peer.psn, b, g.peer.rkey, dr_mtu_bytes(o->path_mtu));
+	if (g.qpt->t == T_XRC)
+		printf("%s xrc srqn=0x%06x\n", o->host ? "client" : "server",
+		       o->host ? g.peer.srqn : g.me.srqn);
 	connect_qp();
+	if (g.mw != NULL) {
+		og_window_bind(g.qp, g.cq, g.mw, g.me.mw_rkey, g.mr, g.buf + g.mw_off, AREA, NOPS_MAX,
+			       OPGEN_WC_TIMEOUT_MS);
+		printf("server window rkey=0x%08x bound over [0x%x, 0x%x) REMOTE_WRITE\n", g.me.mw_rkey,
+		       g.mw_off, g.mw_off + AREA);
+	}
 	og_put(g.ctx, g.fd, &go, 1, 0);
 	og_get(g.ctx, g.fd, &go, 1, 0);   /* both QPs are ready and every receive is posted */
 	ret = o->host ? run_client() : run_server();
@@ -532,18 +604,22 @@ release(void)
 {
 	if (g.fd >= 0)
 		close(g.fd);
+	/* the QP first: it invalidates the type 2 window bound through it */
 	if (g.qp != NULL && dr_destroy_qp(g.qp) != 0)
-		fprintf(stderr, OG_PROG ": dr_destroy_qp failed\n");
+		og_warn("dr_destroy_qp failed");
+	og_xrc_release(&g.xrc);
 	if (g.ah != NULL && dr_destroy_ah(g.ah) != 0)
-		fprintf(stderr, OG_PROG ": dr_destroy_ah failed\n");
+		og_warn("dr_destroy_ah failed");
+	if (g.mw != NULL && dr_dealloc_mw(g.mw) != 0)
+		og_warn("dr_dealloc_mw failed");
 	if (g.cq != NULL && dr_destroy_cq(g.cq) != 0)
-		fprintf(stderr, OG_PROG ": dr_destroy_cq failed\n");
+		og_warn("dr_destroy_cq failed");
 	if (g.mr != NULL && dr_dereg_mr(g.mr) != 0)
-		fprintf(stderr, OG_PROG ": dr_dereg_mr failed\n");
+		og_warn("dr_dereg_mr failed");
 	if (g.pd != NULL && dr_dealloc_pd(g.pd) != 0)
-		fprintf(stderr, OG_PROG ": dr_dealloc_pd failed\n");
+		og_warn("dr_dealloc_pd failed");
 	if (g.ctx != NULL && dr_close_device(g.ctx) != 0)
-		fprintf(stderr, OG_PROG ": dr_close_device failed\n");
+		og_warn("dr_close_device failed");
 	if (g.list != NULL)
 		dr_free_device_list(g.list);
 	free(g.buf);
@@ -568,7 +644,8 @@ main(int argc, char **argv)
 	}
 	g.o = &o;
 	for (unsigned int i = 0; i < RTE_DIM(qpt_table); i++)
-		if (qpt_table[i].t == o.qpt)
+		if (qpt_table[i].t == o.qpt && (qpt_table[i].side == OG_BOTH ||
+						 qpt_table[i].side == (o.host != NULL ? OG_CLIENT : OG_SERVER)))
 			g.qpt = &qpt_table[i];
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	dr_app_stop_on_signals(&og_stop, true);

@@ -9,7 +9,8 @@
  * dpdk-rdma-opgen: the guest's dr-opgen (usertools/rxepeer/guest/dr-opgen.c)
  * on the dr_ API, the same operation table, exchange and verdict
  * (usertools/rxepeer/guest/dr-opgen-ops.h), so either side can be dr-opgen
- * on Linux rxe. Only main.c includes the table.
+ * on Linux rxe; -t xrc runs against another dpdk-rdma-opgen only (rxe has
+ * no XRC). Only main.c includes the table.
  */
 
 #include <setjmp.h>
@@ -33,7 +34,7 @@ enum {
 struct og_opts {
 	const char *host;          /* NULL: server */
 	const char *dev;           /* -d: dr_<port>; NULL: the first */
-	unsigned int qpt;          /* -t: T_RC, T_UC, T_UD */
+	unsigned int qpt;          /* -t: T_RC, T_UC, T_UD, T_XRC */
 	int gidx;                  /* -g: default 1 (the IPv4 GID of --ip) */
 	unsigned int port;         /* -p: TCP port */
 	enum dr_mtu path_mtu;      /* -m */
@@ -60,6 +61,8 @@ extern jmp_buf og_bail;
 extern double og_deadline;
 double og_now(void);
 void og_fail(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3), noreturn));
+/* "dpdk-rdma-opgen: ..." on stderr, the run goes on (release errors) */
+void og_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* og_fail(OG_EXIT_TIMEOUT) past the deadline, og_fail(SETUP) once stopped by a signal */
 void og_check_deadline(void);
 
@@ -68,5 +71,26 @@ int og_tcp_server(struct dr_context *ctx, unsigned int port, double deadline);
 int og_tcp_client(struct dr_context *ctx, const char *host, unsigned int port, double deadline);
 void og_put(struct dr_context *ctx, int fd, const void *p, size_t n, double deadline);
 void og_get(struct dr_context *ctx, int fd, void *p, size_t n, double deadline);
+
+/* main.c: one completion of @cq within @ms milliseconds: 1, or 0 on timeout */
+int og_wait_wc(struct dr_cq *cq, struct dr_wc *wc, int ms);
+
+/* window.c: the server's type 2 memory window */
+/* dr_alloc_mw(); *rkey: the R_Key the bind will give it (dr_inc_rkey() of its own) */
+struct dr_mw *og_window_alloc(struct dr_pd *pd, uint32_t *rkey);
+/* bind @mw with @rkey over [addr, addr + length) of @mr, REMOTE_WRITE; its completion on @cq within @ms */
+void og_window_bind(struct dr_qp *qp, struct dr_cq *cq, struct dr_mw *mw, uint32_t rkey,
+		    struct dr_mr *mr, uint8_t *addr, uint64_t length, uint64_t wr_id, int ms);
+
+/* xrc.c: -t xrc, the server's half */
+struct og_xrc {
+	struct dr_xrcd *xrcd;
+	struct dr_srq *srq;           /* the XRC SRQ: the server's receives, completions on its CQ */
+};
+/* the domain, its XRC SRQ (on @pd and @cq, @max_wr receives) and the XRC_RECV QP; *srqn: the SRQ's number */
+struct dr_qp *og_xrc_target(struct dr_context *ctx, struct dr_pd *pd, struct dr_cq *cq, uint32_t max_wr,
+			    struct og_xrc *x, uint32_t *srqn);
+/* the SRQ and the domain (after the QP) */
+void og_xrc_release(struct og_xrc *x);
 
 #endif /* DR_OPGEN_H */

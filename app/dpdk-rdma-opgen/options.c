@@ -3,7 +3,8 @@
  */
 
 /*
- * dr-opgen's command line (-t -d -g -p -m -s -T -L, a server address) and
+ * dr-opgen's command line (-t -d -g -p -m -s -T -L, a server address; -t xrc
+ * is ours only) and
  * ours: --ip (GID index 1), --ipv6 (2, 3), --link-mtu, --timeout.
  */
 
@@ -30,7 +31,7 @@ usage(FILE *out)
 {
 	fprintf(out,
 		"usage: " OG_PROG " [EAL args] -- --ip A.B.C.D [options] [SERVER]\n"
-		"       " OG_PROG " -L [-t rc|uc|ud]     print the operation table\n"
+		"       " OG_PROG " -L [-t rc|uc|ud|xrc] print the operation table\n"
 		"\n"
 		"dr-opgen (usertools/rxepeer/guest/dr-opgen.c) on dpdk-rdma: without SERVER\n"
 		"the server (it listens on TCP), with it the client (it retries until the\n"
@@ -38,7 +39,8 @@ usage(FILE *out)
 		"its completion; the server checks every receive, the WRITE targets and the\n"
 		"atomic word, and gives the verdict.\n"
 		"\n"
-		"  -t rc|uc|ud        QP type (rc; uc and ud need QP types our stack lacks)\n"
+		"  -t rc|uc|ud|xrc    QP type (rc; xrc: against another " OG_PROG " only,\n"
+		"                     rxe has no XRC)\n"
 		"  -d DEV             device dr_<DPDK port name> (default: the first)\n"
 		"  -g IDX             source GID index (default 1: the IPv4 GID of --ip)\n"
 		"  -p PORT            TCP port of the exchange (%d)\n"
@@ -53,7 +55,7 @@ usage(FILE *out)
 		"  -h, --help         this text\n"
 		"\n"
 		"Exit status: 0 both sides saw everything right, 1 a failed check, 2 usage\n"
-		"or setup error (also: a QP type our stack does not have), 3 timeout.\n",
+		"or setup error, 3 timeout.\n",
 		OPGEN_PORT, OPGEN_CLIENT_PSN, OPGEN_SERVER_PSN, OPGEN_TIMEOUT_S);
 }
 
@@ -137,8 +139,10 @@ og_parse_args(int argc, char **argv, struct og_opts *o)
 				o->qpt = T_UC;
 			else if (strcmp(optarg, "ud") == 0)
 				o->qpt = T_UD;
+			else if (strcmp(optarg, "xrc") == 0)
+				o->qpt = T_XRC;
 			else
-				return bad("-t %s: rc, uc or ud", optarg);
+				return bad("-t %s: rc, uc, ud or xrc", optarg);
 			break;
 		case 'm':
 			if (number(optarg, 256, 4096, &v) != 0 || (v & (v - 1)) != 0)

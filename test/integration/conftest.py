@@ -27,22 +27,31 @@ def vector_pcaps():
     return sorted(VECTORS.glob("*.pcap"))
 
 
+def app_exe(name, why=""):
+    """build/app/NAME/NAME of DR_BUILD_DIR; missing, the test fails (why: the reason it may be)."""
+    exe = build_dir() / "app" / name / name
+    if not exe.is_file():
+        pytest.fail("%s is not built%s (set DR_BUILD_DIR or run ninja -C %s)" % (exe, why,
+                                                                                  build_dir()))
+    return exe
+
+
 @pytest.fixture(scope="session")
 def dump_exe():
-    exe = build_dir() / "app" / "dpdk-rdma-dump" / "dpdk-rdma-dump"
-    if not exe.is_file():
-        pytest.fail("%s is not built (set DR_BUILD_DIR or run ninja -C %s)" % (exe, build_dir()))
-    return exe
+    return app_exe("dpdk-rdma-dump")
 
 
 @pytest.fixture(scope="session")
 def perf_exe():
     """dpdk-rdma-perf; it needs the transport to link: missing, the test fails."""
-    exe = build_dir() / "app" / "dpdk-rdma-perf" / "dpdk-rdma-perf"
-    if not exe.is_file():
-        pytest.fail("%s is not built: dpdk-rdma-perf needs the transport (lib/, drivers/) "
-                    "to link (set DR_BUILD_DIR or run ninja -C %s)" % (exe, build_dir()))
-    return exe
+    return app_exe("dpdk-rdma-perf",
+                   ": dpdk-rdma-perf needs the transport (lib/, drivers/) to link")
+
+
+@pytest.fixture(scope="session")
+def opgen_exe():
+    """dpdk-rdma-opgen; it needs the transport to link: missing, the test fails."""
+    return app_exe("dpdk-rdma-opgen", ": dpdk-rdma-opgen needs the transport to link")
 
 
 @pytest.fixture(scope="session")

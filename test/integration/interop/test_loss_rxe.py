@@ -148,7 +148,7 @@ def test_opgen(lossy, we_serve):
         OPGEN_PORT, we_serve, wait_listen=False)
     srv, cli = (out, rout) if we_serve else (rout, out)
     assert "server done: 0 failures, client reported 0: OK" in srv, srv
-    assert re.search(r"client done: 23 ops, 0 local failures, server OK", cli), cli
+    assert re.search(r"client done: 25 ops, 0 local failures, server OK", cli), cli
 
 
 def test_loss_happened(lossy):

@@ -5,7 +5,10 @@ dr-opgen against app/dpdk-rdma-opgen (the same program on the dr_ API, the
 same operation table: usertools/rxepeer/guest/dr-opgen-ops.h), both
 directions: SEND and SEND_WITH_IMM (zero-length, pads 1-3, multi-packet),
 RDMA WRITE and WRITE_WITH_IMM, RDMA READ (zero-length, multi-packet
-responses), FETCH_ADD and CMP_SWAP. Both sides check every completion and
+responses), FETCH_ADD and CMP_SWAP, and an RDMA WRITE through a type 2
+memory window the server binds, then a SEND_WITH_INV that invalidates it
+(RC_SEND_ONLY_WITH_INVALIDATE, its IETH naming the window's R_Key; the
+server checks the WITH_INV flag and the invalidated R_Key). Both sides check every completion and
 every byte and agree on the verdict; the capture of the VM's tap must hold
 exactly the packets the IBA prescribes for the table (wire.py), PSNs from
 dr-opgen's 0x100, every ICRC good.
@@ -17,6 +20,7 @@ test_mtu_ipv6_rxe.py). UC and UD run the table's SENDs and WRITEs (UC) or
 SENDs (UD) at path MTU 1024: nothing acknowledged, the UD DETH and ports."""
 
 import os
+import re
 import shutil
 import subprocess
 
@@ -45,6 +49,7 @@ CASES = {
 
 # what the table makes appear on the wire that the pingpongs and perftest never send
 RC_OPCODES = ("RC_SEND_ONLY_WITH_IMMEDIATE", "RC_RDMA_WRITE_ONLY_WITH_IMMEDIATE",
+              "RC_SEND_ONLY_WITH_INVALIDATE",
               "RC_RDMA_READ_RESPONSE_FIRST", "RC_RDMA_READ_RESPONSE_LAST",
               "RC_RDMA_READ_RESPONSE_ONLY", "RC_COMPARE_SWAP", "RC_FETCH_ADD",
               "RC_ATOMIC_ACKNOWLEDGE")
@@ -61,6 +66,19 @@ def peer(tmp_path_factory):
             yield p
         finally:
             p.cleanup()
+
+
+def window_keys(srv, cli):
+    """(the server's window R_Key, its region's R_Key) from the outputs."""
+    window = re.search(r"^server window rkey=(0x[0-9a-f]+) bound over ", srv, re.M)
+    region = re.search(r"^client \S+ local .* rkey=(0x[0-9a-f]+) path_mtu=", cli, re.M)
+    assert window and region, (srv, cli)
+    return int(window.group(1), 16), int(region.group(1), 16)
+
+
+def windowed(cli):
+    """The indices of the client's operations through the server's window."""
+    return {int(m) for m in re.findall(r"^client op +(\d+) .* window=0x", cli, re.M)}
 
 
 def run_opgen(peer, dump_json, case, we_serve):
@@ -80,8 +98,15 @@ def run_opgen(peer, dump_json, case, we_serve):
     assert "server done: 0 failures, client reported 0: OK" in srv, srv
     assert "client done:" in cli and "0 local failures, server OK" in cli, cli
     ops = wire.client_ops(cli)
-    assert len(ops) == 23 and all(" ok " in line or line.endswith(" ok")
+    assert len(ops) == 25 and all(" ok " in line or line.endswith(" ok")
                                   for line in cli.splitlines() if line.startswith("client op"))
+    window, rkey = window_keys(srv, cli)
+    inv = re.search(r"^server op +\d+ SEND_WITH_INV +status=success opcode=RECV byte_len=62 "
+                    r"invalidated=(0x[0-9a-f]+)( \(rxe: flag in bit 2\))? data=ok ok$", srv, re.M)
+    assert inv and int(inv.group(1), 16) == window, srv
+    # rxe puts the kernel's IB_WC_WITH_INVALIDATE (1 << 2) in the user CQE:
+    # libibverbs' IBV_WC_IP_CSUM_OK, not IBV_WC_WITH_INV (1 << 3)
+    assert bool(inv.group(2)) == (not we_serve), inv.group(0)
 
     our_addr, vm_addr = (OUR_IP, peer.vm.ip) if fam == "ipv4" else (OUR_IP6, VM_IP6)
     cli_addr, srv_addr = (vm_addr, our_addr) if we_serve else (our_addr, vm_addr)
@@ -106,6 +131,13 @@ def run_opgen(peer, dump_json, case, we_serve):
         [n for _, wr, n in ops if wr == "RDMA_READ"]
     imms = [f["immdt"]["imm"] for f in reqs if "immdt" in f]
     assert imms == [0x12340000 + i for i, wr, _ in ops if wr.endswith("_WITH_IMM")]
+    # the window: the WRITE through it names its R_Key, every other RETH the
+    # region's; the SEND_WITH_INV's IETH names it
+    win = windowed(cli)
+    assert [f["reth"]["rkey"] for f in reqs if "reth" in f] == \
+        [window if i in win else rkey for i, wr, _ in ops if wr.startswith("RDMA_")]
+    assert [(f["opcode_name"], f["ieth"]["rkey"]) for f in reqs if "ieth" in f] == \
+        [("RC_SEND_ONLY_WITH_INVALIDATE", window)]
     zero = {f["opcode_name"] for f in reqs if f["payload_len"] == 0}
     assert {"RC_SEND_ONLY", "RC_SEND_ONLY_WITH_IMMEDIATE", "RC_RDMA_WRITE_ONLY",
             "RC_RDMA_WRITE_ONLY_WITH_IMMEDIATE"} <= zero
@@ -150,6 +182,21 @@ def test_list_is_dr_opgens(peer):
         mine = subprocess.run([exe_of("dpdk-rdma-opgen"), "-L", "-t", t], capture_output=True,
                               text=True, timeout=30, check=True).stdout
         assert mine == peer.vm.check("dr-opgen -L -t " + t, timeout=30), t
+
+
+def test_rxe_refuses_xrc(peer):
+    """rxe has no XRC: the guest's dr-opgen says so and exits 2 (ours runs
+    -t xrc against itself: test_opgen_memif.py)."""
+    r = peer.vm.exec("dr-opgen -t xrc", timeout=30)
+    assert r.rc == 2 and "-t xrc: rxe has no XRC" in r.output, r.output
+
+
+def test_rxe_memory_windows(peer):
+    """What rxe (Debian 12: kernel 6.1, rdma-core 44) says about memory windows:
+    type 1 and type 2, MW_BIND, as the table's window relies on."""
+    out = peer.vm.check("ibv_devinfo -v -d $RXE_DEV", timeout=30)
+    assert re.search(r"max_mw:\s+[1-9]", out), out
+    assert "MEM_WINDOW" in out and "MEM_WINDOW_TYPE_2B" in out, out
 
 
 def run_opgen_unreliable(peer, dump_json, qpt, we_serve):
@@ -206,7 +253,7 @@ def test_opgen_uc_ud(peer, dump_json, qpt, we_serve):
 
 def test_usage_errors():
     exe = exe_of("dpdk-rdma-opgen")
-    for args, msg in ((["-t", "xx"], "-t xx: rc, uc or ud"), (["-m", "1000"], "-m 1000"),
+    for args, msg in ((["-t", "xx"], "-t xx: rc, uc, ud or xrc"), (["-m", "1000"], "-m 1000"),
                       (["a", "b"], "one server address at most")):
         p = subprocess.run([exe, "--"] + args, capture_output=True, text=True, timeout=30)
         assert p.returncode == 2 and msg in p.stderr, (args, p.stderr)

@@ -160,8 +160,14 @@ def test_opgen_rc(rxe_pair, dump_json):
               "RC_RDMA_WRITE_ONLY_WITH_IMMEDIATE", "RC_RDMA_WRITE_LAST_WITH_IMMEDIATE",
               "RC_RDMA_READ_RESPONSE_FIRST", "RC_RDMA_READ_RESPONSE_MIDDLE",
               "RC_RDMA_READ_RESPONSE_LAST", "RC_RDMA_READ_RESPONSE_ONLY",
-              "RC_COMPARE_SWAP", "RC_FETCH_ADD", "RC_ATOMIC_ACKNOWLEDGE"):
+              "RC_COMPARE_SWAP", "RC_FETCH_ADD", "RC_ATOMIC_ACKNOWLEDGE",
+              "RC_SEND_ONLY_WITH_INVALIDATE"):
         assert n in names, n
+    # rxe to rxe: the SEND_WITH_INV's IETH names the server's type 2 window,
+    # which one WRITE went through (its RETH); every other RETH names the region
+    iks = [f["ieth"]["rkey"] for f in reqs if "ieth" in f]
+    rkeys = [f["reth"]["rkey"] for f in reqs if "reth" in f]
+    assert len(iks) == 1 and rkeys.count(iks[0]) == 1 and len(set(rkeys)) == 2
     assert {f["pad"] for f in frames} == {0, 1, 2, 3}
     zero = {f["opcode_name"] for f in reqs if f["payload_len"] == 0}
     assert {"RC_SEND_ONLY", "RC_SEND_ONLY_WITH_IMMEDIATE", "RC_RDMA_WRITE_ONLY",

@@ -11,7 +11,9 @@ SEND_FIRST, SEND_MIDDLE, SEND_LAST, SEND_LAST_IMM, SEND_ONLY, SEND_ONLY_IMM = ra
 WRITE_FIRST, WRITE_MIDDLE, WRITE_LAST, WRITE_LAST_IMM, WRITE_ONLY, WRITE_ONLY_IMM = range(6, 12)
 READ_REQ, READ_RESP_FIRST, READ_RESP_MIDDLE, READ_RESP_LAST, READ_RESP_ONLY = range(12, 17)
 ACK, ATOMIC_ACK, CMP_SWAP, FETCH_ADD = 17, 18, 19, 20
-TRANSPORT = {"rc": 0x00, "uc": 0x20, "ud": 0x60}
+SEND_LAST_INV, SEND_ONLY_INV = 22, 23          # with an IETH (RC and XRC only)
+# XRC's opcodes are RC's low five bits under 0xA0, each with an XRCETH
+TRANSPORT = {"rc": 0x00, "uc": 0x20, "ud": 0x60, "xrc": 0xA0}
 
 OP_LINE = re.compile(r"^client op +(\d+) (\S+) +len=(\d+)", re.M)
 
@@ -43,6 +45,8 @@ def requests(ops, qpt, mtu):
             imm = wr == "SEND_WITH_IMM"
             pk = _message(SEND_FIRST, SEND_MIDDLE, SEND_LAST_IMM if imm else SEND_LAST,
                           SEND_ONLY_IMM if imm else SEND_ONLY, n, mtu)
+        elif wr == "SEND_WITH_INV":
+            pk = _message(SEND_FIRST, SEND_MIDDLE, SEND_LAST_INV, SEND_ONLY_INV, n, mtu)
         elif wr in ("RDMA_WRITE", "RDMA_WRITE_WITH_IMM"):
             imm = wr == "RDMA_WRITE_WITH_IMM"
             pk = _message(WRITE_FIRST, WRITE_MIDDLE, WRITE_LAST_IMM if imm else WRITE_LAST,
@@ -61,15 +65,16 @@ def requests(ops, qpt, mtu):
     return out
 
 
-def read_responses(ops, mtu):
-    """RC responder packets carrying data: [(opcode, payload length)]."""
+def read_responses(ops, mtu, qpt="rc"):
+    """RC (or XRC) responder packets carrying data: [(opcode, payload length)]."""
+    t = TRANSPORT[qpt]
     out = []
     for _, wr, n in ops:
         if wr == "RDMA_READ":
-            out += _message(READ_RESP_FIRST, READ_RESP_MIDDLE, READ_RESP_LAST, READ_RESP_ONLY,
-                            n, mtu)
+            out += [(t | op, p) for op, p in _message(READ_RESP_FIRST, READ_RESP_MIDDLE,
+                                                      READ_RESP_LAST, READ_RESP_ONLY, n, mtu)]
         elif wr.startswith("ATOMIC"):
-            out.append((ATOMIC_ACK, 0))
+            out.append((t | ATOMIC_ACK, 0))
     return out
 
 

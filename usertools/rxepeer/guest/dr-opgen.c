@@ -9,7 +9,9 @@
  * in the peer VMs, where its captures show the frames the ibv_*_pingpong and
  * perftest tools never send: SEND/WRITE with immediate data, zero-length
  * SEND/WRITE/READ, payloads needing 1, 2 and 3 pad bytes, multi-packet
- * messages and READ responses, and both atomics. The operation table, the
+ * messages and READ responses, both atomics, and, RC, an RDMA WRITE through a
+ * type 2 memory window the server binds and a SEND_WITH_INV that invalidates
+ * it. The operation table, the
  * memory layout and the exchange are in dr-opgen-ops.h, shared with
  * app/dpdk-rdma-opgen, the same program on dpdk-rdma's dr_ API.
  *
@@ -17,7 +19,8 @@
  *   client: dr-opgen [options] SERVER
  *   list:   dr-opgen -L [-t rc|uc|ud]      print the operation table
  * Options:
- *   -t rc|uc|ud   QP type (rc)            -d DEV    device (rxe0)
+ *   -t rc|uc|ud   QP type (rc; xrc is refused: rxe has no XRC)
+ *   -d DEV        device (rxe0)
  *   -g IDX        GID index ($RXE_GID_IDX, else 1)
  *   -p PORT       TCP port of the exchange (18600)
  *   -m MTU        path MTU of RC/UC QPs: 256..4096 (1024)
@@ -26,10 +29,13 @@
  *
  * The exchange: the client connects (retrying until the server listens),
  * both send struct wire_info (network byte order), move their QP to RTS,
- * and swap a go byte. The client then posts the table's operations one at a
+ * the RC server binds its type 2 window (IBV_WR_BIND_MW, REMOTE_WRITE, the
+ * R_Key it sent: ibv_inc_rkey() of the window's) and waits for the bind,
+ * and both swap a go byte. The client then posts the table's operations one at a
  * time, each signaled, and checks every completion (READ data and atomic
  * original values included). The server checks each receive completion
- * (opcode, length, immediate data, payload) in order; once the client says
+ * (opcode, length, immediate data or invalidated R_Key, payload) in order;
+ * once the client says
  * it is done it checks the WRITE targets and the atomic word and sends its
  * verdict. Exit status: 0 when both sides saw everything right, 1 on a
  * failed check, 2 on a setup error, 3 on timeout.
@@ -59,7 +65,9 @@ _Static_assert(OPGEN_WR_RDMA_WRITE == (int)IBV_WR_RDMA_WRITE &&
 	       OPGEN_WR_SEND == (int)IBV_WR_SEND && OPGEN_WR_SEND_WITH_IMM == (int)IBV_WR_SEND_WITH_IMM &&
 	       OPGEN_WR_RDMA_READ == (int)IBV_WR_RDMA_READ &&
 	       OPGEN_WR_ATOMIC_CMP_AND_SWP == (int)IBV_WR_ATOMIC_CMP_AND_SWP &&
-	       OPGEN_WR_ATOMIC_FETCH_AND_ADD == (int)IBV_WR_ATOMIC_FETCH_AND_ADD,
+	       OPGEN_WR_ATOMIC_FETCH_AND_ADD == (int)IBV_WR_ATOMIC_FETCH_AND_ADD &&
+	       OPGEN_WR_BIND_MW == (int)IBV_WR_BIND_MW &&
+	       OPGEN_WR_SEND_WITH_INV == (int)IBV_WR_SEND_WITH_INV,
 	       "enum opgen_wr is enum ibv_wr_opcode");
 
 static struct ibv_context *ctx;
@@ -68,6 +76,8 @@ static struct ibv_comp_channel *chan;
 static struct ibv_cq *cq;
 static struct ibv_qp *qp;
 static struct ibv_mr *mr;
+static struct ibv_mw *mw;		/* server, RC: the type 2 window */
+static uint32_t mw_off;			/* its place in buf */
 static struct ibv_ah *ah;
 static uint8_t *buf;
 static unsigned int qpt = T_RC;
@@ -75,6 +85,16 @@ static int gidx = -1, timeout_s = OPGEN_TIMEOUT_S;
 static enum ibv_mtu path_mtu = IBV_MTU_1024;
 static struct wire_info me, peer;	/* host byte order */
 static unsigned int fails;
+
+/*
+ * rxe writes the kernel's enum ib_wc_flags into the user CQ as they are
+ * (rxe_resp.c do_complete(), Linux 6.1; rdma-core 44's provider copies the
+ * CQE): IB_WC_WITH_INVALIDATE is 1 << 2 there, which libibverbs reads as
+ * IBV_WC_IP_CSUM_OK; IBV_WC_WITH_INV is 1 << 3. On rxe either bit says "with
+ * invalidate"; the server prints which one it saw.
+ */
+#define RXE_WC_WITH_INV (1u << 2)
+static unsigned int with_inv = IBV_WC_WITH_INV;	/* | RXE_WC_WITH_INV on rxe */
 
 static void
 die(int code, const char *fmt, ...)
@@ -221,7 +241,8 @@ exchange(int fd)
 {
 	struct wire_info w = {
 		.qpn = htonl(me.qpn), .psn = htonl(me.psn), .rkey = htonl(me.rkey),
-		.mtu = htonl(me.mtu), .addr = htobe64(me.addr),
+		.mtu = htonl(me.mtu), .addr = htobe64(me.addr), .mw_rkey = htonl(me.mw_rkey),
+		.srqn = htonl(me.srqn),
 	};
 
 	memcpy(w.gid, me.gid, 16);
@@ -233,6 +254,8 @@ exchange(int fd)
 	peer.mtu = ntohl(w.mtu);
 	peer.addr = be64toh(w.addr);
 	memcpy(peer.gid, w.gid, 16);
+	peer.mw_rkey = ntohl(w.mw_rkey);
+	peer.srqn = ntohl(w.srqn);
 }
 
 /* ---------------------------------------------------------------- verbs */
@@ -249,7 +272,7 @@ post_recv(unsigned int slot)
 }
 
 static void
-setup(const char *dev)
+setup(const char *dev, int server)
 {
 	struct ibv_device **list = ibv_get_device_list(NULL);
 
@@ -258,6 +281,8 @@ setup(const char *dev)
 			ctx = ibv_open_device(list[i]);
 	if (!ctx)
 		die(2, "no RDMA device %s", dev);
+	if (!strncmp(dev, "rxe", 3))
+		with_inv |= RXE_WC_WITH_INV;
 	ibv_free_device_list(list);
 	pd = ibv_alloc_pd(ctx);
 	chan = ibv_create_comp_channel(ctx);
@@ -274,7 +299,7 @@ setup(const char *dev)
 			buf[READ_OFF + i * AREA + k] = opgen_pat(k, 100 + i);
 	*(uint64_t *)(buf + ATOMIC_OFF) = ATOMIC_INIT;
 	mr = ibv_reg_mr(pd, buf, BUF_SZ, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
-			IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC);
+			IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC | IBV_ACCESS_MW_BIND);
 	if (!mr)
 		die(2, "ibv_reg_mr: %s", strerror(errno));
 	struct ibv_qp_init_attr qa = {
@@ -293,6 +318,36 @@ setup(const char *dev)
 	me.addr = (uintptr_t)buf;
 	me.mtu = 128u << path_mtu;
 	memcpy(me.gid, g.raw, 16);
+	if (server && opgen_window(qpt, &mw_off)) {
+		mw = ibv_alloc_mw(pd, IBV_MW_TYPE_2);
+		if (!mw)
+			die(2, "ibv_alloc_mw(type 2): %s", strerror(errno));
+		me.mw_rkey = ibv_inc_rkey(mw->rkey);	/* the key the bind gives it */
+	}
+}
+
+/* server: bind the type 2 window with the key sent in the exchange, and wait for it */
+static void
+bind_window(void)
+{
+	struct ibv_send_wr w = { .wr_id = NOPS_MAX, .opcode = IBV_WR_BIND_MW,
+				 .send_flags = IBV_SEND_SIGNALED }, *bad;
+	struct ibv_wc wc;
+
+	w.bind_mw.mw = mw;
+	w.bind_mw.rkey = me.mw_rkey;
+	w.bind_mw.bind_info.mr = mr;
+	w.bind_mw.bind_info.addr = (uintptr_t)buf + mw_off;
+	w.bind_mw.bind_info.length = AREA;
+	w.bind_mw.bind_info.mw_access_flags = IBV_ACCESS_REMOTE_WRITE;
+	if (ibv_post_send(qp, &w, &bad))
+		die(2, "ibv_post_send(BIND_MW): %s", strerror(errno));
+	if (!wait_wc(&wc, OPGEN_WC_TIMEOUT_MS))
+		die(2, "no completion of BIND_MW");
+	if (wc.status != IBV_WC_SUCCESS || wc.opcode != IBV_WC_BIND_MW || wc.wr_id != NOPS_MAX)
+		die(2, "BIND_MW completed: status=%s opcode=%d", ibv_wc_status_str(wc.status), (int)wc.opcode);
+	printf("server window rkey=0x%08x bound over [0x%x, 0x%x) REMOTE_WRITE\n", me.mw_rkey, mw_off,
+	       mw_off + AREA);
 }
 
 static void
@@ -374,11 +429,15 @@ client_op(unsigned int i)
 	else
 		for (uint32_t k = 0; k < o->len; k++)
 			src[k] = opgen_pat(k, i);
+	uint32_t rkey = o->key == K_MW ? peer.mw_rkey : peer.rkey;
+
 	if (opgen_has_imm(o))
 		w.imm_data = htonl(IMM(i));
+	if (o->wr == OPGEN_WR_SEND_WITH_INV)
+		w.invalidate_rkey = rkey;
 	if (opgen_is_write(o)) {
 		w.wr.rdma.remote_addr = peer.addr + WRITE_OFF + i * AREA;
-		w.wr.rdma.rkey = peer.rkey;
+		w.wr.rdma.rkey = rkey;
 	} else if (o->wr == OPGEN_WR_RDMA_READ) {
 		w.wr.rdma.remote_addr = peer.addr + READ_OFF + i * AREA;
 		w.wr.rdma.rkey = peer.rkey;
@@ -396,6 +455,8 @@ client_op(unsigned int i)
 	printf("client op %2u %-20s len=%-5u", i, opgen_wr_name(o->wr), o->len);
 	if (opgen_has_imm(o))
 		printf(" imm=0x%08x", IMM(i));
+	if (o->key == K_MW)
+		printf(" window=0x%08x", rkey);
 	if (ibv_post_send(qp, &w, &bad)) {
 		printf(" post_send=%s FAIL\n", strerror(errno));
 		fails++;
@@ -461,15 +522,20 @@ server_recv(unsigned int i)
 		return;
 	}
 	int want_op = o->wr == OPGEN_WR_RDMA_WRITE_WITH_IMM ? IBV_WC_RECV_RDMA_WITH_IMM : IBV_WC_RECV;
-	int ok = wc.status == IBV_WC_SUCCESS && (int)wc.opcode == want_op &&
+	int inv = o->wr == OPGEN_WR_SEND_WITH_INV;
+	int ok = wc.status == IBV_WC_SUCCESS && (int)wc.opcode == want_op && wc.qp_num == me.qpn &&
 		 wc.byte_len == o->len + (o->wr == OPGEN_WR_RDMA_WRITE_WITH_IMM ? 0 : hdr) &&
 		 !!(wc.wc_flags & IBV_WC_WITH_IMM) == !!opgen_has_imm(o) &&
-		 (!opgen_has_imm(o) || ntohl(wc.imm_data) == IMM(i));
+		 (!opgen_has_imm(o) || ntohl(wc.imm_data) == IMM(i)) &&
+		 !!(wc.wc_flags & with_inv) == inv && (!inv || wc.invalidated_rkey == me.mw_rkey);
 	printf("server op %2u %-20s status=%s opcode=%s byte_len=%u", i, opgen_wr_name(o->wr),
 	       ibv_wc_status_str(wc.status), wc.opcode == IBV_WC_RECV ? "RECV" :
 	       wc.opcode == IBV_WC_RECV_RDMA_WITH_IMM ? "RECV_RDMA_WITH_IMM" : "?", wc.byte_len);
 	if (wc.wc_flags & IBV_WC_WITH_IMM)
 		printf(" imm=0x%08x", ntohl(wc.imm_data));
+	if (wc.wc_flags & with_inv)
+		printf(" invalidated=0x%08x%s", wc.invalidated_rkey,
+		       wc.wc_flags & IBV_WC_WITH_INV ? "" : " (rxe: flag in bit 2)");
 	if (qpt == T_UD) {
 		printf(" src_qp=0x%06x", wc.src_qp);
 		ok = ok && wc.src_qp == peer.qpn;
@@ -483,6 +549,8 @@ server_recv(unsigned int i)
 		printf(" data=%s", bad_bytes ? "BAD" : "ok");
 		ok = !bad_bytes;
 	}
+	if (!ok)	/* what the completion said, as it is */
+		printf(" wc_flags=0x%x ex=0x%08x", (unsigned int)wc.wc_flags, (unsigned int)wc.invalidated_rkey);
 	printf(" %s\n", ok ? "ok" : "FAIL");
 	fails += !ok;
 	post_recv((unsigned int)wc.wr_id);
@@ -563,6 +631,9 @@ main(int argc, char **argv)
 				qpt = T_UC;
 			else if (!strcmp(optarg, "ud"))
 				qpt = T_UD;
+			else if (!strcmp(optarg, "xrc"))
+				die(2, "-t xrc: rxe has no XRC (Linux rdma_rxe offers no XRC domains, SRQs "
+				       "or QPs); run app/dpdk-rdma-opgen -t xrc against itself");
 			else
 				die(2, "-t: rc, uc or ud");
 			break;
@@ -596,7 +667,7 @@ main(int argc, char **argv)
 	signal(SIGALRM, on_alarm);
 	alarm((unsigned int)timeout_s);
 
-	setup(dev);
+	setup(dev, !host);
 	me.psn = psn >= 0 ? (uint32_t)psn : host ? OPGEN_CLIENT_PSN : OPGEN_SERVER_PSN;
 	int fd = host ? tcp_client(host, port) : tcp_server(port);
 	exchange(fd);
@@ -607,6 +678,8 @@ main(int argc, char **argv)
 	       "rkey=0x%x path_mtu=%u\n", host ? "client" : "server", opgen_qpt_name(qpt), me.qpn, me.psn, a,
 	       peer.qpn, peer.psn, b, peer.rkey, 128u << path_mtu);
 	connect_qp();
+	if (mw)
+		bind_window();
 	uint8_t go = 1;
 	put(fd, &go, 1);
 	get(fd, &go, 1);	/* both QPs are ready and every receive is posted */
