@@ -926,8 +926,9 @@ struct dr_qp {
 };
 
 /**
- * ibv_create_qp(3): RC, UC and UD (XRC and raw packet: EOPNOTSUPP; an SRQ:
- * EOPNOTSUPP). @p init_attr->cap
+ * ibv_create_qp(3): RC, UC, UD (optionally on a basic SRQ) and XRC_SEND
+ * initiators (a send CQ, no receive side); an XRC_RECV target has no PD:
+ * dr_create_qp_ex() (here EINVAL); raw packet: EOPNOTSUPP. @p init_attr->cap
  * receives the capabilities actually provided.
  * @return the QP in RESET, or NULL with errno set (EINVAL bad attribute or
  *         capability above the device's, ENOMEM, EOPNOTSUPP).
@@ -1080,11 +1081,13 @@ struct dr_qp_ex {
 
 /**
  * ibv_create_qp_ex(3): as dr_create_qp() on @p attr->pd (DR_QP_INIT_ATTR_PD
- * required), with the builder when DR_QP_INIT_ATTR_SEND_OPS_FLAGS is set.
- * @return the QP or NULL with errno set: EINVAL (no PD, unknown comp_mask
- *         bits, an operation the QP type does not have), EOPNOTSUPP (an
- *         attribute or operation we do not offer: XRCD, create flags, TSO,
- *         FLUSH, ATOMIC_WRITE), or dr_create_qp()'s errors.
+ * required), or an XRC_RECV target in @p attr->xrcd (DR_QP_INIT_ATTR_XRCD,
+ * no PD), with the builder when DR_QP_INIT_ATTR_SEND_OPS_FLAGS is set.
+ * @return the QP or NULL with errno set: EINVAL (no PD / domain, a domain
+ *         for another type, unknown comp_mask or send_ops_flags bits),
+ *         EOPNOTSUPP (an attribute or operation we do not offer: create
+ *         flags, TSO headers, RSS, TSO, FLUSH, ATOMIC_WRITE, an operation
+ *         the QP type does not have), or dr_create_qp()'s errors.
  */
 struct dr_qp *dr_create_qp_ex(struct dr_context *ctx, struct dr_qp_init_attr_ex *attr);
 /** ibv_qp_to_qp_ex(3): the builder of a QP created with send_ops_flags, else NULL. */

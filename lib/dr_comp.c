@@ -25,6 +25,9 @@
  *   UPDATE       progress: re-arm the ACK timer, reset the retry counters
  *   RETRY        go-back-N after a NAK / implicit NAK (retry_cnt, once per
  *                episode as rxe's started_retry)
+ *   REREAD       a READ missed a response: ask again for its missing part
+ *                only; READ responses of later READs are kept meanwhile
+ *                when they come in order within their READ (read-ahead)
  *   RNR          wait the NAK's RNR timer (IBA 9.7.5.2.8, table 45), then retry
  *   ERROR        complete the WQE with an error, QP to ERR (IBA 10.8.3.x)
  */
@@ -51,6 +54,7 @@ enum dr_comp_step {
 	COMP_COMPLETE_WQE,
 	COMP_UPDATE,
 	COMP_RETRY,
+	COMP_REREAD,
 	COMP_RNR,
 	COMP_ERROR,
 	COMP_DONE,
@@ -202,6 +206,8 @@ comp_get_wqe(struct dr_qp_impl *qp, struct comp_ctx *c)
 	return COMP_DONE;
 }
 
+static void comp_read_ahead(struct dr_qp_impl *qp, struct comp_ctx *c);
+
 /* Step CHECK_PSN (IBA 9.7.5.2.x; rxe check_psn()). */
 static enum dr_comp_step
 comp_check_psn(struct dr_qp_impl *qp, struct comp_ctx *c)
@@ -212,16 +218,22 @@ comp_check_psn(struct dr_qp_impl *qp, struct comp_ctx *c)
 		if (!wqe_all_sent(wqe))
 			return COMP_DONE;       /* it cannot be answered before it is all sent */
 		/* a READ/atomic with no data yet, and a later response: implicit NAK (IBA 9.7.5.2.x) */
-		if (wqe_is_rd_atomic(wqe))
-			return COMP_RETRY;
+		if (wqe_is_rd_atomic(wqe)) {
+			if (!(c->pi->mask & DR_OPF_READ))
+				return COMP_RETRY;
+			comp_read_ahead(qp, c);
+			return wqe->opcode == DR_WR_RDMA_READ ? COMP_REREAD : COMP_RETRY;
+		}
 		return COMP_COMPLETE_WQE;  /* coalesced ACK: everything up to the PSN arrived */
 	}
 	if (dr_psn_before(c->psn, qp->comp.psn))
 		return COMP_DONE;          /* duplicate or stale response: dropped */
 	if (dr_psn_after(c->psn, qp->comp.psn) && wqe_is_rd_atomic(wqe)) {
 		/* a response of this READ is missing: lost, or overtaken; ask again after a few */
-		if (!(c->pi->mask & DR_OPF_READ) || ++qp->comp.read_ooo >= DR_READ_OOO_RETRY)
+		if (!(c->pi->mask & DR_OPF_READ))
 			return COMP_RETRY;
+		if (++qp->comp.read_ooo >= DR_READ_OOO_RETRY)
+			return wqe->opcode == DR_WR_RDMA_READ ? COMP_REREAD : COMP_RETRY;
 		return COMP_DONE;
 	}
 	return COMP_CHECK_ACK;
@@ -288,32 +300,83 @@ comp_check_ack(struct dr_qp_impl *qp, struct comp_ctx *c)
 	}
 }
 
-/* Step READ: place one READ response (IBA 9.7.5.2.x; rxe do_read()). */
-static enum dr_comp_step
-comp_read(struct dr_qp_impl *qp, struct comp_ctx *c)
+/*
+ * Place one READ response into @wqe at its next offset (IBA 9.7.4.1.3:
+ * FIRST and MIDDLE carry one PMTU, the last completes the length); the last
+ * one makes the WQE DONE. DR_WC_SUCCESS or the completion status of a bad
+ * response.
+ */
+static enum dr_wc_status
+read_place(struct dr_qp_impl *qp, struct dr_send_wqe *wqe, struct comp_ctx *c, bool ahead)
 {
-	struct dr_send_wqe *wqe = c->wqe;
 	uint32_t paylen = c->pi->paylen;
 	bool last = c->pi->mask & DR_OPF_LAST;
 	int rc;
 
-	/* FIRST and MIDDLE carry one PMTU; the last one completes the length exactly (IBA 9.7.4.1.3) */
 	if ((!last && paylen != qp->mtu) || paylen > wqe->length - wqe->resp_bytes ||
-	    (last && wqe->resp_bytes + paylen != wqe->length)) {
-		c->status = DR_WC_BAD_RESP_ERR;
-		return COMP_ERROR;
-	}
+	    (last && wqe->resp_bytes + paylen != wqe->length))
+		return DR_WC_BAD_RESP_ERR;
 	rc = dr_qp_sge_scatter(qp, wqe->sge, wqe->num_sge, wqe->resp_bytes, c->m, c->pi->pay_off, paylen);
-	if (rc != 0) {
-		c->status = rc == -EMSGSIZE ? DR_WC_LOC_LEN_ERR : DR_WC_LOC_PROT_ERR;
-		return COMP_ERROR;
-	}
+	if (rc != 0)
+		return rc == -EMSGSIZE ? DR_WC_LOC_LEN_ERR : DR_WC_LOC_PROT_ERR;
 	wqe->resp_bytes += paylen;
-	comp_advance(qp, dr_psn_add(c->psn, 1));
 	if (last) {
 		wqe->state = DR_WQE_DONE;
-		comp_rd_atomic_done(qp);
+		/*
+		 * Ahead of an older READ/atomic it keeps its initiator-depth slot until
+		 * it completes in order: the responder's resources hold the last
+		 * max_rd_atomic requests, and the older one may still be replayed from
+		 * its own (IBA 9.7.4.1.x; a new READ now would recycle it).
+		 */
+		if (ahead)
+			wqe->rd_slot_held = true;
+		else
+			comp_rd_atomic_done(qp);
 	}
+	return DR_WC_SUCCESS;
+}
+
+/*
+ * A READ response beyond the oldest pending WQE: it belongs to a later READ.
+ * When that READ's data so far came in order and this is its next packet,
+ * keep it (responses are idempotent and named by PSN), so the retry that
+ * follows has to ask again only for what was lost, not for every READ in
+ * flight. Anything else is left to the retry.
+ */
+static void
+comp_read_ahead(struct dr_qp_impl *qp, struct comp_ctx *c)
+{
+	struct dr_sq *sq = &qp->sq;
+	uint32_t i;
+
+	for (i = c->idx + 1; i != sq->head; i++) {
+		struct dr_send_wqe *w = dr_sq_wqe(sq, i);
+
+		if (w->state == DR_WQE_DONE) {
+			if (!w->sent_once || !dr_psn_after(c->psn, w->last_psn))
+				return;            /* a duplicate of a READ done already */
+			continue;
+		}
+		if (w->state == DR_WQE_POSTED || w->state == DR_WQE_ERROR || !wqe_all_sent(w) ||
+		    dr_psn_before(c->psn, w->first_psn))
+			return;
+		if (dr_psn_after(c->psn, w->last_psn))
+			continue;
+		if (w->opcode == DR_WR_RDMA_READ && w->state != DR_WQE_DONE &&
+		    c->psn == dr_psn_add(w->first_psn, w->resp_bytes / qp->mtu))
+			(void)read_place(qp, w, c, true);
+		return;
+	}
+}
+
+/* Step READ: place one READ response of the oldest WQE (IBA 9.7.5.2.x; rxe do_read()). */
+static enum dr_comp_step
+comp_read(struct dr_qp_impl *qp, struct comp_ctx *c)
+{
+	c->status = read_place(qp, c->wqe, c, false);
+	if (c->status != DR_WC_SUCCESS)
+		return COMP_ERROR;
+	comp_advance(qp, dr_psn_add(c->psn, 1));
 	return COMP_UPDATE;
 }
 
@@ -394,6 +457,34 @@ comp_retry(struct dr_qp_impl *qp, struct comp_ctx *c, bool timeout)
 	return COMP_DONE;
 }
 
+/*
+ * Step REREAD: the oldest WQE is a READ that missed a response (a later one
+ * came): ask again for its missing part only, and let the READs behind it
+ * go on - their responses are still coming, or were kept by
+ * comp_read_ahead(). Counted against retry_cnt, once per episode as RETRY;
+ * the local ACK timer still ends in a go-back-N (comp_retry()).
+ */
+static enum dr_comp_step
+comp_reread(struct dr_qp_impl *qp, struct comp_ctx *c)
+{
+	uint64_t t;
+
+	if (qp->comp.started_retry)
+		return COMP_DONE;
+	if (qp->comp.retry_left == 0) {
+		c->status = DR_WC_RETRY_EXC_ERR;
+		return COMP_ERROR;
+	}
+	qp->comp.retry_left--;
+	qp->comp.started_retry = true;
+	qp->comp.read_ooo = 0;
+	if (dr_req_reread(qp, c->wqe) != 0)
+		dr_req_rewind(qp);          /* no mbuf or room now: the whole sequence, as a retry */
+	t = comp_timeout_ticks(qp);
+	qp->comp.timeout_at = t != 0 ? comp_now(c) + t : 0;
+	return COMP_DONE;
+}
+
 /* Step RNR (IBA 9.7.5.2.8): wait, then retransmit from the NAK'd PSN. */
 static enum dr_comp_step
 comp_rnr(struct dr_qp_impl *qp, struct comp_ctx *c)
@@ -461,6 +552,7 @@ dr_comp_rx(struct dr_qp_impl *qp, struct rte_mbuf *m, struct dr_pkt_info *pi)
 		case COMP_COMPLETE_WQE: step = comp_complete_wqe(qp, &c); break;
 		case COMP_UPDATE: step = comp_update(qp, &c); break;
 		case COMP_RETRY: step = comp_retry(qp, &c, false); break;
+		case COMP_REREAD: step = comp_reread(qp, &c); break;
 		case COMP_RNR: step = comp_rnr(qp, &c); break;
 		case COMP_ERROR: step = comp_error(qp, &c); break;
 		default: step = COMP_DONE; break;
@@ -532,11 +624,29 @@ comp_make_wc(const struct dr_qp_impl *qp, const struct dr_send_wqe *wqe, enum dr
 		wc->wc_flags = DR_WC_WITH_IMM;
 }
 
+/*
+ * The oldest WQE is a READ that took part of its responses in order ahead
+ * of an older WQE: its next response is the expected PSN.
+ */
+static void
+comp_advance_prefix(struct dr_qp_impl *qp)
+{
+	struct dr_sq *sq = &qp->sq;
+	struct dr_send_wqe *w;
+
+	if (sq->tail == sq->head)
+		return;
+	w = dr_sq_wqe(sq, sq->tail);
+	if (w->opcode == DR_WR_RDMA_READ && wqe_all_sent(w) && w->resp_bytes != 0)
+		comp_advance(qp, dr_psn_add(w->first_psn, w->resp_bytes / qp->mtu));
+}
+
 int
 dr_comp_progress(struct dr_qp_impl *qp)
 {
 	struct dr_sq *sq = &qp->sq;
 	struct dr_cq_impl *cq = dr_cq_impl(qp->pub.send_cq);
+	bool reliable = dr_qp_reliable(qp);
 	int n = 0;
 
 	while (sq->tail != sq->head) {
@@ -544,6 +654,13 @@ dr_comp_progress(struct dr_qp_impl *qp)
 		struct dr_wc wc;
 
 		if (wqe->state == DR_WQE_DONE) {
+			/* a READ done ahead of an older one (comp_read_ahead()) is acknowledged now */
+			if (reliable && wqe->sent_once)
+				comp_advance(qp, dr_psn_add(wqe->last_psn, 1));
+			if (wqe->rd_slot_held) {
+				wqe->rd_slot_held = false;
+				comp_rd_atomic_done(qp);
+			}
 			/* unsignaled successful WRs free their slot silently (ibv_post_send(3)) */
 			if (wqe->send_flags & DR_SEND_SIGNALED) {
 				comp_make_wc(qp, wqe, DR_WC_SUCCESS, &wc);
@@ -569,5 +686,7 @@ dr_comp_progress(struct dr_qp_impl *qp)
 		}
 		break;
 	}
+	if (reliable)
+		comp_advance_prefix(qp);
 	return n;
 }

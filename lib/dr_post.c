@@ -234,6 +234,7 @@ send_wqe_fill(struct dr_qp_impl *qp, struct dr_send_wqe *wqe, uint32_t slot, con
 	wqe->npkts = 0;
 	wqe->resp_bytes = 0;
 	wqe->atomic_orig = 0;
+	wqe->rd_slot_held = false;
 }
 
 int

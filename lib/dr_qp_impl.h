@@ -68,6 +68,7 @@ struct dr_send_wqe {
 	uint32_t resp_bytes;           /* READ: bytes placed so far; atomics: 8 when done */
 	uint64_t atomic_orig;          /* atomics: original remote value */
 	bool sent_once;                /* every packet went out at least once (reset by the requester) */
+	bool rd_slot_held;             /* a READ DONE ahead of an older one: its depth slot goes at completion */
 };
 
 struct dr_ah_impl;

@@ -183,27 +183,46 @@ req_pkt_start(struct dr_qp_impl *qp, const struct dr_send_wqe *wqe, uint8_t opco
 	return m;
 }
 
+/* A READ request packet of @wqe at @psn for its bytes from @done on; 0 or -errno. */
+static int
+req_read_packet(struct dr_qp_impl *qp, const struct dr_send_wqe *wqe, uint32_t psn, uint32_t done)
+{
+	struct dr_pkt_info pi;
+	struct dr_reth *reth;
+	struct rte_mbuf *m;
+
+	m = dr_qp_pkt_start(qp, dr_qp_rel_opcode(qp, DR_OP_READ_REQ), 0, psn, &pi);
+	if (m == NULL)
+		return -ENOBUFS;
+	if (pi.mask & DR_OPF_XRCETH)
+		dr_xrceth_set_srq(dr_pkt_xrceth(&pi), wqe->xrc_srqn);
+	reth = dr_pkt_reth(&pi);
+	dr_reth_set_va(reth, wqe->remote_addr + done);
+	dr_reth_set_rkey(reth, wqe->rkey);
+	dr_reth_set_len(reth, wqe->length - done);
+	req_fill_bth(&pi, false, true);
+	return req_xmit(qp, m, &pi);
+}
+
+int
+dr_req_reread(struct dr_qp_impl *qp, const struct dr_send_wqe *wqe)
+{
+	/* the duplicate of its request from the first missing response (IBA 9.7.5.1.3: the responder replays) */
+	return req_read_packet(qp, wqe, dr_psn_add(wqe->first_psn, wqe->resp_bytes / qp->mtu), wqe->resp_bytes);
+}
+
 /* Step SEND_PKT for a READ request (IBA 9.4.3, 9.7.4.1.3). */
 static int
 req_send_read(struct dr_qp_impl *qp, struct dr_send_wqe *wqe)
 {
 	uint32_t done = wqe->resp_bytes;       /* > 0 when re-requesting after a partial reply */
-	uint32_t len = wqe->length - done;
-	uint32_t n = msg_pkts(len, qp->mtu);
-	struct dr_pkt_info pi;
-	struct dr_reth *reth;
-	struct rte_mbuf *m;
+	uint32_t n = msg_pkts(wqe->length - done, qp->mtu);
 	int rc;
 
-	m = req_pkt_start(qp, wqe, dr_qp_rel_opcode(qp, DR_OP_READ_REQ), 0, &pi);
-	if (m == NULL)
-		return -ENOBUFS;
-	reth = dr_pkt_reth(&pi);
-	dr_reth_set_va(reth, wqe->remote_addr + done);
-	dr_reth_set_rkey(reth, wqe->rkey);
-	dr_reth_set_len(reth, len);
-	req_fill_bth(&pi, false, true);
-	rc = req_xmit(qp, m, &pi);
+	/* asked again: from its first missing response, whose PSN the request takes (IBA 9.7.4.1.3) */
+	if (wqe->state != DR_WQE_POSTED)
+		qp->req.psn = dr_psn_add(wqe->first_psn, done / qp->mtu);
+	rc = req_read_packet(qp, wqe, qp->req.psn, done);
 	if (rc != 0)
 		return rc;
 	if (wqe->state == DR_WQE_POSTED) {
@@ -512,6 +531,9 @@ dr_req_progress(struct dr_qp_impl *qp)
 			break;
 		v = req_checks(qp, wqe);
 		if (v == REQ_SKIP) {
+			/* a READ completed ahead during a retry: the next request's PSN is after its responses */
+			if (wqe->state == DR_WQE_DONE && dr_psn_after(dr_psn_add(wqe->last_psn, 1), qp->req.psn))
+				qp->req.psn = dr_psn_add(wqe->last_psn, 1);
 			qp->req.cur++;
 			qp->req.offset = 0;
 			continue;
@@ -562,10 +584,8 @@ dr_req_rewind(struct dr_qp_impl *qp)
 			acked = dr_psn_diff(psn, wqe->first_psn);
 			if (!wqe_is_rd_atomic(wqe) && acked > 0 && (uint32_t)acked < wqe->npkts)
 				qp->req.offset = (uint32_t)acked * qp->mtu;  /* after the last acked packet */
-			/* a READ keeps resp_bytes: re-requested from its first missing byte */
-		} else {
-			wqe->resp_bytes = 0;
 		}
+		/* a READ keeps resp_bytes, the part that came in order: asked again from its first missing byte */
 		wqe->state = DR_WQE_ACTIVE;
 	}
 	DR_DP_LOG(req, DEBUG, "qp %u: go back to psn %#x (wqe %u offset %u)", qp->pub.qp_num, psn,

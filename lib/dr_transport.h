@@ -107,6 +107,13 @@ void dr_mbuf_copy_out(const struct rte_mbuf *m, uint32_t off, uint32_t len, void
  * responses partly arrived is requested again from its first missing byte.
  */
 void dr_req_rewind(struct dr_qp_impl *qp);
+/*
+ * Ask again for the missing part of READ @wqe only (its request from the
+ * first response not received in order), outside the requester's sequence:
+ * the READs behind it keep coming. 0 or -errno (no mbuf / MAC: retried by
+ * the timer).
+ */
+int dr_req_reread(struct dr_qp_impl *qp, const struct dr_send_wqe *wqe);
 
 /* ---- completer (dr_comp.c) ---- */
 

@@ -266,9 +266,12 @@ ex_set_xrc_srqn(struct dr_qp_ex *ex, uint32_t remote_srqn)
 
 	if (wr == NULL)
 		return;
+	/* only XRC_SEND QPs name an SRQ at the target */
+	if (ex_qp(ex)->pub.qp_type != DR_QPT_XRC_SEND) {
+		batch_fail(ex_qp(ex)->batch, EINVAL, "xrc_srqn on a QP that is not XRC_SEND");
+		return;
+	}
 	wr->qp_type.xrc.remote_srqn = remote_srqn;
-	/* only XRC_SEND QPs take it, and we have none */
-	batch_fail(ex_qp(ex)->batch, EINVAL, "xrc_srqn on a QP that is not XRC_SEND");
 }
 
 static void

@@ -15,8 +15,9 @@
  *
  * Environment: DR_TEST_LOG sets the EAL log level (e.g. "lib.dr.*:debug"),
  * DR_TEST_VERBOSE prints frame counts, DR_TEST_WIRELOG prints the frames of
- * the every-Nth loss tests, DR_TEST_SEEDS=n makes test_rc_loss a soak of the
- * random mix over n seeds.
+ * the every-Nth loss tests and of the random mix, DR_TEST_SEEDS=n makes
+ * test_rc_loss a soak of the random mix over n seeds, DR_TEST_MIX=N,SEED,MTU
+ * runs one case of it.
  */
 
 #include <stdbool.h>

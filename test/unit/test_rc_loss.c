@@ -343,6 +343,64 @@ test_pipeline(struct rc_env *e)
 	rc_disconnect(e);
 }
 
+/*
+ * Eight READs in flight, one response of the first lost: only that READ is
+ * asked again, from its first missing byte (one more READ request on the
+ * wire, its PSN the lost response's), the responses of the seven others are
+ * kept as they come; every byte right, completions in order.
+ */
+static void
+test_read_reread(struct rc_env *e)
+{
+	enum { NREAD = 8, RLEN = 4 * 1024 };
+	struct rc_side *a = &e->s[0], *b = &e->s[1];
+	const int acc = DR_ACCESS_LOCAL_WRITE | DR_ACCESS_REMOTE_READ;
+	struct rc_wcs sw = { .n = 0 };
+	struct rc_qp_params p;
+	struct rc_buf la, rb;
+	uint32_t reqs = 0, lost_psn = 0, reread_psn = 0, i;
+
+	rc_params_default(&p);
+	p.max_rd_atomic = p.max_dest_rd_atomic = NREAD;
+	if (rc_connect(e, &p) != 0 || rc_buf_alloc(a, &la, NREAD * RLEN, acc) != 0 ||
+	    rc_buf_alloc(b, &rb, NREAD * RLEN, acc) != 0) {
+		RC_CHECK_MSG(0, "reread setup");
+		return;
+	}
+	rc_fill(rb.p, NREAD * RLEN, 77);
+	memset(la.p, 0, NREAD * RLEN);
+	/* the second response of the first READ (MTU 1024: four per READ) */
+	rc_rule_add(e, RC_B2A, -1, 1, 0, 1, RC_DROP);
+	e->logging = true;
+	for (i = 0; i < NREAD; i++) {
+		struct dr_sge sge = { (uint64_t)(uintptr_t)(la.p + i * RLEN), RLEN, la.mr->lkey };
+
+		RC_CHECK_EQ(rc_post_send(a, i, DR_WR_RDMA_READ, &sge, 1, DR_SEND_SIGNALED,
+					 (uint64_t)(uintptr_t)(rb.p + i * RLEN), rb.mr->rkey, 0), 0);
+	}
+	RC_CHECK(rc_wait_wcs(e, a->scq, &sw, NREAD, 3000000));
+	for (i = 0; i < sw.n; i++)
+		RC_CHECK(sw.wc[i].wr_id == i && sw.wc[i].status == DR_WC_SUCCESS);
+	RC_CHECK(memcmp(la.p, rb.p, NREAD * RLEN) == 0);
+	for (i = 0; i < e->nlog; i++) {
+		if (e->log[i].dir == RC_A2B && e->log[i].opcode == DR_OPCODE(RC, READ_REQ)) {
+			reqs++;
+			reread_psn = e->log[i].psn;
+		}
+		if (e->log[i].dir == RC_B2A && e->log[i].action == RC_DROP)
+			lost_psn = e->log[i].psn;
+	}
+	RC_CHECK_MSG(reqs == NREAD + 1, "%u READ requests for %u READs and one lost response", reqs, NREAD);
+	if (getenv("DR_TEST_WIRELOG") != NULL)
+		for (i = 0; i < e->nlog; i++)
+			printf("%s %-32s psn %#x len %u act %u\n", e->log[i].dir ? "B>A" : "A>B",
+			       dr_opcode_name(e->log[i].opcode), e->log[i].psn, e->log[i].paylen, e->log[i].action);
+	RC_CHECK_EQ(reread_psn, lost_psn);
+	rc_buf_free(&la);
+	rc_buf_free(&rb);
+	rc_disconnect(e);
+}
+
 /* The atomic ACK is lost: the retried request gets the saved result; the add is done once (IBA 9.7.5.1.4). */
 static void
 test_atomic_ack_loss(struct rc_env *e)
@@ -481,7 +539,16 @@ test_random_mixed(struct rc_env *e, uint32_t n, uint32_t seed, enum dr_mtu mtu)
 		}
 		RC_CHECK_EQ(dr_post_send(a->qp, &wr, &bad), 0);
 	}
+	e->logging = getenv("DR_TEST_WIRELOG") != NULL;
 	RC_CHECK_MSG(rc_wait_wcs(e, a->scq, &sw, NWR, 60000000), "%s: %u of %u completions", tag, sw.n, NWR);
+	if (e->logging) {
+		for (uint32_t j = 0; j < e->nlog; j++)
+			printf("%s %-32s psn %#x len %u act %u syn %#x\n", e->log[j].dir ? "B>A" : "A>B",
+			       dr_opcode_name(e->log[j].opcode), e->log[j].psn, e->log[j].paylen, e->log[j].action,
+			       e->log[j].syn);
+		for (i = 0; i < NWR; i++)
+			printf("wr %u %s len %u\n", i, op_name(op[i]), len[i]);
+	}
 	RC_CHECK(rc_wait_wcs(e, b->rcq, &rw, nrecv, 10000000));
 	rc_rules_clear(e);
 	rc_run(e, 20000, NULL, NULL);
@@ -537,6 +604,21 @@ test_random_mixed(struct rc_env *e, uint32_t n, uint32_t seed, enum dr_mtu mtu)
 static void
 run(struct rc_env *e)
 {
+	if (getenv("DR_TEST_REREAD") != NULL) {
+		test_read_reread(e);
+		return;
+	}
+	if (getenv("DR_TEST_MIX") != NULL) {
+		/* one case of the mix: "N,SEED,MTU" (1 in N lost; MTU 1024 or 4096), e.g. "8,4,1024" */
+		unsigned int n = 8, sd = 1, mtu = 1024;
+
+		if (sscanf(getenv("DR_TEST_MIX"), "%u,%u,%u", &n, &sd, &mtu) < 2 || n < 2) {
+			RC_CHECK_MSG(0, "DR_TEST_MIX=%s: N,SEED[,MTU]", getenv("DR_TEST_MIX"));
+			return;
+		}
+		test_random_mixed(e, n, sd, mtu == 4096 ? DR_MTU_4096 : DR_MTU_1024);
+		return;
+	}
 	if (getenv("DR_TEST_SEEDS") != NULL) {
 		/* soak: many seeds of the mixed test (not part of the regular run) */
 		uint32_t sd, nseeds = (uint32_t)atoi(getenv("DR_TEST_SEEDS"));
@@ -557,6 +639,7 @@ run(struct rc_env *e)
 	test_drop_every(e, DR_MTU_1024, 13, true, 0xFFFF00);   /* across the PSN wrap */
 	test_pipeline(e);
 	test_atomic_ack_loss(e);
+	test_read_reread(e);
 	test_random_mixed(e, 50, 1, DR_MTU_1024);
 	test_random_mixed(e, 20, 2, DR_MTU_1024);
 	test_random_mixed(e, 10, 3, DR_MTU_4096);

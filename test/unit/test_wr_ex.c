@@ -304,7 +304,7 @@ test_batch_errors(struct rc_env *e)
 	batch_refused(e, "a setter before any builder", EINVAL, bad_setter_first);
 	batch_refused(e, "an operation not in send_ops_flags", EOPNOTSUPP, bad_not_enabled);
 	batch_refused(e, "TSO", EOPNOTSUPP, bad_tso);
-	batch_refused(e, "xrc_srqn on RC", EINVAL, bad_xrc);
+	batch_refused(e, "xrc_srqn on RC (XRC_SEND only)", EINVAL, bad_xrc);
 	batch_refused(e, "a bad lkey (dr_post_send()'s check)", EINVAL, bad_lkey);
 	batch_refused(e, "inline READ", EINVAL, bad_inline_read);
 	batch_refused(e, "more WRs than max_send_wr", ENOMEM, bad_too_many_wrs);

@@ -81,7 +81,9 @@ xrc_connect(struct rc_env *e, struct xrc_env *x)
 	const int init = DR_QP_PKEY_INDEX | DR_QP_PORT | DR_QP_ACCESS_FLAGS;
 	const int rtr = DR_QP_AV | DR_QP_PATH_MTU | DR_QP_DEST_QPN | DR_QP_RQ_PSN;
 	struct dr_qp_init_attr_ex ia = {
-		.send_cq = x->acq, .qp_type = DR_QPT_XRC_SEND, .pd = a->pd, .comp_mask = DR_QP_INIT_ATTR_PD,
+		.send_cq = x->acq, .qp_type = DR_QPT_XRC_SEND, .pd = a->pd,
+		.comp_mask = DR_QP_INIT_ATTR_PD | DR_QP_INIT_ATTR_SEND_OPS_FLAGS,
+		.send_ops_flags = DR_QP_EX_WITH_SEND | DR_QP_EX_WITH_RDMA_WRITE,
 		.cap = { .max_send_wr = 32, .max_send_sge = 2 },
 	};
 	struct dr_qp_init_attr_ex ib = {
@@ -242,6 +244,24 @@ test_xrc_ops(struct rc_env *e)
 			saw_read_resp |= e->log[i].opcode == DR_OPCODE(XRC, READ_RESP_LAST);
 		}
 		RC_CHECK(xrc_only && saw_read_resp && e->nlog > 0);
+	}
+	/* the builder names the SRQ with wr_set_xrc_srqn (ibv_wr_post(3)) */
+	{
+		struct dr_qp_ex *qx = dr_qp_to_qp_ex(x.ini);
+		struct rc_wcs bw = { .n = 0 }, b2 = { .n = 0 };
+
+		RC_CHECK(qx != NULL);
+		RC_CHECK_EQ(srq_post(x.srq2, 23, &x.lb, 20000, 64), 0);
+		dr_wr_start(qx);
+		qx->wr_id = 9;
+		qx->wr_flags = DR_SEND_SIGNALED;
+		dr_wr_send(qx);
+		dr_wr_set_xrc_srqn(qx, n2);
+		dr_wr_set_sge(qx, x.la.mr->lkey, (uint64_t)(uintptr_t)x.la.p, 40);
+		RC_CHECK_EQ(dr_wr_complete(qx), 0);
+		RC_CHECK(rc_wait_wcs(e, x.acq, &bw, 1, 2000000) && bw.wc[0].wr_id == 9 &&
+			 bw.wc[0].status == DR_WC_SUCCESS);
+		RC_CHECK(rc_wait_wcs(e, x.cq2, &b2, 1, 2000000) && b2.wc[0].wr_id == 23 && b2.wc[0].byte_len == 40);
 	}
 	teardown(e, &x);
 }
