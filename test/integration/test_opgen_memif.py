@@ -173,7 +173,7 @@ def test_xrc_capture(opgen_exe, veth, dump_json, tmp_path):
     finally:
         cap.stop()
     assert_verdict(res, rows)
-    srv, cli = res.server.stdout, res.client.stdout
+    srv = res.server.stdout
     srqn = int(re.search(r"^server xrc srqn=(0x[0-9a-f]+)$", srv, re.M).group(1), 16)
     frames, p = dump_json(pcap, "--fail-on-error")
     assert "0 bad ICRC, 0 malformed" in p.stderr, p.stderr

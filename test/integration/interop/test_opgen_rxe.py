@@ -19,9 +19,7 @@ net_pcap (net_af_packet cannot take link MTU 4200 on DPDK 22.11: see
 test_mtu_ipv6_rxe.py). UC and UD run the table's SENDs and WRITEs (UC) or
 SENDs (UD) at path MTU 1024: nothing acknowledged, the UD DETH and ports."""
 
-import os
 import re
-import shutil
 import subprocess
 
 import pytest

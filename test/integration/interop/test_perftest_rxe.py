@@ -27,7 +27,7 @@ import time
 import pytest
 
 from . import wire
-from .conftest import harness_session
+from .conftest import harness_session, perftest_clock_failed
 
 VM = ("ptvm", "10.99.0.2/24")
 OUR_IP = "10.99.0.11"
@@ -68,7 +68,14 @@ class Peer:
 
     def run(self, test, size, iters, more, ours_server, ours_only=()):
         """Returns (our rc, our output, rxe rc, rxe output, pcap); ours_only:
-        more arguments for our side."""
+        more arguments for our side. Runs once more when rxe's perftest could
+        not measure its clock (conftest.perftest_clock_failed)."""
+        res = self._run_once(test, size, iters, more, ours_server, ours_only)
+        if perftest_clock_failed(res[3]):
+            res = self._run_once(test, size, iters, more, ours_server, ours_only)
+        return res
+
+    def _run_once(self, test, size, iters, more, ours_server, ours_only):
         name = "%s_%d%s_%s" % (test, size, "".join(more), "oursrv" if ours_server else "rxesrv")
         args = ["-s", str(size), "-n", str(iters)] + more
         tool = "ib_%s -d rxe0 -x 1 -p %d %s" % (test, PORT, " ".join(args))
