@@ -183,6 +183,14 @@ struct dr_resp_state {
 	bool atomic_ack_pending;
 	uint32_t atomic_ack_psn;
 	uint64_t atomic_ack_orig;
+	/*
+	 * The NAK of a class C error that could not go out before the QP moved
+	 * to ERR (no MAC yet: the requester was still being resolved): sent from
+	 * ERR as soon as it can, once (dr_qp_to_error() keeps it).
+	 */
+	bool final_nak_pending;
+	uint8_t final_nak_syndrome;
+	uint32_t final_nak_psn;
 	uint32_t dup_ack_psn;          /* newest SEND/WRITE/atomic PSN executed: duplicates are ACKed with it,
 					* never with a READ's PSN (rxe resp.ack_psn - 1) */
 	/* READ / atomic resources, max_dest_rd_atomic of them, used round robin */

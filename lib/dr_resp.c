@@ -723,8 +723,13 @@ resp_err_class_c(struct dr_qp_impl *qp, struct resp_ctx *c)
 	DR_DP_LOG(resp, DEBUG, "qp %u: %s psn %#x: NAK %u, QP to ERR", qp->pub.qp_num,
 		  dr_opcode_name(c->pi->opcode), c->psn, c->nak);
 	qp->resp.ack_pending = false;
-	if (rc)
-		resp_send_ack(qp, dr_qp_rel_opcode(qp, DR_OP_ACK), dr_aeth_syn_make(DR_AETH_NAK, c->nak), c->psn, 0);
+	if (rc && resp_send_ack(qp, dr_qp_rel_opcode(qp, DR_OP_ACK), dr_aeth_syn_make(DR_AETH_NAK, c->nak),
+				c->psn, 0) != 0) {
+		/* no MAC, mbuf or room yet: the QP goes to ERR, the NAK still goes out (dr_resp_progress()) */
+		qp->resp.final_nak_pending = true;
+		qp->resp.final_nak_syndrome = dr_aeth_syn_make(DR_AETH_NAK, c->nak);
+		qp->resp.final_nak_psn = c->psn;
+	}
 	if (qp->resp.have_rwqe)
 		resp_post_recv_wc(qp, c, c->status);
 	qp->resp.in_msg = DR_RESP_MSG_NONE;
@@ -873,6 +878,12 @@ dr_resp_progress(struct dr_qp_impl *qp)
 	struct dr_resp_state *rs = &qp->resp;
 	int n = 0;
 
+	/* a class C NAK owed from before the move to ERR (IBA 9.7.5.1: the requester must learn it) */
+	if (unlikely(rs->final_nak_pending) &&
+	    resp_send_ack(qp, dr_qp_rel_opcode(qp, DR_OP_ACK), rs->final_nak_syndrome, rs->final_nak_psn, 0) == 0) {
+		rs->final_nak_pending = false;
+		n++;
+	}
 	if (!dr_qp_can_receive(qp)) {
 		if (rs->pend_head != rs->pend_tail || rs->res_active >= 0)
 			dr_resp_drain(qp);

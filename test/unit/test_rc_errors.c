@@ -5,8 +5,8 @@
 /*
  * RC transport error paths and limits: receiver not ready (IBA 9.7.5.2.8),
  * retry exhaustion (9.7.6.1.3), remote access and invalid request NAKs
- * (9.7.5.2.4, class C: both QPs to ERR as rxe, later WRs flushed), a
- * message longer than the receive buffer, initiator depth
+ * (9.7.5.2.4, class C: both QPs to ERR as rxe, later WRs flushed; the NAK
+ * still sent when it could not go out at once), a message longer than the receive buffer, initiator depth
  * (max_rd_atomic), FENCE.
  */
 
@@ -14,6 +14,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <rte_mbuf.h>
 
 #include "dr_transport.h"
 #include "test_rc.h"
@@ -272,6 +274,75 @@ test_class_c(struct rc_env *e)
 	rc_disconnect(e);
 }
 
+static bool
+qp_b_in_err(struct rc_env *e, void *arg)
+{
+	RTE_SET_USED(arg);
+	return e->s[1].qp->state == DR_QPS_ERR;
+}
+
+/*
+ * A class C NAK that cannot go out when the error is found (here: the
+ * responder's mbufs are all taken; against rxe it was the requester's MAC,
+ * not resolved yet because the responder had sent it nothing, where rxe's
+ * kernel queues the NAK behind ARP): the responder goes to ERR at once and
+ * the NAK goes out from ERR as soon as it can, exactly once. The
+ * requester's WR completes REM_ACCESS_ERR, not RETRY_EXC_ERR after retries
+ * nobody answers (found by dr-opgen -E bounds against our server,
+ * test_faults_rxe.py).
+ */
+static void
+test_class_c_nak_deferred(struct rc_env *e)
+{
+	struct rc_side *a = &e->s[0], *b = &e->s[1];
+	struct rte_mempool *pool = b->ctx->pool;
+	struct rc_wcs sw = { .n = 0 };
+	struct rte_mbuf **held;
+	struct dr_qp_impl *bq;
+	struct rc_qp_params p;
+	struct rc_buf lb, rb;
+	unsigned int nheld = 0, cap;
+	struct dr_sge ls;
+
+	rc_params_default(&p);
+	p.retry_cnt = 1;
+	if (rc_connect(e, &p) != 0)
+		return;
+	cap = pool->size;
+	held = calloc(cap, sizeof(*held));
+	if (held == NULL || rc_buf_alloc(a, &lb, 4096, ACC_ALL) != 0 || rc_buf_alloc(b, &rb, 4096, ACC_ALL) != 0) {
+		RC_CHECK_MSG(0, "setup");
+		free(held);
+		return;
+	}
+	e->logging = true;
+	bq = dr_qp_impl(b->qp);
+	ls = (struct dr_sge){ (uint64_t)(uintptr_t)lb.p, 64, lb.mr->lkey };
+	/* every mbuf of the responder's pool taken: nothing it builds can go out */
+	while (nheld < cap && (held[nheld] = rte_pktmbuf_alloc(pool)) != NULL)
+		nheld++;
+	RC_CHECK_EQ(rc_post_send(a, 1, DR_WR_RDMA_WRITE, &ls, 1, DR_SEND_SIGNALED, (uint64_t)(uintptr_t)rb.p,
+				 rb.mr->rkey ^ 0x5500, 0), 0);
+	RC_CHECK(rc_run(e, 1000000, qp_b_in_err, NULL));
+	RC_CHECK(bq->resp.final_nak_pending);
+	RC_CHECK_EQ(count_log(e, RC_B2A, DR_OPCODE(RC, ACK), -1), 0);
+	RC_CHECK_EQ(rc_poll(a->scq, &sw), 0);
+	/* mbufs again: the NAK leaves the QP in ERR */
+	while (nheld > 0)
+		rte_pktmbuf_free(held[--nheld]);
+	free(held);
+	RC_CHECK(rc_wait_wcs(e, a->scq, &sw, 1, 2000000));
+	rc_run(e, 5000, NULL, NULL);
+	RC_CHECK_MSG(sw.n == 1 && sw.wc[0].wr_id == 1 && sw.wc[0].status == DR_WC_REM_ACCESS_ERR, "status %s",
+		     sw.n >= 1 ? dr_wc_status_str(sw.wc[0].status) : "-");
+	RC_CHECK_EQ(count_log(e, RC_B2A, DR_OPCODE(RC, ACK), DR_AETH_NAK), 1);
+	RC_CHECK(!bq->resp.final_nak_pending);
+	RC_CHECK_EQ(a->qp->state, DR_QPS_ERR);
+	rc_buf_free(&lb);
+	rc_buf_free(&rb);
+	rc_disconnect(e);
+}
+
 /* A SEND longer than the receive buffer: LOC_LEN_ERR at the receiver, REM_INV_REQ_ERR at the sender. */
 static void
 test_recv_too_small(struct rc_env *e)
@@ -430,6 +501,7 @@ run(struct rc_env *e)
 	test_retry_exceeded(e, 0);
 	test_retry_exceeded(e, 3);
 	test_class_c(e);
+	test_class_c_nak_deferred(e);
 	test_recv_too_small(e);
 	test_max_rd_atomic(e, 1);
 	test_max_rd_atomic(e, 2);
