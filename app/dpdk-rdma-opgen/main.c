@@ -20,7 +20,10 @@
  * RTS and whether it sends through an address handle (UD); XRC has a row per
  * side (the client's XRC_SEND QP, the server's XRC_RECV QP with its XRC SRQ:
  * xrc.c). The RC server binds a type 2 memory window (window.c) that the
- * client WRITEs through and invalidates with a SEND_WITH_INV.
+ * client WRITEs through and invalidates with a SEND_WITH_INV. -E runs one
+ * fault instead of the table (fault.c); setup and connect_qp() give the
+ * server what the fault needs (a region without REMOTE_READ, a QP without
+ * REMOTE_ATOMIC, short or no receive buffers) and the client rnr_retry 0.
  */
 
 #include <arpa/inet.h>
@@ -116,6 +119,7 @@ static struct {
 	uint32_t mw_off;              /* its place in buf */
 	struct og_xrc xrc;            /* server, XRC: the domain and its SRQ (xrc.c) */
 	uint8_t *buf;
+	uint32_t recv_len;            /* the length of our receive buffers */
 	struct wire_info me, peer;    /* host byte order */
 	unsigned int fails;
 	int fd;
@@ -218,7 +222,7 @@ find_device(int n)
 static void
 post_recv(unsigned int slot)
 {
-	struct dr_sge s = { .addr = (uintptr_t)g.buf + RECV_OFF + slot * AREA, .length = AREA,
+	struct dr_sge s = { .addr = (uintptr_t)g.buf + RECV_OFF + slot * AREA, .length = g.recv_len,
 			    .lkey = g.mr->lkey };
 	struct dr_recv_wr w = { .wr_id = slot, .sg_list = &s, .num_sge = 1 }, *bad;
 	int ret = g.xrc.srq != NULL ? dr_post_srq_recv(g.xrc.srq, &w, &bad) : dr_post_recv(g.qp, &w, &bad);
@@ -237,6 +241,8 @@ setup(void)
 		.cap = { .max_send_wr = OG_QP_WR, .max_recv_wr = OG_QP_WR, .max_send_sge = 1,
 			 .max_recv_sge = 1 },
 	};
+	unsigned int access = DR_ACCESS_LOCAL_WRITE | DR_ACCESS_REMOTE_WRITE | DR_ACCESS_REMOTE_READ |
+			      DR_ACCESS_REMOTE_ATOMIC | DR_ACCESS_MW_BIND;
 	union dr_gid gid;
 	int n = 0, ret;
 
@@ -261,8 +267,9 @@ setup(void)
 		for (uint32_t k = 0; k < AREA; k++)
 			g.buf[READ_OFF + i * AREA + k] = opgen_pat(k, 100 + i);
 	*(uint64_t *)(g.buf + ATOMIC_OFF) = ATOMIC_INIT;
-	g.mr = dr_reg_mr(g.pd, g.buf, BUF_SZ, DR_ACCESS_LOCAL_WRITE | DR_ACCESS_REMOTE_WRITE |
-			 DR_ACCESS_REMOTE_READ | DR_ACCESS_REMOTE_ATOMIC | DR_ACCESS_MW_BIND);
+	if (o->host == NULL && o->fault != NULL && o->fault->how == F_MR_NO_READ)
+		access &= ~DR_ACCESS_REMOTE_READ;
+	g.mr = dr_reg_mr(g.pd, g.buf, BUF_SZ, access);
 	if (g.mr == NULL)
 		og_fail(OG_EXIT_SETUP, "dr_reg_mr: %s", strerror(errno));
 	qa.send_cq = g.cq;
@@ -326,6 +333,7 @@ static void
 connect_qp(void)
 {
 	const struct og_qpt *t = g.qpt;
+	const struct opgen_fault *f = g.o->host == NULL ? g.o->fault : NULL;   /* the server's part */
 	struct dr_qp_attr a = { .qp_state = DR_QPS_INIT, .pkey_index = 0, .port_num = 1,
 				.qkey = QKEY, .qp_access_flags = t->access };
 	struct dr_ah_attr av = {
@@ -333,8 +341,11 @@ connect_qp(void)
 		.grh = { .sgid_index = (uint8_t)g.o->gidx, .hop_limit = 64 },
 	};
 
+	if (f != NULL && f->how == F_QP_NO_ATOMIC)
+		a.qp_access_flags &= ~DR_ACCESS_REMOTE_ATOMIC;
 	modify(&a, DR_QP_STATE | DR_QP_PKEY_INDEX | DR_QP_PORT | t->init_mask, "INIT");
-	for (unsigned int i = 0; i < NOPS_MAX && !t->no_rq; i++)
+	g.recv_len = f != NULL && f->how == F_TOO_LONG ? SHORT_RECV : AREA;
+	for (unsigned int i = 0; i < NOPS_MAX && !t->no_rq && !(f != NULL && f->how == F_NO_RECV); i++)
 		post_recv(i);
 
 	memcpy(av.grh.dgid.raw, g.peer.gid, 16);
@@ -345,14 +356,14 @@ connect_qp(void)
 	a.rq_psn = g.peer.psn;
 	a.ah_attr = av;
 	a.max_dest_rd_atomic = 4;
-	a.min_rnr_timer = 12;
+	a.min_rnr_timer = OPGEN_MIN_RNR_TIMER;
 	modify(&a, DR_QP_STATE | t->rtr_mask, "RTR");
 	memset(&a, 0, sizeof(a));
 	a.qp_state = DR_QPS_RTS;
 	a.sq_psn = g.me.psn;
 	a.timeout = 17;      /* 4.096 us << 17 = 0.5 s: TCG guests are slow to ACK */
 	a.retry_cnt = 7;
-	a.rnr_retry = 7;
+	a.rnr_retry = g.o->fault != NULL && g.o->fault->how == F_NO_RECV ? 0 : 7;
 	a.max_rd_atomic = 4;
 	modify(&a, DR_QP_STATE | DR_QP_SQ_PSN | t->rts_mask, "RTS");
 	if (t->needs_ah) {
@@ -593,7 +604,15 @@ run(void)
 	}
 	og_put(g.ctx, g.fd, &go, 1, 0);
 	og_get(g.ctx, g.fd, &go, 1, 0);   /* both QPs are ready and every receive is posted */
-	ret = o->host ? run_client() : run_server();
+	if (o->fault != NULL) {
+		struct og_env e = { .ctx = g.ctx, .cq = g.cq, .qp = g.qp, .ah = g.ah, .mr = g.mr,
+				    .buf = g.buf, .me = &g.me, .peer = &g.peer, .qpt = g.qpt->t,
+				    .fd = g.fd };
+
+		ret = o->host ? og_fault_client(&e, o->fault) : og_fault_server(&e, o->fault);
+	} else {
+		ret = o->host ? run_client() : run_server();
+	}
 	fflush(stdout);
 	linger();
 	return ret;

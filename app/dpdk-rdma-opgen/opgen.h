@@ -10,7 +10,8 @@
  * on the dr_ API, the same operation table, exchange and verdict
  * (usertools/rxepeer/guest/dr-opgen-ops.h), so either side can be dr-opgen
  * on Linux rxe; -t xrc runs against another dpdk-rdma-opgen only (rxe has
- * no XRC). Only main.c includes the table.
+ * no XRC). main.c runs the table, fault.c a fault (-E), options.c looks
+ * the fault up.
  */
 
 #include <setjmp.h>
@@ -20,6 +21,9 @@
 #include <stdint.h>
 
 #include "dr_verbs.h"
+
+struct opgen_fault;
+struct wire_info;
 
 #define OG_PROG "dpdk-rdma-opgen"
 
@@ -41,6 +45,7 @@ struct og_opts {
 	long psn;                  /* -s: first PSN we send; -1: client 0x100, server 0x200 */
 	unsigned int timeout_s;    /* -T: the whole run */
 	bool list;                 /* -L */
+	const struct opgen_fault *fault;   /* -E: one bad request instead of the table */
 	rte_be32_t ipv4;           /* --ip */
 	uint8_t ipv6[2][16];       /* --ipv6: GID index 2, 3 */
 	unsigned int num_ipv6;
@@ -74,6 +79,23 @@ void og_get(struct dr_context *ctx, int fd, void *p, size_t n, double deadline);
 
 /* main.c: one completion of @cq within @ms milliseconds: 1, or 0 on timeout */
 int og_wait_wc(struct dr_cq *cq, struct dr_wc *wc, int ms);
+
+/* What a fault run (fault.c) uses of main.c's setup, connected and ready. */
+struct og_env {
+	struct dr_context *ctx;
+	struct dr_cq *cq;
+	struct dr_qp *qp;
+	struct dr_ah *ah;             /* UD: to the peer */
+	struct dr_mr *mr;
+	uint8_t *buf;
+	const struct wire_info *me, *peer;
+	unsigned int qpt;             /* T_* */
+	int fd;                       /* the exchange's socket */
+};
+
+/* fault.c: -E's run (dr-opgen-ops.h's opgen_faults): an OG_EXIT_* status */
+int og_fault_client(const struct og_env *e, const struct opgen_fault *f);
+int og_fault_server(const struct og_env *e, const struct opgen_fault *f);
 
 /* window.c: the server's type 2 memory window */
 /* dr_alloc_mw(); *rkey: the R_Key the bind will give it (dr_inc_rkey() of its own) */

@@ -3,8 +3,8 @@
  */
 
 /*
- * dr-opgen's command line (-t -d -g -p -m -s -T -L, a server address; -t xrc
- * is ours only) and
+ * dr-opgen's command line (-t -d -g -p -m -s -T -L -E, a server address; -t
+ * xrc is ours only) and
  * ours: --ip (GID index 1), --ipv6 (2, 3), --link-mtu, --timeout.
  */
 
@@ -32,12 +32,15 @@ usage(FILE *out)
 	fprintf(out,
 		"usage: " OG_PROG " [EAL args] -- --ip A.B.C.D [options] [SERVER]\n"
 		"       " OG_PROG " -L [-t rc|uc|ud|xrc] print the operation table\n"
+		"       " OG_PROG " [EAL args] -- --ip A.B.C.D -E FAULT [options] [SERVER]\n"
 		"\n"
 		"dr-opgen (usertools/rxepeer/guest/dr-opgen.c) on dpdk-rdma: without SERVER\n"
 		"the server (it listens on TCP), with it the client (it retries until the\n"
 		"server listens). The client posts every operation of the table and checks\n"
 		"its completion; the server checks every receive, the WRITE targets and the\n"
-		"atomic word, and gives the verdict.\n"
+		"atomic word, and gives the verdict. With -E, one bad request instead (both\n"
+		"sides given the same FAULT): the client checks its error completion, the\n"
+		"server that nothing was executed and its QP's state.\n"
 		"\n"
 		"  -t rc|uc|ud|xrc    QP type (rc; xrc: against another " OG_PROG " only,\n"
 		"                     rxe has no XRC)\n"
@@ -48,6 +51,7 @@ usage(FILE *out)
 		"  -s PSN             first PSN we send (client 0x%x, server 0x%x)\n"
 		"  -T SECS            give up after SECS seconds: exit 3 (%d)\n"
 		"  -L                 print the operation table and exit\n"
+		"  -E FAULT|list      run the fault FAULT (its QP type), or list them\n"
 		"      --ip A.B.C.D   our IPv4 address (GID index 1)\n"
 		"      --ipv6 ADDR    an IPv6 address of ours (GID index 2, then 3)\n"
 		"      --link-mtu N   link MTU: the active MTU follows rxe's rule (4200: 4096)\n"
@@ -93,6 +97,7 @@ og_parse_args(int argc, char **argv, struct og_opts *o)
 	struct in_addr a;
 	unsigned long v;
 	char *end;
+	bool tset = false;
 	int c;
 
 	memset(o, 0, sizeof(*o));
@@ -104,7 +109,7 @@ og_parse_args(int argc, char **argv, struct og_opts *o)
 	o->timeout_s = OPGEN_TIMEOUT_S;
 	optind = 1;
 
-	while ((c = getopt_long(argc, argv, "d:g:p:t:m:s:T:Lh", long_options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "d:g:p:t:m:s:T:LE:h", long_options, NULL)) != -1) {
 		switch (c) {
 		case 'd':
 			o->dev = optarg;
@@ -132,6 +137,18 @@ og_parse_args(int argc, char **argv, struct og_opts *o)
 		case 'L':
 			o->list = true;
 			break;
+		case 'E':
+			if (strcmp(optarg, "list") == 0) {
+				for (unsigned int i = 0; i < NFAULTS; i++)
+					printf("%s %s nak=0x%02x # %s\n", opgen_faults[i].name,
+					       opgen_qpt_name(opgen_faults[i].qpt), opgen_faults[i].nak,
+					       opgen_faults[i].why);
+				return 1;
+			}
+			o->fault = opgen_fault_find(optarg);
+			if (o->fault == NULL)
+				return bad("-E %s: no such fault (-E list)", optarg);
+			break;
 		case 't':
 			if (strcmp(optarg, "rc") == 0)
 				o->qpt = T_RC;
@@ -143,6 +160,7 @@ og_parse_args(int argc, char **argv, struct og_opts *o)
 				o->qpt = T_XRC;
 			else
 				return bad("-t %s: rc, uc, ud or xrc", optarg);
+			tset = true;
 			break;
 		case 'm':
 			if (number(optarg, 256, 4096, &v) != 0 || (v & (v - 1)) != 0)
@@ -175,6 +193,14 @@ og_parse_args(int argc, char **argv, struct og_opts *o)
 			usage(stderr);
 			return -1;
 		}
+	}
+	if (o->fault != NULL) {
+		if (tset && o->qpt != o->fault->qpt) {
+			fprintf(stderr, OG_PROG ": -E %s is a %s fault, not -t %s\n", o->fault->name,
+				opgen_qpt_name(o->fault->qpt), opgen_qpt_name(o->qpt));
+			return -1;
+		}
+		o->qpt = o->fault->qpt;
 	}
 	if (optind < argc)
 		o->host = argv[optind++];

@@ -6,7 +6,8 @@ ud and xrc, and both must agree on the verdict. XRC is tested here because
 rxe has none (the guest's dr-opgen refuses -t xrc: test_opgen_rxe.py): the
 server's XRC_RECV QP and XRC SRQ, the client's XRC_SEND QP naming the SRQ.
 RC adds the type 2 memory window (a WRITE through it, a SEND_WITH_INV that
-invalidates it). The XRC run is also captured on a veth pair between two
+invalidates it). Every fault of -E (one bad request, fault.c) runs between
+two of our processes too. The XRC run is also captured on a veth pair between two
 network namespaces (net_af_packet, dumpcap) and decoded with dpdk-rdma-dump:
 XRC opcodes, each request's XRCETH naming the server's SRQ.
 
@@ -82,6 +83,42 @@ def test_opgen_pair(opgen_exe, qpt):
         srqn = re.findall(r"^(?:server|client) xrc srqn=(0x[0-9a-f]+)$", srv + cli, re.M)
         assert len(srqn) == 2 and srqn[0] == srqn[1], res.describe()
         assert "server atomic word=0xabcdef ok" in srv
+
+
+# dr-opgen-ops.h's opgen_faults (-E list); against rxe: interop/test_faults_rxe.py
+FAULTS = ("rkey", "bounds", "mr-no-read", "qp-no-atomic", "misaligned", "too-long", "rnr",
+          "invalidated", "uc-rkey", "ud-qkey", "ud-qkey-msb", "ud-over-mtu", "lkey", "sge-list")
+
+
+def test_fault_list(opgen_exe):
+    out = subprocess.run([str(opgen_exe), "--", "-E", "list"], capture_output=True, text=True,
+                         timeout=30, check=True).stdout
+    assert tuple(re.findall(r"^(\S+) (?:rc|uc|ud) nak=0x[0-9a-f]{2} # ", out, re.M)) == FAULTS
+
+
+@pytest.mark.parametrize("name", FAULTS)
+def test_fault_pair(opgen_exe, name):
+    """One bad request between two of our processes: the requester's error
+    status, nothing executed at the responder, both QPs' states (fault.c)."""
+    res = pair.run_memif(["-E", name, "-m", str(MTU), "--timeout", "30", "-T", "60"],
+                         exe=opgen_exe, timeout=RUN_TIMEOUT)
+    assert res.ok, "the pair failed:\n" + res.describe()
+    srv, cli = res.server.stdout, res.client.stdout
+    assert "server done: fault %s, 0 failures, client reported 0: OK" % name in srv, srv
+    assert "client done: fault %s, 0 local failures, server OK" % name in cli, cli
+    assert re.search(r"^client fault %s wr 1 .* ok$" % re.escape(name), cli, re.M), cli
+    assert re.search(r"^server qp state=(ERR|RTS) ok$", srv, re.M), srv
+    assert "FAIL" not in srv + cli, res.describe()
+
+
+@pytest.mark.parametrize("args, msg", [
+    (["-E", "nope"], "-E nope: no such fault (-E list)"),
+    (["-E", "rkey", "-t", "ud"], "-E rkey is a rc fault, not -t ud"),
+    (["-t", "uc", "-E", "ud-qkey"], "-E ud-qkey is a ud fault, not -t uc"),
+])
+def test_fault_usage(opgen_exe, args, msg):
+    p = subprocess.run([str(opgen_exe), "--"] + args, capture_output=True, text=True, timeout=30)
+    assert p.returncode == 2 and msg in p.stderr, p.stderr
 
 
 def test_xrc_table_is_rcs_without_the_window(opgen_exe):

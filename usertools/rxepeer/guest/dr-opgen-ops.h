@@ -252,4 +252,204 @@ opgen_window(unsigned int qpt, uint32_t *off)
 	return 0;
 }
 
+/*
+ * Faults (-E NAME): one bad request per run instead of the table, both sides
+ * given the same NAME, fresh QPs each run (an RC error ends the connection).
+ * The client posts the request (after a good SEND_WITH_INV for F_INVALIDATED)
+ * and checks its completion status; where the QP type drops the fault
+ * silently it then posts a good SEND (follow) that must still arrive. The
+ * server checks the receive completions it must see (and no other, flushes
+ * aside), that nothing was written or executed, and its QP state: ERR after
+ * an RC responder error (IBA 9.7.5.1, the class C errors of table 43; rxe
+ * do_class_ac_error() + rxe_qp_error()),
+ * RTS otherwise. Both sides check their own QP's state and exchange the
+ * verdict as the table's run does. Before the request they swap which stack
+ * they run (enum opgen_stack): where Linux rxe departs from the row, the
+ * outcome follows opgen_fault_expect().
+ */
+enum opgen_fault_how {
+	F_RKEY,		/* an R_Key naming no region: the region's with its key byte flipped */
+	F_BOUNDS,	/* 64 bytes at the last 32 of the region (IBA 9.7.5.1.3 length check) */
+	F_MR_NO_READ,	/* the server registers its region without REMOTE_READ */
+	F_QP_NO_ATOMIC,	/* the server's QP has no REMOTE_ATOMIC in qp_access_flags */
+	F_MISALIGNED,	/* an atomic 4 bytes past the 8-byte aligned word (IBA 9.4.5) */
+	F_TOO_LONG,	/* a SEND longer than the server's receive buffer (SHORT_RECV bytes) */
+	F_NO_RECV,	/* the server posts no receive; the client's rnr_retry is 0 */
+	F_INVALIDATED,	/* after a SEND_WITH_INV of the window, a WRITE with its old R_Key */
+	F_QKEY,		/* UD: a Q_Key the server's QP does not have (IBA 10.2.5) */
+	F_QKEY_MSB,	/* UD: remote_qkey with bit 31 set: the sender's own Q_Key goes out */
+	F_OVER_MTU,	/* UD: a message longer than the path MTU (IBA C10-93.1.1) */
+	F_LKEY,		/* the SGE's L_Key names no region: a local protection error */
+	F_SGE_LIST,	/* two SGEs on a QP made with max_send_sge 1: the post fails */
+};
+
+/* completion status values (enum ibv_wc_status and enum dr_wc_status; asserted by each program) */
+enum opgen_wc_status {
+	OPGEN_WC_SUCCESS = 0,
+	OPGEN_WC_LOC_LEN_ERR = 1,
+	OPGEN_WC_LOC_QP_OP_ERR = 2,
+	OPGEN_WC_LOC_PROT_ERR = 4,
+	OPGEN_WC_WR_FLUSH_ERR = 5,
+	OPGEN_WC_REM_INV_REQ_ERR = 9,
+	OPGEN_WC_REM_ACCESS_ERR = 10,
+	OPGEN_WC_REM_OP_ERR = 11,
+	OPGEN_WC_RNR_RETRY_EXC_ERR = 13,
+	OPGEN_WC_NONE = -1,		/* no completion (F_SGE_LIST: the post fails, EINVAL) */
+};
+
+/* AETH syndromes of the server's answer (IBA table 43), for the tests reading the capture */
+#define OPGEN_NAK_INV_REQ 0x61u
+#define OPGEN_NAK_REM_ACCESS 0x62u
+#define OPGEN_NAK_REM_OP 0x63u
+#define OPGEN_RNR_NAK(timer) (0x20u | (timer))
+#define OPGEN_MIN_RNR_TIMER 12u		/* the server's min_rnr_timer: 0.64 ms */
+#define SHORT_RECV 1024u		/* F_TOO_LONG: the server's receive buffers */
+#define FOLLOW_LEN 64u			/* the good SEND after a dropped fault */
+#define MISALIGN 4u
+
+struct opgen_fault {
+	const char *name;
+	unsigned int qpt;		/* the one QP type the fault is for */
+	enum opgen_fault_how how;
+	enum opgen_wr wr;
+	uint32_t len;
+	int status;			/* the client's completion of it; OPGEN_WC_NONE: no post */
+	int recv;			/* the server's receive completion of it, or OPGEN_WC_NONE */
+	int follow;			/* then a good SEND must arrive: the QP lives on */
+	int server_err;			/* the server's QP ends in ERR */
+	unsigned int nak;		/* RC: the syndrome of the server's answer */
+	const char *why;
+};
+
+static const struct opgen_fault opgen_faults[] = {
+	{ "rkey", T_RC, F_RKEY, OPGEN_WR_RDMA_WRITE, 64, OPGEN_WC_REM_ACCESS_ERR, OPGEN_WC_NONE, 0, 1,
+	  OPGEN_NAK_REM_ACCESS, "WRITE with an R_Key of no region: remote access error (9.7.5.1.3)" },
+	{ "bounds", T_RC, F_BOUNDS, OPGEN_WR_RDMA_WRITE, 64, OPGEN_WC_REM_ACCESS_ERR, OPGEN_WC_NONE, 0,
+	  1, OPGEN_NAK_REM_ACCESS, "WRITE past the region's end: remote access error (9.7.5.1.3)" },
+	{ "mr-no-read", T_RC, F_MR_NO_READ, OPGEN_WR_RDMA_READ, 64, OPGEN_WC_REM_ACCESS_ERR,
+	  OPGEN_WC_NONE, 0, 1, OPGEN_NAK_REM_ACCESS,
+	  "READ of a region without REMOTE_READ: remote access error (10.6.3.2)" },
+	{ "qp-no-atomic", T_RC, F_QP_NO_ATOMIC, OPGEN_WR_ATOMIC_FETCH_AND_ADD, 8,
+	  OPGEN_WC_REM_INV_REQ_ERR, OPGEN_WC_NONE, 0, 1, OPGEN_NAK_INV_REQ,
+	  "atomic to a QP without REMOTE_ATOMIC: invalid request (9.7.5.1.2)" },
+	{ "misaligned", T_RC, F_MISALIGNED, OPGEN_WR_ATOMIC_FETCH_AND_ADD, 8, OPGEN_WC_REM_INV_REQ_ERR,
+	  OPGEN_WC_NONE, 0, 1, OPGEN_NAK_INV_REQ, "atomic not 8-byte aligned: invalid request (9.4.5)" },
+	{ "too-long", T_RC, F_TOO_LONG, OPGEN_WR_SEND, 3000, OPGEN_WC_REM_INV_REQ_ERR,
+	  OPGEN_WC_LOC_LEN_ERR, 0, 1, OPGEN_NAK_INV_REQ,
+	  "SEND longer than the receive buffer: invalid request, LOC_LEN_ERR (9.7.5.1)" },
+	{ "rnr", T_RC, F_NO_RECV, OPGEN_WR_SEND, 64, OPGEN_WC_RNR_RETRY_EXC_ERR, OPGEN_WC_NONE, 0, 0,
+	  OPGEN_RNR_NAK(OPGEN_MIN_RNR_TIMER), "SEND with no receive posted, rnr_retry 0 (9.7.5.2.8)" },
+	{ "invalidated", T_RC, F_INVALIDATED, OPGEN_WR_RDMA_WRITE, 64, OPGEN_WC_REM_ACCESS_ERR,
+	  OPGEN_WC_NONE, 0, 1, OPGEN_NAK_REM_ACCESS,
+	  "WRITE with a window's R_Key after SEND_WITH_INV: remote access error (10.6.7; ibv_bind_mw(3))" },
+	{ "uc-rkey", T_UC, F_RKEY, OPGEN_WR_RDMA_WRITE, 64, OPGEN_WC_SUCCESS, OPGEN_WC_NONE, 1, 0, 0,
+	  "UC WRITE with an R_Key of no region: dropped, the QP lives (9.7.5.1.3, class E)" },
+	{ "ud-qkey", T_UD, F_QKEY, OPGEN_WR_SEND, 64, OPGEN_WC_SUCCESS, OPGEN_WC_NONE, 1, 0, 0,
+	  "UD SEND with the wrong Q_Key: dropped silently (10.2.5)" },
+	{ "ud-qkey-msb", T_UD, F_QKEY_MSB, OPGEN_WR_SEND, 64, OPGEN_WC_SUCCESS, OPGEN_WC_SUCCESS, 0, 0,
+	  0, "UD remote_qkey 0x80000000: the sender's own Q_Key is used (10.2.5; ibv_post_send(3))" },
+	{ "ud-over-mtu", T_UD, F_OVER_MTU, OPGEN_WR_SEND, 2000, OPGEN_WC_SUCCESS, OPGEN_WC_NONE, 1, 0,
+	  0, "UD SEND above the path MTU: nothing sent, success (C10-93.1.1)" },
+	{ "lkey", T_RC, F_LKEY, OPGEN_WR_SEND, 64, OPGEN_WC_LOC_PROT_ERR, OPGEN_WC_NONE, 0, 0, 0,
+	  "SEND from an L_Key of no region: local protection error, nothing sent (10.6.3.1)" },
+	{ "sge-list", T_RC, F_SGE_LIST, OPGEN_WR_SEND, 64, OPGEN_WC_NONE, OPGEN_WC_NONE, 1, 0, 0,
+	  "two SGEs, max_send_sge 1: the post fails with EINVAL, the QP lives (ibv_post_send(3))" },
+};
+#define NFAULTS (sizeof(opgen_faults) / sizeof(opgen_faults[0]))
+
+static inline const struct opgen_fault *
+opgen_fault_find(const char *name)
+{
+	for (unsigned int i = 0; i < NFAULTS; i++) {
+		const char *a = opgen_faults[i].name, *b = name;
+
+		while (*a && *a == *b) {
+			a++;
+			b++;
+		}
+		if (*a == *b)
+			return &opgen_faults[i];
+	}
+	return NULL;
+}
+
+/* the client's R_Key for the fault: @rkey its region's (F_RKEY flips the key byte) */
+static inline uint32_t
+opgen_fault_rkey(const struct opgen_fault *f, uint32_t rkey, uint32_t mw_rkey)
+{
+	return f->how == F_RKEY ? rkey ^ 0x80u : f->how == F_INVALIDATED ? mw_rkey : rkey;
+}
+
+/* the remote address of the fault's request (offset from the server's region) */
+/*
+ * Which stack a side runs, swapped as a uint32_t (network order) right after
+ * struct wire_info in a fault run: each side's expectations follow from the
+ * row and from the two stacks (opgen_fault_expect()).
+ */
+enum opgen_stack {
+	OPGEN_STACK_DR = 0,	/* dpdk-rdma: the row as it stands */
+	OPGEN_STACK_RXE = 1,	/* Linux rxe as Debian 12 ships it (6.1, rdma-core 44) */
+};
+
+/* What a fault run must end with. */
+struct opgen_fault_outcome {
+	int status;		/* the client's completion; OPGEN_WC_NONE: the post is refused, EINVAL */
+	int recv;		/* the server's receive completion of it, or OPGEN_WC_NONE */
+	int server_err;		/* the server's QP ends in ERR */
+	unsigned int nak;	/* RC: the syndrome of the server's answer, 0 none */
+};
+
+/*
+ * The row's outcome with the client on stack @req and the server on @resp.
+ * Where they differ from the row (IBA), the stacks say so themselves:
+ *  - dpdk-rdma checks every SGE's L_Key at post time: EINVAL
+ *    (doc/guides/api.rst, Posting); rxe completes it LOC_QP_OP_ERR (its
+ *    requester reports any failed copy so).
+ *  - rxe's provider refuses an atomic to a misaligned address at post time
+ *    (EINVAL): nothing goes out.
+ *  - rxe's responder reports a SEND longer than its buffer as a malformed
+ *    WQE: receive LOC_QP_OP_ERR, NAK remote operational error (0x63), the
+ *    requester REM_OP_ERR.
+ *  - rxe sends remote_qkey as given, bit 31 and all: the server drops it.
+ */
+static inline struct opgen_fault_outcome
+opgen_fault_expect(const struct opgen_fault *f, enum opgen_stack req, enum opgen_stack resp)
+{
+	struct opgen_fault_outcome o = { f->status, f->recv, f->server_err, f->nak };
+
+	if (f->how == F_LKEY)
+		o.status = req == OPGEN_STACK_RXE ? OPGEN_WC_LOC_QP_OP_ERR : OPGEN_WC_NONE;
+	if (f->how == F_MISALIGNED && req == OPGEN_STACK_RXE) {
+		o.status = OPGEN_WC_NONE;
+		o.server_err = 0;
+		o.nak = 0;
+	}
+	if (f->how == F_TOO_LONG && resp == OPGEN_STACK_RXE) {
+		o.status = OPGEN_WC_REM_OP_ERR;
+		o.recv = OPGEN_WC_LOC_QP_OP_ERR;
+		o.nak = OPGEN_NAK_REM_OP;
+	}
+	if (f->how == F_QKEY_MSB && req == OPGEN_STACK_RXE)
+		o.recv = OPGEN_WC_NONE;
+	return o;
+}
+
+static inline uint64_t
+opgen_fault_off(const struct opgen_fault *f)
+{
+	switch (f->how) {
+	case F_BOUNDS: return BUF_SZ - 32u;
+	case F_MISALIGNED: return ATOMIC_OFF + MISALIGN;
+	case F_QP_NO_ATOMIC: return ATOMIC_OFF;
+	case F_MR_NO_READ: return READ_OFF;
+	case F_INVALIDATED: {
+		uint32_t off = WRITE_OFF;
+
+		opgen_window(T_RC, &off);	/* where the window was */
+		return off;
+	}
+	default: return WRITE_OFF;
+	}
+}
+
 #endif /* DR_OPGEN_OPS_H */

@@ -18,8 +18,11 @@
  *   server: dr-opgen [options]
  *   client: dr-opgen [options] SERVER
  *   list:   dr-opgen -L [-t rc|uc|ud]      print the operation table
+ *   faults: dr-opgen -E NAME [options] [SERVER]   one bad request (-E list)
  * Options:
  *   -t rc|uc|ud   QP type (rc; xrc is refused: rxe has no XRC)
+ *   -E NAME       instead of the table, the fault NAME of dr-opgen-ops.h's
+ *                 opgen_faults (its QP type; -E list prints them)
  *   -d DEV        device (rxe0)
  *   -g IDX        GID index ($RXE_GID_IDX, else 1)
  *   -p PORT       TCP port of the exchange (18600)
@@ -38,7 +41,8 @@
  * once the client says
  * it is done it checks the WRITE targets and the atomic word and sends its
  * verdict. Exit status: 0 when both sides saw everything right, 1 on a
- * failed check, 2 on a setup error, 3 on timeout.
+ * failed check, 2 on a setup error, 3 on timeout. A fault run (-E) follows
+ * the same exchange; what each side checks is in dr-opgen-ops.h.
  */
 
 #include <arpa/inet.h>
@@ -69,6 +73,14 @@ _Static_assert(OPGEN_WR_RDMA_WRITE == (int)IBV_WR_RDMA_WRITE &&
 	       OPGEN_WR_BIND_MW == (int)IBV_WR_BIND_MW &&
 	       OPGEN_WR_SEND_WITH_INV == (int)IBV_WR_SEND_WITH_INV,
 	       "enum opgen_wr is enum ibv_wr_opcode");
+_Static_assert(OPGEN_WC_SUCCESS == (int)IBV_WC_SUCCESS && OPGEN_WC_LOC_LEN_ERR == (int)IBV_WC_LOC_LEN_ERR &&
+	       OPGEN_WC_LOC_QP_OP_ERR == (int)IBV_WC_LOC_QP_OP_ERR && OPGEN_WC_REM_OP_ERR == (int)IBV_WC_REM_OP_ERR &&
+	       OPGEN_WC_LOC_PROT_ERR == (int)IBV_WC_LOC_PROT_ERR &&
+	       OPGEN_WC_WR_FLUSH_ERR == (int)IBV_WC_WR_FLUSH_ERR &&
+	       OPGEN_WC_REM_INV_REQ_ERR == (int)IBV_WC_REM_INV_REQ_ERR &&
+	       OPGEN_WC_REM_ACCESS_ERR == (int)IBV_WC_REM_ACCESS_ERR &&
+	       OPGEN_WC_RNR_RETRY_EXC_ERR == (int)IBV_WC_RNR_RETRY_EXC_ERR,
+	       "enum opgen_wc_status is enum ibv_wc_status");
 
 static struct ibv_context *ctx;
 static struct ibv_pd *pd;
@@ -85,6 +97,10 @@ static int gidx = -1, timeout_s = OPGEN_TIMEOUT_S;
 static enum ibv_mtu path_mtu = IBV_MTU_1024;
 static struct wire_info me, peer;	/* host byte order */
 static unsigned int fails;
+static const struct opgen_fault *fault;	/* -E */
+static struct opgen_fault_outcome want;	/* what the fault run must end with */
+static enum opgen_stack my_stack = OPGEN_STACK_DR;	/* OPGEN_STACK_RXE on an rxe device */
+static uint32_t recv_len = AREA;	/* the server's receive buffers */
 
 /*
  * rxe writes the kernel's enum ib_wc_flags into the user CQ as they are
@@ -263,7 +279,7 @@ exchange(int fd)
 static void
 post_recv(unsigned int slot)
 {
-	struct ibv_sge s = { .addr = (uintptr_t)buf + RECV_OFF + slot * AREA, .length = AREA,
+	struct ibv_sge s = { .addr = (uintptr_t)buf + RECV_OFF + slot * AREA, .length = recv_len,
 			     .lkey = mr->lkey };
 	struct ibv_recv_wr w = { .wr_id = slot, .sg_list = &s, .num_sge = 1 }, *bad;
 
@@ -281,8 +297,10 @@ setup(const char *dev, int server)
 			ctx = ibv_open_device(list[i]);
 	if (!ctx)
 		die(2, "no RDMA device %s", dev);
-	if (!strncmp(dev, "rxe", 3))
+	if (!strncmp(dev, "rxe", 3)) {
 		with_inv |= RXE_WC_WITH_INV;
+		my_stack = OPGEN_STACK_RXE;
+	}
 	ibv_free_device_list(list);
 	pd = ibv_alloc_pd(ctx);
 	chan = ibv_create_comp_channel(ctx);
@@ -298,8 +316,11 @@ setup(const char *dev, int server)
 		for (uint32_t k = 0; k < AREA; k++)
 			buf[READ_OFF + i * AREA + k] = opgen_pat(k, 100 + i);
 	*(uint64_t *)(buf + ATOMIC_OFF) = ATOMIC_INIT;
-	mr = ibv_reg_mr(pd, buf, BUF_SZ, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
-			IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC | IBV_ACCESS_MW_BIND);
+	int access = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ |
+		     IBV_ACCESS_REMOTE_ATOMIC | IBV_ACCESS_MW_BIND;
+	if (server && fault && fault->how == F_MR_NO_READ)
+		access &= ~IBV_ACCESS_REMOTE_READ;
+	mr = ibv_reg_mr(pd, buf, BUF_SZ, access);
 	if (!mr)
 		die(2, "ibv_reg_mr: %s", strerror(errno));
 	struct ibv_qp_init_attr qa = {
@@ -351,7 +372,7 @@ bind_window(void)
 }
 
 static void
-connect_qp(void)
+connect_qp(int server)
 {
 	struct ibv_qp_attr a = { .qp_state = IBV_QPS_INIT, .pkey_index = 0, .port_num = 1 };
 	int m = IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT;
@@ -363,11 +384,15 @@ connect_qp(void)
 		a.qp_access_flags = IBV_ACCESS_REMOTE_WRITE;
 		if (qpt == T_RC)
 			a.qp_access_flags |= IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC;
+		if (server && fault && fault->how == F_QP_NO_ATOMIC)
+			a.qp_access_flags &= ~IBV_ACCESS_REMOTE_ATOMIC;
 		m |= IBV_QP_ACCESS_FLAGS;
 	}
 	if (ibv_modify_qp(qp, &a, m))
 		die(2, "modify to INIT: %s", strerror(errno));
-	for (unsigned int i = 0; i < NOPS_MAX; i++)
+	if (server && fault && fault->how == F_TOO_LONG)
+		recv_len = SHORT_RECV;
+	for (unsigned int i = 0; i < NOPS_MAX && !(server && fault && fault->how == F_NO_RECV); i++)
 		post_recv(i);
 
 	struct ibv_ah_attr av = {
@@ -386,7 +411,7 @@ connect_qp(void)
 		m |= IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN | IBV_QP_RQ_PSN;
 		if (qpt == T_RC) {
 			a.max_dest_rd_atomic = 4;
-			a.min_rnr_timer = 12;
+			a.min_rnr_timer = OPGEN_MIN_RNR_TIMER;
 			m |= IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER;
 		}
 	}
@@ -399,7 +424,7 @@ connect_qp(void)
 	if (qpt == T_RC) {
 		a.timeout = 17;	/* 4.096 us << 17 = 0.5 s: TCG guests are slow to ACK */
 		a.retry_cnt = 7;
-		a.rnr_retry = 7;
+		a.rnr_retry = fault && fault->how == F_NO_RECV ? 0 : 7;
 		a.max_rd_atomic = 4;
 		m |= IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY | IBV_QP_MAX_QP_RD_ATOMIC;
 	}
@@ -592,6 +617,212 @@ run_server(int fd)
 	return fails ? 1 : 0;
 }
 
+/* ---------------------------------------------------------------- faults */
+
+static const char *
+qp_state_str(enum ibv_qp_state st)
+{
+	return st == IBV_QPS_RTS ? "RTS" : st == IBV_QPS_ERR ? "ERR" : st == IBV_QPS_SQE ? "SQE" : "other";
+}
+
+/* this side's QP is in @want (ERR after an error, else RTS): 1, else prints FAIL */
+static int
+check_qp_state(const char *side, enum ibv_qp_state want)
+{
+	struct ibv_qp_attr a;
+	struct ibv_qp_init_attr ia;
+
+	if (ibv_query_qp(qp, &a, IBV_QP_STATE, &ia))
+		die(2, "ibv_query_qp: %s", strerror(errno));
+	printf("%s qp state=%s %s\n", side, qp_state_str(a.qp_state), a.qp_state == want ? "ok" : "FAIL");
+	return a.qp_state == want;
+}
+
+/* Swap the stacks (enum opgen_stack) and work out what the run must end with. */
+static void
+fault_expect(int fd, int server)
+{
+	uint32_t m = htonl((uint32_t)my_stack), p;
+
+	put(fd, &m, sizeof(m));
+	get(fd, &p, sizeof(p));
+	enum opgen_stack peer_stack = ntohl(p) == OPGEN_STACK_RXE ? OPGEN_STACK_RXE : OPGEN_STACK_DR;
+	want = server ? opgen_fault_expect(fault, peer_stack, my_stack) :
+			opgen_fault_expect(fault, my_stack, peer_stack);
+	printf("%s fault %s: stacks %s -> %s: status %d, receive %d, server %s, nak 0x%02x\n",
+	       server ? "server" : "client", fault->name,
+	       (server ? peer_stack : my_stack) == OPGEN_STACK_RXE ? "rxe" : "dpdk-rdma",
+	       (server ? my_stack : peer_stack) == OPGEN_STACK_RXE ? "rxe" : "dpdk-rdma", want.status,
+	       want.recv, want.server_err ? "ERR" : "RTS", want.nak);
+}
+
+/*
+ * Client: one signaled WR of the fault run (id 0 the SEND_WITH_INV before
+ * F_INVALIDATED, 1 the bad request, 2 the follow-up SEND); its payload is
+ * opgen_pat(k, 200 + id). The completion must have status @want.
+ */
+static void
+fault_post(unsigned int id, enum opgen_wr wr, uint32_t len, int want)
+{
+	const struct opgen_fault *f = fault;
+	uint8_t *src = buf + SRC_OFF + id * AREA;
+	struct ibv_sge s[2] = { { .addr = (uintptr_t)src, .length = len, .lkey = mr->lkey } };
+	struct ibv_send_wr w = { .wr_id = id, .sg_list = s, .num_sge = len ? 1 : 0,
+				 .opcode = (enum ibv_wr_opcode)wr, .send_flags = IBV_SEND_SIGNALED }, *bad;
+	uint32_t rkey = opgen_fault_rkey(f, peer.rkey, peer.mw_rkey);
+	struct ibv_wc wc;
+
+	for (uint32_t k = 0; k < len; k++)
+		src[k] = opgen_pat(k, 200 + id);
+	if (id == 1 && f->how == F_LKEY)
+		s[0].lkey ^= 0x80u;
+	if (id == 1 && f->how == F_SGE_LIST) {	/* the same bytes in two SGEs */
+		s[0].length = len / 2;
+		s[1] = (struct ibv_sge){ .addr = s[0].addr + len / 2, .length = len - len / 2,
+					 .lkey = mr->lkey };
+		w.num_sge = 2;
+	}
+	if (id != 1) {
+		rkey = peer.mw_rkey;	/* SEND_WITH_INV: the window's */
+	} else if (wr == OPGEN_WR_RDMA_WRITE || wr == OPGEN_WR_RDMA_READ) {
+		w.wr.rdma.remote_addr = peer.addr + opgen_fault_off(f);
+		w.wr.rdma.rkey = rkey;
+	} else if (wr == OPGEN_WR_ATOMIC_FETCH_AND_ADD) {
+		w.wr.atomic.remote_addr = peer.addr + opgen_fault_off(f);
+		w.wr.atomic.rkey = rkey;
+		w.wr.atomic.compare_add = 1;
+	}
+	if (wr == OPGEN_WR_SEND_WITH_INV)
+		w.invalidate_rkey = rkey;
+	if (qpt == T_UD) {
+		w.wr.ud.ah = ah;
+		w.wr.ud.remote_qpn = peer.qpn;
+		w.wr.ud.remote_qkey = id != 1 ? QKEY : f->how == F_QKEY ? QKEY ^ 1u :
+				      f->how == F_QKEY_MSB ? 0x80000000u : QKEY;
+	}
+	printf("client fault %s wr %u %-20s len=%-5u", f->name, id, opgen_wr_name(wr), len);
+	bad = NULL;
+	int err = ibv_post_send(qp, &w, &bad);
+	if (want == OPGEN_WC_NONE) {	/* the post must fail with EINVAL, *bad_wr this WR */
+		int ok = err == EINVAL && bad == &w;
+		printf(" post_send=%s %s\n", err ? strerror(err) : "0", ok ? "ok" : "FAIL");
+		fails += !ok;
+		return;
+	}
+	if (err) {
+		printf(" post_send=%s FAIL\n", strerror(err));
+		fails++;
+		return;
+	}
+	if (!wait_wc(&wc, OPGEN_WC_TIMEOUT_MS)) {
+		printf(" completion TIMEOUT FAIL\n");
+		fails++;
+		return;
+	}
+	int ok = (int)wc.status == want && wc.wr_id == id;
+	printf(" status=%s %s\n", ibv_wc_status_str(wc.status), ok ? "ok" : "FAIL");
+	fails += !ok;
+}
+
+static int
+run_client_fault(int fd)
+{
+	const struct opgen_fault *f = fault;
+	uint32_t verdict;
+
+	printf("client fault %s: %s\n", f->name, f->why);
+	fault_expect(fd, 0);
+	if (f->how == F_INVALIDATED)
+		fault_post(0, OPGEN_WR_SEND_WITH_INV, FOLLOW_LEN, OPGEN_WC_SUCCESS);
+	fault_post(1, f->wr, f->len, want.status);
+	if (f->follow)
+		fault_post(2, OPGEN_WR_SEND, FOLLOW_LEN, OPGEN_WC_SUCCESS);
+	fails += !check_qp_state("client", want.status == OPGEN_WC_SUCCESS || want.status == OPGEN_WC_NONE ?
+					   IBV_QPS_RTS : IBV_QPS_ERR);
+	uint32_t msg = htonl(fails);
+	put(fd, &msg, sizeof(msg));
+	get(fd, &verdict, sizeof(verdict));
+	verdict = ntohl(verdict);
+	printf("client done: fault %s, %u local failures, server %s\n", f->name, fails,
+	       verdict ? "FAIL" : "OK");
+	return fails || verdict ? 1 : 0;
+}
+
+/* Server: the next receive completion has status @want (and for a success, @len bytes of seed @seed). */
+static void
+fault_recv(const char *what, int want, uint32_t len, uint32_t seed)
+{
+	uint32_t hdr = qpt == T_UD ? GRH_LEN : 0;
+	struct ibv_wc wc;
+
+	if (!wait_wc(&wc, OPGEN_WC_TIMEOUT_MS)) {
+		printf("server fault %s: %s: missing receive completion FAIL\n", fault->name, what);
+		fails++;
+		return;
+	}
+	int ok = (int)wc.status == want && wc.qp_num == me.qpn;
+	printf("server fault %s: %s: status=%s", fault->name, what, ibv_wc_status_str(wc.status));
+	if (ok && want == OPGEN_WC_SUCCESS) {
+		const uint8_t *p = buf + RECV_OFF + wc.wr_id * AREA + hdr;
+		uint32_t bad_bytes = 0;
+
+		for (uint32_t k = 0; k < len; k++)
+			bad_bytes += p[k] != opgen_pat(k, seed);
+		printf(" byte_len=%u data=%s", wc.byte_len, bad_bytes ? "BAD" : "ok");
+		ok = wc.opcode == IBV_WC_RECV && wc.byte_len == len + hdr && !bad_bytes;
+		post_recv((unsigned int)wc.wr_id);
+	}
+	printf(" %s\n", ok ? "ok" : "FAIL");
+	fails += !ok;
+}
+
+static int
+run_server_fault(int fd)
+{
+	const struct opgen_fault *f = fault;
+	uint32_t client_fails;
+	struct ibv_wc wc;
+
+	printf("server fault %s: %s\n", f->name, f->why);
+	fault_expect(fd, 1);
+	if (f->how == F_INVALIDATED)
+		fault_recv("SEND_WITH_INV", OPGEN_WC_SUCCESS, FOLLOW_LEN, 200);
+	if (want.recv != OPGEN_WC_NONE)
+		fault_recv("the request", want.recv, f->len, 201);
+	if (f->follow)
+		fault_recv("the SEND after it", OPGEN_WC_SUCCESS, FOLLOW_LEN, 202);
+	get(fd, &client_fails, sizeof(client_fails));
+	/* nothing else completes but flushed receives (a QP in ERR) */
+	unsigned int flushed = 0, extra = 0;
+	while (wait_wc(&wc, 200)) {
+		if (wc.status == IBV_WC_WR_FLUSH_ERR) {
+			flushed++;
+		} else {
+			printf("server fault %s: unexpected completion status=%s FAIL\n", f->name,
+			       ibv_wc_status_str(wc.status));
+			extra++;
+		}
+	}
+	fails += extra;
+	/* nothing was written or executed: the WRITE's target, the atomic word and the 8 bytes after it */
+	uint32_t off = f->wr == OPGEN_WR_RDMA_WRITE ? (uint32_t)opgen_fault_off(f) : WRITE_OFF, touched = 0;
+	for (uint32_t k = off; k < off + AREA && k < BUF_SZ; k++)
+		touched += buf[k] != 0;
+	uint64_t word = *(volatile uint64_t *)(buf + ATOMIC_OFF);
+	uint64_t next = *(volatile uint64_t *)(buf + ATOMIC_OFF + 8);
+	int atomic_ok = word == ATOMIC_INIT && next == 0;
+	printf("server fault %s: write target 0x%x %s, atomic word=0x%llx next=0x%llx %s, "
+	       "%u flushed receives\n", f->name, off, touched ? "WRITTEN FAIL" : "untouched ok",
+	       (unsigned long long)word, (unsigned long long)next, atomic_ok ? "ok" : "FAIL", flushed);
+	fails += !!touched + !atomic_ok;
+	fails += !check_qp_state("server", want.server_err ? IBV_QPS_ERR : IBV_QPS_RTS);
+	uint32_t verdict = htonl(fails);
+	put(fd, &verdict, sizeof(verdict));
+	printf("server done: fault %s, %u failures, client reported %u: %s\n", f->name, fails,
+	       ntohl(client_fails), fails ? "FAIL" : "OK");
+	return fails ? 1 : 0;
+}
+
 /* ---------------------------------------------------------------- main */
 
 static void
@@ -616,8 +847,22 @@ main(int argc, char **argv)
 	int port = OPGEN_PORT, c, list = 0;
 	long psn = -1;
 
-	while ((c = getopt(argc, argv, "d:g:p:t:m:s:T:L")) != -1) {
+	int tset = 0;
+
+	while ((c = getopt(argc, argv, "d:g:p:t:m:s:T:LE:")) != -1) {
 		switch (c) {
+		case 'E':
+			if (!strcmp(optarg, "list")) {
+				for (unsigned int i = 0; i < NFAULTS; i++)
+					printf("%s %s nak=0x%02x # %s\n", opgen_faults[i].name,
+					       opgen_qpt_name(opgen_faults[i].qpt), opgen_faults[i].nak,
+					       opgen_faults[i].why);
+				return 0;
+			}
+			fault = opgen_fault_find(optarg);
+			if (!fault)
+				die(2, "-E %s: no such fault (-E list)", optarg);
+			break;
 		case 'd': dev = optarg; break;
 		case 'g': gidx = atoi(optarg); break;
 		case 'p': port = atoi(optarg); break;
@@ -636,6 +881,7 @@ main(int argc, char **argv)
 				       "or QPs); run app/dpdk-rdma-opgen -t xrc against itself");
 			else
 				die(2, "-t: rc, uc or ud");
+			tset = 1;
 			break;
 		case 'm':
 			switch (atoi(optarg)) {
@@ -648,9 +894,15 @@ main(int argc, char **argv)
 			}
 			break;
 		default:
-			die(2, "usage: dr-opgen [-L] [-t rc|uc|ud] [-d dev] [-g gidx] [-p port] "
-			       "[-m mtu] [-s psn] [-T secs] [server]");
+			die(2, "usage: dr-opgen [-L] [-t rc|uc|ud] [-E fault|list] [-d dev] [-g gidx] "
+			       "[-p port] [-m mtu] [-s psn] [-T secs] [server]");
 		}
+	}
+	if (fault) {
+		if (tset && qpt != fault->qpt)
+			die(2, "-E %s is a %s fault (-t %s)", fault->name, opgen_qpt_name(fault->qpt),
+			    opgen_qpt_name(qpt));
+		qpt = fault->qpt;
 	}
 	if (list) {
 		list_ops();
@@ -677,11 +929,13 @@ main(int argc, char **argv)
 	printf("%s %s local qpn=0x%06x psn=0x%06x gid=%s remote qpn=0x%06x psn=0x%06x gid=%s "
 	       "rkey=0x%x path_mtu=%u\n", host ? "client" : "server", opgen_qpt_name(qpt), me.qpn, me.psn, a,
 	       peer.qpn, peer.psn, b, peer.rkey, 128u << path_mtu);
-	connect_qp();
+	connect_qp(!host);
 	if (mw)
 		bind_window();
 	uint8_t go = 1;
 	put(fd, &go, 1);
 	get(fd, &go, 1);	/* both QPs are ready and every receive is posted */
+	if (fault)
+		return host ? run_client_fault(fd) : run_server_fault(fd);
 	return host ? run_client(fd) : run_server(fd);
 }
