@@ -362,8 +362,7 @@ comp_read_ahead(struct dr_qp_impl *qp, struct comp_ctx *c)
 			return;
 		if (dr_psn_after(c->psn, w->last_psn))
 			continue;
-		if (w->opcode == DR_WR_RDMA_READ && w->state != DR_WQE_DONE &&
-		    c->psn == dr_psn_add(w->first_psn, w->resp_bytes / qp->mtu))
+		if (w->opcode == DR_WR_RDMA_READ && c->psn == dr_read_next_psn(qp, w))
 			(void)read_place(qp, w, c, true);
 		return;
 	}
@@ -638,7 +637,7 @@ comp_advance_prefix(struct dr_qp_impl *qp)
 		return;
 	w = dr_sq_wqe(sq, sq->tail);
 	if (w->opcode == DR_WR_RDMA_READ && wqe_all_sent(w) && w->resp_bytes != 0)
-		comp_advance(qp, dr_psn_add(w->first_psn, w->resp_bytes / qp->mtu));
+		comp_advance(qp, dr_read_next_psn(qp, w));
 }
 
 int

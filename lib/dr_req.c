@@ -208,7 +208,7 @@ int
 dr_req_reread(struct dr_qp_impl *qp, const struct dr_send_wqe *wqe)
 {
 	/* the duplicate of its request from the first missing response (IBA 9.7.5.1.3: the responder replays) */
-	return req_read_packet(qp, wqe, dr_psn_add(wqe->first_psn, wqe->resp_bytes / qp->mtu), wqe->resp_bytes);
+	return req_read_packet(qp, wqe, dr_read_next_psn(qp, wqe), wqe->resp_bytes);
 }
 
 /* Step SEND_PKT for a READ request (IBA 9.4.3, 9.7.4.1.3). */
@@ -221,7 +221,7 @@ req_send_read(struct dr_qp_impl *qp, struct dr_send_wqe *wqe)
 
 	/* asked again: from its first missing response, whose PSN the request takes (IBA 9.7.4.1.3) */
 	if (wqe->state != DR_WQE_POSTED)
-		qp->req.psn = dr_psn_add(wqe->first_psn, done / qp->mtu);
+		qp->req.psn = dr_read_next_psn(qp, wqe);
 	rc = req_read_packet(qp, wqe, qp->req.psn, done);
 	if (rc != 0)
 		return rc;

@@ -715,6 +715,7 @@ status_is_local(enum dr_wc_status st)
 static enum dr_resp_step
 resp_err_class_c(struct dr_qp_impl *qp, struct resp_ctx *c)
 {
+	uint8_t syn = dr_aeth_syn_make(DR_AETH_NAK, c->nak);
 	bool rc = dr_qp_reliable(qp);
 
 	/* UC: a bad request is dropped with the rest of its message (rxe), no NAK exists */
@@ -723,11 +724,10 @@ resp_err_class_c(struct dr_qp_impl *qp, struct resp_ctx *c)
 	DR_DP_LOG(resp, DEBUG, "qp %u: %s psn %#x: NAK %u, QP to ERR", qp->pub.qp_num,
 		  dr_opcode_name(c->pi->opcode), c->psn, c->nak);
 	qp->resp.ack_pending = false;
-	if (rc && resp_send_ack(qp, dr_qp_rel_opcode(qp, DR_OP_ACK), dr_aeth_syn_make(DR_AETH_NAK, c->nak),
-				c->psn, 0) != 0) {
+	if (rc && resp_send_ack(qp, dr_qp_rel_opcode(qp, DR_OP_ACK), syn, c->psn, 0) != 0) {
 		/* no MAC, mbuf or room yet: the QP goes to ERR, the NAK still goes out (dr_resp_progress()) */
 		qp->resp.final_nak_pending = true;
-		qp->resp.final_nak_syndrome = dr_aeth_syn_make(DR_AETH_NAK, c->nak);
+		qp->resp.final_nak_syndrome = syn;
 		qp->resp.final_nak_psn = c->psn;
 	}
 	if (qp->resp.have_rwqe)

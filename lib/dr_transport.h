@@ -18,6 +18,7 @@
 
 #include <rte_mbuf.h>
 
+#include "dr_psn.h"
 #include "dr_qp_impl.h"
 
 /*
@@ -57,6 +58,17 @@ static inline bool
 dr_qp_can_send(const struct dr_qp_impl *qp)
 {
 	return qp->pub.state == DR_QPS_RTS || qp->pub.state == DR_QPS_SQD;
+}
+
+/*
+ * The PSN of a READ's first response not placed yet: each response takes one
+ * PSN from first_psn and carries one PMTU but the last (IBA 9.7.4.1.3). A
+ * retried READ request takes this PSN too.
+ */
+static inline uint32_t
+dr_read_next_psn(const struct dr_qp_impl *qp, const struct dr_send_wqe *wqe)
+{
+	return dr_psn_add(wqe->first_psn, wqe->resp_bytes / qp->mtu);
 }
 
 /* Room left in the context's transmit buffer, flushing it once when full. */

@@ -23,6 +23,7 @@ a SEND longer than its buffer with a remote operational error NAK, sends a
 Q_Key with bit 31 set as given); doc/guides/interop.rst lists them.
 Every frame's ICRC is checked by dpdk-rdma-dump."""
 
+import functools
 import re
 import subprocess
 
@@ -42,11 +43,16 @@ MTU = 1024
 FAULT_LINE = re.compile(r"^(\S+) (rc|uc|ud) nak=0x([0-9a-f]{2}) # (.*)$", re.M)
 
 
+@functools.lru_cache(maxsize=None)
+def fault_list():
+    """dpdk-rdma-opgen -E list, run once."""
+    return subprocess.run([exe_of("dpdk-rdma-opgen"), "--", "-E", "list"], capture_output=True,
+                          text=True, timeout=30, check=True).stdout
+
+
 def faults():
     """{name: (QP type, NAK syndrome)} of dpdk-rdma-opgen -E list."""
-    out = subprocess.run([exe_of("dpdk-rdma-opgen"), "--", "-E", "list"], capture_output=True,
-                         text=True, timeout=30, check=True).stdout
-    return {n: (t, int(s, 16)) for n, t, s, _ in FAULT_LINE.findall(out)}
+    return {n: (t, int(s, 16)) for n, t, s, _ in FAULT_LINE.findall(fault_list())}
 
 
 # every fault of the table: a new row must come with its checks here
@@ -71,9 +77,7 @@ def peer(tmp_path_factory):
 def test_fault_table_is_dr_opgens(peer):
     """One table, two programs: -E list is the same on both sides, and it
     holds every fault this module runs."""
-    mine = subprocess.run([exe_of("dpdk-rdma-opgen"), "--", "-E", "list"], capture_output=True,
-                          text=True, timeout=30, check=True).stdout
-    assert mine == peer.vm.check("dr-opgen -E list", timeout=30)
+    assert fault_list() == peer.vm.check("dr-opgen -E list", timeout=30)
     assert set(faults()) == FAULTS
 
 
