@@ -390,12 +390,32 @@ struct dr_wc {
 
 struct dr_device;
 
-/** How a context drives its transport. Only DR_PROGRESS_INLINE exists today. */
+/** How a context drives its transport (doc/guides/architecture.rst draws each). */
 enum dr_progress_mode {
 	/** The application's own thread drives rx, the state machines, timers and
 	 *  tx from dr_poll_cq() and dr_progress() (eRPC-style event loop). */
 	DR_PROGRESS_INLINE = 0,
+	/** Run-to-completion: @c nb_workers EAL worker lcores, each owning an rx
+	 *  and a tx queue of the port (where the port has them) and a shard of
+	 *  the QPs, run every stage for their QPs. The application posts and
+	 *  polls through single-producer single-consumer rings; dr_progress() is
+	 *  not used (-ENOTSUP). */
+	DR_PROGRESS_RTC = 1,
 };
+
+/** What an engine lcore does when a round found no work. */
+enum dr_idle_policy {
+	/** Poll again at once: for lcores on isolated cores (the default). */
+	DR_IDLE_SPIN = 0,
+	/** Poll again after a CPU pause instruction (less power, same latency class). */
+	DR_IDLE_PAUSE = 1,
+	/** Give the CPU away (sched_yield()): for several lcores on one CPU, as
+	 *  on small test machines (`--lcores '(1-2)@1'`); latency grows. */
+	DR_IDLE_YIELD = 2,
+};
+
+/** Largest number of worker lcores of one context. */
+#define DR_MAX_WORKERS 16
 
 /** Attributes of dr_open_device() (no ibverbs counterpart: RoCE over DPDK needs them). */
 struct dr_context_attr {
@@ -407,16 +427,27 @@ struct dr_context_attr {
 	/** Link MTU in bytes (IP MTU, as the kernel's): sets the active path MTU
 	 *  as rxe does (1500 -> 1024, 4200 -> 4096); 0 = the port's MTU. */
 	uint32_t mtu;
-	/** Configure and start the port with one rx and one tx queue (1), or use
-	 *  queue @c rx_queue / @c tx_queue of a port the application started (0). */
+	/** Configure and start the port (1): one rx and one tx queue per worker,
+	 *  as many as the PMD allows (workers beyond them share through
+	 *  software rings); or use queues of a port the application started (0):
+	 *  @c rx_queue / @c tx_queue and the ones after them, one per worker,
+	 *  as far as the port has them. */
 	int configure_port;
-	uint16_t rx_queue;            /**< rx queue used when !configure_port */
-	uint16_t tx_queue;            /**< tx queue used when !configure_port */
+	uint16_t rx_queue;            /**< first rx queue used when !configure_port */
+	uint16_t tx_queue;            /**< first tx queue used when !configure_port */
 	uint16_t nb_rx_desc;          /**< rx ring size when configuring; 0 = 1024 */
 	uint16_t nb_tx_desc;          /**< tx ring size when configuring; 0 = 1024 */
 	/** mbuf pool for frames; NULL = the library creates one on the port's socket */
 	struct rte_mempool *pool;
 	enum dr_progress_mode mode;   /**< progress mode */
+	/** DR_PROGRESS_RTC: worker lcores, 1 .. DR_MAX_WORKERS (0 = 1). */
+	uint16_t nb_workers;
+	/** DR_PROGRESS_RTC: the EAL lcore ids of the workers (@c nb_workers of
+	 *  them); NULL = the first EAL worker lcores that are idle. The main
+	 *  lcore cannot be one. */
+	const unsigned int *worker_lcores;
+	/** DR_PROGRESS_RTC: what a worker does when a round found no work. */
+	enum dr_idle_policy idle;
 	/** Backend name ("ethdev"); NULL = the default for the port */
 	const char *backend;
 };

@@ -126,7 +126,7 @@ dr_destroy_ah(struct dr_ah *pub)
 	if (pub == NULL)
 		return -EINVAL;
 	ah = dr_ah_impl(pub);
-	if (ah->inflight != 0) {
+	if (__atomic_load_n(&ah->inflight, __ATOMIC_ACQUIRE) != 0) {
 		DR_LOG(qp, INFO, "destroy_ah: %u posted send WRs still use it", ah->inflight);
 		return -EBUSY;
 	}

@@ -193,11 +193,22 @@ comp_get_wqe(struct dr_qp_impl *qp, struct comp_ctx *c)
 {
 	struct dr_sq *sq = &qp->sq;
 
-	for (; c->idx != sq->head; c->idx++) {
+	for (; c->idx != dr_sq_head(sq); c->idx++) {
 		struct dr_send_wqe *wqe = dr_sq_wqe(sq, c->idx);
 
-		if (wqe->state == DR_WQE_DONE)
+		if (wqe->state == DR_WQE_DONE) {
+			/*
+			 * A response at or before the PSNs of a WQE answered in full
+			 * already (a READ whose responses were placed ahead,
+			 * comp_read_ahead(), then replayed after a retry) is a
+			 * duplicate: it says nothing of the WQEs after it (IBA
+			 * 9.7.5.2.x, rxe check_psn(): duplicates are dropped). It
+			 * may still have acknowledged the WQEs before it (COMPLETE_WQE).
+			 */
+			if (wqe->sent_once && !dr_psn_after(c->psn, wqe->last_psn))
+				return COMP_DONE;
 			continue;
+		}
 		if (wqe->state == DR_WQE_POSTED || wqe->state == DR_WQE_ERROR)
 			return COMP_DONE;   /* nothing sent it could answer / the error completes first */
 		c->wqe = wqe;
@@ -349,7 +360,7 @@ comp_read_ahead(struct dr_qp_impl *qp, struct comp_ctx *c)
 	struct dr_sq *sq = &qp->sq;
 	uint32_t i;
 
-	for (i = c->idx + 1; i != sq->head; i++) {
+	for (i = c->idx + 1; i != dr_sq_head(sq); i++) {
 		struct dr_send_wqe *w = dr_sq_wqe(sq, i);
 
 		if (w->state == DR_WQE_DONE) {
@@ -567,7 +578,7 @@ comp_oldest_pending(struct dr_qp_impl *qp)
 {
 	uint32_t i;
 
-	for (i = qp->sq.tail; i != qp->sq.head; i++) {
+	for (i = qp->sq.tail; i != dr_sq_head(&qp->sq); i++) {
 		struct dr_send_wqe *wqe = dr_sq_wqe(&qp->sq, i);
 
 		if (wqe->state != DR_WQE_DONE)
@@ -633,7 +644,7 @@ comp_advance_prefix(struct dr_qp_impl *qp)
 	struct dr_sq *sq = &qp->sq;
 	struct dr_send_wqe *w;
 
-	if (sq->tail == sq->head)
+	if (sq->tail == dr_sq_head(sq))
 		return;
 	w = dr_sq_wqe(sq, sq->tail);
 	if (w->opcode == DR_WR_RDMA_READ && wqe_all_sent(w) && w->resp_bytes != 0)
@@ -648,7 +659,7 @@ dr_comp_progress(struct dr_qp_impl *qp)
 	bool reliable = dr_qp_reliable(qp);
 	int n = 0;
 
-	while (sq->tail != sq->head) {
+	while (sq->tail != dr_sq_head(sq)) {
 		struct dr_send_wqe *wqe = dr_sq_wqe(sq, sq->tail);
 		struct dr_wc wc;
 

@@ -20,6 +20,7 @@
 
 #include "dr_context.h"
 #include "dr_icrc.h"
+#include "dr_engine.h"
 #include "dr_log.h"
 #include "dr_pkt.h"
 #include "dr_verbs_priv.h"
@@ -111,8 +112,21 @@ attr_check(const struct dr_context_attr *a)
 		DR_LOG(ctx, INFO, "mtu %u outside %u..%u", a->mtu, DR_MIN_LINK_MTU, DR_MAX_LINK_MTU);
 		return -EINVAL;
 	}
-	if (a->mode != DR_PROGRESS_INLINE) {
+	if (a->mode != DR_PROGRESS_INLINE && a->mode != DR_PROGRESS_RTC) {
 		DR_LOG(ctx, INFO, "progress mode %d not supported", (int)a->mode);
+		return -EINVAL;
+	}
+	if (a->nb_workers > DR_MAX_WORKERS || (a->mode == DR_PROGRESS_INLINE && a->nb_workers > 1)) {
+		DR_LOG(ctx, INFO, "nb_workers %u: at most %u, and 1 in inline mode", a->nb_workers,
+		       DR_MAX_WORKERS);
+		return -EINVAL;
+	}
+	if (a->mode == DR_PROGRESS_INLINE && a->worker_lcores != NULL) {
+		DR_LOG(ctx, INFO, "worker_lcores given in inline mode");
+		return -EINVAL;
+	}
+	if (a->idle != DR_IDLE_SPIN && a->idle != DR_IDLE_PAUSE && a->idle != DR_IDLE_YIELD) {
+		DR_LOG(ctx, INFO, "idle policy %d unknown", (int)a->idle);
 		return -EINVAL;
 	}
 	return 0;
@@ -187,6 +201,14 @@ dr_open_device(struct dr_device *dev, const struct dr_context_attr *attr)
 	ctx->attr = *attr;
 	ctx->be = be;
 	ctx->tsc_hz = rte_get_tsc_hz();
+	ctx->nb_workers = attr->nb_workers != 0 ? attr->nb_workers : 1;
+	ctx->attr.worker_lcores = NULL;     /* the caller's array is read once, at start */
+	rte_spinlock_init(&ctx->async_lock);
+	rc = dr_engine_init(ctx);
+	if (rc != 0) {
+		rte_free(ctx);
+		return open_fail(-rc);
+	}
 
 	if (attr->pool != NULL) {
 		ctx->pool = attr->pool;
@@ -217,6 +239,7 @@ dr_open_device(struct dr_device *dev, const struct dr_context_attr *attr)
 		DR_LOG(ctx, ERR, "port %u: backend %s: %s", port, be->name, rte_strerror(-rc));
 		if (ctx->own_pool)
 			rte_mempool_free(ctx->pool);
+		dr_engine_free(ctx);
 		rte_free(ctx);
 		return open_fail(rc < 0 ? -rc : EIO);
 	}
@@ -228,30 +251,39 @@ dr_open_device(struct dr_device *dev, const struct dr_context_attr *attr)
 	if (ctx->active_mtu == 0) {
 		DR_LOG(ctx, ERR, "port %u: mbufs of %u bytes cannot hold a 256-byte MTU frame", port,
 		       rte_pktmbuf_data_room_size(ctx->pool));
-		be->close(ctx);
-		if (ctx->own_pool)
-			rte_mempool_free(ctx->pool);
-		rte_free(ctx);
-		return open_fail(EINVAL);
+		rc = -EINVAL;
+		goto fail_be;
 	}
+	rc = dr_engine_assign_queues(ctx, ctx->rx_queue, ctx->tx_queue);
+	if (rc != 0)
+		goto fail_be;
 	rc = dr_async_init(ctx);
 	if (rc != 0) {
 		DR_LOG(ctx, ERR, "port %u: async event fd: %s", port, strerror(-rc));
-		be->close(ctx);
-		if (ctx->own_pool)
-			rte_mempool_free(ctx->pool);
-		rte_free(ctx);
-		return open_fail(-rc);
+		goto fail_be;
 	}
 	/* long payloads: PCLMULQDQ CRC where the CPU and EAL allow (process-wide) */
 	dr_crc32_enable_folding();
 	gid_table_init(ctx);
+	rc = dr_engine_start(ctx, attr->worker_lcores);
+	if (rc != 0) {
+		dr_async_fini(ctx);
+		goto fail_be;
+	}
 	port_ctx[port] = ctx;
 
 	DR_LOG(ctx, INFO, "%s: port %u, backend %s, MAC " RTE_ETHER_ADDR_PRT_FMT ", MTU %u, active MTU %u, %u GIDs",
 	       ctx->device.name, port, be->name, RTE_ETHER_ADDR_BYTES(&ctx->mac), ctx->link_mtu,
 	       dr_mtu_bytes(ctx->active_mtu), ctx->num_gids);
 	return ctx;
+
+fail_be:
+	be->close(ctx);
+	if (ctx->own_pool)
+		rte_mempool_free(ctx->pool);
+	dr_engine_free(ctx);
+	rte_free(ctx);
+	return open_fail(-rc);
 }
 
 int
@@ -264,10 +296,9 @@ dr_close_device(struct dr_context *ctx)
 		       ctx->num_qps, ctx->num_cqs, ctx->num_mrs, ctx->num_pds);
 		return -EBUSY;
 	}
-	if (ctx->tx_count != 0) {
-		rte_pktmbuf_free_bulk(ctx->tx_buf, ctx->tx_count);
-		ctx->tx_count = 0;
-	}
+	/* the workers stop first: nothing polls the port once it closes */
+	dr_engine_stop(ctx);
+	dr_engine_free(ctx);
 	ctx->be->close(ctx);
 	if (ctx->own_pool) {
 		/* the application's port keeps running: take our frames back from its tx ring */
@@ -350,33 +381,3 @@ dr_add_neighbour(struct dr_context *ctx, const union dr_gid *gid, const struct r
 	return ctx->be->add_neighbour(ctx, gid, mac);
 }
 
-void
-dr_ctx_tx_flush(struct dr_context *ctx)
-{
-	uint16_t sent;
-
-	if (ctx->tx_count == 0)
-		return;
-	sent = ctx->be->tx_burst(ctx, ctx->tx_buf, ctx->tx_count);
-	if (sent > ctx->tx_count)
-		sent = ctx->tx_count;   /* a backend bug must not corrupt the array */
-	ctx->stats.tx_pkts += sent;
-	ctx->tx_count -= sent;
-	if (ctx->tx_count != 0 && sent != 0)
-		memmove(ctx->tx_buf, ctx->tx_buf + sent, ctx->tx_count * sizeof(ctx->tx_buf[0]));
-}
-
-void
-dr_ctx_tx(struct dr_context *ctx, struct rte_mbuf *m)
-{
-	if (ctx->tx_count == RTE_DIM(ctx->tx_buf)) {
-		dr_ctx_tx_flush(ctx);
-		if (ctx->tx_count == RTE_DIM(ctx->tx_buf)) {
-			/* the PMD takes nothing: drop (lost like on the wire; RC retries) */
-			ctx->stats.tx_dropped++;
-			rte_pktmbuf_free(m);
-			return;
-		}
-	}
-	ctx->tx_buf[ctx->tx_count++] = m;
-}

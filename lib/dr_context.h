@@ -7,9 +7,14 @@
 
 /*
  * The objects behind the public handles: device, context, PD, MR, CQ.
- * (QPs: dr_qp_impl.h.) One context per DPDK port; in DR_PROGRESS_INLINE mode
- * everything on a context is touched by the one thread that calls into it,
- * so no object here has a lock.
+ * (QPs: dr_qp_impl.h.) One context per DPDK port. Who touches what:
+ * DR_PROGRESS_INLINE runs everything in the one thread that calls into the
+ * context. DR_PROGRESS_RTC runs the stages on worker lcores (dr_worker.h):
+ * object tables are written by the control side (the application's calls)
+ * with release stores and read lock-free by the workers; objects leave a
+ * table before they are freed, after every worker has passed a quiescent
+ * point (dr_engine_sync()). A QP's transport state is touched by its worker
+ * only: the control side asks the worker to change it (dr_engine_call()).
  */
 
 #include <stdbool.h>
@@ -18,11 +23,13 @@
 #include <rte_ether.h>
 #include <rte_mbuf.h>
 #include <rte_mempool.h>
+#include <rte_spinlock.h>
 
 #include "dr_backend.h"
 #include "dr_config.h"
 #include "dr_mr_check.h"
 #include "dr_verbs.h"
+#include "dr_worker.h"
 
 struct dr_qp_impl;
 struct dr_mw_impl;
@@ -31,23 +38,6 @@ struct dr_srq_impl;
 struct dr_device {
 	uint16_t port_id;
 	char name[64];                      /* "dr_" + the ethdev's name */
-};
-
-/* Counters of the receive path, for dumps and tests. */
-struct dr_ctx_stats {
-	uint64_t rx_pkts;
-	uint64_t rx_not_roce;               /* handed to the backend (ARP, ND, ...) */
-	uint64_t rx_malformed;              /* dr_pkt_parse() errors */
-	uint64_t rx_bad_icrc;
-	uint64_t rx_no_qp;                  /* destination QPN unknown */
-	uint64_t rx_dropped;                /* UC / UD requests dropped by the responder (Q_Key,
-					     * no receive WQE, lost packet of the message): IBA
-					     * says so, no NAK exists for them */
-	uint64_t tx_ud_oversize;            /* UD sends above the path MTU: dropped, completed OK */
-	uint64_t tx_ud_unreachable;         /* UD sends whose neighbour failed to resolve: dropped */
-	uint64_t tx_pkts;
-	uint64_t tx_nombuf;                 /* mbuf allocation failed: retried later */
-	uint64_t tx_dropped;                /* staging array full and the PMD took nothing */
 };
 
 /* Port states of dr_port_attr.state (IBV_PORT_DOWN, IBV_PORT_ACTIVE). */
@@ -85,15 +75,17 @@ struct dr_context {
 	uint32_t next_qp_hint;
 	uint32_t num_qps, num_mrs, num_pds, num_cqs, num_srqs, num_mws, num_xrcds;
 
-	/* frames built and not yet taken by the PMD, sent at the end of each progress round */
-	struct rte_mbuf *tx_buf[DR_BURST * 4];
-	uint16_t tx_count;
-
-	struct dr_ctx_stats stats;
+	/* the engine (dr_worker.h): nb_workers runners of the stages, each with its queues */
+	struct dr_worker *wk;               /* nb_workers of them */
+	uint16_t nb_workers;
+	uint16_t nb_rxq, nb_txq;            /* queues of the port the workers use (<= nb_workers) */
+	uint16_t next_worker;               /* round-robin placement of new QPs / SRQs / XRCDs */
+	struct rte_rcu_qsbr *rcu;           /* workers' quiescent states (DR_PROGRESS_RTC) */
 
 	/* asynchronous events (dr_event.c): a ring, an eventfd readable while it holds some */
 	struct dr_async_event async_ev[DR_ASYNC_EVENTS];
 	uint32_t async_head, async_tail;
+	rte_spinlock_t async_lock;          /* raised by workers and control, read by the application */
 	int async_fd;
 	int port_state;                     /* last seen: DR_PORT_ACTIVE / DR_PORT_DOWN, 0 = unknown */
 	uint64_t port_check_at;             /* TSC of the next link check */
@@ -119,18 +111,31 @@ dr_mr_lookup(struct dr_context *ctx, uint32_t key)
 
 	if (idx >= DR_MAX_MR)
 		return NULL;
-	mr = ctx->mr_table[idx];
+	mr = __atomic_load_n(&ctx->mr_table[idx], __ATOMIC_ACQUIRE);  /* published with release */
 	if (mr == NULL || mr->pub.lkey != key)
 		return NULL;
 	return mr;
 }
 
-struct dr_cq_impl {
-	struct dr_cq pub;
-	struct dr_wc *ring;                 /* size entries, a power of two */
-	uint32_t size;
+/*
+ * One producer's ring of a CQ: each worker adds the completions of its QPs
+ * to its own lane (single producer), the poller reads every lane (single
+ * consumer). Completions of one QP stay in order (a QP lives on one worker);
+ * completions of QPs on different workers have no order between them, as
+ * on hardware.
+ */
+struct dr_cq_lane {
+	struct dr_wc *ring;                 /* cq->size entries */
 	uint32_t head;                      /* next entry written (producer) */
 	uint32_t tail;                      /* next entry read (consumer) */
+};
+
+struct dr_cq_impl {
+	struct dr_cq pub;
+	struct dr_cq_lane *lane;            /* nlanes of them: one per worker of the context */
+	uint16_t nlanes;
+	uint16_t next_lane;                 /* the poller's round-robin start */
+	uint32_t size;                      /* entries per lane, a power of two */
 	bool overrun;                       /* a completion was lost (IBA 11.4.2.1) */
 	uint32_t refcnt;                    /* QPs using it */
 	/* completion events (dr_event.c) */
@@ -147,15 +152,21 @@ enum {
 	DR_CQ_NOTIFY_SOLICITED,             /* the next solicited or failed one */
 };
 
-/* Room left in a CQ. */
+/* Completions queued in a CQ, all lanes (a snapshot when workers run). */
 static inline uint32_t
-dr_cq_room(const struct dr_cq_impl *cq)
+dr_cq_count(const struct dr_cq_impl *cq)
 {
-	return cq->size - (cq->head - cq->tail);
+	uint32_t n = 0;
+
+	for (uint16_t i = 0; i < cq->nlanes; i++)
+		n += __atomic_load_n(&cq->lane[i].head, __ATOMIC_ACQUIRE) - cq->lane[i].tail;
+	return n;
 }
 
 /*
- * Add a completion. Returns 0, or -EOVERFLOW when the CQ is full: the
+ * Add a completion, to the lane of the calling worker (dr_cur_worker; lane 0
+ * for any other thread, which is then the only producer: inline mode).
+ * Returns 0, or -EOVERFLOW when the CQ is full: the
  * completion is lost, the CQ is marked overrun (dr_poll_cq() reports it).
  */
 int dr_cq_push(struct dr_cq_impl *cq, const struct dr_wc *wc);
@@ -176,10 +187,12 @@ void dr_channel_forget(struct dr_cq_impl *cq);
 int dr_async_init(struct dr_context *ctx);
 void dr_async_fini(struct dr_context *ctx);
 
-/* Queue a built frame for transmission (sent at the end of the progress round). */
+/*
+ * Queue a frame built outside the stages (backend ARP / ND, control calls):
+ * on the calling worker's staging when it is a worker of @ctx, else for
+ * worker 0 to send (dr_worker.c). The stages use dr_wk_tx() on their QP's worker.
+ */
 void dr_ctx_tx(struct dr_context *ctx, struct rte_mbuf *m);
-/* Hand the queued frames to the backend; those it does not take stay queued. */
-void dr_ctx_tx_flush(struct dr_context *ctx);
 
 static inline struct dr_cq_impl *dr_cq_impl(struct dr_cq *cq) { return (struct dr_cq_impl *)cq; }
 static inline struct dr_mr_impl *dr_mr_impl(struct dr_mr *mr) { return (struct dr_mr_impl *)mr; }

@@ -4,7 +4,8 @@
 
 /*
  * Completion queues (ibv_create_cq(3), ibv_destroy_cq(3), ibv_poll_cq(3)):
- * a power-of-two ring of work completions, written by the transport
+ * a power-of-two ring of work completions per worker of the context (a
+ * lane: single producer, single consumer), written by the transport
  * (dr_cq_push) and read by dr_poll_cq(). An overrun loses a completion and
  * puts the CQ in error for good (IBA 11.4.2.1): every later poll reports
  * -EOVERFLOW and the QPs that use the CQ are moved to ERR.
@@ -25,6 +26,14 @@ static int cq_poll(struct dr_cq *cq, int num_entries, struct dr_wc *wc);
 static const struct dr_cq_ops dr_cq_ops = {
 	.poll = cq_poll,
 };
+
+static void
+lanes_free(struct dr_cq_impl *cq)
+{
+	for (unsigned int i = 0; i < cq->nlanes; i++)
+		rte_free(cq->lane[i].ring);
+	rte_free(cq->lane);
+}
 
 static struct dr_cq *
 create_fail(int err)
@@ -58,10 +67,20 @@ dr_create_cq(struct dr_context *ctx, int cqe, void *cq_context, struct dr_comp_c
 	cq = rte_zmalloc("dr_cq", sizeof(*cq), RTE_CACHE_LINE_SIZE);
 	if (cq == NULL)
 		return create_fail(ENOMEM);
-	cq->ring = rte_zmalloc("dr_cq_ring", size * sizeof(*cq->ring), RTE_CACHE_LINE_SIZE);
-	if (cq->ring == NULL) {
+	/* a lane per worker: each can hold every completion the CQ was asked for */
+	cq->nlanes = ctx->nb_workers;
+	cq->lane = rte_zmalloc("dr_cq_lanes", cq->nlanes * sizeof(*cq->lane), RTE_CACHE_LINE_SIZE);
+	if (cq->lane == NULL) {
 		rte_free(cq);
 		return create_fail(ENOMEM);
+	}
+	for (unsigned int i = 0; i < cq->nlanes; i++) {
+		cq->lane[i].ring = rte_zmalloc("dr_cq_ring", size * sizeof(struct dr_wc), RTE_CACHE_LINE_SIZE);
+		if (cq->lane[i].ring == NULL) {
+			lanes_free(cq);
+			rte_free(cq);
+			return create_fail(ENOMEM);
+		}
 	}
 	cq->size = size;
 	cq->pub.context = ctx;
@@ -99,7 +118,7 @@ dr_destroy_cq(struct dr_cq *pub)
 	if (cq->channel != NULL)
 		cq->channel->refcnt--;
 	pub->context->num_cqs--;
-	rte_free(cq->ring);
+	lanes_free(cq);
 	rte_free(cq);
 	return 0;
 }
@@ -107,22 +126,26 @@ dr_destroy_cq(struct dr_cq *pub)
 int
 dr_cq_push_se(struct dr_cq_impl *cq, const struct dr_wc *wc, bool solicited)
 {
-	uint32_t head = cq->head;
+	struct dr_worker *wk = RTE_PER_LCORE(dr_cur_worker);
+	struct dr_cq_lane *ln;
+	uint32_t head;
 
-	if (cq->overrun)
+	ln = &cq->lane[wk != NULL && wk->ctx == cq->pub.context ? wk->id : 0];
+	if (__atomic_load_n(&cq->overrun, __ATOMIC_RELAXED))
 		return -EOVERFLOW;      /* in error: every completion is lost */
-	if (head - __atomic_load_n(&cq->tail, __ATOMIC_ACQUIRE) == cq->size) {
-		cq->overrun = true;
+	head = ln->head;
+	if (head - __atomic_load_n(&ln->tail, __ATOMIC_ACQUIRE) == cq->size) {
+		__atomic_store_n(&cq->overrun, true, __ATOMIC_RELEASE);
 		DR_LOG(ctx, ERR, "CQ %p overrun (%u entries): completion of wr_id 0x%" PRIx64 " on QP 0x%x lost",
 		       (void *)cq, cq->size, wc->wr_id, wc->qp_num);
 		/* IBA 11.4.2.1 / 11.6.3: the CQ error is an affiliated asynchronous event */
 		dr_async_raise(cq->pub.context, DR_EVENT_CQ_ERR, &cq->pub);
 		return -EOVERFLOW;
 	}
-	cq->ring[head & (cq->size - 1)] = *wc;
-	__atomic_store_n(&cq->head, head + 1, __ATOMIC_RELEASE);
+	ln->ring[head & (cq->size - 1)] = *wc;
+	__atomic_store_n(&ln->head, head + 1, __ATOMIC_RELEASE);
 	/* IBA 11.4.2.2: a solicited-only request fires on a solicited or an unsuccessful completion */
-	if (cq->notify != DR_CQ_NOTIFY_NONE)
+	if (__atomic_load_n(&cq->notify, __ATOMIC_ACQUIRE) != DR_CQ_NOTIFY_NONE)
 		dr_cq_event(cq, solicited || wc->status != DR_WC_SUCCESS);
 	return 0;
 }
@@ -146,7 +169,7 @@ cq_error_qps(struct dr_cq_impl *cq)
 		if (qp == NULL || qp->pub.state == DR_QPS_ERR || qp->pub.state == DR_QPS_RESET)
 			continue;
 		if (qp->pub.send_cq == &cq->pub || qp->pub.recv_cq == &cq->pub)
-			dr_qp_to_error(qp);
+			(void)dr_qp_error_on_worker(qp);
 	}
 }
 
@@ -160,16 +183,27 @@ cq_poll(struct dr_cq *pub, int num_entries, struct dr_wc *wc)
 	if (num_entries < 0 || (wc == NULL && num_entries > 0))
 		return -EINVAL;
 	/* inline mode: the caller's thread drives the transport; its errors are its own */
-	(void)dr_progress(pub->context);
-	if (cq->overrun) {
+	if (pub->context->attr.mode == DR_PROGRESS_INLINE)
+		(void)dr_progress(pub->context);
+	if (__atomic_load_n(&cq->overrun, __ATOMIC_ACQUIRE)) {
 		cq_error_qps(cq);
 		return -EOVERFLOW;
 	}
-	tail = cq->tail;
-	avail = __atomic_load_n(&cq->head, __ATOMIC_ACQUIRE) - tail;
-	n = RTE_MIN(avail, (uint32_t)num_entries);
-	for (i = 0; i < n; i++)
-		wc[i] = cq->ring[(tail + i) & (cq->size - 1)];
-	__atomic_store_n(&cq->tail, tail + n, __ATOMIC_RELEASE);
+	/* every lane in turn, starting after the one read first last time (no lane starves) */
+	n = 0;
+	for (i = 0; i < cq->nlanes && n < (uint32_t)num_entries; i++) {
+		struct dr_cq_lane *ln = &cq->lane[(cq->next_lane + i) % cq->nlanes];
+		uint32_t k, take;
+
+		tail = ln->tail;
+		avail = __atomic_load_n(&ln->head, __ATOMIC_ACQUIRE) - tail;
+		take = RTE_MIN(avail, (uint32_t)num_entries - n);
+		for (k = 0; k < take; k++)
+			wc[n + k] = ln->ring[(tail + k) & (cq->size - 1)];
+		__atomic_store_n(&ln->tail, tail + take, __ATOMIC_RELEASE);
+		n += take;
+	}
+	if (cq->nlanes > 1)
+		cq->next_lane = (uint16_t)((cq->next_lane + 1) % cq->nlanes);
 	return (int)n;
 }

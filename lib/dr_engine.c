@@ -3,25 +3,24 @@
  */
 
 /*
- * The engine: the stages of the transport and who runs them. In
- * DR_PROGRESS_INLINE mode dr_progress() runs every stage once, in the
- * caller's thread:
+ * The engine's stages, run by a worker (dr_worker.h) for the QPs it owns:
  *
- *   rx        a burst from the backend; each frame is checked (one function
- *             per check, in order) and handed to the responder (requests) or
- *             the completer (responses) of its QP
+ *   rx        bursts from the worker's rx queue of the port, and the frames
+ *             other workers redirected to it; each frame is checked (one
+ *             function per check, in order) and handed to the responder
+ *             (requests) or the completer (responses) of its QP. A frame
+ *             for a QP of another worker goes to that worker's redirect ring
+ *             before its ICRC is computed; a frame that is not RoCEv2 goes to
+ *             worker 0, which owns ARP and ND.
  *   per QP    timers (local ACK timeout, RNR wait), responder (owed ACKs,
- *             READ responses), requester (new packets), completer (CQEs)
- *   tx        the frames built this round go to the backend
+ *             READ responses), requester (new packets), completer (CQEs),
+ *             for the QPs on the worker's active list (the QP state machine
+ *             keeps it: dr_engine_qp_update())
+ *   tx        the frames built this round go to the port (dr_wk_tx_flush())
  *
- * The stages are separate functions (dr_engine_rx(), dr_engine_qps()) so a
- * later pipeline mode can run them on separate lcores.
- *
- * Active QPs: the engine walks ctx->qp_table up to the number of QPs the
- * context has (ctx->num_qps), skipping QPs outside RTR/RTS/SQD/SQE/ERR. A
- * compact list maintained by the QP state machine would be cheaper with
- * many idle QPs; with DR_MAX_QP = 1024 pointers the walk costs well under
- * a microsecond per round, so it stays simple for now.
+ * Who runs them: in DR_PROGRESS_INLINE mode dr_progress(), in the
+ * application's thread, runs the context's one worker; in DR_PROGRESS_RTC
+ * mode each worker is an lcore of its own (dr_engine_lcore.c).
  */
 
 #include <errno.h>
@@ -30,6 +29,7 @@
 #include <rte_cycles.h>
 #include <rte_mbuf.h>
 
+#include "dr_engine.h"
 #include "dr_log.h"
 #include "dr_transport.h"
 
@@ -42,39 +42,37 @@ enum dr_rx_verdict {
 
 /* Check PARSE: a well-formed RoCEv2 packet (IBA Annex A17.4, 9.2). */
 static enum dr_rx_verdict
-rx_check_parse(struct dr_context *ctx, const struct rte_mbuf *m, struct dr_pkt_info *pi)
+rx_check_parse(struct dr_worker *wk, const struct rte_mbuf *m, struct dr_pkt_info *pi)
 {
 	enum dr_pkt_status st = dr_pkt_parse(m, pi);
 
 	if (st == DR_PKT_OK)
 		return RX_OK;
-	if (!dr_pkt_status_is_error(st)) {
-		ctx->stats.rx_not_roce++;
+	if (!dr_pkt_status_is_error(st))
 		return RX_OTHER;
-	}
-	ctx->stats.rx_malformed++;
+	wk->stats.rx_malformed++;
 	DR_DP_LOG(ctx, DEBUG, "rx: malformed frame: %s", dr_pkt_status_str(st));
 	return RX_DROP;
 }
 
 /* Check ICRC (IBA 7.8.1, Annex A17.3.3: a packet with a bad ICRC is silently dropped). */
 static enum dr_rx_verdict
-rx_check_icrc(struct dr_context *ctx, const struct rte_mbuf *m, const struct dr_pkt_info *pi)
+rx_check_icrc(struct dr_worker *wk, const struct rte_mbuf *m, const struct dr_pkt_info *pi)
 {
 	if (dr_pkt_check_icrc(m, pi) == DR_PKT_OK)
 		return RX_OK;
-	ctx->stats.rx_bad_icrc++;
+	wk->stats.rx_bad_icrc++;
 	return RX_DROP;
 }
 
 /* Check QP: the destination QP exists (IBA 9.6.1.x: an unknown QP drops the packet silently). */
 static struct dr_qp_impl *
-rx_check_qp(struct dr_context *ctx, const struct dr_pkt_info *pi)
+rx_check_qp(struct dr_worker *wk, const struct dr_pkt_info *pi)
 {
-	struct dr_qp_impl *qp = dr_qp_lookup(ctx, dr_bth_qpn(dr_pkt_bth(pi)));
+	struct dr_qp_impl *qp = dr_qp_lookup(wk->ctx, dr_bth_qpn(dr_pkt_bth(pi)));
 
 	if (qp == NULL)
-		ctx->stats.rx_no_qp++;
+		wk->stats.rx_no_qp++;
 	return qp;
 }
 
@@ -98,11 +96,11 @@ qp_transport(enum dr_qp_type t)
  * rx_no_qp: no QP of that transport has this number.
  */
 static enum dr_rx_verdict
-rx_check_transport(struct dr_context *ctx, const struct dr_qp_impl *qp, const struct dr_pkt_info *pi)
+rx_check_transport(struct dr_worker *wk, const struct dr_qp_impl *qp, const struct dr_pkt_info *pi)
 {
 	if ((pi->opcode & DR_OPCODE_TRANSPORT_MASK) == qp_transport(qp->pub.qp_type))
 		return RX_OK;
-	ctx->stats.rx_no_qp++;
+	wk->stats.rx_no_qp++;
 	return RX_DROP;
 }
 
@@ -124,28 +122,54 @@ rx_check_addr(const struct dr_qp_impl *qp, const struct dr_pkt_info *pi)
 	return RX_OK;
 }
 
+/*
+ * Hand @m to worker @to (its redirect ring from us); dropped, counted, when
+ * the ring is full (the owner is that far behind: as a full rx queue drops).
+ */
+static void
+rx_redirect(struct dr_worker *wk, struct dr_worker *to, struct rte_mbuf *m)
+{
+	if (rte_ring_sp_enqueue(to->redirect[wk->id], m) == 0) {
+		wk->stats.rx_redirected++;
+		return;
+	}
+	wk->stats.rx_redirect_full++;
+	rte_pktmbuf_free(m);
+}
+
 /* Check and dispatch one received frame; takes @m. */
 static void
-rx_one(struct dr_context *ctx, struct rte_mbuf *m)
+rx_one(struct dr_worker *wk, struct rte_mbuf *m)
 {
+	struct dr_context *ctx = wk->ctx;
 	struct dr_pkt_info pi;
 	struct dr_qp_impl *qp;
 	enum dr_rx_verdict v;
 
-	ctx->stats.rx_pkts++;
-	v = rx_check_parse(ctx, m, &pi);
+	v = rx_check_parse(wk, m, &pi);
 	if (v == RX_OTHER) {
+		/* ARP, ND, ...: the backend's, on worker 0 (it owns the neighbour table's updates) */
+		if (wk->id != 0) {
+			rx_redirect(wk, &ctx->wk[0], m);
+			return;
+		}
+		wk->stats.rx_not_roce++;
 		ctx->be->rx_other(ctx, m);
 		return;
 	}
-	if (v == RX_OK)
-		v = rx_check_icrc(ctx, m, &pi);
 	if (v != RX_OK)
 		goto drop;
-	qp = rx_check_qp(ctx, &pi);
+	qp = rx_check_qp(wk, &pi);
 	if (qp == NULL)
 		goto drop;
-	if (rx_check_transport(ctx, qp, &pi) != RX_OK || rx_check_pkey(&pi) != RX_OK ||
+	if (unlikely(qp->wk != wk)) {
+		/* not ours: its owner checks the rest (the ICRC first) */
+		rx_redirect(wk, qp->wk, m);
+		return;
+	}
+	if (rx_check_icrc(wk, m, &pi) != RX_OK)
+		goto drop;
+	if (rx_check_transport(wk, qp, &pi) != RX_OK || rx_check_pkey(&pi) != RX_OK ||
 	    rx_check_addr(qp, &pi) != RX_OK)
 		goto drop;
 	if (qp->pub.qp_type == DR_QPT_UD)
@@ -162,63 +186,59 @@ drop:
 }
 
 uint16_t
-dr_engine_rx(struct dr_context *ctx)
+dr_engine_rx(struct dr_worker *wk)
 {
+	struct dr_context *ctx = wk->ctx;
 	struct rte_mbuf *pkts[DR_BURST];
 	uint16_t i, n, total = 0;
-	unsigned int b;
+	unsigned int b, j;
 
 	/*
 	 * Receive more per round than a QP may send (DR_MAX_PKTS_PER_QP_ROUND):
 	 * a peer running the same loop must not outpace us, or its packets wait
 	 * behind each other in our rx queue and every loss costs a full window.
 	 */
-	for (b = 0; b < DR_RX_BURSTS_PER_ROUND; b++) {
-		n = ctx->be->rx_burst(ctx, pkts, DR_BURST);
+	if (wk->rxq != DR_WK_NO_QUEUE) {
+		for (b = 0; b < DR_RX_BURSTS_PER_ROUND; b++) {
+			n = ctx->be->rx_burst(ctx, wk->rxq, pkts, DR_BURST);
+			if (n == 0)
+				break;
+			wk->stats.rx_pkts += n;
+			wk->lstats.rx_bursts++;
+			wk->lstats.rx_burst_pkts += n;
+			for (i = 0; i < n; i++)
+				rx_one(wk, pkts[i]);
+			total += n;
+			if (n < DR_BURST)
+				break;
+		}
+	}
+	/* what the other workers received for our QPs */
+	for (j = 0; j < ctx->nb_workers; j++) {
+		if (wk->redirect[j] == NULL)
+			continue;
+		n = (uint16_t)rte_ring_sc_dequeue_burst(wk->redirect[j], (void **)pkts, DR_BURST, NULL);
 		for (i = 0; i < n; i++)
-			rx_one(ctx, pkts[i]);
+			rx_one(wk, pkts[i]);
 		total += n;
-		if (n < DR_BURST)
-			break;
 	}
 	return total;
 }
 
-/* QP states with transport work: receiving, sending, or draining after an error. */
-static inline bool
-qp_has_work(const struct dr_qp_impl *qp)
-{
-	switch (qp->pub.state) {
-	case DR_QPS_RTR:
-	case DR_QPS_RTS:
-	case DR_QPS_SQD:
-	case DR_QPS_SQE:
-	case DR_QPS_ERR:
-		return true;
-	default:
-		return false;
-	}
-}
-
 int
-dr_engine_qps(struct dr_context *ctx, uint64_t now)
+dr_engine_qps(struct dr_worker *wk, uint64_t now)
 {
-	uint32_t i, found = 0, limit = ctx->num_qps;
+	struct dr_qp_impl *qp;
 	int n = 0;
 
-	for (i = 0; i < DR_MAX_QP; i++) {
-		struct dr_qp_impl *qp = ctx->qp_table[i];
-
-		if (qp == NULL)
-			continue;
-		if (qp_has_work(qp)) {
-			dr_comp_timers(qp, now);
-			n += dr_resp_progress(qp);
-			n += dr_req_progress(qp);
-			n += dr_comp_progress(qp);
-		}
-		if (++found == limit)
-			break;
+	TAILQ_FOREACH(qp, &wk->active, wk_link) {
+		dr_comp_timers(qp, now);
+		n += dr_resp_progress(qp);
+		n += dr_req_progress(qp);
+		n += dr_comp_progress(qp);
+		/* WRs posted to a QP in ERR / SQE after its flush (the poster leaves them to us) */
+		if (unlikely(qp->pub.state == DR_QPS_ERR || qp->pub.state == DR_QPS_SQE))
+			dr_qp_flush_posted(qp);
 	}
 	return n;
 }
@@ -226,6 +246,7 @@ dr_engine_qps(struct dr_context *ctx, uint64_t now)
 int
 dr_progress(struct dr_context *ctx)
 {
+	struct dr_worker *wk;
 	uint64_t now;
 	int n;
 
@@ -234,10 +255,13 @@ dr_progress(struct dr_context *ctx)
 	if (ctx->attr.mode != DR_PROGRESS_INLINE)
 		return -ENOTSUP;
 
-	n = dr_engine_rx(ctx);
+	wk = &ctx->wk[0];
+	RTE_PER_LCORE(dr_cur_worker) = wk;
+	n = dr_engine_rx(wk);
 	now = rte_rdtsc();
-	n += dr_engine_qps(ctx, now);
-	dr_ctx_tx_flush(ctx);
+	n += dr_engine_qps(wk, now);
+	n += dr_engine_ctl_tx(wk);
+	dr_wk_tx_flush(wk);
 	dr_port_watch(ctx, now);
 	return n;
 }

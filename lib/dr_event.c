@@ -14,13 +14,16 @@
  * events are a ring per context with its own eventfd. Both are produced by
  * the transport, which in DR_PROGRESS_INLINE mode runs in the caller's
  * thread: dr_get_cq_event() therefore drives dr_progress() until an event is
- * there. Objects count the events handed out and not yet acknowledged and
+ * there; in DR_PROGRESS_RTC mode the workers produce them and it waits on
+ * the fd. Both rings have a spinlock: they are written on error and
+ * notification paths only, never per packet. Objects count the events handed out and not yet acknowledged and
  * cannot be destroyed before every one is (the ibv_ack_* contract; events
  * never read do not hold anything, and are dropped with their object).
  */
 
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <string.h>
 #include <sys/eventfd.h>
 #include <unistd.h>
@@ -28,6 +31,7 @@
 #include <rte_cycles.h>
 #include <rte_ethdev.h>
 #include <rte_malloc.h>
+#include <rte_spinlock.h>
 
 #include "dr_context.h"
 #include "dr_log.h"
@@ -42,6 +46,7 @@
 
 struct dr_channel_impl {
 	struct dr_comp_channel pub;
+	rte_spinlock_t lock;                /* workers queue CQs, the application pops them */
 	struct dr_cq_impl *ring[DR_CHANNEL_RING];
 	uint32_t head, tail;
 };
@@ -99,6 +104,7 @@ dr_create_comp_channel(struct dr_context *ctx)
 	}
 	c->pub.context = ctx;
 	c->pub.fd = fd;
+	rte_spinlock_init(&c->lock);
 	return &c->pub;
 }
 
@@ -126,22 +132,29 @@ dr_req_notify_cq(struct dr_cq *pub, int solicited_only)
 	if (cq->channel == NULL)
 		return -EINVAL;
 	/* a later request for "any" widens an armed "solicited" one, never the reverse */
+	rte_spinlock_lock(&channel_impl(cq->channel)->lock);
 	if (!solicited_only || cq->notify == DR_CQ_NOTIFY_NONE)
-		cq->notify = solicited_only ? DR_CQ_NOTIFY_SOLICITED : DR_CQ_NOTIFY_NEXT;
+		__atomic_store_n(&cq->notify, solicited_only ? DR_CQ_NOTIFY_SOLICITED : DR_CQ_NOTIFY_NEXT,
+				 __ATOMIC_RELEASE);
+	rte_spinlock_unlock(&channel_impl(cq->channel)->lock);
 	return 0;
 }
 
 void
 dr_cq_event(struct dr_cq_impl *cq, bool solicited_or_error)
 {
-	struct dr_channel_impl *c;
+	struct dr_channel_impl *c = channel_impl(cq->channel);
 
+	/* armed CQs only (a rare path: the lock orders workers and the arming thread) */
+	rte_spinlock_lock(&c->lock);
 	if (cq->notify == DR_CQ_NOTIFY_NONE ||
-	    (cq->notify == DR_CQ_NOTIFY_SOLICITED && !solicited_or_error))
+	    (cq->notify == DR_CQ_NOTIFY_SOLICITED && !solicited_or_error)) {
+		rte_spinlock_unlock(&c->lock);
 		return;
-	cq->notify = DR_CQ_NOTIFY_NONE;      /* one event per request (ibv_req_notify_cq(3)) */
-	c = channel_impl(cq->channel);
+	}
+	__atomic_store_n(&cq->notify, DR_CQ_NOTIFY_NONE, __ATOMIC_RELAXED); /* one event per request */
 	c->ring[c->head++ % DR_CHANNEL_RING] = cq;
+	rte_spinlock_unlock(&c->lock);
 	fd_signal(c->pub.fd);
 }
 
@@ -149,14 +162,33 @@ dr_cq_event(struct dr_cq_impl *cq, bool solicited_or_error)
 static struct dr_cq_impl *
 channel_pop(struct dr_channel_impl *c)
 {
-	while (c->tail != c->head) {
-		struct dr_cq_impl *cq = c->ring[c->tail++ % DR_CHANNEL_RING];
+	struct dr_cq_impl *cq = NULL;
 
+	rte_spinlock_lock(&c->lock);
+	while (c->tail != c->head) {
+		cq = c->ring[c->tail++ % DR_CHANNEL_RING];
 		fd_take(c->pub.fd);
 		if (cq != NULL)
-			return cq;
+			break;
 	}
-	return NULL;
+	rte_spinlock_unlock(&c->lock);
+	return cq;
+}
+
+/* Wait until the channel's fd is readable (DR_PROGRESS_RTC: the workers signal it). */
+static int
+channel_wait(struct dr_channel_impl *c)
+{
+	struct pollfd pfd = { .fd = c->pub.fd, .events = POLLIN };
+
+	for (;;) {
+		int rc = poll(&pfd, 1, -1);
+
+		if (rc > 0)
+			return 0;
+		if (rc < 0 && errno != EINTR)
+			return -errno;
+	}
 }
 
 int
@@ -176,8 +208,13 @@ dr_get_cq_event(struct dr_comp_channel *channel, struct dr_cq **cq, void **cq_co
 		got = channel_pop(c);
 		if (got != NULL)
 			break;
-		/* inline mode: nothing else moves the transport */
-		rc = dr_progress(channel->context);
+		if (channel->context->attr.mode == DR_PROGRESS_INLINE) {
+			/* inline mode: nothing else moves the transport */
+			rc = dr_progress(channel->context);
+		} else {
+			/* the workers move it and signal the fd */
+			rc = nonblock ? 0 : channel_wait(c);
+		}
 		if (rc < 0)
 			return rc;
 		if (nonblock) {
@@ -216,9 +253,11 @@ dr_channel_forget(struct dr_cq_impl *cq)
 	if (cq->channel == NULL)
 		return;
 	c = channel_impl(cq->channel);
+	rte_spinlock_lock(&c->lock);
 	for (i = c->tail; i != c->head; i++)
 		if (c->ring[i % DR_CHANNEL_RING] == cq)
 			c->ring[i % DR_CHANNEL_RING] = NULL;
+	rte_spinlock_unlock(&c->lock);
 }
 
 /* ------------------------------------------------------------ async events */
@@ -273,7 +312,10 @@ dr_async_raise(struct dr_context *ctx, enum dr_event_type type, void *element)
 {
 	struct dr_async_event *ev;
 
+	/* raised by workers and by the control side: a lock, off the fast path */
+	rte_spinlock_lock(&ctx->async_lock);
 	if (ctx->async_head - ctx->async_tail >= DR_ASYNC_EVENTS) {
+		rte_spinlock_unlock(&ctx->async_lock);
 		DR_LOG(ctx, ERR, "async event %s lost: %u unread", dr_event_type_str(type), DR_ASYNC_EVENTS);
 		return;
 	}
@@ -285,6 +327,7 @@ dr_async_raise(struct dr_context *ctx, enum dr_event_type type, void *element)
 	else
 		ev->element.qp = element;   /* the union's pointers share one representation */
 	ctx->async_head++;
+	rte_spinlock_unlock(&ctx->async_lock);
 	fd_signal(ctx->async_fd);
 }
 
@@ -293,12 +336,14 @@ dr_async_forget(struct dr_context *ctx, const void *element)
 {
 	uint32_t i;
 
+	rte_spinlock_lock(&ctx->async_lock);
 	for (i = ctx->async_tail; i != ctx->async_head; i++) {
 		struct dr_async_event *ev = &ctx->async_ev[i % DR_ASYNC_EVENTS];
 
 		if (unacked_of(ev) != NULL && (const void *)ev->element.qp == element)
 			ev->event_type = DR_EVENT_DEVICE_FATAL + 0x100;  /* a tombstone, skipped */
 	}
+	rte_spinlock_unlock(&ctx->async_lock);
 }
 
 int
@@ -306,6 +351,7 @@ dr_get_async_event(struct dr_context *ctx, struct dr_async_event *event)
 {
 	if (ctx == NULL || event == NULL)
 		return -EINVAL;
+	rte_spinlock_lock(&ctx->async_lock);
 	while (ctx->async_tail != ctx->async_head) {
 		struct dr_async_event *ev = &ctx->async_ev[ctx->async_tail++ % DR_ASYNC_EVENTS];
 
@@ -319,8 +365,10 @@ dr_get_async_event(struct dr_context *ctx, struct dr_async_event *event)
 		if (n != NULL)
 			(*n)++;
 		*event = *ev;
+		rte_spinlock_unlock(&ctx->async_lock);
 		return 0;
 	}
+	rte_spinlock_unlock(&ctx->async_lock);
 	return -EAGAIN;
 }
 

@@ -14,6 +14,7 @@
 #include <rte_malloc.h>
 
 #include "dr_context.h"
+#include "dr_engine.h"
 #include "dr_log.h"
 
 static struct dr_mr *
@@ -81,7 +82,7 @@ dr_reg_mr(struct dr_pd *pd, void *addr, size_t length, int access)
 
 	pd->refcnt++;
 	ctx->num_mrs++;
-	ctx->mr_table[idx] = mr;
+	__atomic_store_n(&ctx->mr_table[idx], mr, __ATOMIC_RELEASE);  /* workers read it lock-free */
 	return &mr->pub;
 }
 
@@ -104,7 +105,14 @@ dr_dereg_mr(struct dr_mr *pub)
 		DR_LOG(ctx, INFO, "dereg_mr: %u memory windows are bound to it", mr->num_mw);
 		return -EBUSY;
 	}
-	ctx->mr_table[idx] = NULL;
+	/*
+	 * Out of the table, then wait for every worker to pass a quiescent
+	 * point: a WRITE / READ / atomic that found the MR before is finished,
+	 * every later one fails its R_Key / L_Key check. Nothing lands in the
+	 * memory once this call returns.
+	 */
+	__atomic_store_n(&ctx->mr_table[idx], NULL, __ATOMIC_RELEASE);
+	dr_engine_sync(ctx);
 	ctx->num_mrs--;
 	pub->pd->refcnt--;
 	rte_free(mr);

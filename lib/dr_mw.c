@@ -19,6 +19,7 @@
 
 #include <rte_malloc.h>
 
+#include "dr_engine.h"
 #include "dr_log.h"
 #include "dr_mw.h"
 
@@ -54,7 +55,7 @@ dr_alloc_mw(struct dr_pd *pd, enum dr_mw_type type)
 	mw->pub.handle = i;
 	/* the key portion starts where the slot's last window left it: an old key does not name a new window */
 	mw->pub.rkey = dr_mr_key_make(DR_MAX_MR + i, (uint8_t)(ctx->mw_variant[i] + 1));
-	ctx->mw_table[i] = mw;
+	__atomic_store_n(&ctx->mw_table[i], mw, __ATOMIC_RELEASE);
 	ctx->num_mws++;
 	pd->refcnt++;
 	return &mw->pub;
@@ -84,11 +85,13 @@ dr_dealloc_mw(struct dr_mw *pub)
 	slot = pub->handle;
 	if (slot >= DR_MAX_MW || ctx->mw_table[slot] != mw)
 		return -EINVAL;
-	if (mw->inflight != 0)
+	if (__atomic_load_n(&mw->inflight, __ATOMIC_ACQUIRE) != 0)
 		return -EBUSY;
+	/* out of the table; once no worker holds it, nothing binds or invalidates it any more */
+	__atomic_store_n(&ctx->mw_table[slot], NULL, __ATOMIC_RELEASE);
+	dr_engine_sync(ctx);
 	mw_unbind(mw);
 	ctx->mw_variant[slot] = dr_mr_key_variant(pub->rkey);
-	ctx->mw_table[slot] = NULL;
 	ctx->num_mws--;
 	pub->pd->refcnt--;
 	rte_free(mw);

@@ -41,7 +41,7 @@ dr_mw_lookup(struct dr_context *ctx, uint32_t rkey)
 
 	if (idx < DR_MAX_MR || idx >= DR_MAX_MR + DR_MAX_MW)
 		return NULL;
-	mw = ctx->mw_table[idx - DR_MAX_MR];
+	mw = __atomic_load_n(&ctx->mw_table[idx - DR_MAX_MR], __ATOMIC_ACQUIRE);
 	return mw != NULL && mw->pub.rkey == rkey ? mw : NULL;
 }
 

@@ -193,7 +193,7 @@ send_wqe_fill(struct dr_qp_impl *qp, struct dr_send_wqe *wqe, uint32_t slot, con
 	if (wr->opcode == DR_WR_BIND_MW) {
 		/* executed when the requester reaches it; the window is held until then */
 		wqe->mw = dr_mw_impl(wr->bind_mw.mw);
-		wqe->mw->inflight++;
+		__atomic_fetch_add(&wqe->mw->inflight, 1, __ATOMIC_RELAXED);
 		wqe->rkey = wr->bind_mw.rkey;
 		wqe->remote_addr = wr->bind_mw.bind_info.addr;
 		wqe->bind_mr = wr->bind_mw.bind_info.mr != NULL ? dr_mr_impl(wr->bind_mw.bind_info.mr) : NULL;
@@ -203,7 +203,7 @@ send_wqe_fill(struct dr_qp_impl *qp, struct dr_send_wqe *wqe, uint32_t slot, con
 	if (f & DR_WRF_NEEDS_AH) {
 		/* C10-15: the high-order bit of the WR's Q_Key selects the QP's own */
 		wqe->ah = dr_ah_impl(wr->wr.ud.ah);
-		wqe->ah->inflight++;
+		__atomic_fetch_add(&wqe->ah->inflight, 1, __ATOMIC_RELAXED);
 		wqe->remote_qpn = wr->wr.ud.remote_qpn;
 		wqe->remote_qkey = (wr->wr.ud.remote_qkey & DR_QKEY_USE_QP) ? qp->attr.qkey : wr->wr.ud.remote_qkey;
 	}
@@ -240,7 +240,7 @@ send_wqe_fill(struct dr_qp_impl *qp, struct dr_send_wqe *wqe, uint32_t slot, con
 int
 dr_post_send_check(struct dr_qp_impl *qp, const struct dr_send_wr *wr, uint16_t *flags, uint64_t *len)
 {
-	enum dr_qp_state st = qp->pub.state;
+	enum dr_qp_state st = __atomic_load_n(&qp->pub.state, __ATOMIC_ACQUIRE);
 
 	/* IBA 10.3.1: send WRs are taken in RTS and SQD (queued while draining), not before RTS */
 	if (st == DR_QPS_RESET || st == DR_QPS_INIT || st == DR_QPS_RTR)
@@ -252,10 +252,11 @@ int
 dr_post_send_commit(struct dr_qp_impl *qp, const struct dr_send_wr *wr, uint16_t f, uint64_t len)
 {
 	struct dr_sq *sq = &qp->sq;
-	enum dr_qp_state st = qp->pub.state;
+	enum dr_qp_state st = __atomic_load_n(&qp->pub.state, __ATOMIC_ACQUIRE);
 	uint32_t head;
 
-	if (st == DR_QPS_ERR || st == DR_QPS_SQE) {
+	/* inline: we are the CQ's producer, flush now; else the worker flushes it (dr_qp_flush_posted()) */
+	if ((st == DR_QPS_ERR || st == DR_QPS_SQE) && qp->pub.context->attr.mode == DR_PROGRESS_INLINE) {
 		flush_now(qp, qp->pub.send_cq, wr->wr_id, dr_wr_wc_opcode(wr->opcode));
 		return 0;
 	}
@@ -343,7 +344,7 @@ dr_rq_post_one(struct dr_context *ctx, struct dr_pd *pd, struct dr_rq *rq, const
 static int
 post_one_recv(struct dr_qp_impl *qp, const struct dr_recv_wr *wr)
 {
-	enum dr_qp_state st = qp->pub.state;
+	enum dr_qp_state st = __atomic_load_n(&qp->pub.state, __ATOMIC_ACQUIRE);
 	int i, rc;
 
 	/* IBA 10.3.1: receive WRs are taken in every state but RESET; a QP on an SRQ takes none (rxe),
@@ -361,8 +362,11 @@ post_one_recv(struct dr_qp_impl *qp, const struct dr_recv_wr *wr)
 			if (rc != 0)
 				return rc;
 		}
-		flush_now(qp, qp->pub.recv_cq, wr->wr_id, DR_WC_RECV);
-		return 0;
+		if (qp->pub.context->attr.mode == DR_PROGRESS_INLINE) {
+			flush_now(qp, qp->pub.recv_cq, wr->wr_id, DR_WC_RECV);
+			return 0;
+		}
+		/* queued: the worker flushes it (dr_qp_flush_posted()) */
 	}
 	return dr_rq_post_one(qp->pub.context, qp->pub.pd, &qp->rq, wr);
 }
@@ -397,11 +401,11 @@ void
 dr_send_wqe_release(struct dr_send_wqe *wqe)
 {
 	if (wqe->ah != NULL) {
-		wqe->ah->inflight--;
+		__atomic_fetch_sub(&wqe->ah->inflight, 1, __ATOMIC_RELEASE);
 		wqe->ah = NULL;
 	}
 	if (wqe->mw != NULL) {
-		wqe->mw->inflight--;
+		__atomic_fetch_sub(&wqe->mw->inflight, 1, __ATOMIC_RELEASE);
 		wqe->mw = NULL;
 	}
 }

@@ -19,6 +19,7 @@
 
 #include "dr_ah.h"
 #include "dr_context.h"
+#include "dr_engine.h"
 #include "dr_log.h"
 #include "dr_mw.h"
 #include "dr_pkt.h"
@@ -246,8 +247,16 @@ dr_qp_create(struct dr_context *ctx, struct dr_pd *pd, struct dr_qp_init_attr *i
 		qp->srq->refcnt++;
 	if (qp->xrcd != NULL)
 		qp->xrcd->refcnt++;
+	/* its worker for life: the one of its SRQ / XRC domain (one consumer each), else round robin */
+	if (qp->xrcd != NULL)
+		qp->wk = qp->xrcd->wk;
+	else if (qp->srq != NULL)
+		qp->wk = qp->srq->wk;
+	else
+		qp->wk = dr_engine_place(ctx);
+	qp->wk->num_qps++;
 	ctx->num_qps++;
-	ctx->qp_table[idx] = qp;
+	__atomic_store_n(&ctx->qp_table[idx], qp, __ATOMIC_RELEASE);  /* workers look it up lock-free */
 	DR_LOG(qp, DEBUG, "QP 0x%x created: wr %u/%u sge %u/%u inline %u", qp->pub.qp_num,
 	       cap.max_send_wr, cap.max_recv_wr, cap.max_send_sge, cap.max_recv_sge, cap.max_inline_data);
 	return &qp->pub;
@@ -396,15 +405,23 @@ qp_reset(struct dr_qp_impl *qp)
 	qp->route_resolved = false;
 }
 
-int
-dr_modify_qp(struct dr_qp *pub, struct dr_qp_attr *attr, int mask)
-{
+struct qp_modify_args {
 	struct dr_qp_impl *qp;
+	struct dr_qp_attr *attr;
+	int mask;
+};
+
+/* ibv_modify_qp(3), on the QP's worker: the state and every stage's state change there. */
+static int
+qp_modify(void *arg)
+{
+	struct qp_modify_args *a = arg;
+	struct dr_qp_impl *qp = a->qp;
+	struct dr_qp *pub = &qp->pub;
+	struct dr_qp_attr *attr = a->attr;
+	int mask = a->mask;
 	enum dr_qp_state cur, next;
 
-	if (pub == NULL || attr == NULL)
-		return -EINVAL;
-	qp = dr_qp_impl(pub);
 	cur = pub->state;
 	next = (mask & DR_QP_STATE) ? attr->qp_state : cur;
 	if (attr_check(qp, attr, mask, cur, next) != 0) {
@@ -448,10 +465,23 @@ dr_modify_qp(struct dr_qp *pub, struct dr_qp_attr *attr, int mask)
 				qp->comp.rnr_left = qp->attr.rnr_retry;
 		}
 	}
-	pub->state = next;
+	__atomic_store_n(&pub->state, next, __ATOMIC_RELEASE);   /* the post calls read it */
 	qp->attr.qp_state = next;
+	dr_engine_qp_update(qp);
 	DR_LOG(qp, DEBUG, "QP 0x%x %s -> %s", pub->qp_num, dr_qp_state_name(cur), dr_qp_state_name(next));
 	return 0;
+}
+
+int
+dr_modify_qp(struct dr_qp *pub, struct dr_qp_attr *attr, int mask)
+{
+	struct qp_modify_args a = { .attr = attr, .mask = mask };
+
+	if (pub == NULL || attr == NULL)
+		return -EINVAL;
+	a.qp = dr_qp_impl(pub);
+	/* returns when the QP's worker has made the change */
+	return dr_engine_call(a.qp->wk, qp_modify, &a);
 }
 
 void
@@ -463,14 +493,15 @@ dr_qp_to_error(struct dr_qp_impl *qp)
 	uint32_t i, sq_head, rq_head, nsend, nrecv;
 	enum dr_qp_state prev = qp->pub.state;
 
-	qp->pub.state = DR_QPS_ERR;
+	__atomic_store_n(&qp->pub.state, DR_QPS_ERR, __ATOMIC_RELEASE);
 	qp->attr.qp_state = DR_QPS_ERR;
+	dr_engine_qp_update(qp);                /* it drains from its worker's active list */
 	/*
 	 * IBA 10.3.1 (Error state), ibv_modify_qp(3)/ibv_poll_cq(3): every WR
 	 * outstanding on either queue completes, in order, with WR_FLUSH_ERR,
 	 * whether it was signaled or not.
 	 */
-	sq_head = qp->sq.head;
+	sq_head = dr_sq_head(&qp->sq);
 	for (i = qp->sq.tail; i != sq_head; i++) {
 		struct dr_send_wqe *wqe = dr_sq_wqe(&qp->sq, i);
 
@@ -505,7 +536,7 @@ dr_qp_to_error(struct dr_qp_impl *qp)
 		if (prev != DR_QPS_ERR && prev != DR_QPS_RESET && qp->pub.qp_type != DR_QPT_XRC_RECV)
 			dr_async_raise(qp->pub.context, DR_EVENT_QP_LAST_WQE_REACHED, &qp->pub);
 	} else {
-		rq_head = qp->rq.head;
+		rq_head = dr_rq_head(&qp->rq);
 		for (i = qp->rq.tail; i != rq_head; i++) {
 			const struct dr_recv_wqe *wqe = dr_rq_wqe(&qp->rq, i);
 
@@ -535,6 +566,77 @@ dr_qp_to_error(struct dr_qp_impl *qp)
 	DR_LOG(qp, DEBUG, "QP 0x%x -> ERR: %u send and %u receive WRs flushed", qp->pub.qp_num, nsend, nrecv);
 }
 
+static int
+qp_to_error_call(void *arg)
+{
+	struct dr_qp_impl *qp = arg;
+
+	if (qp->pub.state != DR_QPS_ERR && qp->pub.state != DR_QPS_RESET)
+		dr_qp_to_error(qp);
+	return 0;
+}
+
+int
+dr_qp_error_on_worker(struct dr_qp_impl *qp)
+{
+	return dr_engine_call(qp->wk, qp_to_error_call, qp);
+}
+
+/* Flush with WR_FLUSH_ERR, in order, the WRs of @q between its tail and head. */
+static void
+flush_send(struct dr_qp_impl *qp)
+{
+	uint32_t head = dr_sq_head(&qp->sq), i;
+	struct dr_wc wc;
+
+	for (i = qp->sq.tail; i != head; i++) {
+		struct dr_send_wqe *wqe = dr_sq_wqe(&qp->sq, i);
+
+		dr_send_wqe_release(wqe);
+		memset(&wc, 0, sizeof(wc));
+		wc.wr_id = wqe->wr_id;
+		wc.status = DR_WC_WR_FLUSH_ERR;
+		wc.opcode = dr_wr_wc_opcode(wqe->opcode);
+		wc.qp_num = qp->pub.qp_num;
+		(void)dr_cq_push(dr_cq_impl(qp->pub.send_cq), &wc);
+	}
+	__atomic_store_n(&qp->sq.tail, head, __ATOMIC_RELEASE);
+	qp->req.cur = head;
+}
+
+void
+dr_qp_flush_posted(struct dr_qp_impl *qp)
+{
+	uint32_t head, i;
+	struct dr_wc wc;
+
+	/* IBA 10.3.1: in ERR (and SQE, for the send queue) a WR completes at once, flushed */
+	if (qp->sq.tail != dr_sq_head(&qp->sq) && qp->pub.qp_type != DR_QPT_XRC_RECV)
+		flush_send(qp);
+	if (qp->pub.state != DR_QPS_ERR || qp->srq != NULL || qp->rq.wqe == NULL)
+		return;
+	head = dr_rq_head(&qp->rq);
+	for (i = qp->rq.tail; i != head; i++) {
+		memset(&wc, 0, sizeof(wc));
+		wc.wr_id = dr_rq_wqe(&qp->rq, i)->wr_id;
+		wc.status = DR_WC_WR_FLUSH_ERR;
+		wc.opcode = DR_WC_RECV;
+		wc.qp_num = qp->pub.qp_num;
+		(void)dr_cq_push(dr_cq_impl(qp->pub.recv_cq), &wc);
+	}
+	__atomic_store_n(&qp->rq.tail, head, __ATOMIC_RELEASE);
+}
+
+static int
+qp_query_call(void *arg)
+{
+	struct dr_qp_impl *qp = arg;
+
+	qp->query_snap = qp->attr;
+	qp->query_snap.qp_state = qp->pub.state;
+	return 0;
+}
+
 int
 dr_query_qp(struct dr_qp *pub, struct dr_qp_attr *attr, int attr_mask, struct dr_qp_init_attr *init_attr)
 {
@@ -544,12 +646,25 @@ dr_query_qp(struct dr_qp *pub, struct dr_qp_attr *attr, int attr_mask, struct dr
 	if (pub == NULL || attr == NULL || init_attr == NULL)
 		return -EINVAL;
 	qp = dr_qp_impl(pub);
-	*attr = qp->attr;
-	attr->qp_state = pub->state;
-	attr->cur_qp_state = pub->state;
+	/* a consistent copy, taken by the QP's worker (the transport may be moving it to ERR) */
+	(void)dr_engine_call(qp->wk, qp_query_call, qp);
+	*attr = qp->query_snap;
+	attr->cur_qp_state = attr->qp_state;
 	attr->cap = qp->init.cap;
 	attr->sq_draining = 0;
 	*init_attr = qp->init;
+	return 0;
+}
+
+/* On the QP's worker: off the active list, its held requests and WQE references given back. */
+static int
+qp_detach_call(void *arg)
+{
+	struct dr_qp_impl *qp = arg;
+
+	dr_engine_qp_remove(qp);
+	sq_release_all(qp);
+	dr_resp_drain(qp);
 	return 0;
 }
 
@@ -572,11 +687,15 @@ dr_destroy_qp(struct dr_qp *pub)
 		return -EBUSY;
 	}
 	dr_async_forget(ctx, pub);
+	/* out of the table, off its worker, and no worker still holds it; then freed */
+	__atomic_store_n(&ctx->qp_table[qp->index], NULL, __ATOMIC_RELEASE);
+	(void)dr_engine_call(qp->wk, qp_detach_call, qp);
+	dr_engine_sync(ctx);
 	dr_mw_qp_destroyed(qp);
 	dr_wr_batch_free(qp);
 	if (qp->srq != NULL && qp->xrcd == NULL)
 		qp->srq->refcnt--;          /* an XRC target's is only the one of its last message */
-	ctx->qp_table[qp->index] = NULL;
+	qp->wk->num_qps--;
 	ctx->num_qps--;
 	if (pub->send_cq != NULL)
 		dr_cq_impl(pub->send_cq)->refcnt--;
@@ -587,8 +706,6 @@ dr_destroy_qp(struct dr_qp *pub)
 	if (qp->xrcd != NULL)
 		qp->xrcd->refcnt--;
 	DR_LOG(qp, DEBUG, "QP 0x%x destroyed", pub->qp_num);
-	sq_release_all(qp);
-	dr_resp_drain(qp);
 	queues_free(qp);
 	rte_free(qp);
 	return 0;

@@ -11,14 +11,19 @@
  *   requester (dr_req.c)   turns send WQEs into request packets;
  *   responder (dr_resp.c)  checks and executes received requests, acknowledges;
  *   completer (dr_comp.c)  matches responses to send WQEs, retries, completes.
- * In DR_PROGRESS_INLINE mode one thread runs them all (dr_engine.c); the
- * fields are grouped by owner so a pipeline mode can split them later.
+ * The QP's worker (dr_worker.h) runs them all (dr_engine.c): the
+ * application's thread in DR_PROGRESS_INLINE mode, a worker lcore in
+ * DR_PROGRESS_RTC mode. The post calls write the queues' heads (release),
+ * the worker their tails; everything else here is the worker's. The fields
+ * are grouped by owner so a pipeline mode can split them later.
  */
 
 #include <stdbool.h>
 #include <stdint.h>
 
 #include <rte_mbuf.h>
+
+#include <sys/queue.h>
 
 #include "dr_context.h"
 #include "dr_pkt.h"
@@ -109,6 +114,9 @@ struct dr_rq {
 	uint32_t tail;                 /* next WQE the responder consumes */
 };
 
+/* The producer's index, read by the consumer: the WQEs before it are written (release/acquire). */
+static inline uint32_t dr_sq_head(const struct dr_sq *sq) { return __atomic_load_n(&sq->head, __ATOMIC_ACQUIRE); }
+static inline uint32_t dr_rq_head(const struct dr_rq *rq) { return __atomic_load_n(&rq->head, __ATOMIC_ACQUIRE); }
 static inline struct dr_send_wqe *dr_sq_wqe(const struct dr_sq *sq, uint32_t i) { return &sq->wqe[i & (sq->size - 1)]; }
 static inline struct dr_recv_wqe *dr_rq_wqe(const struct dr_rq *rq, uint32_t i) { return &rq->wqe[i & (rq->size - 1)]; }
 
@@ -218,6 +226,7 @@ struct dr_qp_impl {
 	};
 	struct dr_wr_batch *batch;         /* the builder's staging (dr_wr_ex.c), NULL without send_ops_flags */
 	struct dr_qp_attr attr;        /* current attributes (dr_query_qp) */
+	struct dr_qp_attr query_snap;  /* dr_query_qp()'s copy, taken on the worker */
 	struct dr_qp_init_attr init;   /* creation attributes, caps as granted */
 	int sq_sig_all;
 	uint32_t index;                /* in ctx->qp_table */
@@ -237,7 +246,10 @@ struct dr_qp_impl {
 	struct dr_comp_state comp;
 	struct dr_resp_state resp;
 
-	bool active;                   /* on the context's progress list */
+	/* the engine: the worker that runs this QP's stages for its whole life, and its list */
+	struct dr_worker *wk;
+	TAILQ_ENTRY(dr_qp_impl) wk_link;   /* on wk->active while active */
+	bool active;                   /* on its worker's active list (dr_engine_qp_update()) */
 };
 
 static inline struct dr_qp_impl *dr_qp_impl(struct dr_qp *qp) { return (struct dr_qp_impl *)qp; }
@@ -265,7 +277,8 @@ dr_qp_lookup(struct dr_context *ctx, uint32_t qpn)
 {
 	uint32_t idx = qpn - DR_QPN_BASE;
 
-	return idx < DR_MAX_QP ? ctx->qp_table[idx] : NULL;
+	/* published by the control side with release (dr_qp.c) */
+	return idx < DR_MAX_QP ? __atomic_load_n(&ctx->qp_table[idx], __ATOMIC_ACQUIRE) : NULL;
 }
 
 /*
@@ -297,6 +310,10 @@ struct dr_qp *dr_qp_create(struct dr_context *ctx, struct dr_pd *pd, struct dr_q
 
 /* Move the QP to ERR and flush every outstanding WR (both queues) with WR_FLUSH_ERR. */
 void dr_qp_to_error(struct dr_qp_impl *qp);
+/* The same from any thread: on the QP's worker (dr_engine_call()). */
+int dr_qp_error_on_worker(struct dr_qp_impl *qp);
+/* ERR / SQE: flush the WRs posted since the QP got there (DR_PROGRESS_RTC leaves them to the worker). */
+void dr_qp_flush_posted(struct dr_qp_impl *qp);
 
 /* Start a UD packet to @dest_qpn along @rt (an AH's route; the QP's UDP source port is used). */
 struct rte_mbuf *dr_qp_pkt_start_ud(struct dr_qp_impl *qp, const struct dr_pkt_route *rt, uint32_t dest_qpn,

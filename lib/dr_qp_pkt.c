@@ -52,7 +52,7 @@ pkt_start(struct dr_qp_impl *qp, const struct dr_pkt_route *rt, uint32_t dest_qp
 
 	m = rte_pktmbuf_alloc(ctx->pool);
 	if (unlikely(m == NULL)) {
-		ctx->stats.tx_nombuf++;
+		qp->wk->stats.tx_nombuf++;
 		return NULL;
 	}
 	if (rt->ip_ver == 4)

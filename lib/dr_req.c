@@ -83,16 +83,17 @@ static struct dr_send_wqe *
 req_next_wqe(struct dr_qp_impl *qp)
 {
 	struct dr_sq *sq = &qp->sq;
+	uint32_t head = dr_sq_head(sq);
 	struct dr_send_wqe *wqe;
 
 	/* the queue was flushed or reset behind our back: restart from its tail */
-	if ((uint32_t)(sq->head - qp->req.cur) > (uint32_t)(sq->head - sq->tail)) {
+	if ((uint32_t)(head - qp->req.cur) > (uint32_t)(head - sq->tail)) {
 		qp->req.cur = sq->tail;
 		qp->req.offset = 0;
 	}
-	if (sq->tail == sq->head)
+	if (sq->tail == head)
 		qp->req.rd_atomic = 0;
-	if (qp->req.cur == sq->head)
+	if (qp->req.cur == head)
 		return NULL;
 	wqe = dr_sq_wqe(sq, qp->req.cur);
 	/* IBA 10.3.1 (SQD): no new WQE starts, the ones already started finish */
@@ -167,7 +168,7 @@ req_xmit(struct dr_qp_impl *qp, struct rte_mbuf *m, struct dr_pkt_info *pi)
 		rte_pktmbuf_free(m);
 		return rc;
 	}
-	dr_ctx_tx(qp->pub.context, m);
+	dr_wk_tx(qp->wk, m);
 	return 0;
 }
 
@@ -409,7 +410,7 @@ req_send_ud(struct dr_qp_impl *qp, struct dr_send_wqe *wqe)
 
 	/* C10-93.1.1: a message longer than the path MTU is not sent, the WR completes with success */
 	if (wqe->length > qp->mtu) {
-		ctx->stats.tx_ud_oversize++;
+		qp->wk->stats.tx_ud_oversize++;
 		DR_DP_LOG(req, DEBUG, "qp %u: UD message of %u bytes above the %u-byte MTU dropped",
 			  qp->pub.qp_num, wqe->length, qp->mtu);
 		req_ud_done(qp, wqe);
@@ -420,7 +421,7 @@ req_send_ud(struct dr_qp_impl *qp, struct dr_send_wqe *wqe)
 		return rc;                 /* ARP / ND under way: next round */
 	if (rc != 0) {
 		/* no neighbour: the datagram is lost, as an unreliable service may lose it */
-		ctx->stats.tx_ud_unreachable++;
+		qp->wk->stats.tx_ud_unreachable++;
 		req_ud_done(qp, wqe);
 		return 0;
 	}
@@ -510,7 +511,6 @@ req_checks(struct dr_qp_impl *qp, struct dr_send_wqe *wqe)
 int
 dr_req_progress(struct dr_qp_impl *qp)
 {
-	struct dr_context *ctx = qp->pub.context;
 	bool sent_any = false;
 	int n = 0;
 
@@ -538,7 +538,7 @@ dr_req_progress(struct dr_qp_impl *qp)
 			qp->req.offset = 0;
 			continue;
 		}
-		if (v == REQ_WAIT || dr_tx_room(ctx) == 0)
+		if (v == REQ_WAIT || dr_tx_room(qp->wk) == 0)
 			break;
 		if (req_send_pkt(qp, wqe) != 0)
 			break;         /* no mbuf / MAC yet: next round; local error: completer ends it */
@@ -562,7 +562,7 @@ dr_req_rewind(struct dr_qp_impl *qp)
 	qp->req.cur = sq->tail;
 	qp->req.offset = 0;
 	qp->req.wait_fence = false;
-	for (i = sq->tail; i != sq->head; i++) {
+	for (i = sq->tail; i != dr_sq_head(sq); i++) {
 		struct dr_send_wqe *wqe = dr_sq_wqe(sq, i);
 		int32_t acked;
 

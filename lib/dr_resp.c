@@ -119,7 +119,7 @@ resp_send_ack(struct dr_qp_impl *qp, uint8_t opcode, uint8_t syndrome, uint32_t 
 	struct dr_pkt_info pi;
 	struct rte_mbuf *m;
 
-	if (dr_tx_room(qp->pub.context) == 0)
+	if (dr_tx_room(qp->wk) == 0)
 		return -ENOBUFS;
 	m = dr_qp_pkt_start(qp, opcode, 0, psn, &pi);
 	if (m == NULL)
@@ -131,7 +131,7 @@ resp_send_ack(struct dr_qp_impl *qp, uint8_t opcode, uint8_t syndrome, uint32_t 
 		rte_pktmbuf_free(m);
 		return -ENOBUFS;
 	}
-	dr_ctx_tx(qp->pub.context, m);
+	dr_wk_tx(qp->wk, m);
 	return 0;
 }
 
@@ -698,7 +698,7 @@ resp_drop(struct dr_qp_impl *qp, struct resp_ctx *c)
 {
 	DR_DP_LOG(resp, DEBUG, "qp %u: %s psn %#x dropped (expected %#x)", qp->pub.qp_num,
 		  dr_opcode_name(c->pi->opcode), c->psn, qp->resp.epsn);
-	qp->pub.context->stats.rx_dropped++;
+	qp->wk->stats.rx_dropped++;
 	qp->resp.uc_drop = true;
 	qp->resp.in_msg = DR_RESP_MSG_NONE;
 	return RESP_DONE;
@@ -814,7 +814,7 @@ resp_read_reply(struct dr_qp_impl *qp, int budget)
 	uint32_t mtu = qp->mtu;
 	int n = 0;
 
-	while (n < budget && dr_tx_room(qp->pub.context) > 0) {
+	while (n < budget && dr_tx_room(qp->wk) > 0) {
 		uint32_t left = res->end - res->sent, pay = RTE_MIN(left, mtu);
 		bool first = res->sent == res->start, last = left <= mtu;
 		struct dr_rkey_target t;
@@ -847,7 +847,7 @@ resp_read_reply(struct dr_qp_impl *qp, int budget)
 			rte_pktmbuf_free(m);
 			break;
 		}
-		dr_ctx_tx(qp->pub.context, m);
+		dr_wk_tx(qp->wk, m);
 		n++;
 		res->sent += pay;
 		res->next_psn = dr_psn_add(res->next_psn, 1);

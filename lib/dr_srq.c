@@ -18,6 +18,7 @@
 #include <rte_malloc.h>
 
 #include "dr_context.h"
+#include "dr_engine.h"
 #include "dr_log.h"
 #include "dr_srq.h"
 
@@ -82,6 +83,7 @@ dr_srq_create(struct dr_pd *pd, void *srq_context, struct dr_srq_attr *attr, enu
 	srq->type = type;
 	srq->xrcd = xrcd;
 	srq->cq = cq;
+	srq->wk = xrcd != NULL ? xrcd->wk : dr_engine_place(ctx);
 	/* the attributes actually provided; srq_limit is not set at creation (ibv_create_srq(3)) */
 	attr->max_wr = srq->rq.max_wr;
 	attr->max_sge = max_sge;
@@ -90,7 +92,7 @@ dr_srq_create(struct dr_pd *pd, void *srq_context, struct dr_srq_attr *attr, enu
 		xrcd->refcnt++;
 	if (cq != NULL)
 		dr_cq_impl(cq)->refcnt++;
-	ctx->srq_table[slot] = srq;
+	__atomic_store_n(&ctx->srq_table[slot], srq, __ATOMIC_RELEASE);
 	ctx->num_srqs++;
 	return &srq->pub;
 }
@@ -132,15 +134,41 @@ srq_resize(struct dr_srq_impl *srq, uint32_t max_wr)
 	return 0;
 }
 
+struct srq_modify_args {
+	struct dr_srq_impl *srq;
+	struct dr_srq_attr *attr;
+	int mask;
+};
+
+static int srq_modify(struct dr_srq_impl *srq, struct dr_srq_attr *attr, int mask);
+
+static int
+srq_modify_call(void *arg)
+{
+	struct srq_modify_args *a = arg;
+
+	return srq_modify(a->srq, a->attr, a->mask);
+}
+
 int
 dr_modify_srq(struct dr_srq *pub, struct dr_srq_attr *attr, int mask)
 {
-	struct dr_srq_impl *srq;
+	struct srq_modify_args a = { .attr = attr, .mask = mask };
+
+	if (pub == NULL || attr == NULL)
+		return -EINVAL;
+	/* the ring and the limit are its consumer's: the change runs on the SRQ's worker */
+	a.srq = dr_srq_impl(pub);
+	return dr_engine_call(a.srq->wk, srq_modify_call, &a);
+}
+
+static int
+srq_modify(struct dr_srq_impl *srq, struct dr_srq_attr *attr, int mask)
+{
 	int rc;
 
-	if (pub == NULL || attr == NULL || (mask & ~(DR_SRQ_MAX_WR | DR_SRQ_LIMIT)) != 0)
+	if ((mask & ~(DR_SRQ_MAX_WR | DR_SRQ_LIMIT)) != 0)
 		return -EINVAL;
-	srq = dr_srq_impl(pub);
 	if (mask & DR_SRQ_MAX_WR) {
 		uint32_t limit = (mask & DR_SRQ_LIMIT) ? attr->srq_limit : srq->limit;
 
@@ -195,8 +223,9 @@ dr_destroy_srq(struct dr_srq *pub)
 		srq->xrcd->refcnt--;
 	if (srq->cq != NULL)
 		dr_cq_impl(srq->cq)->refcnt--;
-	pub->context->srq_table[srq->num - 1] = NULL;
+	__atomic_store_n(&pub->context->srq_table[srq->num - 1], NULL, __ATOMIC_RELEASE);
 	pub->context->num_srqs--;
+	dr_engine_sync(pub->context);       /* no worker still looks at it */
 	rte_free(srq->rq.wqe);
 	rte_free(srq->rq.sges);
 	rte_free(srq);

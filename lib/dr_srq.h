@@ -20,6 +20,7 @@
 struct dr_xrcd_impl {
 	struct dr_xrcd pub;
 	uint32_t refcnt;               /* XRC SRQs and XRC_RECV QPs in it */
+	struct dr_worker *wk;          /* its SRQs and target QPs live there (any of them takes any SRQ) */
 };
 
 static inline struct dr_xrcd_impl *dr_xrcd_impl(struct dr_xrcd *x) { return (struct dr_xrcd_impl *)x; }
@@ -34,13 +35,14 @@ struct dr_srq_impl {
 	enum dr_srq_type type;
 	struct dr_xrcd_impl *xrcd;     /* XRC: its domain */
 	struct dr_cq *cq;              /* XRC: its completion queue */
+	struct dr_worker *wk;          /* the worker of every QP that takes from it: one consumer */
 };
 
 /* An SRQ by number, NULL if none. */
 static inline struct dr_srq_impl *
 dr_srq_lookup(struct dr_context *ctx, uint32_t num)
 {
-	return num >= 1 && num <= DR_MAX_SRQ ? ctx->srq_table[num - 1] : NULL;
+	return num >= 1 && num <= DR_MAX_SRQ ? __atomic_load_n(&ctx->srq_table[num - 1], __ATOMIC_ACQUIRE) : NULL;
 }
 
 /*
@@ -61,7 +63,7 @@ dr_rwqe_available(const struct dr_qp_impl *qp)
 {
 	const struct dr_rq *rq = qp->srq != NULL ? &qp->srq->rq : &qp->rq;
 
-	return rq->tail != rq->head;
+	return rq->tail != dr_rq_head(rq);
 }
 
 /* The receive WQE of the message in progress (after dr_rwqe_take()). */

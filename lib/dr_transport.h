@@ -71,15 +71,15 @@ dr_read_next_psn(const struct dr_qp_impl *qp, const struct dr_send_wqe *wqe)
 	return dr_psn_add(wqe->first_psn, wqe->resp_bytes / qp->mtu);
 }
 
-/* Room left in the context's transmit buffer, flushing it once when full. */
+/* Room left in the worker's transmit staging, flushing it once when full. */
 static inline unsigned int
-dr_tx_room(struct dr_context *ctx)
+dr_tx_room(struct dr_worker *wk)
 {
-	unsigned int cap = RTE_DIM(ctx->tx_buf);
+	unsigned int cap = RTE_DIM(wk->tx_buf);
 
-	if (ctx->tx_count >= cap)
-		dr_ctx_tx_flush(ctx);
-	return ctx->tx_count < cap ? cap - ctx->tx_count : 0;
+	if (wk->tx_count >= cap)
+		dr_wk_tx_flush(wk);
+	return wk->tx_count < cap ? cap - wk->tx_count : 0;
 }
 
 /* ---- data movers (dr_qp_pkt.c) ---- */
@@ -136,11 +136,11 @@ uint64_t dr_ack_timeout_ticks(uint8_t timeout, uint64_t hz);
 /* Arm the local ACK timer if it is not running (the requester sent a packet). */
 void dr_comp_arm_timer(struct dr_qp_impl *qp, uint64_t now);
 
-/* ---- engine (dr_engine.c): the stages, callable one by one ---- */
+/* ---- engine (dr_engine.c): the stages, callable one by one (dr_engine.h has the rest) ---- */
 
-/* Receive one burst and dispatch it; returns the frames received. */
-uint16_t dr_engine_rx(struct dr_context *ctx);
-/* Run timers, responder, requester and completer of every active QP; returns packets/CQEs produced. */
-int dr_engine_qps(struct dr_context *ctx, uint64_t now);
+/* Receive the bursts of a round and the redirected frames, dispatch them; returns the frames. */
+uint16_t dr_engine_rx(struct dr_worker *wk);
+/* Run timers, responder, requester and completer of the worker's active QPs; returns packets/CQEs. */
+int dr_engine_qps(struct dr_worker *wk, uint64_t now);
 
 #endif /* DR_TRANSPORT_H */

@@ -367,6 +367,7 @@ ex_complete(struct dr_qp_ex *ex)
 	uint64_t *len = b->len;
 	struct dr_sq *sq = &qp->sq;
 	uint32_t i, n = b->n;
+	enum dr_qp_state st;
 	int rc;
 
 	if (!b->open)
@@ -379,7 +380,10 @@ ex_complete(struct dr_qp_ex *ex)
 			DR_DP_LOG(qp, DEBUG, "QP 0x%x: wr_complete: WR %u (wr_id 0x%" PRIx64 ", opcode %d) refused",
 				  qp->pub.qp_num, i, b->wr[i].wr_id, (int)b->wr[i].opcode);
 	}
-	if (rc == 0 && qp->pub.state != DR_QPS_ERR && qp->pub.state != DR_QPS_SQE &&
+	/* inline, a QP in ERR / SQE completes them at once; else they are queued for its worker */
+	st = __atomic_load_n(&qp->pub.state, __ATOMIC_ACQUIRE);
+	if (rc == 0 &&
+	    (qp->pub.context->attr.mode != DR_PROGRESS_INLINE || (st != DR_QPS_ERR && st != DR_QPS_SQE)) &&
 	    sq->max_wr - (sq->head - __atomic_load_n(&sq->tail, __ATOMIC_ACQUIRE)) < n)
 		rc = ENOMEM;
 	for (i = 0; rc == 0 && i < n; i++)

@@ -17,6 +17,7 @@
 #include <rte_malloc.h>
 
 #include "dr_context.h"
+#include "dr_engine.h"
 #include "dr_log.h"
 #include "dr_srq.h"
 
@@ -51,6 +52,7 @@ dr_open_xrcd(struct dr_context *ctx, struct dr_xrcd_init_attr *attr)
 		return NULL;
 	}
 	x->pub.context = ctx;
+	x->wk = dr_engine_place(ctx);
 	ctx->num_xrcds++;
 	return &x->pub;
 }

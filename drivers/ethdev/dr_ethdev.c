@@ -20,6 +20,7 @@
 #include <rte_ethdev.h>
 #include <rte_malloc.h>
 #include <rte_mbuf.h>
+#include <rte_spinlock.h>
 
 #include "dr_backend.h"
 #include "dr_context.h"
@@ -28,6 +29,8 @@
 #include "dr_pkt.h"
 
 #define DR_ETHDEV_DEFAULT_DESC 1024
+/* RSS hash types that include the UDP ports (RoCEv2's source port is the per-QP entropy) */
+#define DR_ETHDEV_RSS_UDP (RTE_ETH_RSS_NONFRAG_IPV4_UDP | RTE_ETH_RSS_NONFRAG_IPV6_UDP)
 /* largest mbuf data room (headroom included) net_af_xdp can make a UMEM of (4 KiB pages) */
 #define DR_ETHDEV_AF_XDP_MAX_ROOM 3840
 /* multicast MACs we filter for: all-nodes, and the solicited-node group of each IPv6 GID */
@@ -35,6 +38,7 @@
 
 struct dr_ethdev_priv {
 	struct dr_neigh_table neigh;
+	rte_spinlock_t neigh_lock; /* resolve() runs on any worker and on the control side */
 	bool configured;          /* open configured and started the port: close stops and closes it */
 	bool tx_multi_seg;        /* the port takes chained mbufs; else they are linearized */
 	bool set_allmulti;        /* open turned all-multicast on: close turns it off */
@@ -135,7 +139,7 @@ enable_multicast(struct dr_context *ctx, struct dr_ethdev_priv *priv)
 static int
 configure_port(struct dr_context *ctx, struct dr_ethdev_priv *priv)
 {
-	uint16_t port = ctx->port_id, nb_rxd, nb_txd, mtu;
+	uint16_t port = ctx->port_id, nb_rxd, nb_txd, mtu, nq, q;
 	struct rte_eth_dev_info info;
 	struct rte_eth_conf conf;
 	uint32_t room, frame;
@@ -172,7 +176,19 @@ configure_port(struct dr_context *ctx, struct dr_ethdev_priv *priv)
 			       "port %u: %u-byte frames exceed the %u-byte mbufs and the PMD has no scatter",
 			       port, frame, room);
 	}
-	ret = rte_eth_dev_configure(port, 1, 1, &conf);
+	/* a queue pair per worker, as far as the PMD goes; RSS on UDP (RoCEv2's source port is
+	 * per-QP entropy) spreads flows over them, the workers redirect what lands elsewhere */
+	nq = RTE_MIN(ctx->nb_workers, RTE_MIN(info.max_rx_queues, info.max_tx_queues));
+	if (nq == 0)
+		nq = 1;
+	if (nq > 1 && (info.flow_type_rss_offloads & DR_ETHDEV_RSS_UDP) != 0) {
+		conf.rxmode.mq_mode = RTE_ETH_MQ_RX_RSS;
+		conf.rx_adv_conf.rss_conf.rss_hf = info.flow_type_rss_offloads & DR_ETHDEV_RSS_UDP;
+	}
+	if (nq < ctx->nb_workers)
+		DR_LOG(drv, NOTICE, "port %u (%s): %u queue pairs for %u workers: the others share them "
+		       "through software rings", port, info.driver_name, nq, ctx->nb_workers);
+	ret = rte_eth_dev_configure(port, nq, nq, &conf);
 	if (ret != 0) {
 		DR_LOG(drv, ERR, "port %u: configure: %s", port, rte_strerror(-ret));
 		return ret;
@@ -201,7 +217,10 @@ configure_port(struct dr_context *ctx, struct dr_ethdev_priv *priv)
 		socket = SOCKET_ID_ANY;
 	ctx->rx_queue = 0;
 	ctx->tx_queue = 0;
-	ret = rte_eth_rx_queue_setup(port, 0, nb_rxd, (unsigned int)socket, NULL, ctx->pool);
+	ctx->nb_rxq = nq;
+	ctx->nb_txq = nq;
+	for (q = 0; q < nq && ret == 0; q++)
+		ret = rte_eth_rx_queue_setup(port, q, nb_rxd, (unsigned int)socket, NULL, ctx->pool);
 	if (ret != 0) {
 		DR_LOG(drv, ERR, "port %u: rx queue of %u: %s", port, nb_rxd, rte_strerror(-ret));
 		/* its UMEM is the pool: every mbuf must fit a 4 KiB page (tried: 3840 works, 3904 not) */
@@ -212,7 +231,8 @@ configure_port(struct dr_context *ctx, struct dr_ethdev_priv *priv)
 			       rte_pktmbuf_data_room_size(ctx->pool));
 		return ret;
 	}
-	ret = rte_eth_tx_queue_setup(port, 0, nb_txd, (unsigned int)socket, NULL);
+	for (q = 0; q < nq && ret == 0; q++)
+		ret = rte_eth_tx_queue_setup(port, q, nb_txd, (unsigned int)socket, NULL);
 	if (ret != 0) {
 		DR_LOG(drv, ERR, "port %u: tx queue of %u: %s", port, nb_txd, rte_strerror(-ret));
 		return ret;
@@ -223,8 +243,8 @@ configure_port(struct dr_context *ctx, struct dr_ethdev_priv *priv)
 		return ret;
 	}
 	priv->configured = true;
-	DR_LOG(drv, INFO, "port %u (%s): started, %u rx / %u tx descriptors", port, info.driver_name,
-	       nb_rxd, nb_txd);
+	DR_LOG(drv, INFO, "port %u (%s): started, %u queue pairs of %u rx / %u tx descriptors", port,
+	       info.driver_name, nq, nb_rxd, nb_txd);
 	return 0;
 }
 
@@ -251,6 +271,11 @@ use_port(struct dr_context *ctx, struct dr_ethdev_priv *priv)
 	}
 	ctx->rx_queue = ctx->attr.rx_queue;
 	ctx->tx_queue = ctx->attr.tx_queue;
+	/* one queue per worker from the first ones given, as far as the port has them */
+	ctx->nb_rxq = (uint16_t)RTE_MIN((unsigned int)ctx->nb_workers,
+					(unsigned int)(info.nb_rx_queues - ctx->rx_queue));
+	ctx->nb_txq = (uint16_t)RTE_MIN((unsigned int)ctx->nb_workers,
+					(unsigned int)(info.nb_tx_queues - ctx->tx_queue));
 	priv->tx_multi_seg = (conf.txmode.offloads & RTE_ETH_TX_OFFLOAD_MULTI_SEGS) != 0;
 	if (!priv->tx_multi_seg)
 		DR_LOG(drv, NOTICE, "port %u: multi-segment transmit not enabled: chains are linearized", port);
@@ -301,6 +326,7 @@ ethdev_open(struct dr_context *ctx)
 		return -ENOMEM;
 	hz = ctx->tsc_hz != 0 ? ctx->tsc_hz : rte_get_tsc_hz();
 	dr_neigh_init(&priv->neigh, hz / 1000 * DR_NEIGH_RETRY_MS);
+	rte_spinlock_init(&priv->neigh_lock);
 
 	ret = ctx->attr.configure_port ? configure_port(ctx, priv) : use_port(ctx, priv);
 	if (ret != 0)
@@ -376,14 +402,15 @@ ethdev_close(struct dr_context *ctx)
 }
 
 static uint16_t
-ethdev_rx_burst(struct dr_context *ctx, struct rte_mbuf **pkts, uint16_t n)
+ethdev_rx_burst(struct dr_context *ctx, uint16_t queue, struct rte_mbuf **pkts, uint16_t n)
 {
-	return rte_eth_rx_burst(ctx->port_id, ctx->rx_queue, pkts, n);
+	return rte_eth_rx_burst(ctx->port_id, queue, pkts, n);
 }
 
 /* The port takes no chains: copy each into its first segment, free those that do not fit. */
 static uint16_t
-tx_burst_linear(struct dr_context *ctx, struct dr_ethdev_priv *priv, struct rte_mbuf **pkts, uint16_t n)
+tx_burst_linear(struct dr_context *ctx, uint16_t queue, struct dr_ethdev_priv *priv, struct rte_mbuf **pkts,
+		uint16_t n)
 {
 	uint16_t done = 0;
 
@@ -395,10 +422,10 @@ tx_burst_linear(struct dr_context *ctx, struct dr_ethdev_priv *priv, struct rte_
 				continue;
 			if (rte_pktmbuf_linearize(pkts[i]) != 0)
 				break;
-			priv->tx_linearized++;
+			__atomic_fetch_add(&priv->tx_linearized, 1, __ATOMIC_RELAXED);
 		}
 		if (i > done) {
-			uint16_t sent = rte_eth_tx_burst(ctx->port_id, ctx->tx_queue, pkts + done, i - done);
+			uint16_t sent = rte_eth_tx_burst(ctx->port_id, queue, pkts + done, i - done);
 
 			done += sent;
 			if (done < i)
@@ -407,20 +434,20 @@ tx_burst_linear(struct dr_context *ctx, struct dr_ethdev_priv *priv, struct rte_
 		if (done < n) {
 			/* the PMD could not carry it: taken and dropped, as a PMD drops */
 			rte_pktmbuf_free(pkts[done++]);
-			priv->tx_dropped++;
+			__atomic_fetch_add(&priv->tx_dropped, 1, __ATOMIC_RELAXED);
 		}
 	}
 	return done;
 }
 
 static uint16_t
-ethdev_tx_burst(struct dr_context *ctx, struct rte_mbuf **pkts, uint16_t n)
+ethdev_tx_burst(struct dr_context *ctx, uint16_t queue, struct rte_mbuf **pkts, uint16_t n)
 {
 	struct dr_ethdev_priv *priv = priv_of(ctx);
 
 	if (likely(priv->tx_multi_seg))
-		return rte_eth_tx_burst(ctx->port_id, ctx->tx_queue, pkts, n);
-	return tx_burst_linear(ctx, priv, pkts, n);
+		return rte_eth_tx_burst(ctx->port_id, queue, pkts, n);
+	return tx_burst_linear(ctx, queue, priv, pkts, n);
 }
 
 /* Our addresses as ARP / ND see them: GID 1 (IPv4), the other valid GIDs (IPv6). */
@@ -446,13 +473,13 @@ send_frame(struct dr_context *ctx, struct dr_ethdev_priv *priv, const uint8_t *f
 	char *p;
 
 	if (m == NULL) {
-		priv->tx_nombuf++;
+		__atomic_fetch_add(&priv->tx_nombuf, 1, __ATOMIC_RELAXED);
 		return;
 	}
 	p = rte_pktmbuf_append(m, (uint16_t)len);
 	if (p == NULL) {
 		rte_pktmbuf_free(m);
-		priv->tx_nombuf++;
+		__atomic_fetch_add(&priv->tx_nombuf, 1, __ATOMIC_RELAXED);
 		return;
 	}
 	memcpy(p, frame, len);
@@ -473,7 +500,9 @@ ethdev_rx_other(struct dr_context *ctx, struct rte_mbuf *m)
 		return;
 	}
 	self_of(ctx, &self);
+	rte_spinlock_lock(&priv->neigh_lock);
 	v = dr_neigh_input_mbuf(&priv->neigh, &self, m, rte_rdtsc(), reply, &len);
+	rte_spinlock_unlock(&priv->neigh_lock);
 	rte_pktmbuf_free(m);
 	if (v == DR_NEIGH_REPLY)
 		send_frame(ctx, priv, reply, len);
@@ -491,7 +520,9 @@ ethdev_resolve(struct dr_context *ctx, const union dr_gid *gid, struct rte_ether
 	if (priv == NULL || gid == NULL || mac == NULL)
 		return -EINVAL;
 	self_of(ctx, &self);
+	rte_spinlock_lock(&priv->neigh_lock);
 	ret = dr_neigh_resolve(&priv->neigh, &self, gid->raw, rte_rdtsc(), mac, req, &len);
+	rte_spinlock_unlock(&priv->neigh_lock);
 	if (ret == -EAGAIN && len != 0)
 		send_frame(ctx, priv, req, len);
 	return ret;
@@ -501,10 +532,14 @@ static int
 ethdev_add_neighbour(struct dr_context *ctx, const union dr_gid *gid, const struct rte_ether_addr *mac)
 {
 	struct dr_ethdev_priv *priv = priv_of(ctx);
+	int ret;
 
 	if (priv == NULL || gid == NULL || mac == NULL)
 		return -EINVAL;
-	return dr_neigh_add_static(&priv->neigh, gid->raw, mac, rte_rdtsc());
+	rte_spinlock_lock(&priv->neigh_lock);
+	ret = dr_neigh_add_static(&priv->neigh, gid->raw, mac, rte_rdtsc());
+	rte_spinlock_unlock(&priv->neigh_lock);
+	return ret;
 }
 
 static uint16_t

@@ -109,9 +109,10 @@ setup(struct rc_env *e, struct mw_env *m)
 static void
 teardown(struct rc_env *e, struct mw_env *m)
 {
+	/* the QPs first: a type 2 window bound through one is invalidated, its MR free to go */
+	rc_disconnect(e);
 	rc_buf_free(&m->la);
 	rc_buf_free(&m->mb);
-	rc_disconnect(e);
 }
 
 /* Type 1: dr_bind_mw(), the window's bounds and rights, the key stepping, unbinding. */

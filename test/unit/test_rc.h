@@ -27,6 +27,7 @@
 #include <rte_ring.h>
 
 #include "dr_context.h"
+#include "dr_engine.h"
 #include "dr_pkt.h"
 #include "dr_qp_impl.h"
 #include "dr_verbs.h"
@@ -138,6 +139,8 @@ extern unsigned int rc_passed, rc_failed;
 
 /* Start the EAL and open both contexts (link MTU @link_mtu). Returns 0 or -1. */
 int rc_env_init(struct rc_env *e, const char *prog, uint32_t link_mtu);
+/* "inline" or "rtc": the progress mode of both contexts (DR_TEST_MODE, DR_TEST_WORKERS). */
+const char *rc_mode_name(void);
 void rc_env_fini(struct rc_env *e);
 
 /* Defaults: MTU 1024, PSNs 0x100 / 0x200, timeout 12, retry 7, rnr 7, timer 1, depth 4, all rights. */

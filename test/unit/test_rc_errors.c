@@ -304,6 +304,17 @@ test_class_c_nak_deferred(struct rc_env *e)
 	unsigned int nheld = 0, cap;
 	struct dr_sge ls;
 
+	/*
+	 * The responder's pool is emptied from this thread: in rtc mode B's
+	 * worker lcore keeps mbufs in its own mempool cache, out of our reach,
+	 * so the condition cannot be made there. The deferral logic is the
+	 * responder's, the same code in every mode: inline mode tests it.
+	 */
+	if (strcmp(rc_mode_name(), "inline") != 0) {
+		printf("test_class_c_nak_deferred: skipped in %s mode (mbuf exhaustion is per lcore cache)\n",
+		       rc_mode_name());
+		return;
+	}
 	rc_params_default(&p);
 	p.retry_cnt = 1;
 	if (rc_connect(e, &p) != 0)

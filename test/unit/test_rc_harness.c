@@ -5,6 +5,7 @@
 /* The two-context, ring-wire harness of the RC transport tests (test_rc.h). */
 
 #include <errno.h>
+#include <sched.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,15 +27,79 @@ unsigned int rc_passed, rc_failed;
 /* Wire rings: large enough for a full send window in flight. */
 #define RC_RING_SIZE 8192
 
+/*
+ * The progress mode of both contexts: DR_TEST_MODE=inline (default) or rtc,
+ * DR_TEST_WORKERS workers per context in rtc mode (default 1). In rtc mode
+ * the main lcore (the wire) runs on the first CPU we may use, the workers of
+ * both contexts on the second (all yielding when idle), or all on one CPU.
+ */
+static enum dr_progress_mode test_mode = DR_PROGRESS_INLINE;
+static unsigned int test_workers = 1;
+
+static int
+mode_from_env(void)
+{
+	const char *m = getenv("DR_TEST_MODE"), *w = getenv("DR_TEST_WORKERS");
+
+	if (m == NULL || strcmp(m, "inline") == 0)
+		test_mode = DR_PROGRESS_INLINE;
+	else if (strcmp(m, "rtc") == 0)
+		test_mode = DR_PROGRESS_RTC;
+	else
+		return -1;
+	if (w != NULL) {
+		test_workers = (unsigned int)atoi(w);
+		if (test_workers < 1 || test_workers > 4)
+			return -1;
+	}
+	return 0;
+}
+
+/* "--lcores=0@C0,(1-N)@C1": the main lcore and the workers' lcores on two CPUs we may use. */
+static void
+lcores_arg(char *buf, size_t len)
+{
+	cpu_set_t set;
+	int c0 = -1, c1 = -1, c;
+
+	if (sched_getaffinity(0, sizeof(set), &set) == 0) {
+		for (c = 0; c < CPU_SETSIZE; c++) {
+			if (!CPU_ISSET(c, &set))
+				continue;
+			if (c0 < 0)
+				c0 = c;
+			else if (c1 < 0)
+				c1 = c;
+		}
+	}
+	if (c0 < 0)
+		c0 = 0;
+	if (c1 < 0)
+		c1 = c0;
+	snprintf(buf, len, "--lcores=0@%d,(1-%u)@%d", c0, 2 * test_workers, c1);
+}
+
+const char *
+rc_mode_name(void)
+{
+	return test_mode == DR_PROGRESS_RTC ? "rtc" : "inline";
+}
+
 static int
 eal_start(const char *prog)
 {
-	char args[10][96];
-	char *argv[10];
+	char args[12][96];
+	char *argv[12];
 	const char *lvl = getenv("DR_TEST_LOG");
 	int argc = 0, i;
 
+	if (mode_from_env() != 0) {
+		fprintf(stderr, "DR_TEST_MODE must be inline or rtc, DR_TEST_WORKERS 1..4\n");
+		return -1;
+	}
 	snprintf(args[argc++], sizeof(args[0]), "%s", prog);
+	if (test_mode == DR_PROGRESS_RTC)
+		lcores_arg(args[argc++], sizeof(args[0]));
 	snprintf(args[argc++], sizeof(args[0]), "--no-huge");
 	snprintf(args[argc++], sizeof(args[0]), "-m512");
 	snprintf(args[argc++], sizeof(args[0]), "--no-pci");
@@ -80,7 +145,11 @@ side_open(struct rc_side *s, rte_be32_t ip, uint32_t link_mtu)
 	a.configure_port = 1;
 	a.nb_rx_desc = 1024;
 	a.nb_tx_desc = 1024;
-	a.mode = DR_PROGRESS_INLINE;
+	a.mode = test_mode;
+	if (test_mode == DR_PROGRESS_RTC) {
+		a.nb_workers = (uint16_t)test_workers;
+		a.idle = DR_IDLE_YIELD;     /* the workers of both sides share a CPU */
+	}
 	list = dr_get_device_list(&n);
 	if (list == NULL)
 		return NULL;
@@ -150,10 +219,17 @@ rc_env_fini(struct rc_env *e)
 	int i;
 
 	for (i = 0; i < 2; i++) {
-		if (e->s[i].pd != NULL)
-			dr_dealloc_pd(e->s[i].pd);
-		if (e->s[i].ctx != NULL)
-			dr_close_device(e->s[i].ctx);
+		int rc;
+
+		if (e->s[i].pd != NULL && (rc = dr_dealloc_pd(e->s[i].pd)) != 0)
+			fprintf(stderr, "side %c: dealloc_pd: %s\n", 'A' + i, strerror(-rc));
+		if (e->s[i].ctx != NULL && (rc = dr_close_device(e->s[i].ctx)) != 0) {
+			/* its workers still run: EAL's cleanup would wait for them forever */
+			fprintf(stderr, "side %c: close_device: %s (objects left); %u passed, %u failed\n", 'A' + i,
+				strerror(-rc), rc_passed, rc_failed);
+			fflush(stderr);
+			_exit(3);
+		}
 	}
 	rte_eal_cleanup();
 }
@@ -314,8 +390,9 @@ rc_disconnect(struct rc_env *e)
 	for (i = 0; i < 2; i++) {
 		struct rc_side *s = &e->s[i];
 
-		/* frames the contexts still hold for the PMD */
-		dr_ctx_tx_flush(s->ctx);
+		/* frames the contexts still hold for the PMD (inline: the one worker is ours) */
+		if (s->ctx->attr.mode == DR_PROGRESS_INLINE)
+			dr_wk_tx_flush(&s->ctx->wk[0]);
 	}
 	wire_flush(e);
 	for (i = 0; i < 2; i++) {
@@ -490,9 +567,12 @@ wire_carry(struct rc_env *e, int dir)
 void
 rc_round(struct rc_env *e)
 {
-	dr_progress(e->s[0].ctx);
+	/* rtc: the contexts' workers run on their own lcores; we are the wire only */
+	if (test_mode == DR_PROGRESS_INLINE)
+		dr_progress(e->s[0].ctx);
 	wire_carry(e, RC_A2B);
-	dr_progress(e->s[1].ctx);
+	if (test_mode == DR_PROGRESS_INLINE)
+		dr_progress(e->s[1].ctx);
 	wire_carry(e, RC_B2A);
 }
 
@@ -561,8 +641,9 @@ rc_buf_alloc(struct rc_side *s, struct rc_buf *b, size_t len, int access)
 void
 rc_buf_free(struct rc_buf *b)
 {
+	/* a buffer's MR that cannot go is a leak the test made: it fails the test */
 	if (b->mr != NULL)
-		dr_dereg_mr(b->mr);
+		RC_CHECK_EQ(dr_dereg_mr(b->mr), 0);
 	free(b->p);
 	memset(b, 0, sizeof(*b));
 }

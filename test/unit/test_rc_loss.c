@@ -193,33 +193,33 @@ test_corrupt(struct rc_env *e)
 	rc_params_default(&p);
 	if (connect_default(e, &p) != 0)
 		return;
-	bad_b = e->s[1].ctx->stats.rx_bad_icrc;
+	bad_b = dr_ctx_stats_sum(e->s[1].ctx).rx_bad_icrc;
 	rc_rule_add(e, RC_A2B, -1, 2, 0, 1, RC_CORRUPT);
 	x.op = DR_WR_SEND;
 	x.len = 5 * 1024;
 	x.seed = 801;
 	rc_xfer_run(e, &x, "corrupt SEND packet 2");
-	RC_CHECK_EQ(e->s[1].ctx->stats.rx_bad_icrc - bad_b, 1);
+	RC_CHECK_EQ(dr_ctx_stats_sum(e->s[1].ctx).rx_bad_icrc - bad_b, 1);
 	rc_disconnect(e);
 
 	if (connect_default(e, &p) != 0)
 		return;
-	bad_a = e->s[0].ctx->stats.rx_bad_icrc;
+	bad_a = dr_ctx_stats_sum(e->s[0].ctx).rx_bad_icrc;
 	rc_rule_add(e, RC_B2A, DR_OPCODE(RC, ACK), 0, 0, 1, RC_CORRUPT);
 	x.op = DR_WR_RDMA_WRITE;
 	x.seed = 802;
 	rc_xfer_run(e, &x, "corrupt the ACK of a WRITE");
-	RC_CHECK_EQ(e->s[0].ctx->stats.rx_bad_icrc - bad_a, 1);
+	RC_CHECK_EQ(dr_ctx_stats_sum(e->s[0].ctx).rx_bad_icrc - bad_a, 1);
 	rc_disconnect(e);
 
 	if (connect_default(e, &p) != 0)
 		return;
-	bad_a = e->s[0].ctx->stats.rx_bad_icrc;
+	bad_a = dr_ctx_stats_sum(e->s[0].ctx).rx_bad_icrc;
 	rc_rule_add(e, RC_B2A, DR_OPCODE(RC, READ_RESP_MIDDLE), 1, 0, 1, RC_CORRUPT);
 	x.op = DR_WR_RDMA_READ;
 	x.seed = 803;
 	rc_xfer_run(e, &x, "corrupt a READ response");
-	RC_CHECK_EQ(e->s[0].ctx->stats.rx_bad_icrc - bad_a, 1);
+	RC_CHECK_EQ(dr_ctx_stats_sum(e->s[0].ctx).rx_bad_icrc - bad_a, 1);
 	rc_disconnect(e);
 }
 
@@ -396,6 +396,80 @@ test_read_reread(struct rc_env *e)
 			printf("%s %-32s psn %#x len %u act %u\n", e->log[i].dir ? "B>A" : "A>B",
 			       dr_opcode_name(e->log[i].opcode), e->log[i].psn, e->log[i].paylen, e->log[i].action);
 	RC_CHECK_EQ(reread_psn, lost_psn);
+	rc_buf_free(&la);
+	rc_buf_free(&rb);
+	rc_disconnect(e);
+}
+
+/*
+ * A READ answered in full ahead of an older atomic whose ACK was lost
+ * (comp_read_ahead()), then replayed by the go-back-N retry: a replayed
+ * response of that READ that also acknowledges the SEND before it
+ * (implicitly, its PSN is later) is a duplicate for the READ and must be
+ * dropped, not matched against the WQE after the READ (which made it a
+ * "bad response error"). Found by the random mix in rtc mode.
+ */
+static void
+test_read_ahead_dup(struct rc_env *e)
+{
+	/* longer than a responder round (DR_RESP_PKTS_PER_ROUND): its last responses come a round later */
+	enum { RLEN = (DR_MAX_PKTS_PER_QP_ROUND + 2) * 1024 };
+	struct rc_side *a = &e->s[0], *b = &e->s[1];
+	const int acc = DR_ACCESS_LOCAL_WRITE | DR_ACCESS_REMOTE_WRITE | DR_ACCESS_REMOTE_READ |
+			DR_ACCESS_REMOTE_ATOMIC;
+	struct rc_wcs sw = { .n = 0 }, rw = { .n = 0 };
+	struct rc_qp_params p;
+	struct rc_buf la, rb;
+	struct dr_sge s8, s64, srd, r64;
+	uint64_t v;
+	unsigned int i;
+
+	rc_params_default(&p);
+	p.mtu = DR_MTU_1024;
+	if (rc_connect(e, &p) != 0 || rc_buf_alloc(a, &la, 4096 + RLEN, acc) != 0 ||
+	    rc_buf_alloc(b, &rb, 4096 + RLEN, acc) != 0) {
+		RC_CHECK_MSG(0, "read-ahead dup setup");
+		return;
+	}
+	rc_fill(rb.p + 4096, RLEN, 31);
+	v = 100;
+	memcpy(rb.p, &v, 8);
+	s8 = (struct dr_sge){ (uint64_t)(uintptr_t)la.p, 8, la.mr->lkey };
+	s64 = (struct dr_sge){ (uint64_t)(uintptr_t)(la.p + 64), 64, la.mr->lkey };
+	srd = (struct dr_sge){ (uint64_t)(uintptr_t)(la.p + 4096), RLEN, la.mr->lkey };
+	for (i = 0; i < 2; i++) {
+		r64 = (struct dr_sge){ (uint64_t)(uintptr_t)(rb.p + 1024 + 128 * i), 128, rb.mr->lkey };
+		RC_CHECK_EQ(rc_post_recv(b, 10 + i, &r64, 1), 0);
+	}
+	/*
+	 * The atomic's first ACK and the first plain ACKs are lost: the READ's
+	 * responses come first (placed ahead; the atomic is retried, the READ
+	 * asked again), its last ones a round later, then the atomic's ACK and
+	 * the replayed READ responses, the SEND before the READ unacknowledged.
+	 */
+	rc_rule_add(e, RC_B2A, DR_OPCODE(RC, ATOMIC_ACK), 0, 0, 1, RC_DROP);
+	rc_rule_add(e, RC_B2A, DR_OPCODE(RC, ACK), 0, 0, 3, RC_DROP);
+	e->logging = true;
+	RC_CHECK_EQ(rc_post_send(a, 0, DR_WR_ATOMIC_FETCH_AND_ADD, &s8, 1, DR_SEND_SIGNALED,
+				 (uint64_t)(uintptr_t)rb.p, rb.mr->rkey, 0), 0);
+	RC_CHECK_EQ(rc_post_send(a, 1, DR_WR_SEND, &s64, 1, DR_SEND_SIGNALED, 0, 0, 0), 0);
+	RC_CHECK_EQ(rc_post_send(a, 2, DR_WR_RDMA_READ, &srd, 1, DR_SEND_SIGNALED,
+				 (uint64_t)(uintptr_t)(rb.p + 4096), rb.mr->rkey, 0), 0);
+	RC_CHECK_EQ(rc_post_send(a, 3, DR_WR_SEND, &s64, 1, DR_SEND_SIGNALED, 0, 0, 0), 0);
+	RC_CHECK(rc_wait_wcs(e, a->scq, &sw, 4, 5000000));
+	RC_CHECK(rc_wait_wcs(e, b->rcq, &rw, 2, 2000000));
+	for (i = 0; i < sw.n; i++)
+		RC_CHECK_MSG(sw.wc[i].wr_id == i && sw.wc[i].status == DR_WC_SUCCESS, "read-ahead dup: wr %u: %s", i,
+			     dr_wc_status_str(sw.wc[i].status));
+	RC_CHECK(memcmp(la.p + 4096, rb.p + 4096, RLEN) == 0);
+	memcpy(&v, la.p, 8);
+	RC_CHECK_EQ(v, 100);
+	memcpy(&v, rb.p, 8);
+	RC_CHECK_EQ(v, 101);            /* added once */
+	if (getenv("DR_TEST_WIRELOG") != NULL)
+		for (i = 0; i < e->nlog; i++)
+			printf("%s %-32s psn %#x len %u act %u\n", e->log[i].dir ? "B>A" : "A>B",
+			       dr_opcode_name(e->log[i].opcode), e->log[i].psn, e->log[i].paylen, e->log[i].action);
 	rc_buf_free(&la);
 	rc_buf_free(&rb);
 	rc_disconnect(e);
@@ -606,6 +680,7 @@ run(struct rc_env *e)
 {
 	if (getenv("DR_TEST_REREAD") != NULL) {
 		test_read_reread(e);
+		test_read_ahead_dup(e);
 		return;
 	}
 	if (getenv("DR_TEST_MIX") != NULL) {
@@ -640,6 +715,7 @@ run(struct rc_env *e)
 	test_pipeline(e);
 	test_atomic_ack_loss(e);
 	test_read_reread(e);
+	test_read_ahead_dup(e);
 	test_random_mixed(e, 50, 1, DR_MTU_1024);
 	test_random_mixed(e, 20, 2, DR_MTU_1024);
 	test_random_mixed(e, 10, 3, DR_MTU_4096);

@@ -142,12 +142,12 @@ test_lost_send_packet(struct rc_env *e, uint32_t kth, const char *what)
 		RC_CHECK_EQ(rte_be_to_cpu_32(rw.wc[0].imm_data), 0xabc);
 		RC_CHECK(memcmp(dst.p, src.p + len1, len2) == 0);
 	}
-	RC_CHECK_EQ(e->s[1].ctx->stats.rx_dropped, 4 - kth - 1);   /* the packets after the lost one */
+	RC_CHECK_EQ(dr_ctx_stats_sum(e->s[1].ctx).rx_dropped, 4 - kth - 1);   /* the packets after the lost one */
 	RC_CHECK(no_responses(e));
 	rc_buf_free(&src);
 	rc_buf_free(&dst);
 	rc_disconnect(e);
-	e->s[1].ctx->stats.rx_dropped = 0;
+	dr_ctx_stats_reset(e->s[1].ctx);
 }
 
 /* A lost WRITE packet: the rest of the WRITE is dropped, the next WRITE with immediate lands. */
@@ -189,7 +189,7 @@ test_lost_write_packet(struct rc_env *e)
 	rc_buf_free(&src);
 	rc_buf_free(&dst);
 	rc_disconnect(e);
-	e->s[1].ctx->stats.rx_dropped = 0;
+	dr_ctx_stats_reset(e->s[1].ctx);
 }
 
 /*
@@ -224,7 +224,7 @@ test_silent_drops(struct rc_env *e)
 	RC_CHECK(rc_wait_wcs(e, a->scq, &sw, 3, 2000000));
 	rc_run(e, 5000, NULL, NULL);
 	RC_CHECK_EQ(rc_poll(b->rcq, &rw), 0);
-	RC_CHECK_EQ(b->ctx->stats.rx_dropped, 1 + 2 + 1);
+	RC_CHECK_EQ(dr_ctx_stats_sum(b->ctx).rx_dropped, 1 + 2 + 1);
 	RC_CHECK_EQ(b->qp->state, DR_QPS_RTS);
 	RC_CHECK_EQ(a->qp->state, DR_QPS_RTS);
 	RC_CHECK(dst.p[0] == 0 && dst.p[4095] == 0);
@@ -238,7 +238,7 @@ test_silent_drops(struct rc_env *e)
 	rc_buf_free(&src);
 	rc_buf_free(&dst);
 	rc_disconnect(e);
-	b->ctx->stats.rx_dropped = 0;
+	dr_ctx_stats_reset(b->ctx);
 
 	/* WRITE to a QP without REMOTE_WRITE: dropped */
 	uc_params(&p);
@@ -254,13 +254,13 @@ test_silent_drops(struct rc_env *e)
 	RC_CHECK_EQ(send_from(a, 1, DR_WR_RDMA_WRITE, &src, 0, 64, (uint64_t)(uintptr_t)dst.p, dst.mr->rkey, 0), 0);
 	RC_CHECK(rc_wait_wcs(e, a->scq, &sw, 1, 2000000));
 	rc_run(e, 5000, NULL, NULL);
-	RC_CHECK_EQ(b->ctx->stats.rx_dropped, 1);
+	RC_CHECK_EQ(dr_ctx_stats_sum(b->ctx).rx_dropped, 1);
 	RC_CHECK_EQ(dst.p[0], 0);
 	RC_CHECK_EQ(b->qp->state, DR_QPS_RTS);
 	rc_buf_free(&src);
 	rc_buf_free(&dst);
 	rc_disconnect(e);
-	b->ctx->stats.rx_dropped = 0;
+	dr_ctx_stats_reset(b->ctx);
 }
 
 /* A receive WQE too small: it completes with LOC_LEN_ERR and the QP goes to ERR (class D). */

@@ -456,10 +456,11 @@ static void
 test_tx(struct tv *t)
 {
 	struct dr_context *ctx = t->ctx;
+	struct dr_worker *wk = &ctx->wk[0];     /* inline: the one worker, run by this thread */
 	struct rte_mbuf *m[DR_BURST * 4 + 64], *out[64];
 	unsigned int avail = rte_mempool_avail_count(ctx->pool);
-	uint64_t pkts = ctx->stats.tx_pkts, dropped = ctx->stats.tx_dropped;
-	unsigned int cap = RTE_DIM(ctx->tx_buf), n = 0, i, got, rounds = 0;
+	uint64_t pkts = wk->stats.tx_pkts, dropped = wk->stats.tx_dropped;
+	unsigned int cap = RTE_DIM(wk->tx_buf), n = 0, i, got, rounds = 0;
 
 	if (rte_pktmbuf_alloc_bulk(ctx->pool, m, RTE_DIM(m)) != 0) {
 		CHECK(!"mbufs for test_tx");
@@ -468,28 +469,28 @@ test_tx(struct tv *t)
 	for (i = 0; i < RTE_DIM(m); i++)
 		memset(rte_pktmbuf_append(m[i], 60), 0, 60);
 	for (; n < 100; n++)
-		dr_ctx_tx(ctx, m[n]);
-	CHECK_EQ(ctx->tx_count, 100);
-	dr_ctx_tx_flush(ctx);                   /* the ring takes 63 */
-	CHECK_EQ(ctx->tx_count, 37);
-	CHECK(ctx->tx_buf[0] == m[63]);
-	CHECK_EQ(ctx->stats.tx_pkts - pkts, 63);
-	dr_ctx_tx_flush(ctx);                   /* ring full: nothing taken, nothing lost */
-	CHECK_EQ(ctx->tx_count, 37);
-	while (ctx->tx_count < cap)
-		dr_ctx_tx(ctx, m[n++]);
-	dr_ctx_tx(ctx, m[n++]);                 /* full array, ring full: dropped */
-	CHECK_EQ(ctx->tx_count, cap);
-	CHECK_EQ(ctx->stats.tx_dropped - dropped, 1);
-	while (ctx->tx_count != 0 && rounds++ < 10) {
+		dr_wk_tx(wk, m[n]);
+	CHECK_EQ(wk->tx_count, 100);
+	dr_wk_tx_flush(wk);                   /* the ring takes 63 */
+	CHECK_EQ(wk->tx_count, 37);
+	CHECK(wk->tx_buf[0] == m[63]);
+	CHECK_EQ(wk->stats.tx_pkts - pkts, 63);
+	dr_wk_tx_flush(wk);                   /* ring full: nothing taken, nothing lost */
+	CHECK_EQ(wk->tx_count, 37);
+	while (wk->tx_count < cap)
+		dr_wk_tx(wk, m[n++]);
+	dr_wk_tx(wk, m[n++]);                 /* full array, ring full: dropped */
+	CHECK_EQ(wk->tx_count, cap);
+	CHECK_EQ(wk->stats.tx_dropped - dropped, 1);
+	while (wk->tx_count != 0 && rounds++ < 10) {
 		got = rte_ring_dequeue_burst(t->ring_a, (void **)out, RTE_DIM(out), NULL);
 		rte_pktmbuf_free_bulk(out, got);
-		dr_ctx_tx_flush(ctx);
+		dr_wk_tx_flush(wk);
 	}
-	CHECK_EQ(ctx->tx_count, 0);
+	CHECK_EQ(wk->tx_count, 0);
 	got = rte_ring_dequeue_burst(t->ring_a, (void **)out, RTE_DIM(out), NULL);
 	rte_pktmbuf_free_bulk(out, got);
-	CHECK_EQ(ctx->stats.tx_pkts - pkts, n - 1);
+	CHECK_EQ(wk->stats.tx_pkts - pkts, n - 1);
 	rte_pktmbuf_free_bulk(m + n, RTE_DIM(m) - n);
 	CHECK_EQ(rte_mempool_avail_count(ctx->pool), avail);
 }

@@ -458,8 +458,8 @@ tv_post_tests(struct tv *t, struct tv_count *c)
 	memset(&a, 0, sizeof(a));
 	a.qp_state = DR_QPS_ERR;
 	CHECK_EQ(dr_modify_qp(p.qp, &a, DR_QP_STATE), 0);
-	CHECK_EQ(dr_cq_impl(scq)->head - dr_cq_impl(scq)->tail, nsend);
-	CHECK_EQ(dr_cq_impl(rcq)->head - dr_cq_impl(rcq)->tail, nrecv);
+	CHECK_EQ(dr_cq_count(dr_cq_impl(scq)), nsend);
+	CHECK_EQ(dr_cq_count(dr_cq_impl(rcq)), nrecv);
 	CHECK_EQ(dr_destroy_qp(p.qp), 0);
 	test_overflow_flush(t, &p);
 	test_overrun(t, &p);

@@ -1,0 +1,70 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 The dpdk-rdma authors.
+ */
+
+#ifndef DR_ENGINE_H
+#define DR_ENGINE_H
+
+/*
+ * The engine as the rest of the library sees it: the workers of a context
+ * (set up and torn down with it), where objects are placed, how the control
+ * side (the application's calls) reaches a worker, and how it waits for the
+ * workers to let go of an object before freeing it.
+ *
+ * Threads (DR_PROGRESS_RTC):
+ *   - the application's threads post and poll through SPSC rings (the send
+ *     and receive queues, the CQ lanes) and make the slow-path calls;
+ *   - a slow-path call that changes a QP's transport state runs on the QP's
+ *     worker (dr_engine_call()), so that state has one writer;
+ *   - tables (QPN -> QP, key -> MR / MW) are written by the control side
+ *     with release stores and read by the workers without locks; an object
+ *     taken out of a table is freed after dr_engine_sync().
+ * In DR_PROGRESS_INLINE mode every one of these is a plain call.
+ */
+
+#include <stdint.h>
+
+#include "dr_worker.h"
+
+struct dr_context;
+struct dr_qp_impl;
+
+/* Set up the context's workers and rings (before the backend opens the port). 0 or -errno. */
+int dr_engine_init(struct dr_context *ctx);
+/* After the backend set ctx->nb_rxq / nb_txq: give worker i queue first + i where it exists. */
+int dr_engine_assign_queues(struct dr_context *ctx, uint16_t first_rxq, uint16_t first_txq);
+/* Free what dr_engine_init() set up (the workers must not run). */
+void dr_engine_free(struct dr_context *ctx);
+/* Launch the worker lcores (DR_PROGRESS_RTC; after the port is up) on @lcores
+ * (NULL: the first idle EAL workers). 0 or -errno. */
+int dr_engine_start(struct dr_context *ctx, const unsigned int *lcores);
+/* Stop the worker lcores and wait for them (DR_PROGRESS_RTC; no-op inline). */
+void dr_engine_stop(struct dr_context *ctx);
+
+/* The worker a new QP / SRQ / XRC domain goes to (round robin). */
+struct dr_worker *dr_engine_place(struct dr_context *ctx);
+
+/*
+ * Run @fn(@arg) on worker @wk and return its result: at once when the
+ * caller is that worker or the context is inline, else through the worker's
+ * command ring, waiting for it (the call returns when the change is done).
+ */
+int dr_engine_call(struct dr_worker *wk, int (*fn)(void *arg), void *arg);
+
+/* Wait until every worker has passed a quiescent point (no-op inline). */
+void dr_engine_sync(struct dr_context *ctx);
+
+/* Keep @qp on its worker's active list iff its state has transport work (its worker calls this). */
+void dr_engine_qp_update(struct dr_qp_impl *qp);
+/* Take @qp off its worker's active list (before it is destroyed; its worker calls this). */
+void dr_engine_qp_remove(struct dr_qp_impl *qp);
+
+/* Worker 0: send the frames control threads queued (dr_ctx_tx() outside a worker). */
+int dr_engine_ctl_tx(struct dr_worker *wk);
+
+/* The counters of every worker of @ctx added up. */
+struct dr_ctx_stats dr_ctx_stats_sum(const struct dr_context *ctx);
+/* Zero the counters of every worker (tests; while no worker moves frames). */
+void dr_ctx_stats_reset(struct dr_context *ctx);
+
+#endif /* DR_ENGINE_H */

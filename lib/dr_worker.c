@@ -1,0 +1,329 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 The dpdk-rdma authors.
+ */
+
+/*
+ * Workers as objects (dr_worker.h): their rings, the queues they own, the
+ * placement of QPs on them, their active QP lists, their counters, and the
+ * transmit staging every stage queues its frames on.
+ */
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <rte_common.h>
+#include <rte_errno.h>
+#include <rte_malloc.h>
+
+#include "dr_context.h"
+#include "dr_engine.h"
+#include "dr_log.h"
+#include "dr_qp_impl.h"
+
+RTE_DEFINE_PER_LCORE(struct dr_worker *, dr_cur_worker);
+
+/* Frames in flight between two workers, per ring. */
+#define DR_WK_RING_SIZE 1024
+/* Slow-path calls queued on one worker at a time. */
+#define DR_WK_CMD_RING 64
+/* Frames control threads may queue for worker 0. */
+#define DR_WK_CTL_RING 256
+
+static struct rte_ring *
+ring_make(const struct dr_context *ctx, const char *what, unsigned int a, unsigned int b,
+	  unsigned int size, unsigned int flags)
+{
+	char name[RTE_RING_NAMESIZE];
+	struct rte_ring *r;
+
+	snprintf(name, sizeof(name), "dr%u_%s%u_%u", ctx->port_id, what, a, b);
+	r = rte_ring_create(name, size, rte_socket_id(), flags);
+	if (r == NULL)
+		DR_LOG(ctx, ERR, "port %u: ring %s: %s", ctx->port_id, name, rte_strerror(rte_errno));
+	return r;
+}
+
+static void
+rings_free(struct dr_worker *wk)
+{
+	struct rte_mbuf *m;
+	unsigned int j;
+
+	for (j = 0; j < DR_MAX_WORKERS; j++) {
+		if (wk->redirect[j] != NULL) {
+			while (rte_ring_dequeue(wk->redirect[j], (void **)&m) == 0)
+				rte_pktmbuf_free(m);
+			rte_ring_free(wk->redirect[j]);
+			wk->redirect[j] = NULL;
+		}
+		if (wk->txq_in[j] != NULL) {
+			while (rte_ring_dequeue(wk->txq_in[j], (void **)&m) == 0)
+				rte_pktmbuf_free(m);
+			rte_ring_free(wk->txq_in[j]);
+			wk->txq_in[j] = NULL;
+		}
+	}
+	if (wk->ctl_tx != NULL) {
+		while (rte_ring_dequeue(wk->ctl_tx, (void **)&m) == 0)
+			rte_pktmbuf_free(m);
+		rte_ring_free(wk->ctl_tx);
+		wk->ctl_tx = NULL;
+	}
+	rte_ring_free(wk->cmd);
+	wk->cmd = NULL;
+}
+
+int
+dr_engine_init(struct dr_context *ctx)
+{
+	uint16_t n = ctx->nb_workers, i, j;
+	const unsigned int spsc = RING_F_SP_ENQ | RING_F_SC_DEQ;
+
+	ctx->wk = rte_zmalloc("dr_workers", n * sizeof(*ctx->wk), RTE_CACHE_LINE_SIZE);
+	if (ctx->wk == NULL)
+		return -ENOMEM;
+	for (i = 0; i < n; i++) {
+		struct dr_worker *wk = &ctx->wk[i];
+
+		wk->ctx = ctx;
+		wk->id = i;
+		wk->lcore = RTE_MAX_LCORE;
+		wk->rxq = DR_WK_NO_QUEUE;
+		wk->txq = DR_WK_NO_QUEUE;
+		TAILQ_INIT(&wk->active);
+		if (ctx->attr.mode == DR_PROGRESS_RTC) {
+			/* any application thread may call: multi-producer */
+			wk->cmd = ring_make(ctx, "cmd", i, 0, DR_WK_CMD_RING, RING_F_SC_DEQ);
+			if (wk->cmd == NULL)
+				goto fail;
+		}
+		for (j = 0; j < n; j++) {
+			if (j == i)
+				continue;
+			wk->redirect[j] = ring_make(ctx, "rd", i, j, DR_WK_RING_SIZE, spsc);
+			if (wk->redirect[j] == NULL)
+				goto fail;
+		}
+	}
+	ctx->wk[0].ctl_tx = ring_make(ctx, "ctl", 0, 0, DR_WK_CTL_RING, RING_F_SC_DEQ);
+	if (ctx->wk[0].ctl_tx == NULL)
+		goto fail;
+	return 0;
+fail:
+	for (i = 0; i < n; i++)
+		rings_free(&ctx->wk[i]);
+	rte_free(ctx->wk);
+	ctx->wk = NULL;
+	return -ENOMEM;
+}
+
+/*
+ * After the backend opened the port with nb_rxq / nb_txq queues: worker i
+ * owns queue i of each where there is one. A worker without a tx queue
+ * hands its frames to worker 0 (txq_in ring); one without an rx queue gets
+ * its frames from the others' redirect rings only.
+ */
+int
+dr_engine_assign_queues(struct dr_context *ctx, uint16_t first_rxq, uint16_t first_txq)
+{
+	uint16_t i;
+
+	for (i = 0; i < ctx->nb_workers; i++) {
+		struct dr_worker *wk = &ctx->wk[i];
+
+		wk->rxq = i < ctx->nb_rxq ? (uint16_t)(first_rxq + i) : DR_WK_NO_QUEUE;
+		wk->txq = i < ctx->nb_txq ? (uint16_t)(first_txq + i) : DR_WK_NO_QUEUE;
+		if (wk->txq == DR_WK_NO_QUEUE) {
+			ctx->wk[0].txq_in[i] = ring_make(ctx, "tx", 0, i, DR_WK_RING_SIZE,
+							 RING_F_SP_ENQ | RING_F_SC_DEQ);
+			if (ctx->wk[0].txq_in[i] == NULL)
+				return -ENOMEM;
+		}
+	}
+	return 0;
+}
+
+void
+dr_engine_free(struct dr_context *ctx)
+{
+	uint16_t i;
+
+	if (ctx->wk == NULL)
+		return;
+	for (i = 0; i < ctx->nb_workers; i++) {
+		struct dr_worker *wk = &ctx->wk[i];
+
+		if (wk->tx_count != 0)
+			rte_pktmbuf_free_bulk(wk->tx_buf, wk->tx_count);
+		wk->tx_count = 0;
+		rings_free(wk);
+	}
+	rte_free(ctx->wk);
+	ctx->wk = NULL;
+}
+
+struct dr_worker *
+dr_engine_place(struct dr_context *ctx)
+{
+	struct dr_worker *wk = &ctx->wk[ctx->next_worker];
+
+	ctx->next_worker = (uint16_t)((ctx->next_worker + 1) % ctx->nb_workers);
+	return wk;
+}
+
+/* ------------------------------------------------------------ active QPs */
+
+/* QP states with transport work: receiving, sending, or draining after an error. */
+static inline bool
+state_has_work(enum dr_qp_state st)
+{
+	switch (st) {
+	case DR_QPS_RTR:
+	case DR_QPS_RTS:
+	case DR_QPS_SQD:
+	case DR_QPS_SQE:
+	case DR_QPS_ERR:
+		return true;
+	default:
+		return false;
+	}
+}
+
+void
+dr_engine_qp_update(struct dr_qp_impl *qp)
+{
+	bool want = state_has_work(qp->pub.state);
+
+	if (want == qp->active)
+		return;
+	if (want) {
+		TAILQ_INSERT_TAIL(&qp->wk->active, qp, wk_link);
+		qp->wk->num_active++;
+	} else {
+		TAILQ_REMOVE(&qp->wk->active, qp, wk_link);
+		qp->wk->num_active--;
+	}
+	qp->active = want;
+}
+
+void
+dr_engine_qp_remove(struct dr_qp_impl *qp)
+{
+	if (!qp->active)
+		return;
+	TAILQ_REMOVE(&qp->wk->active, qp, wk_link);
+	qp->wk->num_active--;
+	qp->active = false;
+}
+
+/* ------------------------------------------------------------ counters */
+
+struct dr_ctx_stats
+dr_ctx_stats_sum(const struct dr_context *ctx)
+{
+	struct dr_ctx_stats sum;
+	uint16_t i;
+
+	memset(&sum, 0, sizeof(sum));
+	for (i = 0; i < ctx->nb_workers; i++) {
+		const uint64_t *src = (const uint64_t *)&ctx->wk[i].stats;
+		uint64_t *dst = (uint64_t *)&sum;
+		size_t k;
+
+		/* every field is a uint64_t counter, read whole (a worker may be adding) */
+		for (k = 0; k < sizeof(sum) / sizeof(uint64_t); k++)
+			dst[k] += __atomic_load_n(&src[k], __ATOMIC_RELAXED);
+	}
+	return sum;
+}
+
+void
+dr_ctx_stats_reset(struct dr_context *ctx)
+{
+	uint16_t i;
+
+	for (i = 0; i < ctx->nb_workers; i++)
+		memset(&ctx->wk[i].stats, 0, sizeof(ctx->wk[i].stats));
+}
+
+/* ------------------------------------------------------------ transmit */
+
+void
+dr_wk_tx_flush(struct dr_worker *wk)
+{
+	struct dr_context *ctx = wk->ctx;
+	uint16_t sent;
+
+	if (wk->tx_count == 0)
+		return;
+	if (likely(wk->txq != DR_WK_NO_QUEUE)) {
+		sent = ctx->be->tx_burst(ctx, wk->txq, wk->tx_buf, wk->tx_count);
+		if (sent > wk->tx_count)
+			sent = wk->tx_count;   /* a backend bug must not corrupt the array */
+		wk->stats.tx_pkts += sent;
+	} else {
+		/* no queue of our own: worker 0 sends for us (and counts them) */
+		sent = (uint16_t)rte_ring_sp_enqueue_burst(wk->ctx->wk[0].txq_in[wk->id],
+							   (void **)wk->tx_buf, wk->tx_count, NULL);
+	}
+	wk->tx_count -= sent;
+	if (wk->tx_count != 0 && sent != 0)
+		memmove(wk->tx_buf, wk->tx_buf + sent, wk->tx_count * sizeof(wk->tx_buf[0]));
+}
+
+void
+dr_wk_tx(struct dr_worker *wk, struct rte_mbuf *m)
+{
+	if (unlikely(wk->tx_count == RTE_DIM(wk->tx_buf))) {
+		dr_wk_tx_flush(wk);
+		if (wk->tx_count == RTE_DIM(wk->tx_buf)) {
+			/* the PMD takes nothing: drop as a full tx ring would */
+			wk->stats.tx_dropped++;
+			rte_pktmbuf_free(m);
+			return;
+		}
+	}
+	wk->tx_buf[wk->tx_count++] = m;
+}
+
+/*
+ * A frame built by the backend or a control call: on the calling worker's
+ * staging when the caller is a worker of @ctx, else through worker 0's
+ * control ring (dropped when it is full: ARP / ND retry on their own).
+ */
+void
+dr_ctx_tx(struct dr_context *ctx, struct rte_mbuf *m)
+{
+	struct dr_worker *wk = RTE_PER_LCORE(dr_cur_worker);
+
+	if (wk != NULL && wk->ctx == ctx) {
+		dr_wk_tx(wk, m);
+		return;
+	}
+	if (rte_ring_mp_enqueue(ctx->wk[0].ctl_tx, m) != 0)
+		rte_pktmbuf_free(m);
+}
+
+int
+dr_engine_ctl_tx(struct dr_worker *wk)
+{
+	struct rte_mbuf *pkts[DR_BURST];
+	unsigned int n, i, j, total = 0;
+
+	if (wk->ctl_tx != NULL) {
+		n = rte_ring_sc_dequeue_burst(wk->ctl_tx, (void **)pkts, DR_BURST, NULL);
+		for (i = 0; i < n; i++)
+			dr_wk_tx(wk, pkts[i]);
+		total += n;
+	}
+	for (j = 0; j < wk->ctx->nb_workers; j++) {
+		if (wk->txq_in[j] == NULL)
+			continue;
+		n = rte_ring_sc_dequeue_burst(wk->txq_in[j], (void **)pkts, DR_BURST, NULL);
+		for (i = 0; i < n; i++)
+			dr_wk_tx(wk, pkts[i]);
+		total += n;
+	}
+	return (int)total;
+}

@@ -1,0 +1,118 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 The dpdk-rdma authors.
+ */
+
+#ifndef DR_WORKER_H
+#define DR_WORKER_H
+
+/*
+ * A worker: one runner of the transport's stages for a shard of a
+ * context's QPs. In DR_PROGRESS_INLINE mode a context has one worker, run by
+ * the application's thread from dr_progress(); in DR_PROGRESS_RTC mode each
+ * worker is an EAL lcore of its own (dr_engine_lcore.c) that runs rx, the
+ * responder, completer, timers, requester and tx for the QPs it owns.
+ *
+ * Everything in here is written by the worker's own thread only (its
+ * counters included: readers sum them, dr_ctx_stats_sum()); other threads
+ * reach it through the rings at the bottom:
+ *   cmd         any thread -> this worker: slow-path calls run on the
+ *               owner of the QP (dr_engine_call())
+ *   redirect[j] worker j -> this worker: frames that arrived on j's rx
+ *               queue for a QP of ours (SPSC, one ring per sender)
+ *   txq_in[j]   worker j -> this worker: frames of a worker that has no
+ *               tx queue of its own (the port has fewer queues than workers)
+ *   ctl_tx      control threads -> worker 0: frames built outside any worker
+ *               (ARP / ND requests of dr_create_ah(), ...)
+ */
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/queue.h>
+
+#include <rte_mbuf.h>
+#include <rte_per_lcore.h>
+#include <rte_ring.h>
+
+#include "dr_config.h"
+#include "dr_verbs.h"
+
+struct dr_context;
+struct dr_qp_impl;
+
+/* Counters of one worker; dr_ctx_stats_sum() adds them up. */
+struct dr_ctx_stats {
+	uint64_t rx_pkts;
+	uint64_t rx_not_roce;               /* handed to the backend (ARP, ND, ...) */
+	uint64_t rx_malformed;              /* dr_pkt_parse() errors */
+	uint64_t rx_bad_icrc;
+	uint64_t rx_no_qp;                  /* destination QPN unknown */
+	uint64_t rx_dropped;                /* UC / UD requests dropped by the responder (Q_Key,
+					     * no receive WQE, lost packet of the message): IBA
+					     * says so, no NAK exists for them */
+	uint64_t rx_redirected;             /* frames handed to the QP's owner worker */
+	uint64_t rx_redirect_full;          /* ... dropped: the owner's redirect ring was full */
+	uint64_t tx_ud_oversize;            /* UD sends above the path MTU: dropped, completed OK */
+	uint64_t tx_ud_unreachable;         /* UD sends whose neighbour failed to resolve: dropped */
+	uint64_t tx_pkts;
+	uint64_t tx_nombuf;                 /* mbuf allocation failed: retried later */
+	uint64_t tx_dropped;                /* staging array full and the PMD took nothing */
+};
+
+/* Busy / idle accounting of a worker lcore (dr_engine_lcore.c). */
+struct dr_lcore_stats {
+	uint64_t loops;
+	uint64_t busy_loops;                /* loops that moved at least one packet or WQE */
+	uint64_t busy_cycles;               /* TSC cycles spent in busy loops */
+	uint64_t idle_cycles;
+	uint64_t rx_bursts;                 /* rx bursts that returned frames */
+	uint64_t rx_burst_pkts;             /* frames those bursts returned */
+};
+
+/* A slow-path call run by a worker for another thread (dr_engine_call()). */
+struct dr_engine_cmd {
+	int (*fn)(void *arg);
+	void *arg;
+	int rc;
+	uint32_t done;                      /* set with release by the worker */
+};
+
+TAILQ_HEAD(dr_qp_list, dr_qp_impl);
+
+#define DR_WK_NO_QUEUE UINT16_MAX
+
+struct dr_worker {
+	struct dr_context *ctx;
+	uint16_t id;                        /* 0 .. ctx->nb_workers - 1 */
+	uint16_t rxq;                       /* the port's rx queue, DR_WK_NO_QUEUE: none */
+	uint16_t txq;                       /* the port's tx queue, DR_WK_NO_QUEUE: worker 0's */
+	unsigned int lcore;                 /* RTE_MAX_LCORE in inline mode */
+
+	/* frames built and not yet taken by the PMD, sent at the end of each round */
+	struct rte_mbuf *tx_buf[DR_BURST * 4];
+	uint16_t tx_count;
+
+	struct dr_qp_list active;           /* QPs with transport work (dr_engine_qp_*) */
+	uint32_t num_active;
+	uint32_t num_qps;                   /* QPs placed on this worker */
+
+	struct dr_ctx_stats stats;
+	struct dr_lcore_stats lstats;
+
+	struct rte_ring *cmd;               /* struct dr_engine_cmd *, MP/SC */
+	struct rte_ring *redirect[DR_MAX_WORKERS];  /* [j]: from worker j, SPSC */
+	struct rte_ring *txq_in[DR_MAX_WORKERS];    /* [j]: frames worker j sends through us, SPSC */
+	struct rte_ring *ctl_tx;            /* worker 0 only: frames of control threads, MP/SC */
+	bool stop;                          /* set by dr_close_device() (release) */
+	bool running;                       /* the lcore entered its loop */
+	bool launched;                      /* remote-launched on lcore (DR_PROGRESS_RTC) */
+} __rte_cache_aligned;
+
+/* The worker the calling thread runs, NULL outside the engine's loops. */
+RTE_DECLARE_PER_LCORE(struct dr_worker *, dr_cur_worker);
+
+/* Queue a built frame on worker @wk (the calling thread must be that worker). */
+void dr_wk_tx(struct dr_worker *wk, struct rte_mbuf *m);
+/* Hand the frames queued on @wk to the port (or to worker 0 when @wk has no tx queue). */
+void dr_wk_tx_flush(struct dr_worker *wk);
+
+#endif /* DR_WORKER_H */
