@@ -8,8 +8,11 @@ shared memory, no hugepages) and print the client's table.
 
 Everything after the options below goes to both sides (the test first);
 --ip, -p and the server address are added (192.0.2.1 server, 192.0.2.2
-client, OOB on 127.0.0.1). Exit status: 0 when both sides succeeded, else
-the client's (or 1). See doc/guides/perf.rst."""
+client, OOB on 127.0.0.1), and each side's EAL lcores: by default the
+server on the first CPU this process may use and the client on the second
+(both on the one CPU, with a warning, when there is only one); the CPUs used
+are said on stderr. Exit status: 0 when both sides succeeded, else the
+client's (or 1). See doc/guides/perf.rst."""
 
 import argparse
 import os
@@ -34,6 +37,11 @@ def main():
                     help="an option for the server only (repeatable)")
     ap.add_argument("--client-arg", action="append", default=[], metavar="ARG",
                     help="an option for the client only (repeatable)")
+    ap.add_argument("--server-lcores", metavar="LIST",
+                    help="the server's EAL -l list (or --lcores mapping if it has '@'); "
+                    "default: the first CPU of this process's affinity")
+    ap.add_argument("--client-lcores", metavar="LIST",
+                    help="the client's, likewise; default: the second CPU")
     ap.add_argument("--show-server", action="store_true", help="print the server's output too")
     ap.add_argument("perf_args", nargs=argparse.REMAINDER, metavar="TEST ...")
     a = ap.parse_args()
@@ -44,7 +52,11 @@ def main():
         print("dr-memif-run: %s is not built (ninja -C build)" % exe, file=sys.stderr)
         return 1
     res = pair.run_memif(a.perf_args, exe=exe, timeout=a.timeout, server_args=a.server_arg,
-                         client_args=a.client_arg, bsize=a.bsize)
+                         client_args=a.client_arg, bsize=a.bsize,
+                         server_lcores=a.server_lcores, client_lcores=a.client_lcores)
+    print("dr-memif-run: server on %s, client on %s" % (
+        pair.describe_lcores(res.server.lcores), pair.describe_lcores(res.client.lcores)),
+        file=sys.stderr, flush=True)
     if a.show_server:
         sys.stdout.write(res.server.stdout)
     sys.stdout.write(res.client.stdout)

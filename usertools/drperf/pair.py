@@ -2,15 +2,21 @@
 # Copyright (c) 2026 The dpdk-rdma authors.
 """Run a dpdk-rdma-perf server and client as two processes and collect both.
 
+Over memif each side gets its own CPU (EAL -l) unless told otherwise: EAL's
+default puts both main lcores on the same CPU, and two busy-polling
+processes sharing it run several times slower.
+
 Every process is bounded by a deadline and killed by its PID (SIGTERM, then
 SIGKILL) when it outlives it; the EAL runtime directories of the
 --file-prefix used are removed afterwards."""
 
 import os
+import re
 import shutil
 import signal
 import socket
 import subprocess
+import sys
 import tempfile
 import time
 from dataclasses import dataclass, field
@@ -22,6 +28,7 @@ CLIENT_IP = "192.0.2.2"
 MEMIF_BSIZE = 10240          # memif buffer: one 9000-byte frame, headers included
 EAL_MEM_MB = 512
 GRACE_S = 15                 # how long the other side may take once one has failed
+RTE_MAX_LCORE = 128          # Debian's DPDK 22.11: a CPU at or above needs --lcores
 
 
 def build_dir():
@@ -48,14 +55,50 @@ def dpdk_runtime_dirs(prefix):
     return dirs
 
 
-def eal_common(prefix, mem_mb=EAL_MEM_MB):
-    return ["--no-huge", "-m", str(mem_mb), "--no-pci", "--file-prefix=" + prefix]
+def lcore_args(lcores):
+    """EAL's option for an lcore spec: "-l LIST" for a CPU list ("1", "2-3"),
+    "--lcores SPEC" for a mapping ("0@1", "(0-2)@1"); none for None."""
+    if lcores is None:
+        return []
+    lcores = str(lcores)
+    return ["--lcores" if "@" in lcores or "(" in lcores else "-l", lcores]
 
 
-def memif_eal(role, sock, prefix, bsize=MEMIF_BSIZE):
-    """EAL arguments of one memif endpoint (role "server" or "client")."""
+def describe_lcores(lcores):
+    """"CPU 1 (EAL -l 1)" for an lcore spec: where that side runs."""
+    if lcores is None:
+        return "EAL's default CPU"
+    opt, spec = lcore_args(lcores)
+    cpus = spec if opt == "-l" else ",".join(
+        a or b for a, b in re.findall(r"@(?:\(([0-9,-]+)\)|(\d+))", spec))
+    return "CPU %s (EAL %s %s)" % (cpus, opt, spec)
+
+
+def default_lcores(cpus=None):
+    """The lcore specs of a pair's server and client: two different CPUs of
+    `cpus` (default: this process's affinity), the first two. Without -l EAL
+    puts every process's main lcore on the first CPU of its affinity, and two
+    busy-polling processes on one CPU run several times slower. With one CPU
+    both get it, and a warning on stderr."""
+    cpus = sorted(os.sched_getaffinity(0) if cpus is None else cpus)
+    specs = ["%d" % c if c < RTE_MAX_LCORE else "0@%d" % c for c in cpus[:2]]
+    if len(specs) == 1:
+        print("drperf: warning: only CPU %d is available: server and client share it "
+              "and run much slower" % cpus[0], file=sys.stderr)
+        specs.append(specs[0])
+    return specs[0], specs[1]
+
+
+def eal_common(prefix, mem_mb=EAL_MEM_MB, lcores=None):
+    return (["--no-huge", "-m", str(mem_mb), "--no-pci", "--file-prefix=" + prefix]
+            + lcore_args(lcores))
+
+
+def memif_eal(role, sock, prefix, bsize=MEMIF_BSIZE, lcores=None):
+    """EAL arguments of one memif endpoint (role "server" or "client"); lcores:
+    an lcore_args() spec, or None for EAL's default."""
     vdev = "net_memif0,role=%s,socket=%s,socket-abstract=no,bsize=%d" % (role, sock, bsize)
-    return eal_common(prefix) + ["--vdev=" + vdev]
+    return eal_common(prefix, lcores=lcores) + ["--vdev=" + vdev]
 
 
 def afxdp_eal(iface, prefix, extra=""):
@@ -82,6 +125,7 @@ class Side:
     stdout: str = ""
     stderr: str = ""
     prefixes: list = field(default_factory=list)
+    lcores: str = None           # the lcore spec given to EAL, None for EAL's default
 
     def start(self, env=None):
         self.out = tempfile.TemporaryFile()
@@ -175,26 +219,43 @@ def perf_cmd(exe, eal, perf_args, ip, port, server_addr=None, netns=None, oob_bi
     return cmd
 
 
+def memif_sides(perf_args, exe, sock, port, tag, server_args=(), client_args=(),
+                bsize=MEMIF_BSIZE, server_lcores=None, client_lcores=None):
+    """The server and client Sides of a memif pair, not started. Each side's
+    lcores default to its own CPU (default_lcores())."""
+    if server_lcores is None or client_lcores is None:
+        defaults = default_lcores()
+        server_lcores = defaults[0] if server_lcores is None else server_lcores
+        client_lcores = defaults[1] if client_lcores is None else client_lcores
+    prefixes = ("drps_" + tag, "drpc_" + tag)
+    server = Side("server", perf_cmd(exe, memif_eal("server", sock, prefixes[0], bsize,
+                                                    server_lcores),
+                                     list(perf_args) + list(server_args), SERVER_IP, port),
+                  prefixes=[prefixes[0]], lcores=str(server_lcores))
+    client = Side("client", perf_cmd(exe, memif_eal("client", sock, prefixes[1], bsize,
+                                                    client_lcores),
+                                     list(perf_args) + list(client_args), CLIENT_IP, port,
+                                     server_addr="127.0.0.1"),
+                  prefixes=[prefixes[1]], lcores=str(client_lcores))
+    return server, client
+
+
 def run_memif(perf_args, exe=None, timeout=120, server_args=(), client_args=(),
-              bsize=MEMIF_BSIZE, tag=None):
+              bsize=MEMIF_BSIZE, tag=None, server_lcores=None, client_lcores=None):
     """One dpdk-rdma-perf pair over net_memif: returns a PairResult.
-    perf_args go to both sides (TEST first); server_args/client_args to one."""
+    perf_args go to both sides (TEST first); server_args/client_args to one.
+    server_lcores/client_lcores: each side's EAL -l list (or --lcores mapping,
+    lcore_args()); by default each side gets its own CPU (default_lcores())."""
     exe = exe or perf_exe()
     tag = tag or "%d_%d" % (os.getpid(), time.monotonic_ns() % 1000000000)
     sock = "/tmp/dr-memif-%s.sock" % tag
     port = free_tcp_port()
-    prefixes = ("drps_" + tag, "drpc_" + tag)
     try:
         os.unlink(sock)                    # a stale socket from a killed run
     except FileNotFoundError:
         pass
-    server = Side("server", perf_cmd(exe, memif_eal("server", sock, prefixes[0], bsize),
-                                     list(perf_args) + list(server_args), SERVER_IP, port),
-                  prefixes=[prefixes[0]])
-    client = Side("client", perf_cmd(exe, memif_eal("client", sock, prefixes[1], bsize),
-                                     list(perf_args) + list(client_args), CLIENT_IP, port,
-                                     server_addr="127.0.0.1"),
-                  prefixes=[prefixes[1]])
+    server, client = memif_sides(perf_args, exe, sock, port, tag, server_args, client_args,
+                                 bsize, server_lcores, client_lcores)
     try:
         return run_pair(server, client, timeout)
     finally:
