@@ -398,8 +398,8 @@ enum dr_progress_mode {
 	/** Run-to-completion: @c nb_workers EAL worker lcores, each owning an rx
 	 *  and a tx queue of the port (where the port has them) and a shard of
 	 *  the QPs, run every stage for their QPs. The application posts and
-	 *  polls through single-producer single-consumer rings; dr_progress() is
-	 *  not used (-ENOTSUP). */
+	 *  polls through single-producer single-consumer rings; dr_progress()
+	 *  has nothing to do (returns 0). */
 	DR_PROGRESS_RTC = 1,
 };
 
@@ -427,9 +427,9 @@ struct dr_context_attr {
 	/** Link MTU in bytes (IP MTU, as the kernel's): sets the active path MTU
 	 *  as rxe does (1500 -> 1024, 4200 -> 4096); 0 = the port's MTU. */
 	uint32_t mtu;
-	/** Configure and start the port (1): one rx and one tx queue per worker,
-	 *  as many as the PMD allows (workers beyond them share through
-	 *  software rings); or use queues of a port the application started (0):
+	/** Configure and start the port (1): @c nb_queues rx and tx queues, as
+	 *  many as the PMD allows (workers beyond them share through software
+	 *  rings); or use queues of a port the application started (0):
 	 *  @c rx_queue / @c tx_queue and the ones after them, one per worker,
 	 *  as far as the port has them. */
 	int configure_port;
@@ -448,6 +448,13 @@ struct dr_context_attr {
 	const unsigned int *worker_lcores;
 	/** DR_PROGRESS_RTC: what a worker does when a round found no work. */
 	enum dr_idle_policy idle;
+	/** DR_PROGRESS_RTC with @c configure_port: queue pairs of the port, one
+	 *  per worker from the first (at most @c nb_workers). 0 = one per worker
+	 *  when the PMD spreads received frames by RSS on UDP, else 1; workers
+	 *  without a queue of their own go through software rings. A link whose
+	 *  ends pair their queues one to one (net_memif, net_ring) needs the
+	 *  same number on both sides. */
+	uint16_t nb_queues;
 	/** Backend name ("ethdev"); NULL = the default for the port */
 	const char *backend;
 };
@@ -543,7 +550,10 @@ int dr_add_neighbour(struct dr_context *ctx, const union dr_gid *gid, const stru
 /**
  * Drive the transport once in DR_PROGRESS_INLINE mode: receive a burst,
  * run the responder, completer and requester, fire due timers, transmit.
- * dr_poll_cq() calls it too. @return the number of packets handled, or -errno.
+ * dr_poll_cq() calls it too. In DR_PROGRESS_RTC mode the worker lcores
+ * drive the transport and it returns 0 at once, so that a program written
+ * for both modes may call it in its loops.
+ * @return the number of packets handled, or -errno.
  */
 int dr_progress(struct dr_context *ctx);
 

@@ -125,6 +125,10 @@ attr_check(const struct dr_context_attr *a)
 		DR_LOG(ctx, INFO, "worker_lcores given in inline mode");
 		return -EINVAL;
 	}
+	if (a->nb_queues > DR_MAX_WORKERS || (a->mode == DR_PROGRESS_INLINE && a->nb_queues > 1)) {
+		DR_LOG(ctx, INFO, "nb_queues %u: at most the workers, 1 in inline mode", a->nb_queues);
+		return -EINVAL;
+	}
 	if (a->idle != DR_IDLE_SPIN && a->idle != DR_IDLE_PAUSE && a->idle != DR_IDLE_YIELD) {
 		DR_LOG(ctx, INFO, "idle policy %d unknown", (int)a->idle);
 		return -EINVAL;

@@ -253,7 +253,7 @@ dr_progress(struct dr_context *ctx)
 	if (ctx == NULL)
 		return -EINVAL;
 	if (ctx->attr.mode != DR_PROGRESS_INLINE)
-		return -ENOTSUP;
+		return 0;               /* the workers drive it */
 
 	wk = &ctx->wk[0];
 	RTE_PER_LCORE(dr_cur_worker) = wk;

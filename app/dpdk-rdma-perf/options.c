@@ -26,6 +26,10 @@ enum {
 	OPT_OOB_BIND,
 	OPT_PERFTEST,
 	OPT_IPV6,
+	OPT_MODE,
+	OPT_WORKERS,
+	OPT_IDLE,
+	OPT_QUEUES,
 };
 
 static const char short_opts[] = ":p:s:n:aD:m:t:r:Q:q:Fd:i:x:A:o:hV";
@@ -56,6 +60,10 @@ static const struct option long_opts[] = {
 	{ "sizes", required_argument, NULL, OPT_SIZES },
 	{ "oob-bind", required_argument, NULL, OPT_OOB_BIND },
 	{ "perftest-compat", no_argument, NULL, OPT_PERFTEST },
+	{ "mode", required_argument, NULL, OPT_MODE },
+	{ "workers", required_argument, NULL, OPT_WORKERS },
+	{ "idle", required_argument, NULL, OPT_IDLE },
+	{ "queues", required_argument, NULL, OPT_QUEUES },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
 	{ NULL, 0, NULL, 0 },
@@ -100,6 +108,15 @@ perf_usage(FILE *out)
 		"      --link-mtu N      IP MTU given to the context (default: the port's)\n"
 		"      --check           fill every message with a pattern and verify every byte\n"
 		"      --perftest-compat speak perftest's exchange: an ib_* tool is the peer\n"
+		"      --mode M          who drives the transport: inline (this thread, the\n"
+		"                        default) or rtc (run-to-completion worker lcores)\n"
+		"      --workers N       rtc: worker lcores, taken from EAL's -l / --lcores\n"
+		"                        after the main lcore (default 1, at most %u)\n"
+		"      --idle P          rtc: what an idle worker does: spin (default, for\n"
+		"                        isolated cores), pause, or yield (lcores sharing a CPU)\n"
+		"      --queues N        rtc: port queue pairs, one per worker from the first\n"
+		"                        (default: one per worker with RSS, else 1; a memif\n"
+		"                        link needs the same number on both sides)\n"
 		"  -h, --help            this text\n"
 		"  -V, --version         the version\n"
 		"\n"
@@ -107,7 +124,7 @@ perf_usage(FILE *out)
 		perf_test_names(), PERF_DEF_PORT, PERF_DEF_SIZE_BW, PERF_DEF_SIZE_LAT, PERF_ATOMIC_SIZE,
 		PERF_MAX_SIZES, PERF_DEF_ITERS_BW, PERF_DEF_ITERS_LAT, PERF_DEF_ITERS_ATOMIC,
 		PERF_DEF_TX_BW, PERF_DEF_TX_LAT, PERF_DEF_RX, PERF_DEF_CQ_MOD, PERF_DEF_GID_INDEX,
-		DR_MAX_RD_ATOMIC);
+		DR_MAX_RD_ATOMIC, DR_MAX_WORKERS);
 }
 
 char perf_last_err[OOB_TEXT_LEN];
@@ -393,7 +410,7 @@ int
 perf_parse_args(int argc, char **argv, struct perf_opts *o)
 {
 	bool have_ip = false, tx_given = false, all = false, size_opt = false, sizes_opt = false;
-	bool atomic_given = false, outs_given = false;
+	bool atomic_given = false, outs_given = false, mode_given = false, idle_given = false;
 	uint64_t v;
 	int c;
 
@@ -528,6 +545,40 @@ perf_parse_args(int argc, char **argv, struct perf_opts *o)
 		case OPT_PERFTEST:
 			o->perftest = true;
 			break;
+		case OPT_MODE:
+			if (strcmp(optarg, "inline") == 0) {
+				o->mode = DR_PROGRESS_INLINE;
+			} else if (strcmp(optarg, "rtc") == 0) {
+				o->mode = DR_PROGRESS_RTC;
+			} else {
+				perf_err("--mode", "unknown mode '%s' (inline or rtc)", optarg);
+				return -1;
+			}
+			mode_given = true;
+			break;
+		case OPT_WORKERS:
+			if (parse_uint("--workers", optarg, 1, DR_MAX_WORKERS, &v) != 0)
+				return -1;
+			o->workers = (uint16_t)v;
+			break;
+		case OPT_QUEUES:
+			if (parse_uint("--queues", optarg, 1, DR_MAX_WORKERS, &v) != 0)
+				return -1;
+			o->queues = (uint16_t)v;
+			break;
+		case OPT_IDLE:
+			if (strcmp(optarg, "spin") == 0) {
+				o->idle = DR_IDLE_SPIN;
+			} else if (strcmp(optarg, "pause") == 0) {
+				o->idle = DR_IDLE_PAUSE;
+			} else if (strcmp(optarg, "yield") == 0) {
+				o->idle = DR_IDLE_YIELD;
+			} else {
+				perf_err("--idle", "unknown policy '%s' (spin, pause or yield)", optarg);
+				return -1;
+			}
+			idle_given = true;
+			break;
 		case 'h':
 			perf_usage(stdout);
 			return 1;
@@ -565,5 +616,16 @@ perf_parse_args(int argc, char **argv, struct perf_opts *o)
 		return -1;
 	}
 	o->server = argc == 2 ? argv[1] : NULL;
+	if (o->mode != DR_PROGRESS_RTC && (o->workers != 0 || idle_given || o->queues != 0)) {
+		perf_err(o->workers != 0 ? "--workers" : o->queues != 0 ? "--queues" : "--idle",
+			 "only with --mode rtc%s", mode_given ? "" : " (the default mode is inline)");
+		return -1;
+	}
+	if (o->mode == DR_PROGRESS_RTC && o->workers == 0)
+		o->workers = 1;
+	if (o->queues > o->workers) {
+		perf_err("--queues", "%u queue pairs for %u workers (at most one each)", o->queues, o->workers);
+		return -1;
+	}
 	return finish(o, have_ip, tx_given, all, size_opt, sizes_opt, atomic_given, outs_given);
 }

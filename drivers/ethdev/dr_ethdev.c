@@ -140,6 +140,7 @@ static int
 configure_port(struct dr_context *ctx, struct dr_ethdev_priv *priv)
 {
 	uint16_t port = ctx->port_id, nb_rxd, nb_txd, mtu, nq, q;
+	bool rss;
 	struct rte_eth_dev_info info;
 	struct rte_eth_conf conf;
 	uint32_t room, frame;
@@ -178,16 +179,22 @@ configure_port(struct dr_context *ctx, struct dr_ethdev_priv *priv)
 	}
 	/* a queue pair per worker, as far as the PMD goes; RSS on UDP (RoCEv2's source port is
 	 * per-QP entropy) spreads flows over them, the workers redirect what lands elsewhere */
-	nq = RTE_MIN(ctx->nb_workers, RTE_MIN(info.max_rx_queues, info.max_tx_queues));
+	rss = (info.flow_type_rss_offloads & DR_ETHDEV_RSS_UDP) != 0;
+	if (ctx->attr.nb_queues != 0)
+		nq = RTE_MIN(ctx->attr.nb_queues, ctx->nb_workers);
+	else
+		nq = rss ? ctx->nb_workers : 1;     /* without RSS a peer's queues decide ours */
+	nq = RTE_MIN(nq, RTE_MIN(info.max_rx_queues, info.max_tx_queues));
 	if (nq == 0)
 		nq = 1;
-	if (nq > 1 && (info.flow_type_rss_offloads & DR_ETHDEV_RSS_UDP) != 0) {
+	if (nq > 1 && rss) {
 		conf.rxmode.mq_mode = RTE_ETH_MQ_RX_RSS;
 		conf.rx_adv_conf.rss_conf.rss_hf = info.flow_type_rss_offloads & DR_ETHDEV_RSS_UDP;
 	}
 	if (nq < ctx->nb_workers)
-		DR_LOG(drv, NOTICE, "port %u (%s): %u queue pairs for %u workers: the others share them "
-		       "through software rings", port, info.driver_name, nq, ctx->nb_workers);
+		DR_LOG(drv, INFO, "port %u (%s): %u queue pairs for %u workers%s: the others go through "
+		       "software rings", port, info.driver_name, nq, ctx->nb_workers,
+		       rss ? "" : " (no RSS on UDP)");
 	ret = rte_eth_dev_configure(port, nq, nq, &conf);
 	if (ret != 0) {
 		DR_LOG(drv, ERR, "port %u: configure: %s", port, rte_strerror(-ret));

@@ -19,17 +19,23 @@ TITLES = {"send_bw": "Send BW Test", "send_lat": "Send Latency Test",
           "read_bw": "RDMA_Read BW Test", "read_lat": "RDMA_Read Latency Test"}
 
 
-def memif(perf_exe, *args, **kw):
+MODES = ["inline", "rtc"]
+
+
+def memif(perf_exe, *args, mode="inline", workers=1, queues=None, **kw):
+    """A pair over memif, both sides in engine `mode` (pair.engine())."""
     kw.setdefault("timeout", RUN_TIMEOUT)
-    return pair.run_memif(list(map(str, args)), exe=perf_exe, **kw)
+    extra, kw["server_lcores"], kw["client_lcores"] = pair.engine(mode, workers, queues)
+    return pair.run_memif(list(map(str, args)) + extra, exe=perf_exe, **kw)
 
 
-@pytest.fixture(scope="module", params=TESTS)
+@pytest.fixture(scope="module", params=[(t, m) for m in MODES for t in TESTS],
+                ids=["%s-%s" % (t, m) for m in MODES for t in TESTS])
 def small_run(request, perf_exe):
-    """One pair per test: all the small sizes in one run (--sizes)."""
-    test = request.param
+    """One pair per test and engine mode: all the small sizes in one run (--sizes)."""
+    test, mode = request.param
     sizes, iters = small_sizes(test), ITERS_SMALL[kind(test)]
-    return test, sizes, iters, memif(perf_exe, *matrix_args(test, sizes, iters))
+    return test, sizes, iters, memif(perf_exe, *matrix_args(test, sizes, iters), mode=mode)
 
 
 @pytest.mark.parametrize("index", range(5), ids=SIZE_IDS)
@@ -68,9 +74,10 @@ def test_one_gib_message_checked(perf_exe, test):
         assert "Data check: OK" in side.stdout, side.describe()
 
 
+@pytest.mark.parametrize("mode", MODES)
 @pytest.mark.parametrize("test,qps", [("write_bw", 4), ("send_bw", 3), ("read_bw", 2)])
-def test_several_qps(perf_exe, test, qps):
-    res = memif(perf_exe, *matrix_args(test, [3000], 200), "-q", qps)
+def test_several_qps(perf_exe, test, qps, mode):
+    res = memif(perf_exe, *matrix_args(test, [3000], 200), "-q", qps, mode=mode)
     assert_checked_run(res, [3000], 200)
     addrs = table.addresses(res.client.stdout)
     assert [a[0] for a in addrs] == ["local"] * qps + ["remote"] * qps
@@ -89,9 +96,10 @@ def test_duration(perf_exe, test):
     assert "Data check: OK" in res.client.stdout
 
 
-def test_mtu_4096(perf_exe):
+@pytest.mark.parametrize("mode", MODES)
+def test_mtu_4096(perf_exe, mode):
     res = memif(perf_exe, "write_bw", "--check", "-m", 4096, "--link-mtu", 4200, "--sizes",
-                "4095,4096,4097,100000", "-n", 200)
+                "4095,4096,4097,100000", "-n", 200, mode=mode)
     assert res.ok, res.describe()
     assert table.header(res.client.stdout)["Mtu"] == "4096[B]"
     assert [r["bytes"] for r in table.rows(res.client.stdout)] == [4095, 4096, 4097, 100000]
@@ -111,6 +119,74 @@ def test_gid_index_0(perf_exe):
     assert res.ok, res.describe()
     gids = [g for _, _, g in table.addresses(res.client.stdout)]
     assert all(g.startswith("254:128:00:00:00:00:00:00:") for g in gids), gids
+
+
+# ---- run-to-completion workers across a link (DR_PROGRESS_RTC) ----
+
+@pytest.mark.parametrize("test", ["write_bw", "send_bw", "read_bw"])
+def test_rtc_eight_qps_two_workers_two_queues(perf_exe, test):
+    """perftest-style -q 8 over two workers a side, each with its own memif
+    queue pair: QPs spread over both workers, every byte checked."""
+    res = memif(perf_exe, *matrix_args(test, [3000, 65536], 100), "-q", 8, mode="rtc", workers=2,
+                queues=2)
+    assert_checked_run(res, [3000, 65536], 100)
+    assert table.header(res.client.stdout)["Number of qps"] == "8"
+
+
+@pytest.mark.parametrize("test", ["write_bw", "send_lat", "read_bw", "atomic_bw"])
+def test_rtc_two_workers_one_queue(perf_exe, test):
+    """Two workers on one queue pair (the default without RSS): worker 1's
+    QPs get their frames redirected by worker 0 and send through it."""
+    sizes = [8] if test.startswith("atomic") else [3000]
+    args = [test, "--check", "-n", 100] + (["-s", 8] if test.startswith("atomic") else
+                                           ["--sizes", "3000"])
+    if test.endswith("_bw"):
+        args += ["-q", 4]
+    res = memif(perf_exe, *args, mode="rtc", workers=2)
+    assert res.ok, res.describe()
+    assert [r["bytes"] for r in table.rows(res.client.stdout)] == sizes
+    assert "Data check: OK" in res.client.stdout, res.client.describe()
+
+
+@pytest.mark.parametrize("rtc_side", ["server", "client"])
+def test_rtc_against_inline(perf_exe, rtc_side):
+    """The modes are the same wire: an rtc side (two workers) against an inline one."""
+    rtc_args, rtc_lcores, _ = pair.engine("rtc", 2)
+    _, server_cpu, client_cpu = pair.engine("inline")
+    kw = {"server_lcores": server_cpu, "client_lcores": client_cpu}
+    kw[rtc_side + "_lcores"] = rtc_lcores if rtc_side == "server" else \
+        rtc_lcores.replace("@" + server_cpu.split("@")[-1], "@" + client_cpu.split("@")[-1])
+    kw[rtc_side + "_args"] = rtc_args
+    res = pair.run_memif(["send_bw", "--check", "-q", 3, "--sizes", "100,5000", "-n", 200],
+                         exe=perf_exe, timeout=RUN_TIMEOUT, **kw)
+    assert_checked_run(res, [100, 5000], 200)
+
+
+@pytest.mark.parametrize("args, msg", [
+    (["--workers", "2"], "--workers: only with --mode rtc"),
+    (["--idle", "yield"], "--idle: only with --mode rtc"),
+    (["--mode", "pipe"], "--mode: unknown mode 'pipe'"),
+    (["--mode", "rtc", "--idle", "nap"], "--idle: unknown policy 'nap'"),
+    (["--mode", "rtc", "--workers", "0"], "--workers: invalid value '0'"),
+    (["--mode", "rtc", "--workers", "2", "--queues", "3"], "--queues: 3 queue pairs for 2 workers"),
+])
+def test_engine_cli_errors(perf_exe, args, msg):
+    """Bad engine options: exit 2 and a message naming the option, before EAL starts."""
+    import subprocess
+    r = subprocess.run([str(perf_exe), "--no-pci", "--", "write_bw", "--ip", "192.0.2.1"] + args,
+                       capture_output=True, text=True, timeout=30)
+    assert r.returncode == 2, r
+    assert msg in r.stderr, r.stderr
+
+
+def test_rtc_more_workers_than_lcores(perf_exe):
+    """--workers beyond EAL's idle worker lcores: a clear error, exit 1, no hang."""
+    extra, server_lcores, client_lcores = pair.engine("rtc", 1)
+    res = pair.run_memif(["write_bw", "-s", 64, "-n", 10], exe=perf_exe, timeout=60,
+                         server_args=["--mode", "rtc", "--workers", "3", "--idle", "yield"],
+                         server_lcores=server_lcores, client_lcores=client_lcores)
+    assert res.server.rc == 1, res.describe()
+    assert "dr_open_device" in res.server.stderr, res.server.describe()
 
 
 # ---- the output: perftest's layout ----

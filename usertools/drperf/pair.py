@@ -89,6 +89,28 @@ def default_lcores(cpus=None):
     return specs[0], specs[1]
 
 
+def engine(mode, workers=1, queues=None, cpus=None):
+    """How to run both sides of a pair in an engine mode: (perf args,
+    server lcores, client lcores). inline: no args, each side on its own CPU
+    (default_lcores()). rtc: each side's main lcore and its `workers` worker
+    lcores mapped onto that side's CPU (--lcores '(0-W)@C'), the workers
+    yielding when idle (they share the CPU with the main lcore); `queues`
+    port queue pairs (memif pairs queues one to one: give both sides the same)."""
+    server_cpu, client_cpu = default_lcores(cpus)
+    if mode == "inline":
+        return [], server_cpu, client_cpu
+    if mode != "rtc":
+        raise ValueError("unknown engine mode %r" % mode)
+
+    def mapping(spec):
+        cpu = spec.split("@")[-1]
+        return "(0-%d)@%s" % (workers, cpu)
+    args = ["--mode", "rtc", "--workers", str(workers), "--idle", "yield"]
+    if queues:
+        args += ["--queues", str(queues)]
+    return args, mapping(server_cpu), mapping(client_cpu)
+
+
 def eal_common(prefix, mem_mb=EAL_MEM_MB, lcores=None):
     return (["--no-huge", "-m", str(mem_mb), "--no-pci", "--file-prefix=" + prefix]
             + lcore_args(lcores))
