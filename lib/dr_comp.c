@@ -224,6 +224,7 @@ static enum dr_comp_step
 comp_check_psn(struct dr_qp_impl *qp, struct comp_ctx *c)
 {
 	struct dr_send_wqe *wqe = c->wqe;
+	uint32_t expect;
 
 	if (dr_psn_after(c->psn, wqe->last_psn)) {
 		if (!wqe_all_sent(wqe))
@@ -237,9 +238,19 @@ comp_check_psn(struct dr_qp_impl *qp, struct comp_ctx *c)
 		}
 		return COMP_COMPLETE_WQE;  /* coalesced ACK: everything up to the PSN arrived */
 	}
-	if (dr_psn_before(c->psn, qp->comp.psn))
+	/*
+	 * The PSN expected next: comp.psn, or for a READ that took its first
+	 * responses ahead of an older WQE (comp_read_ahead()), the one after
+	 * them: those already placed are duplicates now (a replay of the READ
+	 * asked again before they came), not data for the next offset.
+	 */
+	expect = qp->comp.psn;
+	if (wqe->opcode == DR_WR_RDMA_READ && wqe->resp_bytes != 0 &&
+	    dr_psn_after(dr_read_next_psn(qp, wqe), expect))
+		expect = dr_read_next_psn(qp, wqe);
+	if (dr_psn_before(c->psn, expect))
 		return COMP_DONE;          /* duplicate or stale response: dropped */
-	if (dr_psn_after(c->psn, qp->comp.psn) && wqe_is_rd_atomic(wqe)) {
+	if (dr_psn_after(c->psn, expect) && wqe_is_rd_atomic(wqe)) {
 		/* a response of this READ is missing: lost, or overtaken; ask again after a few */
 		if (!(c->pi->mask & DR_OPF_READ))
 			return COMP_RETRY;
