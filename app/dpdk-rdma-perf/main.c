@@ -13,11 +13,13 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <rte_cycles.h>
 #include <rte_eal.h>
+#include <rte_pause.h>
 
 #include "dr_app.h"
 #include "perf.h"
@@ -57,6 +59,18 @@ perf_progress(struct perf *p)
 	if (ret < 0)
 		return perf_api_err("dr_progress", -ret);
 	return PERF_OK;
+}
+
+void
+perf_idle(const struct perf *p)
+{
+	/* rtc: our lcore may share its CPU with the workers (--idle yield): let them run */
+	if (p->o->mode != DR_PROGRESS_RTC)
+		return;
+	if (p->o->idle == DR_IDLE_YIELD)
+		sched_yield();
+	else if (p->o->idle == DR_IDLE_PAUSE)
+		rte_pause();
 }
 
 void

@@ -223,6 +223,8 @@ int perf_api_err(const char *what, int err);
 int perf_wc_err(const struct dr_wc *wc);
 /** Drive the transport once (dr_progress). */
 int perf_progress(struct perf *p);
+/** A poll found nothing: in rtc mode with --idle yield / pause, give the workers the CPU. */
+void perf_idle(const struct perf *p);
 /**
  * Look at the OOB socket about once a millisecond (@p force: now): notes the
  * peer's OOB_DONE. @return PERF_OK, or PERF_FAIL when the peer aborted or

@@ -131,6 +131,8 @@ bw_client(struct perf *p)
 		n = dr_poll_cq(p->send_cq, BW_BURST, wc);
 		if (n < 0)
 			return perf_api_err("dr_poll_cq", -n);
+		if (n == 0)
+			perf_idle(p);
 		for (int i = 0; i < n; i++) {
 			int64_t c = bw_complete(p, &wc[i]);
 
@@ -186,6 +188,8 @@ bw_recv_server(struct perf *p)
 
 		if (n < 0)
 			return perf_api_err("dr_poll_cq", -n);
+		if (n == 0)
+			perf_idle(p);
 		for (int i = 0; i < n; i++)
 			if (perf_recv_complete(p, &wc[i]) != PERF_OK)
 				return PERF_FAIL;

@@ -151,6 +151,7 @@ wait_peer_msg(struct perf *p, struct perf_qp *q, uint64_t i, bool *stopped)
 			*stopped = true;
 			return PERF_OK;
 		}
+		perf_idle(p);           /* nothing arrived yet */
 	}
 	if (p->check) {
 		unsigned int w, g;

@@ -132,6 +132,7 @@ struct rc_qp_params {
 	uint32_t max_inline;
 	struct dr_comp_channel *channel[2]; /* per side: the CQs' completion channel (NULL: none) */
 	uint64_t send_ops[2];         /* per side: non-zero, an extended QP with these send_ops_flags */
+	struct dr_cq *cq[2];          /* per side: a CQ of the test's for both queues (NULL: rc_connect makes two) */
 };
 
 /* Counters of the test files (dr_test.h's are per file). */

@@ -263,13 +263,17 @@ qp_up(struct rc_side *s, const struct rc_qp_params *p, bool is_a)
 	struct dr_qp_init_attr ia;
 	struct dr_qp_attr a;
 
-	s->scq = dr_create_cq(s->ctx, 4096, s, p->channel[is_a ? 0 : 1], 0);
-	s->rcq = dr_create_cq(s->ctx, 4096, s, p->channel[is_a ? 0 : 1], 0);
-	if (s->scq == NULL || s->rcq == NULL)
-		return -1;
+	struct dr_cq *shared = p->cq[is_a ? 0 : 1];
+
+	if (shared == NULL) {
+		s->scq = dr_create_cq(s->ctx, 4096, s, p->channel[is_a ? 0 : 1], 0);
+		s->rcq = dr_create_cq(s->ctx, 4096, s, p->channel[is_a ? 0 : 1], 0);
+		if (s->scq == NULL || s->rcq == NULL)
+			return -1;
+	}
 	memset(&ia, 0, sizeof(ia));
-	ia.send_cq = s->scq;
-	ia.recv_cq = s->rcq;
+	ia.send_cq = shared != NULL ? shared : s->scq;
+	ia.recv_cq = shared != NULL ? shared : s->rcq;
 	ia.qp_type = p->qp_type;
 	ia.sq_sig_all = p->sq_sig_all;
 	ia.cap.max_send_wr = p->max_wr;

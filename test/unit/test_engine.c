@@ -1,0 +1,348 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 The dpdk-rdma authors.
+ */
+
+/*
+ * The engine with several QPs at once (test_rc.h's two contexts; meant for
+ * rtc mode with two workers a context, where QPs land on different workers,
+ * and run in inline mode too):
+ *   - QPs spread over the workers; CQs shared by QPs of different workers
+ *     get every completion once, each QP's in order;
+ *   - a QP used, moved to ERR (its later WRs flushed) and destroyed while
+ *     the other QPs carry traffic, which completes untouched;
+ *   - an MR deregistered while RDMA WRITEs stream into it: each WRITE lands
+ *     before dr_dereg_mr() returns or fails with a remote access error,
+ *     nothing lands after.
+ */
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "test_rc.h"
+
+#define NPAIRS 4
+
+/* A connected QP pair of rc_connect(), taken out of the sides so that several can live at once. */
+struct qpair {
+	struct dr_qp *qa, *qb;
+	struct dr_cq *cq[4];          /* A send/recv, B send/recv: those rc_connect made (NULL: shared) */
+};
+
+static int
+pair_up(struct rc_env *e, const struct rc_qp_params *p, struct qpair *q)
+{
+	int rc = rc_connect(e, p);
+
+	q->qa = e->s[0].qp;
+	q->qb = e->s[1].qp;
+	q->cq[0] = e->s[0].scq;
+	q->cq[1] = e->s[0].rcq;
+	q->cq[2] = e->s[1].scq;
+	q->cq[3] = e->s[1].rcq;
+	for (int i = 0; i < 2; i++) {
+		e->s[i].qp = NULL;
+		e->s[i].scq = e->s[i].rcq = NULL;
+	}
+	return rc;
+}
+
+static void
+pair_down(struct qpair *q)
+{
+	if (q->qa != NULL)
+		RC_CHECK_EQ(dr_destroy_qp(q->qa), 0);
+	if (q->qb != NULL)
+		RC_CHECK_EQ(dr_destroy_qp(q->qb), 0);
+	for (int i = 0; i < 4; i++)
+		if (q->cq[i] != NULL)
+			RC_CHECK_EQ(dr_destroy_cq(q->cq[i]), 0);
+	memset(q, 0, sizeof(*q));
+}
+
+/* Let the post helpers of test_rc.h address this pair. */
+static void
+use(struct rc_env *e, const struct qpair *q)
+{
+	e->s[0].qp = q->qa;
+	e->s[1].qp = q->qb;
+}
+
+static void
+unuse(struct rc_env *e)
+{
+	e->s[0].qp = e->s[1].qp = NULL;
+}
+
+static unsigned int
+worker_of(struct dr_qp *qp)
+{
+	return dr_qp_impl(qp)->wk->id;
+}
+
+/*
+ * Four QP pairs on one shared CQ a side: SENDs on all of them at once. The
+ * QPs alternate between the workers; each CQ gets every completion once and
+ * each QP's in posting order; the data is right.
+ */
+static void
+test_shared_cq(struct rc_env *e)
+{
+	enum { PER_QP = 64, LEN = 1500 };
+	struct rc_side *a = &e->s[0], *b = &e->s[1];
+	struct dr_cq *cqa = dr_create_cq(a->ctx, 4096, NULL, NULL, 0);
+	struct dr_cq *cqb = dr_create_cq(b->ctx, 4096, NULL, NULL, 0);
+	struct rc_wcs *sw = calloc(1, sizeof(*sw)), *rw = calloc(1, sizeof(*rw));
+	uint32_t next_send[NPAIRS] = { 0 }, next_recv[NPAIRS] = { 0 };
+	struct qpair q[NPAIRS];
+	struct rc_qp_params p;
+	struct rc_buf src, dst;
+	unsigned int i, k, workers = 0;
+
+	memset(q, 0, sizeof(q));
+	if (cqa == NULL || cqb == NULL || sw == NULL || rw == NULL ||
+	    rc_buf_alloc(a, &src, NPAIRS * PER_QP * LEN, DR_ACCESS_LOCAL_WRITE) != 0 ||
+	    rc_buf_alloc(b, &dst, NPAIRS * PER_QP * LEN, DR_ACCESS_LOCAL_WRITE) != 0) {
+		RC_CHECK_MSG(0, "shared CQ setup");
+		goto out;
+	}
+	rc_params_default(&p);
+	p.max_wr = 256;
+	p.cq[0] = cqa;
+	p.cq[1] = cqb;
+	for (i = 0; i < NPAIRS; i++) {
+		if (pair_up(e, &p, &q[i]) != 0) {
+			RC_CHECK_MSG(0, "pair %u", i);
+			goto out;
+		}
+		workers |= 1u << worker_of(q[i].qa);
+	}
+	/* two workers a context: both carry QPs of the shared CQ */
+	if (a->ctx->nb_workers > 1)
+		RC_CHECK_EQ(workers, 3);
+	rc_fill(src.p, src.len, 5);
+	memset(dst.p, 0, dst.len);
+	for (k = 0; k < PER_QP; k++) {
+		for (i = 0; i < NPAIRS; i++) {
+			size_t off = ((size_t)i * PER_QP + k) * LEN;
+			struct dr_sge ls = { (uint64_t)(uintptr_t)(src.p + off), LEN, src.mr->lkey };
+			struct dr_sge rs = { (uint64_t)(uintptr_t)(dst.p + off), LEN, dst.mr->lkey };
+
+			use(e, &q[i]);
+			RC_CHECK_EQ(rc_post_recv(b, ((uint64_t)i << 32) | k, &rs, 1), 0);
+			RC_CHECK_EQ(rc_post_send(a, ((uint64_t)i << 32) | k, DR_WR_SEND, &ls, 1, DR_SEND_SIGNALED,
+						 0, 0, 0), 0);
+		}
+	}
+	unuse(e);
+	RC_CHECK(rc_wait_wcs(e, cqa, sw, NPAIRS * PER_QP, 10000000));
+	RC_CHECK(rc_wait_wcs(e, cqb, rw, NPAIRS * PER_QP, 10000000));
+	RC_CHECK_EQ(sw->n, NPAIRS * PER_QP);
+	RC_CHECK_EQ(rw->n, NPAIRS * PER_QP);
+	for (i = 0; i < sw->n; i++) {
+		uint32_t qi = (uint32_t)(sw->wc[i].wr_id >> 32), kk = (uint32_t)sw->wc[i].wr_id;
+
+		RC_CHECK_MSG(sw->wc[i].status == DR_WC_SUCCESS && qi < NPAIRS && kk == next_send[qi],
+			     "send completion %u: QP %u wr %u (%s), want wr %u", i, qi, kk,
+			     dr_wc_status_str(sw->wc[i].status), qi < NPAIRS ? next_send[qi] : 0);
+		if (qi < NPAIRS)
+			next_send[qi] = kk + 1;
+	}
+	for (i = 0; i < rw->n; i++) {
+		uint32_t qi = (uint32_t)(rw->wc[i].wr_id >> 32), kk = (uint32_t)rw->wc[i].wr_id;
+
+		RC_CHECK_MSG(rw->wc[i].status == DR_WC_SUCCESS && qi < NPAIRS && kk == next_recv[qi] &&
+			     rw->wc[i].qp_num == q[qi].qb->qp_num && rw->wc[i].byte_len == LEN,
+			     "recv completion %u: QP %u wr %u", i, qi, kk);
+		if (qi < NPAIRS)
+			next_recv[qi] = kk + 1;
+	}
+	RC_CHECK(memcmp(src.p, dst.p, src.len) == 0);
+out:
+	unuse(e);
+	for (i = 0; i < NPAIRS; i++)
+		pair_down(&q[i]);
+	rc_disconnect(e);
+	rc_buf_free(&src);
+	rc_buf_free(&dst);
+	if (cqa != NULL)
+		RC_CHECK_EQ(dr_destroy_cq(cqa), 0);
+	if (cqb != NULL)
+		RC_CHECK_EQ(dr_destroy_cq(cqb), 0);
+	free(sw);
+	free(rw);
+}
+
+/*
+ * Three QP pairs stream RDMA WRITEs; meanwhile a fourth, on a worker of
+ * theirs, sends, is moved to ERR with WRs queued (flushed, in order) and
+ * destroyed. The three complete untouched, every byte right.
+ */
+static void
+test_lifecycle_under_traffic(struct rc_env *e)
+{
+	enum { BUSY = 3, PER_QP = 100, LEN = 4096, LATE = 8 };
+	struct rc_side *a = &e->s[0], *b = &e->s[1];
+	struct rc_wcs *sw = calloc(1, sizeof(*sw)), *xw = calloc(1, sizeof(*xw));
+	struct dr_cq *cqa = dr_create_cq(a->ctx, 4096, NULL, NULL, 0);
+	struct qpair q[BUSY + 1];
+	struct rc_qp_params p;
+	struct rc_buf src, dst;
+	struct dr_qp_attr qa;
+	unsigned int i, k, flushed = 0;
+
+	memset(q, 0, sizeof(q));
+	if (sw == NULL || xw == NULL || cqa == NULL ||
+	    rc_buf_alloc(a, &src, BUSY * PER_QP * LEN, DR_ACCESS_LOCAL_WRITE) != 0 ||
+	    rc_buf_alloc(b, &dst, BUSY * PER_QP * LEN, DR_ACCESS_LOCAL_WRITE | DR_ACCESS_REMOTE_WRITE) != 0) {
+		RC_CHECK_MSG(0, "lifecycle setup");
+		goto out;
+	}
+	rc_params_default(&p);
+	p.max_wr = 256;
+	p.cq[0] = cqa;                  /* the busy QPs share A's CQ */
+	for (i = 0; i < BUSY; i++)
+		if (pair_up(e, &p, &q[i]) != 0)
+			goto fail;
+	p.cq[0] = NULL;                 /* the short-lived one has its own */
+	if (pair_up(e, &p, &q[BUSY]) != 0)
+		goto fail;
+	rc_fill(src.p, src.len, 9);
+	memset(dst.p, 0, dst.len);
+	for (k = 0; k < PER_QP; k++) {
+		for (i = 0; i < BUSY; i++) {
+			size_t off = ((size_t)i * PER_QP + k) * LEN;
+			struct dr_sge ls = { (uint64_t)(uintptr_t)(src.p + off), LEN, src.mr->lkey };
+
+			use(e, &q[i]);
+			RC_CHECK_EQ(rc_post_send(a, k, DR_WR_RDMA_WRITE, &ls, 1, DR_SEND_SIGNALED,
+						 (uint64_t)(uintptr_t)(dst.p + off), dst.mr->rkey, 0), 0);
+		}
+	}
+	/* the fourth: one WRITE through, then ERR with WRs queued behind it, then gone */
+	use(e, &q[BUSY]);
+	{
+		struct dr_sge ls = { (uint64_t)(uintptr_t)src.p, 64, src.mr->lkey };
+
+		RC_CHECK_EQ(rc_post_send(a, 1000, DR_WR_RDMA_WRITE, &ls, 1, DR_SEND_SIGNALED,
+					 (uint64_t)(uintptr_t)(dst.p + dst.len - 64), dst.mr->rkey, 0), 0);
+		RC_CHECK(rc_wait_wcs(e, q[BUSY].cq[0], xw, 1, 5000000));
+		RC_CHECK(xw->n == 1 && xw->wc[0].status == DR_WC_SUCCESS);
+		memset(&qa, 0, sizeof(qa));
+		qa.qp_state = DR_QPS_ERR;
+		RC_CHECK_EQ(dr_modify_qp(q[BUSY].qa, &qa, DR_QP_STATE), 0);
+		/* IBA 10.3.1: WRs posted in ERR complete, flushed, in order */
+		for (k = 0; k < LATE; k++)
+			RC_CHECK_EQ(rc_post_send(a, 2000 + k, DR_WR_RDMA_WRITE, &ls, 1, DR_SEND_SIGNALED,
+						 (uint64_t)(uintptr_t)dst.p, dst.mr->rkey, 0), 0);
+		RC_CHECK(rc_wait_wcs(e, q[BUSY].cq[0], xw, 1 + LATE, 5000000));
+		for (k = 1; k < xw->n; k++)
+			flushed += xw->wc[k].status == DR_WC_WR_FLUSH_ERR && xw->wc[k].wr_id == 2000 + k - 1;
+		RC_CHECK_EQ(flushed, LATE);
+	}
+	unuse(e);
+	pair_down(&q[BUSY]);
+	RC_CHECK(rc_wait_wcs(e, cqa, sw, BUSY * PER_QP, 10000000));
+	RC_CHECK_EQ(sw->n, BUSY * PER_QP);
+	for (i = 0; i < sw->n; i++)
+		RC_CHECK_MSG(sw->wc[i].status == DR_WC_SUCCESS, "busy completion %u: %s", i,
+			     dr_wc_status_str(sw->wc[i].status));
+	RC_CHECK(memcmp(src.p, dst.p, dst.len - 64) == 0);
+	goto out;
+fail:
+	RC_CHECK_MSG(0, "lifecycle: pair setup");
+out:
+	unuse(e);
+	for (i = 0; i <= BUSY; i++)
+		pair_down(&q[i]);
+	rc_disconnect(e);
+	rc_buf_free(&src);
+	rc_buf_free(&dst);
+	if (cqa != NULL)
+		RC_CHECK_EQ(dr_destroy_cq(cqa), 0);
+	free(sw);
+	free(xw);
+}
+
+/*
+ * WRITEs stream into an MR of B; B deregisters it mid-stream. A's WRITEs
+ * complete SUCCESS up to one REM_ACCESS_ERR (the first that found no MR),
+ * the rest flushed; B's memory does not change once dr_dereg_mr() returned.
+ */
+static void
+test_dereg_race(struct rc_env *e)
+{
+	enum { N = 400, LEN = 2048 };
+	struct rc_side *a = &e->s[0], *b = &e->s[1];
+	struct rc_wcs *sw = calloc(1, sizeof(*sw));
+	struct rc_qp_params p;
+	struct rc_buf src, dst;
+	uint8_t *snap = NULL;
+	unsigned int i, ok = 0, acc = 0, flush = 0, order_bad = 0;
+
+	rc_params_default(&p);
+	p.max_wr = N;
+	if (sw == NULL || rc_connect(e, &p) != 0 || rc_buf_alloc(a, &src, N * LEN, DR_ACCESS_LOCAL_WRITE) != 0 ||
+	    rc_buf_alloc(b, &dst, N * LEN, DR_ACCESS_LOCAL_WRITE | DR_ACCESS_REMOTE_WRITE) != 0 ||
+	    (snap = malloc(N * LEN)) == NULL) {
+		RC_CHECK_MSG(0, "dereg race setup");
+		goto out;
+	}
+	rc_fill(src.p, src.len, 11);
+	memset(dst.p, 0, dst.len);
+	for (i = 0; i < N; i++) {
+		struct dr_sge ls = { (uint64_t)(uintptr_t)(src.p + (size_t)i * LEN), LEN, src.mr->lkey };
+
+		RC_CHECK_EQ(rc_post_send(a, i, DR_WR_RDMA_WRITE, &ls, 1, DR_SEND_SIGNALED,
+					 (uint64_t)(uintptr_t)(dst.p + (size_t)i * LEN), dst.mr->rkey, 0), 0);
+	}
+	/* some have landed: deregister while the rest are on their way */
+	RC_CHECK(rc_wait_wcs(e, a->scq, sw, N / 8, 5000000));
+	RC_CHECK_EQ(dr_dereg_mr(dst.mr), 0);
+	dst.mr = NULL;
+	memcpy(snap, dst.p, dst.len);
+	RC_CHECK(rc_wait_wcs(e, a->scq, sw, N, 10000000));
+	rc_run(e, 20000, NULL, NULL);
+	RC_CHECK_MSG(memcmp(snap, dst.p, dst.len) == 0, "B's memory changed after dr_dereg_mr() returned");
+	for (i = 0; i < sw->n; i++) {
+		enum dr_wc_status st = sw->wc[i].status;
+
+		if (st == DR_WC_SUCCESS)
+			order_bad += acc + flush != 0, ok++;
+		else if (st == DR_WC_REM_ACCESS_ERR)
+			order_bad += flush != 0 || acc != 0, acc++;
+		else if (st == DR_WC_WR_FLUSH_ERR)
+			flush++;
+		else
+			order_bad++;
+		RC_CHECK_EQ(sw->wc[i].wr_id, i);
+	}
+	RC_CHECK_MSG(ok + acc + flush == N && order_bad == 0 && acc <= 1,
+		     "%u success, %u remote access error, %u flushed, %u out of order", ok, acc, flush, order_bad);
+	/* what succeeded landed whole */
+	RC_CHECK(memcmp(src.p, dst.p, (size_t)ok * LEN) == 0);
+	printf("test_dereg_race (%s): %u WRITEs landed before the dereg, %u failed, %u flushed\n",
+	       rc_mode_name(), ok, acc, flush);
+out:
+	rc_disconnect(e);
+	rc_buf_free(&src);
+	rc_buf_free(&dst);
+	free(snap);
+	free(sw);
+}
+
+static void
+run(struct rc_env *e)
+{
+	test_shared_cq(e);
+	test_lifecycle_under_traffic(e);
+	test_dereg_race(e);
+}
+
+int
+main(int argc, char **argv)
+{
+	RTE_SET_USED(argc);
+	return rc_main("test_engine", argv[0], 4200, run);
+}
