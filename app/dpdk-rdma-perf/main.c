@@ -54,7 +54,13 @@ perf_wc_err(const struct dr_wc *wc)
 int
 perf_progress(struct perf *p)
 {
-	int ret = dr_progress(p->ctx);
+	int ret;
+
+	if (p->o->mode == DR_PROGRESS_RTC) {
+		perf_idle(p);           /* the workers move the transport: let them have the CPU */
+		return PERF_OK;
+	}
+	ret = dr_progress(p->ctx);
 
 	if (ret < 0)
 		return perf_api_err("dr_progress", -ret);
