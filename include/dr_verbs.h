@@ -489,6 +489,18 @@ struct dr_context *dr_open_device(struct dr_device *dev, const struct dr_context
 /** Close a context: every object on it must have been destroyed (else -EBUSY). */
 int dr_close_device(struct dr_context *ctx);
 
+/**
+ * Stop the worker lcores of a DR_PROGRESS_RTC context: each finishes its
+ * round and returns to EAL. From then on nothing polls the port or moves
+ * the transport, and the slow-path calls (destroy, dereg, ...) run in the
+ * caller. Use it when the transport's work is over and the peer may vanish
+ * (net_memif in DPDK 22.11 can crash a process that polls a port whose peer
+ * goes away), then destroy the objects and close the context. In inline
+ * mode there is nothing to stop. Idempotent.
+ * @return 0, or -EINVAL for a NULL context.
+ */
+int dr_stop_workers(struct dr_context *ctx);
+
 /** Device attributes (the fields of struct ibv_device_attr that apply). */
 struct dr_device_attr {
 	char fw_ver[64];

@@ -472,6 +472,8 @@ comp_retry(struct dr_qp_impl *qp, struct comp_ctx *c, bool timeout)
 	qp->comp.retry_left--;
 	qp->comp.started_retry = true;
 	qp->comp.read_ooo = 0;
+	qp->wk->stats.retries++;
+	qp->cnt.retries++;
 	dr_req_rewind(qp);
 	t = comp_timeout_ticks(qp);
 	qp->comp.timeout_at = t != 0 ? comp_now(c) + t : 0;
@@ -499,6 +501,8 @@ comp_reread(struct dr_qp_impl *qp, struct comp_ctx *c)
 	qp->comp.retry_left--;
 	qp->comp.started_retry = true;
 	qp->comp.read_ooo = 0;
+	qp->wk->stats.rereads++;
+	qp->cnt.rereads++;
 	if (dr_req_reread(qp, c->wqe) != 0)
 		dr_req_rewind(qp);          /* no mbuf or room now: the whole sequence, as a retry */
 	t = comp_timeout_ticks(qp);
@@ -544,6 +548,24 @@ comp_error(struct dr_qp_impl *qp, struct comp_ctx *c)
 	return COMP_DONE;
 }
 
+/* Count a NAK received, by kind (telemetry). */
+static void
+comp_count_nak(struct dr_qp_impl *qp, uint8_t syn)
+{
+	if (dr_aeth_syn_type(syn) == DR_AETH_RNR_NAK) {
+		qp->wk->stats.naks_rnr_rx++;
+		qp->cnt.rnr_naks_rx++;
+		return;
+	}
+	if (dr_aeth_syn_type(syn) != DR_AETH_NAK)
+		return;
+	if (dr_aeth_syn_value(syn) == DR_NAK_PSN_SEQ_ERR)
+		qp->wk->stats.naks_seq_rx++;
+	else
+		qp->wk->stats.naks_err_rx++;
+	qp->cnt.naks_rx++;
+}
+
 void
 dr_comp_rx(struct dr_qp_impl *qp, struct rte_mbuf *m, struct dr_pkt_info *pi)
 {
@@ -562,6 +584,8 @@ dr_comp_rx(struct dr_qp_impl *qp, struct rte_mbuf *m, struct dr_pkt_info *pi)
 	}
 	if (pi->mask & DR_OPF_AETH)
 		c.syn = dr_aeth_syndrome(dr_pkt_aeth(pi));
+	if ((pi->mask & DR_OPF_ACK) && dr_aeth_syn_type(c.syn) != DR_AETH_ACK)
+		comp_count_nak(qp, c.syn);
 	while (step != COMP_DONE) {
 		switch (step) {
 		case COMP_GET_WQE: step = comp_get_wqe(qp, &c); break;
@@ -622,6 +646,8 @@ dr_comp_timers(struct dr_qp_impl *qp, uint64_t now)
 		return;
 	}
 	c.wqe = wqe;
+	qp->wk->stats.ack_timeouts++;
+	qp->cnt.ack_timeouts++;
 	DR_DP_LOG(comp, DEBUG, "qp %u: local ACK timeout at psn %#x, %u retries left", qp->pub.qp_num,
 		  qp->comp.psn, qp->comp.retry_left);
 	if (comp_retry(qp, &c, true) == COMP_ERROR) {

@@ -9,6 +9,7 @@
  */
 
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -38,6 +39,26 @@
 
 /* The context open on each port (control path only: no lock). */
 static struct dr_context *port_ctx[RTE_MAX_ETHPORTS];
+/* port_ctx changes (open, close) and its readers outside the owner's calls (telemetry) */
+static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
+
+void
+dr_ctx_registry_lock(void)
+{
+	pthread_mutex_lock(&registry_lock);
+}
+
+void
+dr_ctx_registry_unlock(void)
+{
+	pthread_mutex_unlock(&registry_lock);
+}
+
+struct dr_context *
+dr_ctx_registry_get(uint16_t port)
+{
+	return port < RTE_MAX_ETHPORTS ? port_ctx[port] : NULL;
+}
 
 enum dr_mtu
 dr_active_mtu_from_link(uint32_t link_mtu)
@@ -274,7 +295,11 @@ dr_open_device(struct dr_device *dev, const struct dr_context_attr *attr)
 		dr_async_fini(ctx);
 		goto fail_be;
 	}
+	pthread_mutex_init(&ctx->ctl_lock, NULL);
+	dr_telemetry_init();
+	dr_ctx_registry_lock();
 	port_ctx[port] = ctx;
+	dr_ctx_registry_unlock();
 
 	DR_LOG(ctx, INFO, "%s: port %u, backend %s, MAC " RTE_ETHER_ADDR_PRT_FMT ", MTU %u, active MTU %u, %u GIDs",
 	       ctx->device.name, port, be->name, RTE_ETHER_ADDR_BYTES(&ctx->mac), ctx->link_mtu,
@@ -300,7 +325,11 @@ dr_close_device(struct dr_context *ctx)
 		       ctx->num_qps, ctx->num_cqs, ctx->num_mrs, ctx->num_pds);
 		return -EBUSY;
 	}
-	/* the workers stop first: nothing polls the port once it closes */
+	/* out of the registry first: telemetry no longer reaches it */
+	dr_ctx_registry_lock();
+	port_ctx[ctx->port_id] = NULL;
+	dr_ctx_registry_unlock();
+	/* the workers stop next: nothing polls the port once it closes */
 	dr_engine_stop(ctx);
 	dr_engine_free(ctx);
 	ctx->be->close(ctx);
@@ -311,7 +340,7 @@ dr_close_device(struct dr_context *ctx)
 		rte_mempool_free(ctx->pool);
 	}
 	dr_async_fini(ctx);
-	port_ctx[ctx->port_id] = NULL;
+	pthread_mutex_destroy(&ctx->ctl_lock);
 	rte_free(ctx);
 	return 0;
 }

@@ -17,6 +17,7 @@
  * only: the control side asks the worker to change it (dr_engine_call()).
  */
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -43,6 +44,14 @@ struct dr_device {
 /* Port states of dr_port_attr.state (IBV_PORT_DOWN, IBV_PORT_ACTIVE). */
 #define DR_PORT_DOWN 1
 #define DR_PORT_ACTIVE 4
+
+/*
+ * The open contexts by port (dr_context.c): lock, look up, unlock. For
+ * readers outside the application's calls (telemetry).
+ */
+void dr_ctx_registry_lock(void);
+void dr_ctx_registry_unlock(void);
+struct dr_context *dr_ctx_registry_get(uint16_t port);
 
 /* Queued asynchronous events of a context (dr_event.c). */
 #define DR_ASYNC_EVENTS 64
@@ -81,6 +90,7 @@ struct dr_context {
 	uint16_t nb_rxq, nb_txq;            /* queues of the port the workers use (<= nb_workers) */
 	uint16_t next_worker;               /* round-robin placement of new QPs / SRQs / XRCDs */
 	struct rte_rcu_qsbr *rcu;           /* workers' quiescent states (DR_PROGRESS_RTC) */
+	pthread_mutex_t ctl_lock;           /* QP destruction vs. readers outside the workers (telemetry) */
 
 	/* asynchronous events (dr_event.c): a ring, an eventfd readable while it holds some */
 	struct dr_async_event async_ev[DR_ASYNC_EVENTS];

@@ -62,6 +62,9 @@ void dr_engine_qp_remove(struct dr_qp_impl *qp);
 /* Worker 0: send the frames control threads queued (dr_ctx_tx() outside a worker). */
 int dr_engine_ctl_tx(struct dr_worker *wk);
 
+/* Register the /dr/... telemetry commands (dr_telemetry.c; once per process). */
+void dr_telemetry_init(void);
+
 /* The counters of every worker of @ctx added up. */
 struct dr_ctx_stats dr_ctx_stats_sum(const struct dr_context *ctx);
 /* Zero the counters of every worker (tests; while no worker moves frames). */

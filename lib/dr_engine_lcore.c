@@ -205,6 +205,15 @@ dr_engine_stop(struct dr_context *ctx)
 	ctx->rcu = NULL;
 }
 
+int
+dr_stop_workers(struct dr_context *ctx)
+{
+	if (ctx == NULL)
+		return -EINVAL;
+	dr_engine_stop(ctx);
+	return 0;
+}
+
 /* Wait for another lcore without holding our CPU (lcores may share one: --lcores '(1-2)@1'). */
 static inline void
 wait_a_little(void)

@@ -484,14 +484,55 @@ dr_modify_qp(struct dr_qp *pub, struct dr_qp_attr *attr, int mask)
 	return dr_engine_call(a.qp->wk, qp_modify, &a);
 }
 
+/* Complete the send WRs between tail and head, in order, with WR_FLUSH_ERR; their count. */
+static uint32_t
+flush_send(struct dr_qp_impl *qp)
+{
+	uint32_t head = dr_sq_head(&qp->sq), i, n = head - qp->sq.tail;
+	struct dr_wc wc;
+
+	for (i = qp->sq.tail; i != head; i++) {
+		struct dr_send_wqe *wqe = dr_sq_wqe(&qp->sq, i);
+
+		dr_send_wqe_release(wqe);
+		memset(&wc, 0, sizeof(wc));
+		wc.wr_id = wqe->wr_id;
+		wc.status = DR_WC_WR_FLUSH_ERR;
+		wc.opcode = dr_wr_wc_opcode(wqe->opcode);
+		wc.qp_num = qp->pub.qp_num;
+		(void)dr_cq_push(dr_cq_impl(qp->pub.send_cq), &wc);
+	}
+	__atomic_store_n(&qp->sq.tail, head, __ATOMIC_RELEASE);
+	qp->req.cur = head;
+	return n;
+}
+
+/* The same for the QP's own receive queue. */
+static uint32_t
+flush_recv(struct dr_qp_impl *qp)
+{
+	uint32_t head = dr_rq_head(&qp->rq), i, n = head - qp->rq.tail;
+	struct dr_wc wc;
+
+	for (i = qp->rq.tail; i != head; i++) {
+		memset(&wc, 0, sizeof(wc));
+		wc.wr_id = dr_rq_wqe(&qp->rq, i)->wr_id;
+		wc.status = DR_WC_WR_FLUSH_ERR;
+		wc.opcode = DR_WC_RECV;
+		wc.qp_num = qp->pub.qp_num;
+		(void)dr_cq_push(dr_cq_impl(qp->pub.recv_cq), &wc);
+	}
+	__atomic_store_n(&qp->rq.tail, head, __ATOMIC_RELEASE);
+	return n;
+}
+
 void
 dr_qp_to_error(struct dr_qp_impl *qp)
 {
-	struct dr_cq_impl *scq = dr_cq_impl(qp->pub.send_cq);
 	struct dr_cq_impl *rcq = dr_cq_impl(qp->pub.recv_cq);
-	struct dr_wc wc;
-	uint32_t i, sq_head, rq_head, nsend, nrecv;
 	enum dr_qp_state prev = qp->pub.state;
+	uint32_t nsend, nrecv;
+	struct dr_wc wc;
 
 	__atomic_store_n(&qp->pub.state, DR_QPS_ERR, __ATOMIC_RELEASE);
 	qp->attr.qp_state = DR_QPS_ERR;
@@ -501,21 +542,7 @@ dr_qp_to_error(struct dr_qp_impl *qp)
 	 * outstanding on either queue completes, in order, with WR_FLUSH_ERR,
 	 * whether it was signaled or not.
 	 */
-	sq_head = dr_sq_head(&qp->sq);
-	for (i = qp->sq.tail; i != sq_head; i++) {
-		struct dr_send_wqe *wqe = dr_sq_wqe(&qp->sq, i);
-
-		dr_send_wqe_release(wqe);
-		memset(&wc, 0, sizeof(wc));
-		wc.wr_id = wqe->wr_id;
-		wc.status = DR_WC_WR_FLUSH_ERR;
-		wc.opcode = dr_wr_wc_opcode(wqe->opcode);
-		wc.qp_num = qp->pub.qp_num;
-		(void)dr_cq_push(scq, &wc);
-	}
-	nsend = sq_head - qp->sq.tail;
-	__atomic_store_n(&qp->sq.tail, sq_head, __ATOMIC_RELEASE);
-
+	nsend = flush_send(qp);
 	if (qp->srq != NULL) {
 		/*
 		 * The SRQ's WQEs stay for its other QPs; the one this QP had taken is
@@ -536,23 +563,10 @@ dr_qp_to_error(struct dr_qp_impl *qp)
 		if (prev != DR_QPS_ERR && prev != DR_QPS_RESET && qp->pub.qp_type != DR_QPT_XRC_RECV)
 			dr_async_raise(qp->pub.context, DR_EVENT_QP_LAST_WQE_REACHED, &qp->pub);
 	} else {
-		rq_head = dr_rq_head(&qp->rq);
-		for (i = qp->rq.tail; i != rq_head; i++) {
-			const struct dr_recv_wqe *wqe = dr_rq_wqe(&qp->rq, i);
-
-			memset(&wc, 0, sizeof(wc));
-			wc.wr_id = wqe->wr_id;
-			wc.status = DR_WC_WR_FLUSH_ERR;
-			wc.opcode = DR_WC_RECV;
-			wc.qp_num = qp->pub.qp_num;
-			(void)dr_cq_push(rcq, &wc);
-		}
-		nrecv = rq_head - qp->rq.tail;
-		__atomic_store_n(&qp->rq.tail, rq_head, __ATOMIC_RELEASE);
+		nrecv = flush_recv(qp);
 	}
 
 	/* nothing is in flight any more: no WQE in progress, no timer armed, no ACK owed */
-	qp->req.cur = sq_head;
 	qp->req.offset = 0;
 	qp->req.rd_atomic = 0;
 	qp->req.wait_fence = false;
@@ -582,49 +596,14 @@ dr_qp_error_on_worker(struct dr_qp_impl *qp)
 	return dr_engine_call(qp->wk, qp_to_error_call, qp);
 }
 
-/* Flush with WR_FLUSH_ERR, in order, the WRs of @q between its tail and head. */
-static void
-flush_send(struct dr_qp_impl *qp)
-{
-	uint32_t head = dr_sq_head(&qp->sq), i;
-	struct dr_wc wc;
-
-	for (i = qp->sq.tail; i != head; i++) {
-		struct dr_send_wqe *wqe = dr_sq_wqe(&qp->sq, i);
-
-		dr_send_wqe_release(wqe);
-		memset(&wc, 0, sizeof(wc));
-		wc.wr_id = wqe->wr_id;
-		wc.status = DR_WC_WR_FLUSH_ERR;
-		wc.opcode = dr_wr_wc_opcode(wqe->opcode);
-		wc.qp_num = qp->pub.qp_num;
-		(void)dr_cq_push(dr_cq_impl(qp->pub.send_cq), &wc);
-	}
-	__atomic_store_n(&qp->sq.tail, head, __ATOMIC_RELEASE);
-	qp->req.cur = head;
-}
-
 void
 dr_qp_flush_posted(struct dr_qp_impl *qp)
 {
-	uint32_t head, i;
-	struct dr_wc wc;
-
 	/* IBA 10.3.1: in ERR (and SQE, for the send queue) a WR completes at once, flushed */
 	if (qp->sq.tail != dr_sq_head(&qp->sq) && qp->pub.qp_type != DR_QPT_XRC_RECV)
-		flush_send(qp);
-	if (qp->pub.state != DR_QPS_ERR || qp->srq != NULL || qp->rq.wqe == NULL)
-		return;
-	head = dr_rq_head(&qp->rq);
-	for (i = qp->rq.tail; i != head; i++) {
-		memset(&wc, 0, sizeof(wc));
-		wc.wr_id = dr_rq_wqe(&qp->rq, i)->wr_id;
-		wc.status = DR_WC_WR_FLUSH_ERR;
-		wc.opcode = DR_WC_RECV;
-		wc.qp_num = qp->pub.qp_num;
-		(void)dr_cq_push(dr_cq_impl(qp->pub.recv_cq), &wc);
-	}
-	__atomic_store_n(&qp->rq.tail, head, __ATOMIC_RELEASE);
+		(void)flush_send(qp);
+	if (qp->pub.state == DR_QPS_ERR && qp->srq == NULL && qp->rq.wqe != NULL)
+		(void)flush_recv(qp);
 }
 
 static int
@@ -687,8 +666,10 @@ dr_destroy_qp(struct dr_qp *pub)
 		return -EBUSY;
 	}
 	dr_async_forget(ctx, pub);
-	/* out of the table, off its worker, and no worker still holds it; then freed */
+	/* out of the table (and out of telemetry's reach), off its worker, no worker holds it: freed */
+	pthread_mutex_lock(&ctx->ctl_lock);
 	__atomic_store_n(&ctx->qp_table[qp->index], NULL, __ATOMIC_RELEASE);
+	pthread_mutex_unlock(&ctx->ctl_lock);
 	(void)dr_engine_call(qp->wk, qp_detach_call, qp);
 	dr_engine_sync(ctx);
 	dr_mw_qp_destroyed(qp);

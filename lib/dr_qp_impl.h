@@ -246,6 +246,11 @@ struct dr_qp_impl {
 	struct dr_comp_state comp;
 	struct dr_resp_state resp;
 
+	/* counters of this QP (its worker writes them; /dr/qp/info reads them) */
+	struct {
+		uint64_t retries, rereads, ack_timeouts, naks_rx, rnr_naks_rx, naks_tx;
+	} cnt;
+
 	/* the engine: the worker that runs this QP's stages for its whole life, and its list */
 	struct dr_worker *wk;
 	TAILQ_ENTRY(dr_qp_impl) wk_link;   /* on wk->active while active */

@@ -112,6 +112,29 @@ resp_target(struct dr_qp_impl *qp, uint32_t rkey, uint64_t va, uint64_t len, uns
 	return dr_rkey_resolve(qp, rkey, t) && dr_mr_check_access(&t->region, va, len, rights) == 0;
 }
 
+/* Count an ACK / NAK sent, by kind (telemetry). */
+static void
+resp_count_ack(struct dr_qp_impl *qp, uint8_t syndrome)
+{
+	switch (dr_aeth_syn_type(syndrome)) {
+	case DR_AETH_ACK:
+		qp->wk->stats.acks_tx++;
+		return;
+	case DR_AETH_RNR_NAK:
+		qp->wk->stats.naks_rnr_tx++;
+		break;
+	case DR_AETH_NAK:
+		if (dr_aeth_syn_value(syndrome) == DR_NAK_PSN_SEQ_ERR)
+			qp->wk->stats.naks_seq_tx++;
+		else
+			qp->wk->stats.naks_err_tx++;
+		break;
+	default:
+		return;
+	}
+	qp->cnt.naks_tx++;
+}
+
 /* Send an ACK / NAK / atomic ACK now. Returns 0 or -ENOBUFS (no mbuf, no room, no MAC yet). */
 static int
 resp_send_ack(struct dr_qp_impl *qp, uint8_t opcode, uint8_t syndrome, uint32_t psn, uint64_t orig)
@@ -132,6 +155,8 @@ resp_send_ack(struct dr_qp_impl *qp, uint8_t opcode, uint8_t syndrome, uint32_t 
 		return -ENOBUFS;
 	}
 	dr_wk_tx(qp->wk, m);
+	if (!(pi.mask & DR_OPF_ATMACK))
+		resp_count_ack(qp, syndrome);
 	return 0;
 }
 

@@ -56,6 +56,17 @@ struct dr_ctx_stats {
 	uint64_t tx_pkts;
 	uint64_t tx_nombuf;                 /* mbuf allocation failed: retried later */
 	uint64_t tx_dropped;                /* staging array full and the PMD took nothing */
+	/* reliability (RC, XRC): what the requester and responder did about loss */
+	uint64_t retries;                   /* go-back-N retries (NAK, implicit NAK, timeout) */
+	uint64_t rereads;                   /* READs asked again from their first missing byte */
+	uint64_t ack_timeouts;              /* local ACK timer expiries (IBA 9.7.6.1.3) */
+	uint64_t naks_seq_rx;               /* PSN sequence error NAKs received */
+	uint64_t naks_rnr_rx;               /* RNR NAKs received */
+	uint64_t naks_err_rx;               /* class C NAKs received (access, invalid request, op) */
+	uint64_t acks_tx;                   /* ACKs sent (not counting READ responses, atomic ACKs) */
+	uint64_t naks_seq_tx;
+	uint64_t naks_rnr_tx;
+	uint64_t naks_err_tx;
 };
 
 /* Busy / idle accounting of a worker lcore (dr_engine_lcore.c). */

@@ -171,6 +171,9 @@ fin(struct perf *p, int timeout_ms)
 {
 	struct oob_msg m = { .type = OOB_FIN };
 
+	/* rtc: the workers poll the port on their own; they stop here too */
+	if (p->ctx != NULL)
+		(void)dr_stop_workers(p->ctx);
 	if (p->ob.fd < 0 || oob_send(&p->ob, &m) != 0)
 		return;
 	while (oob_recv(&p->ob, &m, timeout_ms) == 1)
@@ -348,6 +351,9 @@ main(int argc, char **argv)
 	if (ret == PERF_OK && !o.perftest)
 		ret = run_session(&p);
 
+	/* nothing drives the port any more (rtc: the workers stop; fin() did it on the usual path) */
+	if (p.ctx != NULL)
+		(void)dr_stop_workers(p.ctx);
 	p.test->teardown(&p);
 	free(p.tstamp);
 	if (p.server)

@@ -1,0 +1,299 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 The dpdk-rdma authors.
+ */
+
+/*
+ * Telemetry, DPDK's way (rte_telemetry; read with usertools/dpdk-telemetry.py):
+ *
+ *   /dr/context/list              ids of the open contexts (their DPDK port ids)
+ *   /dr/context/stats,<id>        the counters of every worker added up, mode, workers
+ *   /dr/qp/list[,<id>]            QPNs of a context (default: the first one open)
+ *   /dr/qp/info,<qpn>[,<id>]      state, type, PSNs, queue occupancy, counters, worker
+ *   /dr/lcore/stats,<lcore>       a worker lcore: loops, busy / idle cycles, rx bursts
+ *
+ * The callbacks run in EAL's telemetry thread. They find contexts through
+ * the registry of dr_context.c under its lock, and a QP under its context's
+ * control lock (dr_destroy_qp() takes it), so nothing they read is freed
+ * under them. The values are read while the workers run: each one whole
+ * (relaxed atomic loads), the set not a snapshot.
+ */
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_common.h>
+#include <rte_lcore.h>
+#include <rte_telemetry.h>
+
+#include "dr_context.h"
+#include "dr_engine.h"
+#include "dr_log.h"
+#include "dr_qp_attr.h"
+#include "dr_qp_impl.h"
+
+#define LOAD(x) __atomic_load_n(&(x), __ATOMIC_RELAXED)
+
+/* A non-negative integer parameter; -1 when missing or malformed. */
+static long
+param_num(const char *s, char **rest)
+{
+	char *end;
+	long v;
+
+	if (s == NULL || *s == '\0')
+		return -1;
+	v = strtol(s, &end, 0);
+	if (end == s || v < 0 || (*end != '\0' && *end != ','))
+		return -1;
+	if (rest != NULL)
+		*rest = *end == ',' ? end + 1 : end;
+	return v;
+}
+
+static int
+tel_ctx_list(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	RTE_SET_USED(cmd);
+	RTE_SET_USED(params);
+	rte_tel_data_start_array(d, RTE_TEL_INT_VAL);
+	dr_ctx_registry_lock();
+	for (uint16_t port = 0; port < RTE_MAX_ETHPORTS; port++)
+		if (dr_ctx_registry_get(port) != NULL)
+			rte_tel_data_add_array_int(d, port);
+	dr_ctx_registry_unlock();
+	return 0;
+}
+
+static const char *
+mode_name(enum dr_progress_mode m)
+{
+	return m == DR_PROGRESS_RTC ? "rtc" : "inline";
+}
+
+static int
+tel_ctx_stats(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	struct dr_context *ctx;
+	struct dr_ctx_stats st;
+	long id = param_num(params, NULL);
+
+	RTE_SET_USED(cmd);
+	if (id < 0 || id >= RTE_MAX_ETHPORTS)
+		return -EINVAL;
+	dr_ctx_registry_lock();
+	ctx = dr_ctx_registry_get((uint16_t)id);
+	if (ctx == NULL) {
+		dr_ctx_registry_unlock();
+		return -ENOENT;
+	}
+	st = dr_ctx_stats_sum(ctx);
+	rte_tel_data_start_dict(d);
+	rte_tel_data_add_dict_string(d, "device", ctx->device.name);
+	rte_tel_data_add_dict_string(d, "mode", mode_name(ctx->attr.mode));
+	rte_tel_data_add_dict_int(d, "workers", ctx->nb_workers);
+	rte_tel_data_add_dict_int(d, "rx_queues", ctx->nb_rxq);
+	rte_tel_data_add_dict_int(d, "tx_queues", ctx->nb_txq);
+	rte_tel_data_add_dict_int(d, "qps", (int)LOAD(ctx->num_qps));
+#define ADD(f) rte_tel_data_add_dict_u64(d, #f, st.f)
+	ADD(rx_pkts);
+	ADD(rx_not_roce);
+	ADD(rx_malformed);
+	ADD(rx_bad_icrc);
+	ADD(rx_no_qp);
+	ADD(rx_dropped);
+	ADD(rx_redirected);
+	ADD(rx_redirect_full);
+	ADD(tx_pkts);
+	ADD(tx_nombuf);
+	ADD(tx_dropped);
+	ADD(tx_ud_oversize);
+	ADD(tx_ud_unreachable);
+	ADD(retries);
+	ADD(rereads);
+	ADD(ack_timeouts);
+	ADD(naks_seq_rx);
+	ADD(naks_rnr_rx);
+	ADD(naks_err_rx);
+	ADD(acks_tx);
+	ADD(naks_seq_tx);
+	ADD(naks_rnr_tx);
+	ADD(naks_err_tx);
+#undef ADD
+	dr_ctx_registry_unlock();
+	return 0;
+}
+
+/* The context of a /dr/qp/... command: @rest names it, or the first one open. Registry locked. */
+static struct dr_context *
+qp_cmd_ctx(const char *rest)
+{
+	long id = param_num(rest, NULL);
+
+	if (rest != NULL && *rest != '\0')
+		return id >= 0 && id < RTE_MAX_ETHPORTS ? dr_ctx_registry_get((uint16_t)id) : NULL;
+	for (uint16_t port = 0; port < RTE_MAX_ETHPORTS; port++)
+		if (dr_ctx_registry_get(port) != NULL)
+			return dr_ctx_registry_get(port);
+	return NULL;
+}
+
+static int
+tel_qp_list(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	struct dr_context *ctx;
+
+	RTE_SET_USED(cmd);
+	dr_ctx_registry_lock();
+	ctx = qp_cmd_ctx(params);
+	if (ctx == NULL) {
+		dr_ctx_registry_unlock();
+		return -ENOENT;
+	}
+	rte_tel_data_start_array(d, RTE_TEL_INT_VAL);
+	pthread_mutex_lock(&ctx->ctl_lock);
+	for (uint32_t i = 0; i < DR_MAX_QP; i++) {
+		const struct dr_qp_impl *qp = __atomic_load_n(&ctx->qp_table[i], __ATOMIC_ACQUIRE);
+
+		if (qp != NULL)
+			rte_tel_data_add_array_int(d, (int)qp->pub.qp_num);
+	}
+	pthread_mutex_unlock(&ctx->ctl_lock);
+	dr_ctx_registry_unlock();
+	return 0;
+}
+
+static const char *
+qp_type_name(enum dr_qp_type t)
+{
+	switch (t) {
+	case DR_QPT_RC: return "RC";
+	case DR_QPT_UC: return "UC";
+	case DR_QPT_UD: return "UD";
+	case DR_QPT_XRC_SEND: return "XRC_SEND";
+	case DR_QPT_XRC_RECV: return "XRC_RECV";
+	default: return "?";
+	}
+}
+
+static void
+qp_info(struct rte_tel_data *d, struct dr_qp_impl *qp)
+{
+	rte_tel_data_start_dict(d);
+	rte_tel_data_add_dict_int(d, "qpn", (int)qp->pub.qp_num);
+	rte_tel_data_add_dict_string(d, "type", qp_type_name(qp->pub.qp_type));
+	rte_tel_data_add_dict_string(d, "state", dr_qp_state_name(LOAD(qp->pub.state)));
+	rte_tel_data_add_dict_int(d, "worker", qp->wk->id);
+	rte_tel_data_add_dict_int(d, "dest_qpn", (int)LOAD(qp->attr.dest_qp_num));
+	rte_tel_data_add_dict_int(d, "path_mtu", (int)LOAD(qp->mtu));
+	rte_tel_data_add_dict_int(d, "sq_psn_next", (int)LOAD(qp->req.psn));
+	rte_tel_data_add_dict_int(d, "sq_psn_unacked", (int)LOAD(qp->comp.psn));
+	rte_tel_data_add_dict_int(d, "rq_psn_expected", (int)LOAD(qp->resp.epsn));
+	rte_tel_data_add_dict_int(d, "retry_left", LOAD(qp->comp.retry_left));
+	rte_tel_data_add_dict_int(d, "rnr_retry_left", LOAD(qp->comp.rnr_left));
+	rte_tel_data_add_dict_int(d, "rd_atomic_outstanding", (int)LOAD(qp->req.rd_atomic));
+	rte_tel_data_add_dict_int(d, "send_wrs_outstanding",
+				  (int)(LOAD(qp->sq.head) - LOAD(qp->sq.tail)));
+	rte_tel_data_add_dict_int(d, "recv_wrs_posted", (int)(LOAD(qp->rq.head) - LOAD(qp->rq.tail)));
+	rte_tel_data_add_dict_u64(d, "retries", LOAD(qp->cnt.retries));
+	rte_tel_data_add_dict_u64(d, "rereads", LOAD(qp->cnt.rereads));
+	rte_tel_data_add_dict_u64(d, "ack_timeouts", LOAD(qp->cnt.ack_timeouts));
+	rte_tel_data_add_dict_u64(d, "naks_rx", LOAD(qp->cnt.naks_rx));
+	rte_tel_data_add_dict_u64(d, "rnr_naks_rx", LOAD(qp->cnt.rnr_naks_rx));
+	rte_tel_data_add_dict_u64(d, "naks_tx", LOAD(qp->cnt.naks_tx));
+}
+
+static int
+tel_qp_info(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	struct dr_context *ctx;
+	struct dr_qp_impl *qp;
+	char *rest = NULL;
+	long qpn = param_num(params, &rest);
+	int rc = -ENOENT;
+
+	RTE_SET_USED(cmd);
+	if (qpn < 0)
+		return -EINVAL;
+	dr_ctx_registry_lock();
+	ctx = qp_cmd_ctx(rest);
+	if (ctx != NULL) {
+		pthread_mutex_lock(&ctx->ctl_lock);
+		qp = dr_qp_lookup(ctx, (uint32_t)qpn);
+		if (qp != NULL) {
+			qp_info(d, qp);
+			rc = 0;
+		}
+		pthread_mutex_unlock(&ctx->ctl_lock);
+	}
+	dr_ctx_registry_unlock();
+	return rc;
+}
+
+static int
+tel_lcore_stats(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	long lcore = param_num(params, NULL);
+	int rc = -ENOENT;
+
+	RTE_SET_USED(cmd);
+	if (lcore < 0 || lcore >= RTE_MAX_LCORE)
+		return -EINVAL;
+	dr_ctx_registry_lock();
+	for (uint16_t port = 0; port < RTE_MAX_ETHPORTS && rc != 0; port++) {
+		struct dr_context *ctx = dr_ctx_registry_get(port);
+
+		for (uint16_t i = 0; ctx != NULL && i < ctx->nb_workers && rc != 0; i++) {
+			const struct dr_worker *wk = &ctx->wk[i];
+			uint64_t bursts, pkts;
+
+			if (wk->lcore != (unsigned int)lcore)
+				continue;
+			bursts = LOAD(wk->lstats.rx_bursts);
+			pkts = LOAD(wk->lstats.rx_burst_pkts);
+			rte_tel_data_start_dict(d);
+			rte_tel_data_add_dict_string(d, "device", ctx->device.name);
+			rte_tel_data_add_dict_int(d, "worker", wk->id);
+			rte_tel_data_add_dict_int(d, "rx_queue", wk->rxq == DR_WK_NO_QUEUE ? -1 : wk->rxq);
+			rte_tel_data_add_dict_int(d, "tx_queue", wk->txq == DR_WK_NO_QUEUE ? -1 : wk->txq);
+			rte_tel_data_add_dict_int(d, "qps", (int)LOAD(wk->num_qps));
+			rte_tel_data_add_dict_int(d, "active_qps", (int)LOAD(wk->num_active));
+			rte_tel_data_add_dict_u64(d, "loops", LOAD(wk->lstats.loops));
+			rte_tel_data_add_dict_u64(d, "busy_loops", LOAD(wk->lstats.busy_loops));
+			rte_tel_data_add_dict_u64(d, "busy_cycles", LOAD(wk->lstats.busy_cycles));
+			rte_tel_data_add_dict_u64(d, "idle_cycles", LOAD(wk->lstats.idle_cycles));
+			rte_tel_data_add_dict_u64(d, "rx_bursts", bursts);
+			rte_tel_data_add_dict_u64(d, "rx_burst_pkts", pkts);
+			rte_tel_data_add_dict_u64(d, "pkts_per_burst_x100", bursts != 0 ? pkts * 100 / bursts : 0);
+			rc = 0;
+		}
+	}
+	dr_ctx_registry_unlock();
+	return rc;
+}
+
+static void
+register_cmds(void)
+{
+	rte_telemetry_register_cmd("/dr/context/list", tel_ctx_list,
+				   "Ids (DPDK port ids) of the open dpdk-rdma contexts. No parameters");
+	rte_telemetry_register_cmd("/dr/context/stats", tel_ctx_stats,
+				   "Counters of a context, all workers added up. Parameter: context id");
+	rte_telemetry_register_cmd("/dr/qp/list", tel_qp_list,
+				   "QPNs of a context. Parameter: context id (default: the first)");
+	rte_telemetry_register_cmd("/dr/qp/info", tel_qp_info,
+				   "State, PSNs, queues and counters of a QP. Parameters: qpn[,context id]");
+	rte_telemetry_register_cmd("/dr/lcore/stats", tel_lcore_stats,
+				   "Loops, busy and idle cycles, rx bursts of a worker lcore. Parameter: lcore id");
+}
+
+void
+dr_telemetry_init(void)
+{
+	static pthread_once_t once = PTHREAD_ONCE_INIT;
+
+	/* at the first dr_open_device(): a constructor would not be linked from the static library */
+	(void)pthread_once(&once, register_cmds);
+}
