@@ -46,6 +46,7 @@ enum rc_action {
 	RC_DUP,        /* deliver it twice */
 	RC_CORRUPT,    /* flip a byte the ICRC covers */
 	RC_SWAP,       /* hold it and deliver it after the next frame of its direction */
+	RC_DELAY,      /* hold it and deliver it first in the next carry of its direction (a round later) */
 };
 
 /*
@@ -102,6 +103,8 @@ struct rc_env {
 	struct rc_rule rules[RC_MAX_RULES];
 	unsigned int nrules;
 	struct rte_mbuf *held[2];     /* RC_SWAP */
+	struct rte_mbuf *delayed[2][8]; /* RC_DELAY, in order */
+	unsigned int ndelayed[2];
 	uint32_t max_psn[2];          /* newest PSN seen per direction (fresh rules) */
 	bool any_psn[2];
 	uint64_t frames[2];           /* frames carried per direction */

@@ -383,6 +383,8 @@ wire_flush(struct rc_env *e)
 			rte_pktmbuf_free(e->held[i]);
 			e->held[i] = NULL;
 		}
+		while (e->ndelayed[i] > 0)
+			rte_pktmbuf_free(e->delayed[i][--e->ndelayed[i]]);
 	}
 }
 
@@ -503,9 +505,16 @@ static void
 wire_carry(struct rc_env *e, int dir)
 {
 	struct rc_side *src = &e->s[dir == RC_A2B ? 0 : 1];
+	struct rte_mbuf *delayed[RTE_DIM(e->delayed[0])];
+	unsigned int ndelayed = e->ndelayed[dir], i;
 	struct rte_mbuf *m;
 	bool carried = false;
 
+	/* the frames RC_DELAY held in the last carry go first (taken now: this carry may delay others) */
+	memcpy(delayed, e->delayed[dir], ndelayed * sizeof(delayed[0]));
+	e->ndelayed[dir] = 0;
+	for (i = 0; i < ndelayed; i++)
+		wire_put(e, dir, delayed[i]);
 	while (rte_ring_sc_dequeue(src->tx, (void **)&m) == 0) {
 		struct dr_pkt_info pi;
 		bool roce = dr_pkt_parse(m, &pi) == DR_PKT_OK;
@@ -545,6 +554,13 @@ wire_carry(struct rc_env *e, int dir)
 			wire_put(e, dir, m);
 			break;
 		}
+		case RC_DELAY:
+			if (e->ndelayed[dir] < RTE_DIM(e->delayed[dir])) {
+				e->delayed[dir][e->ndelayed[dir]++] = m;
+				continue;
+			}
+			wire_put(e, dir, m);     /* no room to hold it: as if passed */
+			break;
 		case RC_SWAP:
 			if (e->held[dir] == NULL) {
 				e->held[dir] = m;

@@ -477,6 +477,70 @@ test_read_ahead_dup(struct rc_env *e)
 	rc_disconnect(e);
 }
 
+/*
+ * A READ re-requested whole by a retry, whose first original response then
+ * comes late, ahead of the older atomic's ACK: placed ahead. The SEND
+ * between them is acknowledged only implicitly, by the replayed first
+ * response, which must then be taken as the duplicate it is (the READ's
+ * next response PSN is past it), not placed again at the next offset
+ * (which wrote wrong bytes). Found by the random mix in rtc mode.
+ */
+static void
+test_read_ahead_replay(struct rc_env *e)
+{
+	enum { RLEN = 3 * 1024 };
+	struct rc_side *a = &e->s[0], *b = &e->s[1];
+	const int acc = DR_ACCESS_LOCAL_WRITE | DR_ACCESS_REMOTE_WRITE | DR_ACCESS_REMOTE_READ |
+			DR_ACCESS_REMOTE_ATOMIC;
+	struct rc_wcs sw = { .n = 0 }, rw = { .n = 0 };
+	struct rc_qp_params p;
+	struct rc_buf la, rb;
+	struct dr_sge s8, s64, srd, r64;
+	uint64_t v;
+	unsigned int i;
+
+	rc_params_default(&p);
+	p.mtu = DR_MTU_1024;
+	if (rc_connect(e, &p) != 0 || rc_buf_alloc(a, &la, 8192, acc) != 0 || rc_buf_alloc(b, &rb, 8192, acc) != 0) {
+		RC_CHECK_MSG(0, "read-ahead replay setup");
+		return;
+	}
+	rc_fill(rb.p + 4096, RLEN, 57);
+	memset(la.p, 0, 8192);
+	v = 7;
+	memcpy(rb.p, &v, 8);
+	s8 = (struct dr_sge){ (uint64_t)(uintptr_t)la.p, 8, la.mr->lkey };
+	s64 = (struct dr_sge){ (uint64_t)(uintptr_t)(la.p + 64), 64, la.mr->lkey };
+	srd = (struct dr_sge){ (uint64_t)(uintptr_t)(la.p + 4096), RLEN, la.mr->lkey };
+	r64 = (struct dr_sge){ (uint64_t)(uintptr_t)(rb.p + 1024), 128, rb.mr->lkey };
+	RC_CHECK_EQ(rc_post_recv(b, 10, &r64, 1), 0);
+	/* the atomic's first ACK and the plain ACKs lost; the READ's first response a round late */
+	rc_rule_add(e, RC_B2A, DR_OPCODE(RC, ATOMIC_ACK), 0, 0, 1, RC_DROP);
+	rc_rule_add(e, RC_B2A, DR_OPCODE(RC, ACK), 0, 0, 3, RC_DROP);
+	rc_rule_add(e, RC_B2A, DR_OPCODE(RC, READ_RESP_FIRST), 0, 0, 1, RC_DELAY);
+	e->logging = true;
+	RC_CHECK_EQ(rc_post_send(a, 0, DR_WR_ATOMIC_FETCH_AND_ADD, &s8, 1, DR_SEND_SIGNALED,
+				 (uint64_t)(uintptr_t)rb.p, rb.mr->rkey, 0), 0);
+	RC_CHECK_EQ(rc_post_send(a, 1, DR_WR_SEND, &s64, 1, DR_SEND_SIGNALED, 0, 0, 0), 0);
+	RC_CHECK_EQ(rc_post_send(a, 2, DR_WR_RDMA_READ, &srd, 1, DR_SEND_SIGNALED,
+				 (uint64_t)(uintptr_t)(rb.p + 4096), rb.mr->rkey, 0), 0);
+	RC_CHECK(rc_wait_wcs(e, a->scq, &sw, 3, 5000000));
+	RC_CHECK(rc_wait_wcs(e, b->rcq, &rw, 1, 2000000));
+	for (i = 0; i < sw.n; i++)
+		RC_CHECK_MSG(sw.wc[i].wr_id == i && sw.wc[i].status == DR_WC_SUCCESS, "read-ahead replay: wr %u: %s",
+			     i, dr_wc_status_str(sw.wc[i].status));
+	RC_CHECK_MSG(memcmp(la.p + 4096, rb.p + 4096, RLEN) == 0, "read-ahead replay: the READ's data");
+	memcpy(&v, rb.p, 8);
+	RC_CHECK_EQ(v, 8);              /* added once */
+	if (getenv("DR_TEST_WIRELOG") != NULL)
+		for (i = 0; i < e->nlog; i++)
+			printf("%s %-32s psn %#x len %u act %u\n", e->log[i].dir ? "B>A" : "A>B",
+			       dr_opcode_name(e->log[i].opcode), e->log[i].psn, e->log[i].paylen, e->log[i].action);
+	rc_buf_free(&la);
+	rc_buf_free(&rb);
+	rc_disconnect(e);
+}
+
 /* The atomic ACK is lost: the retried request gets the saved result; the add is done once (IBA 9.7.5.1.4). */
 static void
 test_atomic_ack_loss(struct rc_env *e)
@@ -683,6 +747,7 @@ run(struct rc_env *e)
 	if (getenv("DR_TEST_REREAD") != NULL) {
 		test_read_reread(e);
 		test_read_ahead_dup(e);
+		test_read_ahead_replay(e);
 		return;
 	}
 	if (getenv("DR_TEST_MIX") != NULL) {
@@ -718,6 +783,7 @@ run(struct rc_env *e)
 	test_atomic_ack_loss(e);
 	test_read_reread(e);
 	test_read_ahead_dup(e);
+	test_read_ahead_replay(e);
 	test_random_mixed(e, 50, 1, DR_MTU_1024);
 	test_random_mixed(e, 20, 2, DR_MTU_1024);
 	test_random_mixed(e, 10, 3, DR_MTU_4096);
