@@ -75,7 +75,6 @@ worker_main(void *arg)
 	RTE_PER_LCORE(dr_cur_worker) = wk;
 	(void)rte_rcu_qsbr_thread_register(ctx->rcu, wk->id);
 	rte_rcu_qsbr_thread_online(ctx->rcu, wk->id);
-	__atomic_store_n(&wk->running, true, __ATOMIC_RELEASE);
 	t0 = rte_rdtsc();
 	while (!__atomic_load_n(&wk->stop, __ATOMIC_ACQUIRE)) {
 		int n = run_commands(wk);

@@ -59,6 +59,7 @@
 #include "dr_log.h"
 #include "dr_mw.h"
 #include "dr_psn.h"
+#include "dr_resp_ack.h"
 #include "dr_srq.h"
 #include "dr_transport.h"
 
@@ -97,9 +98,6 @@ struct resp_ctx {
 	enum dr_wc_status status;
 };
 
-/* Syndrome of a positive ACK: no credit count (0x1F, IBA 9.7.5.1.x; rxe AETH_ACK_UNLIMITED). */
-#define RESP_SYN_ACK dr_aeth_syn_make(DR_AETH_ACK, DR_AETH_CREDIT_INVALID)
-
 /*
  * What an R_Key reaches for this QP, and whether [va, va + len) with
  * @rights is inside it (IBA 10.6.3.2, C9-88; an MR or a memory window,
@@ -110,97 +108,6 @@ resp_target(struct dr_qp_impl *qp, uint32_t rkey, uint64_t va, uint64_t len, uns
 	    struct dr_rkey_target *t)
 {
 	return dr_rkey_resolve(qp, rkey, t) && dr_mr_check_access(&t->region, va, len, rights) == 0;
-}
-
-/* Count an ACK / NAK sent, by kind (telemetry). */
-static void
-resp_count_ack(struct dr_qp_impl *qp, uint8_t syndrome)
-{
-	switch (dr_aeth_syn_type(syndrome)) {
-	case DR_AETH_ACK:
-		qp->wk->stats.acks_tx++;
-		return;
-	case DR_AETH_RNR_NAK:
-		qp->wk->stats.naks_rnr_tx++;
-		break;
-	case DR_AETH_NAK:
-		if (dr_aeth_syn_value(syndrome) == DR_NAK_PSN_SEQ_ERR)
-			qp->wk->stats.naks_seq_tx++;
-		else
-			qp->wk->stats.naks_err_tx++;
-		break;
-	default:
-		return;
-	}
-	qp->cnt.naks_tx++;
-}
-
-/* Send an ACK / NAK / atomic ACK now. Returns 0 or -ENOBUFS (no mbuf, no room, no MAC yet). */
-static int
-resp_send_ack(struct dr_qp_impl *qp, uint8_t opcode, uint8_t syndrome, uint32_t psn, uint64_t orig)
-{
-	struct dr_pkt_info pi;
-	struct rte_mbuf *m;
-
-	if (dr_tx_room(qp->wk) == 0)
-		return -ENOBUFS;
-	m = dr_qp_pkt_start(qp, opcode, 0, psn, &pi);
-	if (m == NULL)
-		return -ENOBUFS;
-	dr_aeth_set(dr_pkt_aeth(&pi), syndrome, qp->resp.msn);
-	if (pi.mask & DR_OPF_ATMACK)
-		dr_atmack_set_orig(dr_pkt_atmack(&pi), orig);
-	if (dr_pkt_finalize(m, &pi) != 0) {
-		rte_pktmbuf_free(m);
-		return -ENOBUFS;
-	}
-	dr_wk_tx(qp->wk, m);
-	if (!(pi.mask & DR_OPF_ATMACK))
-		resp_count_ack(qp, syndrome);
-	return 0;
-}
-
-/* Owe an ACK / NAK; it is sent at the end of the round (coalesced with later ones). */
-static void
-resp_owe(struct dr_qp_impl *qp, uint8_t syndrome, uint32_t psn)
-{
-	qp->resp.ack_pending = true;
-	qp->resp.ack_syndrome = syndrome;
-	qp->resp.ack_psn = psn;
-}
-
-/*
- * Send an atomic ACK (IBA 9.4.5, 9.7.5.1.4), or keep it owed when it cannot
- * go out now: it carries the original value only this packet can tell.
- */
-static void
-resp_send_atomic_ack(struct dr_qp_impl *qp, uint32_t psn, uint64_t orig)
-{
-	if (resp_send_ack(qp, dr_qp_rel_opcode(qp, DR_OP_ATOMIC_ACK), RESP_SYN_ACK, psn, orig) == 0) {
-		qp->resp.atomic_ack_pending = false;
-		return;
-	}
-	qp->resp.atomic_ack_pending = true;
-	qp->resp.atomic_ack_psn = psn;
-	qp->resp.atomic_ack_orig = orig;
-}
-
-/* Send what is owed. Returns 0 or -ENOBUFS (kept for the next round). */
-static int
-resp_flush_ack(struct dr_qp_impl *qp)
-{
-	if (qp->resp.atomic_ack_pending) {
-		resp_send_atomic_ack(qp, qp->resp.atomic_ack_psn, qp->resp.atomic_ack_orig);
-		if (qp->resp.atomic_ack_pending)
-			return -ENOBUFS;
-	}
-	if (!qp->resp.ack_pending)
-		return 0;
-	if (resp_send_ack(qp, dr_qp_rel_opcode(qp, DR_OP_ACK), qp->resp.ack_syndrome, qp->resp.ack_psn, 0) != 0)
-		return -ENOBUFS;
-	qp->resp.ack_pending = false;
-	qp->resp.unacked = 0;
-	return 0;
 }
 
 /* Step CHK_PSN of UC (IBA 9.8.x: no duplicates and no NAKs on UC; rxe check_psn()). */
@@ -539,7 +446,7 @@ resp_exec_atomic(struct dr_qp_impl *qp, struct resp_ctx *c)
 	/* the atomic ACK acknowledges everything before it; if it is lost the retried request gets it again */
 	qp->resp.ack_pending = false;
 	qp->resp.unacked = 0;
-	resp_send_atomic_ack(qp, c->psn, orig);
+	dr_resp_send_atomic_ack(qp, c->psn, orig);
 	return RESP_DONE;
 }
 
@@ -635,7 +542,7 @@ resp_acknowledge(struct dr_qp_impl *qp, struct resp_ctx *c)
 		return RESP_DONE;         /* UC: unacknowledged */
 	qp->resp.unacked++;
 	if (qp->resp.ack_pending || dr_bth_ackreq(dr_pkt_bth(c->pi)) || qp->resp.unacked >= DR_RESP_ACK_EVERY)
-		resp_owe(qp, RESP_SYN_ACK, c->psn);
+		dr_resp_owe(qp, DR_RESP_SYN_ACK, c->psn);
 	return RESP_DONE;
 }
 
@@ -671,7 +578,7 @@ resp_duplicate(struct dr_qp_impl *qp, struct resp_ctx *c)
 		 * duplicate request processing and ack psns"). An owed NAK stays owed.
 		 */
 		if (!qp->resp.ack_pending)
-			resp_owe(qp, RESP_SYN_ACK, qp->resp.dup_ack_psn);
+			dr_resp_owe(qp, DR_RESP_SYN_ACK, qp->resp.dup_ack_psn);
 		return RESP_DONE;
 	}
 	res = resp_find_res(qp, c->psn, &idx);
@@ -694,7 +601,7 @@ resp_duplicate(struct dr_qp_impl *qp, struct resp_ctx *c)
 		return RESP_DONE;
 	}
 	if ((c->mask & DR_OPF_ATOMIC) && !res->is_read && res->first_psn == c->psn)
-		resp_send_atomic_ack(qp, c->psn, res->atomic_orig);
+		dr_resp_send_atomic_ack(qp, c->psn, res->atomic_orig);
 	return RESP_DONE;
 }
 
@@ -703,7 +610,7 @@ static enum dr_resp_step
 resp_err_psn_seq(struct dr_qp_impl *qp, struct resp_ctx *c)
 {
 	RTE_SET_USED(c);
-	resp_owe(qp, dr_aeth_syn_make(DR_AETH_NAK, DR_NAK_PSN_SEQ_ERR), qp->resp.epsn);
+	dr_resp_owe(qp, dr_aeth_syn_make(DR_AETH_NAK, DR_NAK_PSN_SEQ_ERR), qp->resp.epsn);
 	return RESP_DONE;
 }
 
@@ -711,7 +618,7 @@ resp_err_psn_seq(struct dr_qp_impl *qp, struct resp_ctx *c)
 static enum dr_resp_step
 resp_err_rnr(struct dr_qp_impl *qp, struct resp_ctx *c)
 {
-	resp_owe(qp, dr_aeth_syn_make(DR_AETH_RNR_NAK, qp->attr.min_rnr_timer), c->psn);
+	dr_resp_owe(qp, dr_aeth_syn_make(DR_AETH_RNR_NAK, qp->attr.min_rnr_timer), c->psn);
 	/* the packets behind it are dropped without a PSN NAK until the retry arrives */
 	qp->resp.nak_sent = true;
 	return RESP_DONE;
@@ -749,7 +656,7 @@ resp_err_class_c(struct dr_qp_impl *qp, struct resp_ctx *c)
 	DR_DP_LOG(resp, DEBUG, "qp %u: %s psn %#x: NAK %u, QP to ERR", qp->pub.qp_num,
 		  dr_opcode_name(c->pi->opcode), c->psn, c->nak);
 	qp->resp.ack_pending = false;
-	if (rc && resp_send_ack(qp, dr_qp_rel_opcode(qp, DR_OP_ACK), syn, c->psn, 0) != 0) {
+	if (rc && dr_resp_send_ack(qp, dr_qp_rel_opcode(qp, DR_OP_ACK), syn, c->psn, 0) != 0) {
 		/* no MAC, mbuf or room yet: the QP goes to ERR, the NAK still goes out (dr_resp_progress()) */
 		qp->resp.final_nak_pending = true;
 		qp->resp.final_nak_syndrome = syn;
@@ -866,7 +773,7 @@ resp_read_reply(struct dr_qp_impl *qp, int budget)
 		if (m == NULL)
 			break;
 		if (pi.mask & DR_OPF_AETH)
-			dr_aeth_set(dr_pkt_aeth(&pi), RESP_SYN_ACK, qp->resp.msn);
+			dr_aeth_set(dr_pkt_aeth(&pi), DR_RESP_SYN_ACK, qp->resp.msn);
 		if ((pay != 0 && dr_pkt_append(m, dr_rkey_host(&t, res->va + res->sent), pay) != 0) ||
 		    dr_pkt_finalize(m, &pi) != 0) {
 			rte_pktmbuf_free(m);
@@ -905,7 +812,7 @@ dr_resp_progress(struct dr_qp_impl *qp)
 
 	/* a class C NAK owed from before the move to ERR (IBA 9.7.5.1: the requester must learn it) */
 	if (unlikely(rs->final_nak_pending) &&
-	    resp_send_ack(qp, dr_qp_rel_opcode(qp, DR_OP_ACK), rs->final_nak_syndrome, rs->final_nak_psn, 0) == 0) {
+	    dr_resp_send_ack(qp, dr_qp_rel_opcode(qp, DR_OP_ACK), rs->final_nak_syndrome, rs->final_nak_psn, 0) == 0) {
 		rs->final_nak_pending = false;
 		n++;
 	}
@@ -934,7 +841,7 @@ dr_resp_progress(struct dr_qp_impl *qp)
 		if (!dr_qp_can_receive(qp))
 			return n;
 	}
-	if ((rs->ack_pending || rs->atomic_ack_pending) && resp_flush_ack(qp) == 0)
+	if ((rs->ack_pending || rs->atomic_ack_pending) && dr_resp_flush_ack(qp) == 0)
 		n++;
 	return n;
 }

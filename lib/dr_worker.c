@@ -44,32 +44,30 @@ ring_make(const struct dr_context *ctx, const char *what, unsigned int a, unsign
 	return r;
 }
 
+/* Free a ring of frames and the frames still in it; NULL it. */
+static void
+frame_ring_free(struct rte_ring **r)
+{
+	struct rte_mbuf *m;
+
+	if (*r == NULL)
+		return;
+	while (rte_ring_dequeue(*r, (void **)&m) == 0)
+		rte_pktmbuf_free(m);
+	rte_ring_free(*r);
+	*r = NULL;
+}
+
 static void
 rings_free(struct dr_worker *wk)
 {
-	struct rte_mbuf *m;
 	unsigned int j;
 
 	for (j = 0; j < DR_MAX_WORKERS; j++) {
-		if (wk->redirect[j] != NULL) {
-			while (rte_ring_dequeue(wk->redirect[j], (void **)&m) == 0)
-				rte_pktmbuf_free(m);
-			rte_ring_free(wk->redirect[j]);
-			wk->redirect[j] = NULL;
-		}
-		if (wk->txq_in[j] != NULL) {
-			while (rte_ring_dequeue(wk->txq_in[j], (void **)&m) == 0)
-				rte_pktmbuf_free(m);
-			rte_ring_free(wk->txq_in[j]);
-			wk->txq_in[j] = NULL;
-		}
+		frame_ring_free(&wk->redirect[j]);
+		frame_ring_free(&wk->txq_in[j]);
 	}
-	if (wk->ctl_tx != NULL) {
-		while (rte_ring_dequeue(wk->ctl_tx, (void **)&m) == 0)
-			rte_pktmbuf_free(m);
-		rte_ring_free(wk->ctl_tx);
-		wk->ctl_tx = NULL;
-	}
+	frame_ring_free(&wk->ctl_tx);
 	rte_ring_free(wk->cmd);
 	wk->cmd = NULL;
 }

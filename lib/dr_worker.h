@@ -114,7 +114,6 @@ struct dr_worker {
 	struct rte_ring *txq_in[DR_MAX_WORKERS];    /* [j]: frames worker j sends through us, SPSC */
 	struct rte_ring *ctl_tx;            /* worker 0 only: frames of control threads, MP/SC */
 	bool stop;                          /* set by dr_close_device() (release) */
-	bool running;                       /* the lcore entered its loop */
 	bool launched;                      /* remote-launched on lcore (DR_PROGRESS_RTC) */
 } __rte_cache_aligned;
 
