@@ -38,6 +38,16 @@ connect_default(struct rc_env *e, struct rc_qp_params *p)
 	return 0;
 }
 
+/* DR_TEST_WIRELOG: the frames the wire carried, at most @max of them. */
+static void
+wirelog_print(const struct rc_env *e, uint32_t max)
+{
+	for (uint32_t j = 0; j < e->nlog && j < max; j++)
+		printf("%s %-32s psn %#x len %u act %u syn %#x\n", e->log[j].dir ? "B>A" : "A>B",
+		       dr_opcode_name(e->log[j].opcode), e->log[j].psn, e->log[j].paylen, e->log[j].action,
+		       e->log[j].syn);
+}
+
 /* Drop packet @k (0-based) of the data stream of a 4-packet message, for every opcode. */
 static void
 test_drop_kth(struct rc_env *e, uint32_t k, const char *what)
@@ -258,14 +268,8 @@ test_drop_every(struct rc_env *e, enum dr_mtu mtu, uint32_t n, bool both, uint32
 			 both ? " both ways" : "", op_name(ops[i]));
 		e->logging = getenv("DR_TEST_WIRELOG") != NULL;
 		rc_xfer_run(e, &x, tag);
-		if (e->logging) {
-			uint32_t j;
-
-			for (j = 0; j < e->nlog && j < 400; j++)
-				printf("%s %-32s psn %#x len %u act %u\n", e->log[j].dir ? "B>A" : "A>B",
-				       dr_opcode_name(e->log[j].opcode), e->log[j].psn, e->log[j].paylen,
-				       e->log[j].action);
-		}
+		if (e->logging)
+			wirelog_print(e, 400);
 		if (getenv("DR_TEST_VERBOSE") != NULL)
 			printf("%s: %" PRIu64 "/%" PRIu64 " frames, %" PRIu64 "/%" PRIu64 " dropped\n", tag,
 			       e->frames[0], e->frames[1], e->dropped[0], e->dropped[1]);
@@ -394,9 +398,7 @@ test_read_reread(struct rc_env *e)
 	RC_CHECK_MSG(reqs == NREAD + 1 || (strcmp(rc_mode_name(), "rtc") == 0 && reqs <= NREAD + 3),
 		     "%u READ requests for %u READs and one lost response", reqs, NREAD);
 	if (getenv("DR_TEST_WIRELOG") != NULL)
-		for (i = 0; i < e->nlog; i++)
-			printf("%s %-32s psn %#x len %u act %u\n", e->log[i].dir ? "B>A" : "A>B",
-			       dr_opcode_name(e->log[i].opcode), e->log[i].psn, e->log[i].paylen, e->log[i].action);
+		wirelog_print(e, UINT32_MAX);
 	RC_CHECK_EQ(reread_psn, lost_psn);
 	rc_buf_free(&la);
 	rc_buf_free(&rb);
@@ -469,9 +471,7 @@ test_read_ahead_dup(struct rc_env *e)
 	memcpy(&v, rb.p, 8);
 	RC_CHECK_EQ(v, 101);            /* added once */
 	if (getenv("DR_TEST_WIRELOG") != NULL)
-		for (i = 0; i < e->nlog; i++)
-			printf("%s %-32s psn %#x len %u act %u\n", e->log[i].dir ? "B>A" : "A>B",
-			       dr_opcode_name(e->log[i].opcode), e->log[i].psn, e->log[i].paylen, e->log[i].action);
+		wirelog_print(e, UINT32_MAX);
 	rc_buf_free(&la);
 	rc_buf_free(&rb);
 	rc_disconnect(e);
@@ -533,9 +533,7 @@ test_read_ahead_replay(struct rc_env *e)
 	memcpy(&v, rb.p, 8);
 	RC_CHECK_EQ(v, 8);              /* added once */
 	if (getenv("DR_TEST_WIRELOG") != NULL)
-		for (i = 0; i < e->nlog; i++)
-			printf("%s %-32s psn %#x len %u act %u\n", e->log[i].dir ? "B>A" : "A>B",
-			       dr_opcode_name(e->log[i].opcode), e->log[i].psn, e->log[i].paylen, e->log[i].action);
+		wirelog_print(e, UINT32_MAX);
 	rc_buf_free(&la);
 	rc_buf_free(&rb);
 	rc_disconnect(e);
@@ -682,10 +680,7 @@ test_random_mixed(struct rc_env *e, uint32_t n, uint32_t seed, enum dr_mtu mtu)
 	e->logging = getenv("DR_TEST_WIRELOG") != NULL;
 	RC_CHECK_MSG(rc_wait_wcs(e, a->scq, &sw, NWR, 60000000), "%s: %u of %u completions", tag, sw.n, NWR);
 	if (e->logging) {
-		for (uint32_t j = 0; j < e->nlog; j++)
-			printf("%s %-32s psn %#x len %u act %u syn %#x\n", e->log[j].dir ? "B>A" : "A>B",
-			       dr_opcode_name(e->log[j].opcode), e->log[j].psn, e->log[j].paylen, e->log[j].action,
-			       e->log[j].syn);
+		wirelog_print(e, UINT32_MAX);
 		for (i = 0; i < NWR; i++)
 			printf("wr %u %s len %u\n", i, op_name(op[i]), len[i]);
 	}
