@@ -60,6 +60,7 @@
 #include "dr_mw.h"
 #include "dr_psn.h"
 #include "dr_resp_ack.h"
+#include "dr_resp_read.h"
 #include "dr_srq.h"
 #include "dr_transport.h"
 
@@ -97,18 +98,6 @@ struct resp_ctx {
 	uint8_t nak;
 	enum dr_wc_status status;
 };
-
-/*
- * What an R_Key reaches for this QP, and whether [va, va + len) with
- * @rights is inside it (IBA 10.6.3.2, C9-88; an MR or a memory window,
- * 10.6.7.2): true, or false for a remote access error.
- */
-static bool
-resp_target(struct dr_qp_impl *qp, uint32_t rkey, uint64_t va, uint64_t len, unsigned int rights,
-	    struct dr_rkey_target *t)
-{
-	return dr_rkey_resolve(qp, rkey, t) && dr_mr_check_access(&t->region, va, len, rights) == 0;
-}
 
 /* Step CHK_PSN of UC (IBA 9.8.x: no duplicates and no NAKs on UC; rxe check_psn()). */
 static enum dr_resp_step
@@ -305,7 +294,7 @@ resp_chk_rkey(struct dr_qp_impl *qp, struct resp_ctx *c)
 	} else {
 		return RESP_EXECUTE;           /* SEND, or a WRITE MIDDLE/LAST (checked at its FIRST) */
 	}
-	if (!resp_target(qp, rkey, c->va, c->len, dr_mr_remote_rights(mask), &c->tgt)) {
+	if (!dr_resp_target(qp, rkey, c->va, c->len, dr_mr_remote_rights(mask), &c->tgt)) {
 		c->nak = DR_NAK_REM_ACCESS_ERR;
 		c->status = DR_WC_REM_ACCESS_ERR;
 		return RESP_ERR_CLASS_C;
@@ -317,21 +306,6 @@ resp_chk_rkey(struct dr_qp_impl *qp, struct resp_ctx *c)
 		return RESP_ERR_CLASS_C;
 	}
 	return RESP_EXECUTE;
-}
-
-/* A responder resource for a new READ / atomic, recycled round robin (rxe rxe_prepare_res()). */
-static struct dr_resp_res *
-resp_new_res(struct dr_qp_impl *qp, int *idx)
-{
-	uint32_t n = RTE_MIN((uint32_t)qp->attr.max_dest_rd_atomic, (uint32_t)DR_MAX_RD_ATOMIC);
-	struct dr_resp_res *res;
-
-	*idx = (int)(qp->resp.res_next % n);
-	qp->resp.res_next = (uint32_t)(*idx + 1) % n;
-	res = &qp->resp.res[*idx];
-	memset(res, 0, sizeof(*res));
-	res->valid = true;
-	return res;
 }
 
 /* EXECUTE of a SEND packet: into the receive WQE (IBA 9.7.5.1.5). */
@@ -372,7 +346,7 @@ resp_exec_write(struct dr_qp_impl *qp, struct resp_ctx *c)
 		/* the region (or window) may have gone since the FIRST packet: look it up again (rxe recheck) */
 		struct dr_rkey_target t;
 
-		if (!resp_target(qp, rs->write_rkey, rs->write_va, c->paylen, DR_ACCESS_REMOTE_WRITE, &t) ||
+		if (!dr_resp_target(qp, rs->write_rkey, rs->write_va, c->paylen, DR_ACCESS_REMOTE_WRITE, &t) ||
 		    t.mr != rs->write_mr) {
 			c->nak = DR_NAK_REM_ACCESS_ERR;
 			c->status = DR_WC_REM_ACCESS_ERR;
@@ -395,7 +369,7 @@ resp_exec_read(struct dr_qp_impl *qp, struct resp_ctx *c)
 	struct dr_resp_res *res;
 	int idx;
 
-	res = resp_new_res(qp, &idx);
+	res = dr_resp_new_res(qp, &idx);
 	res->is_read = true;
 	res->first_psn = c->psn;
 	res->last_psn = dr_psn_add(c->psn, n - 1);
@@ -433,7 +407,7 @@ resp_exec_atomic(struct dr_qp_impl *qp, struct resp_ctx *c)
 	} else {
 		orig = __atomic_fetch_add(p, dr_atmeth_swap_add(ae), __ATOMIC_SEQ_CST);
 	}
-	res = resp_new_res(qp, &idx);
+	res = dr_resp_new_res(qp, &idx);
 	res->is_read = false;
 	res->first_psn = res->last_psn = c->psn;
 	res->va = c->va;
@@ -546,23 +520,6 @@ resp_acknowledge(struct dr_qp_impl *qp, struct resp_ctx *c)
 	return RESP_DONE;
 }
 
-/* Resource whose PSN range holds @psn (rxe find_resource()). */
-static struct dr_resp_res *
-resp_find_res(struct dr_qp_impl *qp, uint32_t psn, int *idx)
-{
-	uint32_t i, n = RTE_MIN((uint32_t)qp->attr.max_dest_rd_atomic, (uint32_t)DR_MAX_RD_ATOMIC);
-
-	for (i = 0; i < n; i++) {
-		struct dr_resp_res *res = &qp->resp.res[i];
-
-		if (res->valid && !dr_psn_before(psn, res->first_psn) && !dr_psn_after(psn, res->last_psn)) {
-			*idx = (int)i;
-			return res;
-		}
-	}
-	return NULL;
-}
-
 /* Step DUPLICATE (IBA 9.7.5.1.1 C9-105, 9.7.5.1.3, 9.7.5.1.4; rxe duplicate_request()). */
 static enum dr_resp_step
 resp_duplicate(struct dr_qp_impl *qp, struct resp_ctx *c)
@@ -581,7 +538,7 @@ resp_duplicate(struct dr_qp_impl *qp, struct resp_ctx *c)
 			dr_resp_owe(qp, DR_RESP_SYN_ACK, qp->resp.dup_ack_psn);
 		return RESP_DONE;
 	}
-	res = resp_find_res(qp, c->psn, &idx);
+	res = dr_resp_find_res(qp, c->psn, &idx);
 	if (res == NULL)
 		return RESP_DONE;              /* too old: class D, silently dropped (rxe) */
 	if (c->mask & DR_OPF_READ) {
@@ -738,57 +695,21 @@ dr_resp_rx(struct dr_qp_impl *qp, struct rte_mbuf *m, struct dr_pkt_info *pi)
 	resp_handle(qp, m, pi);
 }
 
-/* Emit READ responses of the active resource, at most @budget (IBA 9.7.5.1.3; rxe read_reply()). */
-static int
-resp_read_reply(struct dr_qp_impl *qp, int budget)
+/*
+ * The region of the READ being answered went away (deregistered, window
+ * invalidated) before all its responses were sent: a remote access error NAK
+ * at the next response PSN, and the QP to ERR (rxe read_reply() recheck).
+ */
+static void
+resp_read_access_err(struct dr_qp_impl *qp)
 {
 	struct dr_resp_res *res = &qp->resp.res[qp->resp.res_active];
-	uint32_t mtu = qp->mtu;
-	int n = 0;
+	struct dr_pkt_info pi = { .opcode = dr_qp_rel_opcode(qp, DR_OP_READ_REQ), .mask = 0 };
+	struct resp_ctx c = { .nak = DR_NAK_REM_ACCESS_ERR, .status = DR_WC_REM_ACCESS_ERR,
+			      .psn = res->next_psn, .pi = &pi };
 
-	while (n < budget && dr_tx_room(qp->wk) > 0) {
-		uint32_t left = res->end - res->sent, pay = RTE_MIN(left, mtu);
-		bool first = res->sent == res->start, last = left <= mtu;
-		struct dr_rkey_target t;
-		struct dr_pkt_info pi;
-		struct rte_mbuf *m;
-		uint8_t opcode;
-
-		if (pay != 0) {
-			/* the region (or window) may have gone since the request: look it up again (rxe recheck) */
-			if (!resp_target(qp, res->rkey, res->va + res->sent, pay, DR_ACCESS_REMOTE_READ, &t)) {
-				struct resp_ctx c = { .nak = DR_NAK_REM_ACCESS_ERR, .status = DR_WC_REM_ACCESS_ERR,
-						      .psn = res->next_psn, .pi = &pi };
-
-				pi.opcode = dr_qp_rel_opcode(qp, DR_OP_READ_REQ);
-				pi.mask = 0;
-				qp->resp.res_active = -1;
-				resp_err_class_c(qp, &c);
-				return n;
-			}
-		}
-		opcode = first ? (last ? dr_qp_rel_opcode(qp, DR_OP_READ_RESP_ONLY) : dr_qp_rel_opcode(qp, DR_OP_READ_RESP_FIRST))
-			       : (last ? dr_qp_rel_opcode(qp, DR_OP_READ_RESP_LAST) : dr_qp_rel_opcode(qp, DR_OP_READ_RESP_MIDDLE));
-		m = dr_qp_pkt_start(qp, opcode, pay, res->next_psn, &pi);
-		if (m == NULL)
-			break;
-		if (pi.mask & DR_OPF_AETH)
-			dr_aeth_set(dr_pkt_aeth(&pi), DR_RESP_SYN_ACK, qp->resp.msn);
-		if ((pay != 0 && dr_pkt_append(m, dr_rkey_host(&t, res->va + res->sent), pay) != 0) ||
-		    dr_pkt_finalize(m, &pi) != 0) {
-			rte_pktmbuf_free(m);
-			break;
-		}
-		dr_wk_tx(qp->wk, m);
-		n++;
-		res->sent += pay;
-		res->next_psn = dr_psn_add(res->next_psn, 1);
-		if (last) {
-			qp->resp.res_active = -1;
-			break;
-		}
-	}
-	return n;
+	qp->resp.res_active = -1;
+	resp_err_class_c(qp, &c);
 }
 
 void
@@ -826,7 +747,11 @@ dr_resp_progress(struct dr_qp_impl *qp)
 		struct rte_mbuf *m;
 
 		if (rs->res_active >= 0) {
-			n += resp_read_reply(qp, DR_RESP_PKTS_PER_ROUND - n);
+			bool access_err = false;
+
+			n += dr_resp_read_reply(qp, DR_RESP_PKTS_PER_ROUND - n, &access_err);
+			if (unlikely(access_err))
+				resp_read_access_err(qp);
 			if (rs->res_active >= 0 || !dr_qp_can_receive(qp))
 				return n;     /* budget, mbufs or room ran out: next round */
 		}

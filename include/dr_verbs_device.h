@@ -1,0 +1,211 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 The dpdk-rdma authors.
+ */
+
+#ifndef DR_VERBS_DEVICE_H
+#define DR_VERBS_DEVICE_H
+
+/**
+ * @file
+ * Devices, contexts and ports: ibv_get_device_list(3), ibv_open_device(3),
+ * ibv_query_device(3), ibv_query_port(3), and the engine that drives a context.
+ *
+ * Part of the verbs-shaped API; include dr_verbs.h, which includes every part.
+ */
+
+#include "dr_verbs_types.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ------------------------------------------------------------------ */
+/* Devices, contexts, ports                                            */
+/* ------------------------------------------------------------------ */
+
+struct dr_device;
+
+/** How a context drives its transport (doc/guides/architecture.rst draws each). */
+enum dr_progress_mode {
+	/** The application's own thread drives rx, the state machines, timers and
+	 *  tx from dr_poll_cq() and dr_progress() (eRPC-style event loop). */
+	DR_PROGRESS_INLINE = 0,
+	/** Run-to-completion: @c nb_workers EAL worker lcores, each owning an rx
+	 *  and a tx queue of the port (where the port has them) and a shard of
+	 *  the QPs, run every stage for their QPs. The application posts and
+	 *  polls through single-producer single-consumer rings; dr_progress()
+	 *  has nothing to do (returns 0). */
+	DR_PROGRESS_RTC = 1,
+};
+
+/** What an engine lcore does when a round found no work. */
+enum dr_idle_policy {
+	/** Poll again at once: for lcores on isolated cores (the default). */
+	DR_IDLE_SPIN = 0,
+	/** Poll again after a CPU pause instruction (less power, same latency class). */
+	DR_IDLE_PAUSE = 1,
+	/** Give the CPU away (sched_yield()): for several lcores on one CPU, as
+	 *  on small test machines (`--lcores '(1-2)@1'`); latency grows. */
+	DR_IDLE_YIELD = 2,
+};
+
+/** Largest number of worker lcores of one context. */
+#define DR_MAX_WORKERS 16
+
+/** Attributes of dr_open_device() (no ibverbs counterpart: RoCE over DPDK needs them). */
+struct dr_context_attr {
+	/** IPv4 address of the port (network order); 0 = none. Gives GID index 1. */
+	rte_be32_t ipv4_addr;
+	/** Optional IPv6 addresses (global or ULA) beyond the link-local GID 0. */
+	uint8_t ipv6_addr[2][16];
+	unsigned int num_ipv6;
+	/** Link MTU in bytes (IP MTU, as the kernel's): sets the active path MTU
+	 *  as rxe does (1500 -> 1024, 4200 -> 4096); 0 = the port's MTU. */
+	uint32_t mtu;
+	/** Configure and start the port (1): @c nb_queues rx and tx queues, as
+	 *  many as the PMD allows (workers beyond them share through software
+	 *  rings); or use queues of a port the application started (0):
+	 *  @c rx_queue / @c tx_queue and the ones after them, one per worker,
+	 *  as far as the port has them. */
+	int configure_port;
+	uint16_t rx_queue;            /**< first rx queue used when !configure_port */
+	uint16_t tx_queue;            /**< first tx queue used when !configure_port */
+	uint16_t nb_rx_desc;          /**< rx ring size when configuring; 0 = 1024 */
+	uint16_t nb_tx_desc;          /**< tx ring size when configuring; 0 = 1024 */
+	/** mbuf pool for frames; NULL = the library creates one on the port's socket */
+	struct rte_mempool *pool;
+	enum dr_progress_mode mode;   /**< progress mode */
+	/** DR_PROGRESS_RTC: worker lcores, 1 .. DR_MAX_WORKERS (0 = 1). */
+	uint16_t nb_workers;
+	/** DR_PROGRESS_RTC: the EAL lcore ids of the workers (@c nb_workers of
+	 *  them); NULL = the first EAL worker lcores that are idle. The main
+	 *  lcore cannot be one. */
+	const unsigned int *worker_lcores;
+	/** DR_PROGRESS_RTC: what a worker does when a round found no work. */
+	enum dr_idle_policy idle;
+	/** DR_PROGRESS_RTC with @c configure_port: queue pairs of the port, one
+	 *  per worker from the first (at most @c nb_workers). 0 = one per worker
+	 *  when the PMD spreads received frames by RSS on UDP, else 1; workers
+	 *  without a queue of their own go through software rings. A link whose
+	 *  ends pair their queues one to one (net_memif, net_ring) needs the
+	 *  same number on both sides. */
+	uint16_t nb_queues;
+	/** Backend name ("ethdev"); NULL = the default for the port */
+	const char *backend;
+};
+
+/**
+ * Initialise DPDK's EAL from an argument vector, for applications that do not
+ * call rte_eal_init() themselves. Returns the number of arguments consumed
+ * (as rte_eal_init) or a negative errno.
+ */
+int dr_eal_init(int argc, char **argv);
+
+/**
+ * List one device per available DPDK port (ibv_get_device_list(3)).
+ * @param num if not NULL, receives the number of devices.
+ * @return a NULL-terminated array to free with dr_free_device_list(), or
+ *         NULL with errno set.
+ */
+struct dr_device **dr_get_device_list(int *num);
+/** Free a list from dr_get_device_list() (the contexts opened stay valid). */
+void dr_free_device_list(struct dr_device **list);
+/** Name of a device: "dr_" followed by the DPDK port's name. */
+const char *dr_get_device_name(const struct dr_device *dev);
+/** DPDK port id of a device. */
+uint16_t dr_get_device_port(const struct dr_device *dev);
+
+/**
+ * Open a device (ibv_open_device(3)): bind a context to its DPDK port.
+ * @return the context, or NULL with errno set (EINVAL bad attribute, ENODEV
+ *         no such port, ENOMEM, EBUSY port already open, EIO port setup failed).
+ */
+struct dr_context *dr_open_device(struct dr_device *dev, const struct dr_context_attr *attr);
+/** Close a context: every object on it must have been destroyed (else -EBUSY). */
+int dr_close_device(struct dr_context *ctx);
+
+/**
+ * Stop the worker lcores of a DR_PROGRESS_RTC context: each finishes its
+ * round and returns to EAL. From then on nothing polls the port or moves
+ * the transport, and the slow-path calls (destroy, dereg, ...) run in the
+ * caller. Use it when the transport's work is over and the peer may vanish
+ * (net_memif in DPDK 22.11 can crash a process that polls a port whose peer
+ * goes away), then destroy the objects and close the context. In inline
+ * mode there is nothing to stop. Idempotent.
+ * @return 0, or -EINVAL for a NULL context.
+ */
+int dr_stop_workers(struct dr_context *ctx);
+
+/** Device attributes (the fields of struct ibv_device_attr that apply). */
+struct dr_device_attr {
+	char fw_ver[64];
+	uint64_t node_guid;           /**< EUI-64 of the port's MAC, network order */
+	uint64_t max_mr_size;
+	uint32_t vendor_id;
+	uint32_t hw_ver;
+	int max_qp;
+	int max_qp_wr;
+	int max_sge;
+	int max_cq;
+	int max_cqe;
+	int max_mr;
+	int max_pd;
+	int max_qp_rd_atom;
+	int max_qp_init_rd_atom;
+	int max_srq;
+	int max_srq_wr;
+	int max_srq_sge;
+	int atomic_cap;               /**< enum dr_atomic_cap */
+	uint8_t phys_port_cnt;        /**< 1 */
+};
+
+/** dr_device_attr.atomic_cap (enum ibv_atomic_cap). */
+enum dr_atomic_cap {
+	DR_ATOMIC_NONE,
+	/** atomic on this device's QPs are atomic with respect to each other (rxe's) */
+	DR_ATOMIC_HCA,
+	DR_ATOMIC_GLOB,
+};
+
+/** Port attributes (the fields of struct ibv_port_attr that apply). */
+struct dr_port_attr {
+	int state;                    /**< 4 = ACTIVE, 1 = DOWN (IBV_PORT_* values) */
+	enum dr_mtu max_mtu;
+	enum dr_mtu active_mtu;
+	int gid_tbl_len;
+	uint32_t max_msg_sz;
+	uint8_t link_layer;           /**< 2 = Ethernet */
+};
+
+/** ibv_query_device(3). @return 0 or -errno. */
+int dr_query_device(struct dr_context *ctx, struct dr_device_attr *attr);
+/** ibv_query_port(3); @p port_num must be 1. @return 0 or -errno. */
+int dr_query_port(struct dr_context *ctx, uint8_t port_num, struct dr_port_attr *attr);
+/**
+ * ibv_query_gid(3). The table is rxe's: index 0 the IPv6 link-local address
+ * from the MAC (EUI-64), index 1 the IPv4-mapped address, then the IPv6
+ * addresses of dr_context_attr. @return 0, or -EINVAL past the table.
+ */
+int dr_query_gid(struct dr_context *ctx, uint8_t port_num, int index, union dr_gid *gid);
+
+/**
+ * Add a static neighbour (ARP / ND entry) for @p gid, so no resolution is
+ * needed before sending to it. @return 0 or -errno.
+ */
+int dr_add_neighbour(struct dr_context *ctx, const union dr_gid *gid, const struct rte_ether_addr *mac);
+
+/**
+ * Drive the transport once in DR_PROGRESS_INLINE mode: receive a burst,
+ * run the responder, completer and requester, fire due timers, transmit.
+ * dr_poll_cq() calls it too. In DR_PROGRESS_RTC mode the worker lcores
+ * drive the transport and it returns 0 at once, so that a program written
+ * for both modes may call it in its loops.
+ * @return the number of packets handled, or -errno.
+ */
+int dr_progress(struct dr_context *ctx);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* DR_VERBS_DEVICE_H */

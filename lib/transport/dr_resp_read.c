@@ -1,0 +1,112 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 The dpdk-rdma authors.
+ */
+
+/*
+ * The responder's resources (IBA 9.7.5.1.3 and 9.7.5.1.4; rxe's
+ * rxe_resp.c resources): one per READ or atomic in flight, up to
+ * max_dest_rd_atomic, kept after execution so that a duplicate replays the
+ * READ or returns the saved atomic result instead of executing it again. And
+ * the READ responses, sent from the active resource in PSN order.
+ */
+
+#include <string.h>
+
+#include <rte_mbuf.h>
+
+#include "dr_mw.h"
+#include "dr_psn.h"
+#include "dr_resp_ack.h"
+#include "dr_resp_read.h"
+#include "dr_transport.h"
+
+/*
+ * What an R_Key reaches for this QP, and whether [va, va + len) with
+ * @rights is inside it (IBA 10.6.3.2, C9-88; an MR or a memory window,
+ * 10.6.7.2): true, or false for a remote access error.
+ */
+bool
+dr_resp_target(struct dr_qp_impl *qp, uint32_t rkey, uint64_t va, uint64_t len, unsigned int rights,
+	       struct dr_rkey_target *t)
+{
+	return dr_rkey_resolve(qp, rkey, t) && dr_mr_check_access(&t->region, va, len, rights) == 0;
+}
+
+/* A responder resource for a new READ / atomic, recycled round robin (rxe rxe_prepare_res()). */
+struct dr_resp_res *
+dr_resp_new_res(struct dr_qp_impl *qp, int *idx)
+{
+	uint32_t n = RTE_MIN((uint32_t)qp->attr.max_dest_rd_atomic, (uint32_t)DR_MAX_RD_ATOMIC);
+	struct dr_resp_res *res;
+
+	*idx = (int)(qp->resp.res_next % n);
+	qp->resp.res_next = (uint32_t)(*idx + 1) % n;
+	res = &qp->resp.res[*idx];
+	memset(res, 0, sizeof(*res));
+	res->valid = true;
+	return res;
+}
+
+/* Resource whose PSN range holds @psn (rxe find_resource()). */
+struct dr_resp_res *
+dr_resp_find_res(struct dr_qp_impl *qp, uint32_t psn, int *idx)
+{
+	uint32_t i, n = RTE_MIN((uint32_t)qp->attr.max_dest_rd_atomic, (uint32_t)DR_MAX_RD_ATOMIC);
+
+	for (i = 0; i < n; i++) {
+		struct dr_resp_res *res = &qp->resp.res[i];
+
+		if (res->valid && !dr_psn_before(psn, res->first_psn) && !dr_psn_after(psn, res->last_psn)) {
+			*idx = (int)i;
+			return res;
+		}
+	}
+	return NULL;
+}
+
+/* Emit READ responses of the active resource, at most @budget (IBA 9.7.5.1.3; rxe read_reply()). */
+int
+dr_resp_read_reply(struct dr_qp_impl *qp, int budget, bool *access_err)
+{
+	struct dr_resp_res *res = &qp->resp.res[qp->resp.res_active];
+	uint32_t mtu = qp->mtu;
+	int n = 0;
+
+	while (n < budget && dr_tx_room(qp->wk) > 0) {
+		uint32_t left = res->end - res->sent, pay = RTE_MIN(left, mtu);
+		bool first = res->sent == res->start, last = left <= mtu;
+		struct dr_rkey_target t;
+		struct dr_pkt_info pi;
+		struct rte_mbuf *m;
+		uint8_t opcode;
+
+		if (pay != 0) {
+			/* the region (or window) may have gone since the request: look it up again (rxe recheck) */
+			if (!dr_resp_target(qp, res->rkey, res->va + res->sent, pay, DR_ACCESS_REMOTE_READ, &t)) {
+				*access_err = true;
+				return n;
+			}
+		}
+		opcode = first ? (last ? dr_qp_rel_opcode(qp, DR_OP_READ_RESP_ONLY) : dr_qp_rel_opcode(qp, DR_OP_READ_RESP_FIRST))
+			       : (last ? dr_qp_rel_opcode(qp, DR_OP_READ_RESP_LAST) : dr_qp_rel_opcode(qp, DR_OP_READ_RESP_MIDDLE));
+		m = dr_qp_pkt_start(qp, opcode, pay, res->next_psn, &pi);
+		if (m == NULL)
+			break;
+		if (pi.mask & DR_OPF_AETH)
+			dr_aeth_set(dr_pkt_aeth(&pi), DR_RESP_SYN_ACK, qp->resp.msn);
+		if ((pay != 0 && dr_pkt_append(m, dr_rkey_host(&t, res->va + res->sent), pay) != 0) ||
+		    dr_pkt_finalize(m, &pi) != 0) {
+			rte_pktmbuf_free(m);
+			break;
+		}
+		dr_wk_tx(qp->wk, m);
+		n++;
+		res->sent += pay;
+		res->next_psn = dr_psn_add(res->next_psn, 1);
+		if (last) {
+			qp->resp.res_active = -1;
+			break;
+		}
+	}
+	return n;
+}
