@@ -193,7 +193,8 @@ qp_info(struct rte_tel_data *d, struct dr_qp_impl *qp)
 	rte_tel_data_add_dict_int(d, "rq_psn_expected", (int)LOAD(qp->resp.epsn));
 	rte_tel_data_add_dict_int(d, "retry_left", LOAD(qp->comp.retry_left));
 	rte_tel_data_add_dict_int(d, "rnr_retry_left", LOAD(qp->comp.rnr_left));
-	rte_tel_data_add_dict_int(d, "rd_atomic_outstanding", (int)LOAD(qp->req.rd_atomic));
+	rte_tel_data_add_dict_int(d, "rd_atomic_outstanding",
+				  (int)(LOAD(qp->req.rd_taken) - LOAD(qp->comp_out.rd_freed)));
 	rte_tel_data_add_dict_int(d, "send_wrs_outstanding",
 				  (int)(LOAD(qp->sq.head) - LOAD(qp->sq.tail)));
 	rte_tel_data_add_dict_int(d, "recv_wrs_posted", (int)(LOAD(qp->rq.head) - LOAD(qp->rq.tail)));

@@ -30,6 +30,11 @@
  *                when they come in order within their READ (read-ahead)
  *   RNR          wait the NAK's RNR timer (IBA 9.7.5.2.8, table 45), then retry
  *   ERROR        complete the WQE with an error, QP to ERR (IBA 10.8.3.x)
+ *
+ * Its state (qp->comp, a WQE's verdict / resp_bytes, qp->comp_out, the SQ's
+ * tail) is written here only. It tells the requester what it needs through
+ * the hand-offs of dr_handoff.h: the acknowledged PSN, verdicts, freed
+ * READ / atomic slots, go-back-N requests and the RNR wait.
  */
 
 #include <errno.h>
@@ -39,6 +44,7 @@
 #include <rte_cycles.h>
 #include <rte_mbuf.h>
 
+#include "dr_handoff.h"
 #include "dr_log.h"
 #include "dr_psn.h"
 #include "dr_transport.h"
@@ -123,8 +129,9 @@ comp_timeout_ticks(struct dr_qp_impl *qp)
 	return qp->comp.timeout_ticks;
 }
 
-void
-dr_comp_arm_timer(struct dr_qp_impl *qp, uint64_t now)
+/* Arm the local ACK timer if it is not running (requests are outstanding). */
+static void
+comp_arm_timer(struct dr_qp_impl *qp, uint64_t now)
 {
 	uint64_t t = comp_timeout_ticks(qp);
 
@@ -151,7 +158,9 @@ wqe_is_rd_atomic(const struct dr_send_wqe *wqe)
 static inline bool
 wqe_all_sent(const struct dr_send_wqe *wqe)
 {
-	return wqe->state == DR_WQE_SENT || (wqe->state == DR_WQE_ACTIVE && wqe->sent_once);
+	enum dr_wqe_state st = dr_wqe_req_state(wqe);
+
+	return st == DR_WQE_SENT || (st == DR_WQE_ACTIVE && wqe->sent_once);
 }
 
 /* Acknowledged progress (rxe reset_retry_counters()): counters back to their attributes, timer restarted. */
@@ -162,7 +171,7 @@ comp_progress_made(struct dr_qp_impl *qp, struct comp_ctx *c)
 	qp->comp.rnr_left = qp->attr.rnr_retry;
 	qp->comp.started_retry = false;
 	qp->comp.read_ooo = 0;
-	if (qp->comp.psn == qp->req.psn) {
+	if (qp->comp.psn == dr_ho_sent_psn(qp)) {
 		qp->comp.timeout_at = 0;      /* nothing outstanding */
 	} else {
 		uint64_t t = comp_timeout_ticks(qp);
@@ -175,16 +184,17 @@ comp_progress_made(struct dr_qp_impl *qp, struct comp_ctx *c)
 static inline void
 comp_advance(struct dr_qp_impl *qp, uint32_t next)
 {
-	if (dr_psn_after(next, qp->comp.psn))
+	if (dr_psn_after(next, qp->comp.psn)) {
 		qp->comp.psn = next;
+		dr_ho_comp_acked(qp);     /* the requester's send window moves */
+	}
 }
 
 /* A READ / atomic finished: its initiator-depth slot is free again. */
 static void
 comp_rd_atomic_done(struct dr_qp_impl *qp)
 {
-	if (qp->req.rd_atomic > 0)
-		qp->req.rd_atomic--;
+	dr_ho_rd_free(qp);
 }
 
 /* Step GET_WQE: the oldest sent WQE not yet DONE. */
@@ -196,7 +206,7 @@ comp_get_wqe(struct dr_qp_impl *qp, struct comp_ctx *c)
 	for (; c->idx != dr_sq_head(sq); c->idx++) {
 		struct dr_send_wqe *wqe = dr_sq_wqe(sq, c->idx);
 
-		if (wqe->state == DR_WQE_DONE) {
+		if (dr_wqe_done(wqe)) {
 			/*
 			 * A response at or before the PSNs of a WQE answered in full
 			 * already (a READ whose responses were placed ahead,
@@ -209,7 +219,7 @@ comp_get_wqe(struct dr_qp_impl *qp, struct comp_ctx *c)
 				return COMP_DONE;
 			continue;
 		}
-		if (wqe->state == DR_WQE_POSTED || wqe->state == DR_WQE_ERROR)
+		if (dr_wqe_req_state(wqe) == DR_WQE_POSTED || dr_wqe_failed(wqe))
 			return COMP_DONE;   /* nothing sent it could answer / the error completes first */
 		c->wqe = wqe;
 		return COMP_CHECK_PSN;
@@ -343,7 +353,7 @@ read_place(struct dr_qp_impl *qp, struct dr_send_wqe *wqe, struct comp_ctx *c, b
 		return rc == -EMSGSIZE ? DR_WC_LOC_LEN_ERR : DR_WC_LOC_PROT_ERR;
 	wqe->resp_bytes += paylen;
 	if (last) {
-		wqe->state = DR_WQE_DONE;
+		dr_wqe_set_verdict(wqe, DR_WQE_DONE, DR_WC_SUCCESS);
 		/*
 		 * Ahead of an older READ/atomic it keeps its initiator-depth slot until
 		 * it completes in order: the responder's resources hold the last
@@ -374,12 +384,12 @@ comp_read_ahead(struct dr_qp_impl *qp, struct comp_ctx *c)
 	for (i = c->idx + 1; i != dr_sq_head(sq); i++) {
 		struct dr_send_wqe *w = dr_sq_wqe(sq, i);
 
-		if (w->state == DR_WQE_DONE) {
+		if (dr_wqe_done(w)) {
 			if (!w->sent_once || !dr_psn_after(c->psn, w->last_psn))
 				return;            /* a duplicate of a READ done already */
 			continue;
 		}
-		if (w->state == DR_WQE_POSTED || w->state == DR_WQE_ERROR || !wqe_all_sent(w) ||
+		if (dr_wqe_req_state(w) == DR_WQE_POSTED || dr_wqe_failed(w) || !wqe_all_sent(w) ||
 		    dr_psn_before(c->psn, w->first_psn))
 			return;
 		if (dr_psn_after(c->psn, w->last_psn))
@@ -416,7 +426,7 @@ comp_atomic(struct dr_qp_impl *qp, struct comp_ctx *c)
 	}
 	wqe->atomic_orig = orig;
 	wqe->resp_bytes = sizeof(orig);
-	wqe->state = DR_WQE_DONE;
+	dr_wqe_set_verdict(wqe, DR_WQE_DONE, DR_WC_SUCCESS);
 	comp_rd_atomic_done(qp);
 	comp_advance(qp, dr_psn_add(c->psn, 1));
 	return COMP_UPDATE;
@@ -430,7 +440,7 @@ comp_write_send(struct dr_qp_impl *qp, struct comp_ctx *c)
 
 	comp_advance(qp, dr_psn_add(c->psn, 1));
 	if (c->psn == wqe->last_psn && wqe_all_sent(wqe))
-		wqe->state = DR_WQE_DONE;
+		dr_wqe_set_verdict(wqe, DR_WQE_DONE, DR_WC_SUCCESS);
 	return COMP_UPDATE;
 }
 
@@ -438,7 +448,7 @@ comp_write_send(struct dr_qp_impl *qp, struct comp_ctx *c)
 static enum dr_comp_step
 comp_complete_wqe(struct dr_qp_impl *qp, struct comp_ctx *c)
 {
-	c->wqe->state = DR_WQE_DONE;
+	dr_wqe_set_verdict(c->wqe, DR_WQE_DONE, DR_WC_SUCCESS);
 	comp_advance(qp, dr_psn_add(c->wqe->last_psn, 1));
 	comp_progress_made(qp, c);
 	c->idx++;
@@ -463,7 +473,7 @@ comp_retry(struct dr_qp_impl *qp, struct comp_ctx *c, bool timeout)
 	if (qp->comp.started_retry && !timeout)
 		return COMP_DONE;
 	/* nothing outstanding: nothing to retry */
-	if (qp->req.psn == qp->comp.psn)
+	if (dr_ho_sent_psn(qp) == qp->comp.psn)
 		return COMP_DONE;
 	if (qp->comp.retry_left == 0) {
 		c->status = DR_WC_RETRY_EXC_ERR;
@@ -474,7 +484,7 @@ comp_retry(struct dr_qp_impl *qp, struct comp_ctx *c, bool timeout)
 	qp->comp.read_ooo = 0;
 	qp->wk->stats.retries++;
 	qp->cnt.retries++;
-	dr_req_rewind(qp);
+	dr_ho_rewind(qp);
 	t = comp_timeout_ticks(qp);
 	qp->comp.timeout_at = t != 0 ? comp_now(c) + t : 0;
 	return COMP_DONE;
@@ -504,7 +514,7 @@ comp_reread(struct dr_qp_impl *qp, struct comp_ctx *c)
 	qp->wk->stats.rereads++;
 	qp->cnt.rereads++;
 	if (dr_req_reread(qp, c->wqe) != 0)
-		dr_req_rewind(qp);          /* no mbuf or room now: the whole sequence, as a retry */
+		dr_ho_rewind(qp);           /* no mbuf or room now: the whole sequence, as a retry */
 	t = comp_timeout_ticks(qp);
 	qp->comp.timeout_at = t != 0 ? comp_now(c) + t : 0;
 	return COMP_DONE;
@@ -528,6 +538,7 @@ comp_rnr(struct dr_qp_impl *qp, struct comp_ctx *c)
 	comp_advance(qp, c->psn);
 	wait = (uint64_t)dr_rnr_timer_usec(dr_aeth_syn_value(c->syn)) * comp_tsc_hz(qp) / 1000000u;
 	qp->comp.rnr_at = comp_now(c) + (wait != 0 ? wait : 1);
+	dr_ho_rnr_wait(qp, true);       /* the requester sends nothing meanwhile */
 	qp->comp.timeout_at = 0;        /* the ACK timer waits for the retransmission */
 	qp->comp.started_retry = false;
 	DR_DP_LOG(comp, DEBUG, "qp %u: RNR NAK psn %#x, waiting %u us", qp->pub.qp_num, c->psn,
@@ -541,10 +552,10 @@ comp_error(struct dr_qp_impl *qp, struct comp_ctx *c)
 {
 	DR_DP_LOG(comp, DEBUG, "qp %u: wr_id %" PRIu64 " psn %#x: %s", qp->pub.qp_num, c->wqe->wr_id, c->psn,
 		  dr_wc_status_str(c->status));
-	c->wqe->state = DR_WQE_ERROR;
-	c->wqe->status = c->status;
+	dr_wqe_set_verdict(c->wqe, DR_WQE_ERROR, c->status);
 	qp->comp.timeout_at = 0;
 	qp->comp.rnr_at = 0;
+	dr_ho_rnr_wait(qp, false);
 	return COMP_DONE;
 }
 
@@ -616,8 +627,8 @@ comp_oldest_pending(struct dr_qp_impl *qp)
 	for (i = qp->sq.tail; i != dr_sq_head(&qp->sq); i++) {
 		struct dr_send_wqe *wqe = dr_sq_wqe(&qp->sq, i);
 
-		if (wqe->state != DR_WQE_DONE)
-			return wqe->state == DR_WQE_POSTED ? NULL : wqe;
+		if (!dr_wqe_done(wqe))
+			return dr_wqe_req_state(wqe) == DR_WQE_POSTED ? NULL : wqe;
 	}
 	return NULL;
 }
@@ -635,13 +646,17 @@ dr_comp_timers(struct dr_qp_impl *qp, uint64_t now)
 		if (now < qp->comp.rnr_at)
 			return;           /* the ACK timer does not run during the wait */
 		qp->comp.rnr_at = 0;
-		dr_req_rewind(qp);
+		dr_ho_rnr_wait(qp, false);
+		dr_ho_rewind(qp);
 	}
+	/* the requester sent something: the ACK timer runs (IBA 9.7.6.1.3) */
+	if (qp->comp.timeout_at == 0 && dr_qp_reliable(qp) && dr_ho_sent_psn(qp) != qp->comp.psn)
+		comp_arm_timer(qp, now);
 	if (qp->comp.timeout_at == 0 || now < qp->comp.timeout_at)
 		return;
 	/* IBA 9.7.6.1.3: local ACK timeout */
 	wqe = comp_oldest_pending(qp);
-	if (wqe == NULL || qp->req.psn == qp->comp.psn) {
+	if (wqe == NULL || dr_ho_sent_psn(qp) == qp->comp.psn) {
 		qp->comp.timeout_at = 0;      /* everything sent was answered */
 		return;
 	}
@@ -700,7 +715,7 @@ dr_comp_progress(struct dr_qp_impl *qp)
 		struct dr_send_wqe *wqe = dr_sq_wqe(sq, sq->tail);
 		struct dr_wc wc;
 
-		if (wqe->state == DR_WQE_DONE) {
+		if (dr_wqe_done(wqe)) {
 			/* a READ done ahead of an older one (comp_read_ahead()) is acknowledged now */
 			if (reliable && wqe->sent_once)
 				comp_advance(qp, dr_psn_add(wqe->last_psn, 1));
@@ -713,19 +728,19 @@ dr_comp_progress(struct dr_qp_impl *qp)
 				comp_make_wc(qp, wqe, DR_WC_SUCCESS, &wc);
 				if (dr_cq_push(cq, &wc) != 0) {
 					/* CQ overrun: IBA 11.4.2.1, the QP goes to ERR (rxe class G) */
-					sq->tail++;
+					dr_sq_tail_set(sq, sq->tail + 1);
 					dr_qp_to_error(qp);
 					return n;
 				}
 				n++;
 			}
-			sq->tail++;
+			dr_sq_tail_set(sq, sq->tail + 1);
 			continue;
 		}
-		if (wqe->state == DR_WQE_ERROR) {
+		if (dr_wqe_failed(wqe)) {
 			/* IBA 10.7.3.1: an error completes even an unsignaled WR */
-			comp_make_wc(qp, wqe, wqe->status, &wc);
-			sq->tail++;
+			comp_make_wc(qp, wqe, dr_wqe_fail_status(wqe), &wc);
+			dr_sq_tail_set(sq, sq->tail + 1);
 			if (dr_cq_push(cq, &wc) == 0)
 				n++;
 			dr_qp_to_error(qp);
@@ -736,4 +751,41 @@ dr_comp_progress(struct dr_qp_impl *qp)
 	if (reliable)
 		comp_advance_prefix(qp);
 	return n;
+}
+
+/* ---- the completer's own state across QP states (dr_qp_impl.h) ---- */
+
+void
+dr_comp_reset(struct dr_qp_impl *qp)
+{
+	memset(&qp->comp, 0, sizeof(qp->comp));
+	/* rd_freed and rewind_seq are counters the requester follows: they never go back */
+	qp->comp_out.acked_psn = 0;
+	dr_ho_rnr_wait(qp, false);
+}
+
+void
+dr_comp_start(struct dr_qp_impl *qp, uint32_t sq_psn)
+{
+	dr_comp_reset(qp);
+	qp->comp.psn = sq_psn;        /* IBA 9.7.1: nothing acknowledged before sq_psn */
+	dr_ho_comp_acked(qp);
+}
+
+void
+dr_comp_set_retry(struct dr_qp_impl *qp, bool retry_cnt, bool rnr_retry)
+{
+	if (retry_cnt)
+		qp->comp.retry_left = qp->attr.retry_cnt;
+	if (rnr_retry)
+		qp->comp.rnr_left = qp->attr.rnr_retry;
+}
+
+void
+dr_comp_stop(struct dr_qp_impl *qp)
+{
+	/* IBA 10.3.1: in ERR nothing is retried any more */
+	qp->comp.timeout_at = 0;
+	qp->comp.rnr_at = 0;
+	dr_ho_rnr_wait(qp, false);
 }

@@ -14,8 +14,9 @@
  * The QP's worker (dr_worker.h) runs them all (dr_engine.c): the
  * application's thread in DR_PROGRESS_INLINE mode, a worker lcore in
  * DR_PROGRESS_RTC mode. The post calls write the queues' heads (release),
- * the worker their tails; everything else here is the worker's. The fields
- * are grouped by owner so a pipeline mode can split them later.
+ * the worker their tails. Each stage's state has one writer, its own file;
+ * what crosses stages goes through the named hand-offs of dr_handoff.h
+ * (req_out, comp_out and the WQE's state / verdict), which hold across lcores.
  */
 
 #include <stdbool.h>
@@ -64,15 +65,18 @@ struct dr_send_wqe {
 	uint64_t bind_len;
 	unsigned int bind_access;
 
-	/* requester / completer bookkeeping */
-	enum dr_wqe_state state;
-	enum dr_wc_status status;      /* when ERROR */
+	/* the requester's (dr_req.c; read by the completer through dr_handoff.h) */
+	enum dr_wqe_state state;       /* POSTED, ACTIVE, SENT; DONE (UC/UD/local); ERROR (local) */
+	enum dr_wc_status status;      /* when state is ERROR */
 	uint32_t first_psn;            /* PSN of its first packet (READ: of its first response) */
 	uint32_t last_psn;             /* PSN of its last packet (READ: of its last response) */
 	uint32_t npkts;                /* packets of the message (READ: response packets) */
+	bool sent_once;                /* every packet went out at least once (reset by the requester) */
+	/* the completer's (dr_comp.c; read by the requester through dr_handoff.h) */
+	uint8_t verdict;               /* 0, or DR_WQE_DONE / DR_WQE_ERROR of a reliable WQE */
+	enum dr_wc_status comp_status; /* when verdict is ERROR */
 	uint32_t resp_bytes;           /* READ: bytes placed so far; atomics: 8 when done */
 	uint64_t atomic_orig;          /* atomics: original remote value */
-	bool sent_once;                /* every packet went out at least once (reset by the requester) */
 	bool rd_slot_held;             /* a READ DONE ahead of an older one: its depth slot goes at completion */
 };
 
@@ -117,6 +121,9 @@ struct dr_rq {
 /* The producer's index, read by the consumer: the WQEs before it are written (release/acquire). */
 static inline uint32_t dr_sq_head(const struct dr_sq *sq) { return __atomic_load_n(&sq->head, __ATOMIC_ACQUIRE); }
 static inline uint32_t dr_rq_head(const struct dr_rq *rq) { return __atomic_load_n(&rq->head, __ATOMIC_ACQUIRE); }
+/* The SQ's consumer index (the completer's), read by the post calls and the requester. */
+static inline uint32_t dr_sq_tail(const struct dr_sq *sq) { return __atomic_load_n(&sq->tail, __ATOMIC_ACQUIRE); }
+static inline void dr_sq_tail_set(struct dr_sq *sq, uint32_t t) { __atomic_store_n(&sq->tail, t, __ATOMIC_RELEASE); }
 static inline struct dr_send_wqe *dr_sq_wqe(const struct dr_sq *sq, uint32_t i) { return &sq->wqe[i & (sq->size - 1)]; }
 static inline struct dr_recv_wqe *dr_rq_wqe(const struct dr_rq *rq, uint32_t i) { return &rq->wqe[i & (rq->size - 1)]; }
 
@@ -125,10 +132,23 @@ struct dr_req_state {
 	uint32_t psn;                  /* next PSN to send */
 	uint32_t cur;                  /* SQ index of the WQE being sent */
 	uint32_t offset;               /* bytes of it already sent */
-	uint32_t rd_atomic;            /* READ/atomic WQEs sent and not yet completed */
-	uint16_t ip_id;                /* IPv4 identification counter */
+	uint32_t rd_taken;             /* READ/atomic slots taken (dr_ho_rd_outstanding()) */
+	uint32_t rewind_seen;          /* the completer's last go-back-N request acted on */
 	bool wait_fence;               /* cur has FENCE and earlier READ/atomics are outstanding */
 };
+
+/* What the requester publishes for the completer (dr_handoff.h; written by dr_req.c only). */
+struct dr_req_out {
+	uint32_t sent_psn;             /* PSN after the newest request sent */
+} __rte_cache_aligned;
+
+/* What the completer publishes for the requester (dr_handoff.h; written by dr_comp.c only). */
+struct dr_comp_out {
+	uint32_t acked_psn;            /* oldest PSN not yet acknowledged (comp.psn) */
+	uint32_t rd_freed;             /* READ/atomic slots given back */
+	uint32_t rewind_seq;           /* go-back-N requests */
+	bool rnr_wait;                 /* an RNR NAK's wait is running: send nothing */
+} __rte_cache_aligned;
 
 /* Completer state (IBA 9.7.5.2, 9.7.6). */
 struct dr_comp_state {
@@ -245,6 +265,8 @@ struct dr_qp_impl {
 	struct dr_req_state req;
 	struct dr_comp_state comp;
 	struct dr_resp_state resp;
+	struct dr_req_out req_out;
+	struct dr_comp_out comp_out;
 
 	/* counters of this QP (its worker writes them; /dr/qp/info reads them) */
 	struct {
@@ -335,5 +357,25 @@ int dr_comp_progress(struct dr_qp_impl *qp);           /* complete finished WQEs
 /* Free the requests the responder holds (resp.pend) and forget READ replies in
  * progress: call when the QP goes to RESET and before it is destroyed. */
 void dr_resp_drain(struct dr_qp_impl *qp);
+
+/*
+ * Each stage sets up and resets its own state (the QP state machine in
+ * dr_qp.c calls these while no stage of the QP runs):
+ *   *_reset  to the state of a new QP (create, RESET)
+ *   *_start  the stage starts: the responder at RTR (ePSN = rq_psn, IBA
+ *            9.7.5.1), requester and completer at RTS (sq_psn, IBA 9.7.1)
+ *   *_stop   the QP went to ERR: nothing in flight any more (IBA 10.3.1)
+ */
+void dr_req_reset(struct dr_qp_impl *qp);
+void dr_req_start(struct dr_qp_impl *qp, uint32_t sq_psn);
+void dr_req_stop(struct dr_qp_impl *qp);
+void dr_comp_reset(struct dr_qp_impl *qp);
+void dr_comp_start(struct dr_qp_impl *qp, uint32_t sq_psn);
+/* retry_cnt / rnr_retry (re)set by modify_qp (RTR->RTS, SQD->SQD): the counters restart. */
+void dr_comp_set_retry(struct dr_qp_impl *qp, bool retry_cnt, bool rnr_retry);
+void dr_comp_stop(struct dr_qp_impl *qp);
+void dr_resp_reset(struct dr_qp_impl *qp);
+void dr_resp_start(struct dr_qp_impl *qp, uint32_t rq_psn);
+void dr_resp_stop(struct dr_qp_impl *qp);
 
 #endif /* DR_QP_IMPL_H */

@@ -18,6 +18,8 @@
 #include "dr_psn.h"
 #include "dr_transport.h"
 
+/* IPv4 identification counter of the building thread (pkt_start()). */
+static RTE_DEFINE_PER_LCORE(uint16_t, dr_ip_id);
 /* Lazily learn the destination MAC (the backend resolves ARP / ND). */
 static int
 qp_route_resolve(struct dr_qp_impl *qp)
@@ -55,8 +57,13 @@ pkt_start(struct dr_qp_impl *qp, const struct dr_pkt_route *rt, uint32_t dest_qp
 		qp->wk->stats.tx_nombuf++;
 		return NULL;
 	}
+	/*
+	 * IPv4 identification: any value for an atomic datagram (DF set, RFC
+	 * 6864); a counter of the building thread, so no stage writes another's
+	 * state for it
+	 */
 	if (rt->ip_ver == 4)
-		ip_id = qp->req.ip_id++;
+		ip_id = RTE_PER_LCORE(dr_ip_id)++;
 	rc = dr_pkt_build(m, rt, ip_id, opcode, paylen, pi);
 	if (unlikely(rc != 0)) {
 		DR_DP_LOG(req, ERR, "qp %u: cannot build %s (%u bytes): %d", qp->pub.qp_num,

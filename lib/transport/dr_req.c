@@ -31,13 +31,18 @@
  *                a message above the path MTU is dropped and completes with
  *                success (C10-93.1.1; rxe does the same).
  *
- * The requester never keeps a packet for retransmission: the completer calls
- * dr_req_rewind() (go-back-N, IBA 9.7.5.2.x) and the packets are built again
- * from the WQEs.
+ * The requester never keeps a packet for retransmission: the completer asks
+ * for a go-back-N (IBA 9.7.5.2.x, dr_ho_rewind()), the requester rewinds at
+ * its next run (req_rewind()) and the packets are built again from the WQEs.
+ *
+ * Its state (qp->req, the WQE's state / PSNs / sent_once, qp->req_out) is
+ * written here only; what it learns from the completer comes through the
+ * hand-offs of dr_handoff.h.
  */
 
 #include <errno.h>
 #include <inttypes.h>
+#include <string.h>
 
 #include <rte_cycles.h>
 #include <rte_mbuf.h>
@@ -45,6 +50,7 @@
 #include "dr_ah.h"
 #include "dr_log.h"
 #include "dr_mw.h"
+#include "dr_handoff.h"
 #include "dr_psn.h"
 #include "dr_transport.h"
 
@@ -74,8 +80,8 @@ req_error(struct dr_qp_impl *qp, struct dr_send_wqe *wqe, enum dr_wc_status stat
 {
 	DR_DP_LOG(req, DEBUG, "qp %u: wr_id %" PRIu64 " failed locally: %s", qp->pub.qp_num, wqe->wr_id,
 		  dr_wc_status_str(status));
-	wqe->state = DR_WQE_ERROR;
 	wqe->status = status;
+	dr_wqe_set_state(wqe, DR_WQE_ERROR);
 }
 
 /* Step NEXT_WQE: the WQE at req.cur, or NULL when there is none to work on. */
@@ -87,12 +93,14 @@ req_next_wqe(struct dr_qp_impl *qp)
 	struct dr_send_wqe *wqe;
 
 	/* the queue was flushed or reset behind our back: restart from its tail */
-	if ((uint32_t)(head - qp->req.cur) > (uint32_t)(head - sq->tail)) {
-		qp->req.cur = sq->tail;
+	uint32_t tail = dr_sq_tail(sq);
+
+	if ((uint32_t)(head - qp->req.cur) > (uint32_t)(head - tail)) {
+		qp->req.cur = tail;
 		qp->req.offset = 0;
 	}
-	if (sq->tail == head)
-		qp->req.rd_atomic = 0;
+	if (tail == head)     /* everything completed: every slot was given back */
+		qp->req.rd_taken = __atomic_load_n(&qp->comp_out.rd_freed, __ATOMIC_ACQUIRE);
 	if (qp->req.cur == head)
 		return NULL;
 	wqe = dr_sq_wqe(sq, qp->req.cur);
@@ -111,7 +119,7 @@ req_check_fence(struct dr_qp_impl *qp, const struct dr_send_wqe *wqe)
 		return REQ_GO;
 	}
 	/* every earlier READ / atomic has completed when none is outstanding */
-	qp->req.wait_fence = qp->req.rd_atomic != 0;
+	qp->req.wait_fence = dr_ho_rd_outstanding(qp) != 0;
 	return qp->req.wait_fence ? REQ_WAIT : REQ_GO;
 }
 
@@ -123,14 +131,14 @@ req_check_rd_atomic(struct dr_qp_impl *qp, const struct dr_send_wqe *wqe)
 
 	if (!wqe_is_rd_atomic(wqe) || wqe->state != DR_WQE_POSTED)
 		return REQ_GO;   /* a retransmitted READ already holds its slot */
-	return qp->req.rd_atomic < depth ? REQ_GO : REQ_WAIT;
+	return dr_ho_rd_outstanding(qp) < depth ? REQ_GO : REQ_WAIT;
 }
 
 /* Step CHECK_WINDOW: bound the unacknowledged PSNs (IBA 9.7.1; rxe: RXE_MAX_UNACKED_PSNS). */
 static enum dr_req_verdict
 req_check_window(struct dr_qp_impl *qp, const struct dr_send_wqe *wqe)
 {
-	int32_t out = dr_psn_diff(qp->req.psn, qp->comp.psn);
+	int32_t out = dr_psn_diff(qp->req.psn, dr_ho_acked_psn(qp));
 
 	if (!dr_qp_reliable(qp))
 		return REQ_GO;         /* UC / UD: nothing waits for an acknowledgement */
@@ -230,10 +238,10 @@ req_send_read(struct dr_qp_impl *qp, struct dr_send_wqe *wqe)
 		wqe->first_psn = qp->req.psn;
 		wqe->npkts = n;
 		wqe->last_psn = dr_psn_add(wqe->first_psn, n - 1);
-		qp->req.rd_atomic++;
+		qp->req.rd_taken++;
 	}
-	wqe->state = DR_WQE_SENT;
 	wqe->sent_once = true;
+	dr_wqe_set_state(wqe, DR_WQE_SENT);
 	qp->req.psn = dr_psn_add(qp->req.psn, n);
 	qp->req.cur++;
 	qp->req.offset = 0;
@@ -266,10 +274,10 @@ req_send_atomic(struct dr_qp_impl *qp, struct dr_send_wqe *wqe)
 		wqe->first_psn = qp->req.psn;
 		wqe->last_psn = qp->req.psn;
 		wqe->npkts = 1;
-		qp->req.rd_atomic++;
+		qp->req.rd_taken++;
 	}
-	wqe->state = DR_WQE_SENT;
 	wqe->sent_once = true;
+	dr_wqe_set_state(wqe, DR_WQE_SENT);
 	qp->req.psn = dr_psn_add(qp->req.psn, 1);
 	qp->req.cur++;
 	qp->req.offset = 0;
@@ -347,15 +355,10 @@ req_send_segment(struct dr_qp_impl *qp, struct dr_send_wqe *wqe)
 		wqe->sent_once = true;
 		qp->req.cur++;
 		qp->req.offset = 0;
-		if (mask & DR_OPF_RELIABLE) {
-			wqe->state = DR_WQE_SENT;
-		} else {
-			/* UC: nothing will acknowledge it (IBA 9.8.x): done once it is out */
-			wqe->state = DR_WQE_DONE;
-			qp->comp.psn = qp->req.psn;
-		}
+		/* UC: nothing will acknowledge it (IBA 9.8.x): done once it is out */
+		dr_wqe_set_state(wqe, (mask & DR_OPF_RELIABLE) ? DR_WQE_SENT : DR_WQE_DONE);
 	} else {
-		wqe->state = DR_WQE_ACTIVE;
+		dr_wqe_set_state(wqe, DR_WQE_ACTIVE);
 		qp->req.offset = off + paylen;
 	}
 	return 0;
@@ -377,10 +380,10 @@ req_local_op(struct dr_qp_impl *qp, struct dr_send_wqe *wqe)
 		req_error(qp, wqe, st);       /* the completer reports it, then the QP goes to ERR */
 		return -EINVAL;
 	}
-	wqe->state = DR_WQE_DONE;
 	wqe->sent_once = true;
 	wqe->first_psn = wqe->last_psn = dr_psn_sub(qp->req.psn, 1);
 	wqe->npkts = 0;
+	dr_wqe_set_state(wqe, DR_WQE_DONE);
 	qp->req.cur++;
 	qp->req.offset = 0;
 	return 0;
@@ -391,11 +394,10 @@ static void
 req_ud_done(struct dr_qp_impl *qp, struct dr_send_wqe *wqe)
 {
 	dr_send_wqe_release(wqe);
-	wqe->state = DR_WQE_DONE;
 	wqe->sent_once = true;
+	dr_wqe_set_state(wqe, DR_WQE_DONE);   /* nothing is outstanding on UD */
 	qp->req.cur++;
 	qp->req.offset = 0;
-	qp->comp.psn = qp->req.psn;     /* nothing is outstanding on UD */
 }
 
 /* Step SEND_PKT for a UD SEND (IBA 9.8.x, DETH 9.3.x; 10.2.5 Q_Keys). */
@@ -490,6 +492,10 @@ req_checks(struct dr_qp_impl *qp, struct dr_send_wqe *wqe)
 {
 	enum dr_req_verdict v;
 
+	if (dr_wqe_failed(wqe))
+		return REQ_WAIT;       /* the completer ends the QP when it reaches this WQE */
+	if (dr_wqe_done(wqe))
+		return REQ_SKIP;       /* acknowledged already (a READ answered ahead during a retry) */
 	switch (wqe->state) {
 	case DR_WQE_POSTED:
 	case DR_WQE_ACTIVE:
@@ -508,21 +514,24 @@ req_checks(struct dr_qp_impl *qp, struct dr_send_wqe *wqe)
 	return req_check_window(qp, wqe);
 }
 
+static void req_rewind(struct dr_qp_impl *qp);
+
 int
 dr_req_progress(struct dr_qp_impl *qp)
 {
-	bool sent_any = false;
+	uint32_t psn0 = qp->req.psn;
 	int n = 0;
 
-	if (!dr_qp_can_send(qp) || qp->comp.rnr_at != 0)
+	if (!dr_qp_can_send(qp) || dr_ho_rnr_waiting(qp))
 		return 0;              /* IBA 9.7.5.2.8: nothing goes out during an RNR wait */
 	/*
-	 * Responses of the old stream kept arriving after a rewind and moved
-	 * comp.psn past req.psn: rewind again from there (go-back-N restarts
-	 * at the oldest PSN still unacknowledged, never before it).
+	 * The completer asked for a go-back-N; or responses of the old stream
+	 * kept arriving after a rewind and moved the acknowledged PSN past
+	 * req.psn: rewind from there (go-back-N restarts at the oldest PSN
+	 * still unacknowledged, never before it).
 	 */
-	if (dr_psn_before(qp->req.psn, qp->comp.psn))
-		dr_req_rewind(qp);
+	if (dr_ho_rewind_due(qp) || dr_psn_before(qp->req.psn, dr_ho_acked_psn(qp)))
+		req_rewind(qp);
 	while (n < DR_MAX_PKTS_PER_QP_ROUND) {
 		struct dr_send_wqe *wqe = req_next_wqe(qp);
 		enum dr_req_verdict v;
@@ -532,7 +541,7 @@ dr_req_progress(struct dr_qp_impl *qp)
 		v = req_checks(qp, wqe);
 		if (v == REQ_SKIP) {
 			/* a READ completed ahead during a retry: the next request's PSN is after its responses */
-			if (wqe->state == DR_WQE_DONE && dr_psn_after(dr_psn_add(wqe->last_psn, 1), qp->req.psn))
+			if (dr_wqe_done(wqe) && dr_psn_after(dr_psn_add(wqe->last_psn, 1), qp->req.psn))
 				qp->req.psn = dr_psn_add(wqe->last_psn, 1);
 			qp->req.cur++;
 			qp->req.offset = 0;
@@ -543,32 +552,38 @@ dr_req_progress(struct dr_qp_impl *qp)
 		if (req_send_pkt(qp, wqe) != 0)
 			break;         /* no mbuf / MAC yet: next round; local error: completer ends it */
 		n++;
-		sent_any = true;
 	}
-	if (sent_any && dr_qp_reliable(qp))
-		dr_comp_arm_timer(qp, rte_rdtsc());
+	/* the completer learns what went out (and arms its ACK timer, IBA 9.7.6.1.3) */
+	if (qp->req.psn != psn0)
+		dr_ho_req_sent(qp);
 	return n;
 }
 
-void
-dr_req_rewind(struct dr_qp_impl *qp)
+/*
+ * Go-back-N (IBA 9.7.5.2.x: retransmit from the oldest unacknowledged PSN):
+ * rewind req.cur/offset/psn to the acknowledged PSN. The WQE holding it
+ * restarts at the packet after its last acknowledged one; a READ whose
+ * responses partly arrived is requested again from its first missing byte.
+ */
+static void
+req_rewind(struct dr_qp_impl *qp)
 {
 	struct dr_sq *sq = &qp->sq;
-	uint32_t psn = qp->comp.psn;
+	uint32_t psn = dr_ho_acked_psn(qp), tail = dr_sq_tail(sq);
 	bool first = true;
 	uint32_t i;
 
 	qp->req.psn = psn;
-	qp->req.cur = sq->tail;
+	qp->req.cur = tail;
 	qp->req.offset = 0;
 	qp->req.wait_fence = false;
-	for (i = sq->tail; i != dr_sq_head(sq); i++) {
+	for (i = tail; i != dr_sq_head(sq); i++) {
 		struct dr_send_wqe *wqe = dr_sq_wqe(sq, i);
 		int32_t acked;
 
-		if (wqe->state == DR_WQE_POSTED || wqe->state == DR_WQE_ERROR)
+		if (wqe->state == DR_WQE_POSTED || dr_wqe_failed(wqe))
 			break;
-		if (wqe->state == DR_WQE_DONE) {
+		if (dr_wqe_done(wqe)) {
 			if (first)
 				qp->req.cur = i + 1;
 			continue;
@@ -586,8 +601,39 @@ dr_req_rewind(struct dr_qp_impl *qp)
 				qp->req.offset = (uint32_t)acked * qp->mtu;  /* after the last acked packet */
 		}
 		/* a READ keeps resp_bytes, the part that came in order: asked again from its first missing byte */
-		wqe->state = DR_WQE_ACTIVE;
+		dr_wqe_set_state(wqe, DR_WQE_ACTIVE);
 	}
 	DR_DP_LOG(req, DEBUG, "qp %u: go back to psn %#x (wqe %u offset %u)", qp->pub.qp_num, psn,
 		  qp->req.cur, qp->req.offset);
+}
+
+/* ---- the requester's own state across QP states (dr_qp_impl.h) ---- */
+
+void
+dr_req_reset(struct dr_qp_impl *qp)
+{
+	memset(&qp->req, 0, sizeof(qp->req));
+	memset(&qp->req_out, 0, sizeof(qp->req_out));
+	/* the completer's go-back-N requests so far are not for this incarnation */
+	qp->req.rewind_seen = __atomic_load_n(&qp->comp_out.rewind_seq, __ATOMIC_ACQUIRE);
+	qp->req.rd_taken = __atomic_load_n(&qp->comp_out.rd_freed, __ATOMIC_ACQUIRE);
+}
+
+void
+dr_req_start(struct dr_qp_impl *qp, uint32_t sq_psn)
+{
+	dr_req_reset(qp);
+	qp->req.psn = sq_psn;         /* IBA 9.7.1: the first request carries sq_psn */
+	qp->req.cur = dr_sq_tail(&qp->sq);
+	dr_ho_req_sent(qp);
+}
+
+void
+dr_req_stop(struct dr_qp_impl *qp)
+{
+	/* the queue was flushed: nothing in progress, no READ / atomic slot held */
+	qp->req.cur = dr_sq_head(&qp->sq);
+	qp->req.offset = 0;
+	qp->req.wait_fence = false;
+	qp->req.rd_taken = __atomic_load_n(&qp->comp_out.rd_freed, __ATOMIC_ACQUIRE);
 }

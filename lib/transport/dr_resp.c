@@ -770,3 +770,33 @@ dr_resp_progress(struct dr_qp_impl *qp)
 		n++;
 	return n;
 }
+
+/* ---- the responder's own state across QP states (dr_qp_impl.h) ---- */
+
+void
+dr_resp_reset(struct dr_qp_impl *qp)
+{
+	dr_resp_drain(qp);               /* frees the requests it holds */
+	memset(&qp->resp, 0, sizeof(qp->resp));
+	qp->resp.res_active = -1;
+}
+
+void
+dr_resp_start(struct dr_qp_impl *qp, uint32_t rq_psn)
+{
+	dr_resp_reset(qp);
+	qp->resp.epsn = rq_psn;          /* IBA 9.7.5.1: ePSN from rq_psn, MSN from 0 */
+	/* nothing executed yet: a duplicate is ACKed with the PSN just before ePSN */
+	qp->resp.dup_ack_psn = dr_psn_sub(rq_psn, 1);
+}
+
+void
+dr_resp_stop(struct dr_qp_impl *qp)
+{
+	/* no message in progress, no ACK owed; a class C NAK still owed stays (final_nak_pending) */
+	qp->resp.in_msg = 0;
+	qp->resp.have_rwqe = false;
+	qp->resp.ack_pending = false;
+	qp->resp.atomic_ack_pending = false;
+	qp->resp.res_active = -1;
+}

@@ -113,14 +113,8 @@ void dr_mbuf_copy_out(const struct rte_mbuf *m, uint32_t off, uint32_t len, void
 /* ---- requester (dr_req.c) ---- */
 
 /*
- * Go-back-N (IBA 9.7.5.2.x: retransmit from the oldest unacknowledged
- * PSN): rewind req.cur/offset/psn to comp.psn. The WQE holding comp.psn
- * restarts at the packet after its last acknowledged one; a READ whose
- * responses partly arrived is requested again from its first missing byte.
- */
-void dr_req_rewind(struct dr_qp_impl *qp);
-/*
- * Ask again for the missing part of READ @wqe only (its request from the
+ * Called by the completer (a packet, not the requester's state: it writes
+ * nothing of qp->req). Ask again for the missing part of READ @wqe only (its request from the
  * first response not received in order), outside the requester's sequence:
  * the READs behind it keep coming. 0 or -errno (no mbuf / MAC: retried by
  * the timer).
@@ -133,8 +127,6 @@ int dr_req_reread(struct dr_qp_impl *qp, const struct dr_send_wqe *wqe);
 uint32_t dr_rnr_timer_usec(uint8_t code);
 /* Local ACK timeout 4.096 us * 2^@timeout in ticks of a @hz clock; 0 for timeout 0 (infinite). */
 uint64_t dr_ack_timeout_ticks(uint8_t timeout, uint64_t hz);
-/* Arm the local ACK timer if it is not running (the requester sent a packet). */
-void dr_comp_arm_timer(struct dr_qp_impl *qp, uint64_t now);
 
 /* ---- engine (dr_engine.c): the stages, callable one by one (dr_engine.h has the rest) ---- */
 

@@ -235,6 +235,8 @@ send_wqe_fill(struct dr_qp_impl *qp, struct dr_send_wqe *wqe, uint32_t slot, con
 	wqe->resp_bytes = 0;
 	wqe->atomic_orig = 0;
 	wqe->rd_slot_held = false;
+	wqe->verdict = 0;
+	wqe->comp_status = DR_WC_SUCCESS;
 }
 
 int

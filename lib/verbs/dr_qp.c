@@ -234,7 +234,9 @@ dr_qp_create(struct dr_context *ctx, struct dr_pd *pd, struct dr_qp_init_attr *i
 		qp->attr.path_mtu = DR_MTU_256;  /* rxe's initial value until RTR sets it */
 	}
 	qp->mtu = dr_mtu_bytes(qp->attr.path_mtu);
-	qp->resp.res_active = -1;
+	dr_req_reset(qp);
+	dr_comp_reset(qp);
+	dr_resp_reset(qp);
 	ia->cap = cap;                      /* ibv_create_qp(3): the caps actually provided */
 
 	if (qp->pub.pd != NULL)
@@ -394,11 +396,10 @@ qp_reset(struct dr_qp_impl *qp)
 	qp->sq.tail = 0;
 	qp->rq.head = 0;
 	qp->rq.tail = 0;
-	dr_resp_drain(qp);          /* frees the requests the responder holds */
-	memset(&qp->req, 0, sizeof(qp->req));
-	memset(&qp->comp, 0, sizeof(qp->comp));
-	memset(&qp->resp, 0, sizeof(qp->resp));
-	qp->resp.res_active = -1;
+	/* each stage back to a new QP's state (the responder frees the requests it holds) */
+	dr_comp_reset(qp);
+	dr_req_reset(qp);
+	dr_resp_reset(qp);
 	memset(&qp->route, 0, sizeof(qp->route));
 	if (qp->pub.qp_type == DR_QPT_UD)
 		qp->route.udp_sport = dr_udp_sport_from_qpn(qp->pub.qp_num);
@@ -440,30 +441,17 @@ qp_modify(void *arg)
 			qp->mtu = dr_mtu_bytes(qp->attr.path_mtu);
 		if (mask & DR_QP_AV)
 			route_build(qp);
-		if (cur == DR_QPS_INIT && next == DR_QPS_RTR) {
-			/* responder: IBA 9.7.5.1, ePSN from rq_psn, MSN from 0 */
-			memset(&qp->resp, 0, sizeof(qp->resp));
-			qp->resp.epsn = qp->attr.rq_psn;
-			qp->resp.msn = 0;
-			qp->resp.res_active = -1;
-			/* nothing executed yet: a duplicate is ACKed with the PSN just before ePSN */
-			qp->resp.dup_ack_psn = dr_psn_sub(qp->attr.rq_psn, 1);
-		}
+		/* the responder starts at RTR (IBA 9.7.5.1: ePSN from rq_psn, MSN from 0) */
+		if (cur == DR_QPS_INIT && next == DR_QPS_RTR)
+			dr_resp_start(qp, qp->attr.rq_psn);
+		/* requester and completer start at sq_psn (IBA 9.7.1) */
 		if (cur == DR_QPS_RTR && next == DR_QPS_RTS) {
-			/* requester and completer start at sq_psn (IBA 9.7.1) */
-			memset(&qp->req, 0, sizeof(qp->req));
-			memset(&qp->comp, 0, sizeof(qp->comp));
-			qp->req.psn = qp->attr.sq_psn;
-			qp->req.cur = qp->sq.tail;
-			qp->comp.psn = qp->attr.sq_psn;
+			dr_comp_start(qp, qp->attr.sq_psn);
+			dr_req_start(qp, qp->attr.sq_psn);
 		}
-		if (cur == DR_QPS_RTR || cur == DR_QPS_SQD) {
-			/* counters restart whenever they are (re)set: RTR->RTS, SQD->SQD */
-			if (mask & DR_QP_RETRY_CNT)
-				qp->comp.retry_left = qp->attr.retry_cnt;
-			if (mask & DR_QP_RNR_RETRY)
-				qp->comp.rnr_left = qp->attr.rnr_retry;
-		}
+		/* counters restart whenever they are (re)set: RTR->RTS, SQD->SQD */
+		if (cur == DR_QPS_RTR || cur == DR_QPS_SQD)
+			dr_comp_set_retry(qp, (mask & DR_QP_RETRY_CNT) != 0, (mask & DR_QP_RNR_RETRY) != 0);
 	}
 	__atomic_store_n(&pub->state, next, __ATOMIC_RELEASE);   /* the post calls read it */
 	qp->attr.qp_state = next;
@@ -502,8 +490,7 @@ flush_send(struct dr_qp_impl *qp)
 		wc.qp_num = qp->pub.qp_num;
 		(void)dr_cq_push(dr_cq_impl(qp->pub.send_cq), &wc);
 	}
-	__atomic_store_n(&qp->sq.tail, head, __ATOMIC_RELEASE);
-	qp->req.cur = head;
+	dr_sq_tail_set(&qp->sq, head);
 	return n;
 }
 
@@ -567,16 +554,9 @@ dr_qp_to_error(struct dr_qp_impl *qp)
 	}
 
 	/* nothing is in flight any more: no WQE in progress, no timer armed, no ACK owed */
-	qp->req.offset = 0;
-	qp->req.rd_atomic = 0;
-	qp->req.wait_fence = false;
-	qp->comp.timeout_at = 0;
-	qp->comp.rnr_at = 0;
-	qp->resp.in_msg = 0;
-	qp->resp.have_rwqe = false;
-	qp->resp.ack_pending = false;
-	qp->resp.atomic_ack_pending = false;
-	qp->resp.res_active = -1;
+	dr_req_stop(qp);
+	dr_comp_stop(qp);
+	dr_resp_stop(qp);
 	DR_LOG(qp, DEBUG, "QP 0x%x -> ERR: %u send and %u receive WRs flushed", qp->pub.qp_num, nsend, nrecv);
 }
 
