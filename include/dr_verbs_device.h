@@ -36,6 +36,15 @@ enum dr_progress_mode {
 	 *  polls through single-producer single-consumer rings; dr_progress()
 	 *  has nothing to do (returns 0). */
 	DR_PROGRESS_RTC = 1,
+	/** Pipeline: @c nb_workers groups of three EAL worker lcores, each
+	 *  stage on its own: an rx lcore (rx queue, checks, ICRC, the
+	 *  responder), a tx lcore (the requester, the tx queue) and a
+	 *  completion lcore (the completer: responses, timers, CQEs; and the
+	 *  group's slow-path calls). They hand frames and work to each other over
+	 *  single-producer single-consumer rings; the stages' state crosses
+	 *  lcores only through release/acquire hand-offs. A QP lives on one
+	 *  group. dr_progress() returns 0. */
+	DR_PROGRESS_PIPELINE = 2,
 };
 
 /** What an engine lcore does when a round found no work. */
@@ -49,7 +58,7 @@ enum dr_idle_policy {
 	DR_IDLE_YIELD = 2,
 };
 
-/** Largest number of worker lcores of one context. */
+/** Largest number of worker lcores of one context (pipeline: 3 per group). */
 #define DR_MAX_WORKERS 16
 
 /** Attributes of dr_open_device() (no ibverbs counterpart: RoCE over DPDK needs them). */
@@ -75,16 +84,20 @@ struct dr_context_attr {
 	/** mbuf pool for frames; NULL = the library creates one on the port's socket */
 	struct rte_mempool *pool;
 	enum dr_progress_mode mode;   /**< progress mode */
-	/** DR_PROGRESS_RTC: worker lcores, 1 .. DR_MAX_WORKERS (0 = 1). */
+	/** DR_PROGRESS_RTC: worker lcores, 1 .. DR_MAX_WORKERS (0 = 1).
+	 *  DR_PROGRESS_PIPELINE: groups of three lcores, 1 .. DR_MAX_WORKERS / 3. */
 	uint16_t nb_workers;
 	/** DR_PROGRESS_RTC: the EAL lcore ids of the workers (@c nb_workers of
-	 *  them); NULL = the first EAL worker lcores that are idle. The main
-	 *  lcore cannot be one. */
+	 *  them); DR_PROGRESS_PIPELINE: 3 x @c nb_workers of them, group by group
+	 *  in the order rx, tx, completion. NULL = the first EAL worker lcores
+	 *  that are idle. The main lcore cannot be one. */
 	const unsigned int *worker_lcores;
-	/** DR_PROGRESS_RTC: what a worker does when a round found no work. */
+	/** DR_PROGRESS_RTC, DR_PROGRESS_PIPELINE: what an engine lcore does when
+	 *  a round found no work. */
 	enum dr_idle_policy idle;
-	/** DR_PROGRESS_RTC with @c configure_port: queue pairs of the port, one
-	 *  per worker from the first (at most @c nb_workers). 0 = one per worker
+	/** DR_PROGRESS_RTC, DR_PROGRESS_PIPELINE with @c configure_port: queue
+	 *  pairs of the port, one per rtc worker or pipeline group from the first
+	 *  (at most @c nb_workers). 0 = one per worker (group)
 	 *  when the PMD spreads received frames by RSS on UDP, else 1; workers
 	 *  without a queue of their own go through software rings. A link whose
 	 *  ends pair their queues one to one (net_memif, net_ring) needs the

@@ -25,9 +25,9 @@ struct dr_backend_ops {
 	const char *name;
 	/*
 	 * Bind to ctx->port_id: configure and start the port when
-	 * ctx->attr.configure_port (one rx and one tx queue per worker,
-	 * ctx->nb_workers, as far as the PMD has them), read MAC and MTU, enable
-	 * the offloads the PMD has. Sets ctx->mac, ctx->link_mtu, ctx->be_priv,
+	 * ctx->attr.configure_port (one rx and one tx queue per rtc worker or
+	 * pipeline group, ctx->nb_groups, as far as the PMD has them), read MAC
+	 * and MTU, enable the offloads the PMD has. Sets ctx->mac, ctx->link_mtu, ctx->be_priv,
 	 * and ctx->rx_queue / tx_queue (the first queues) and ctx->nb_rxq /
 	 * nb_txq (how many from there the workers may use, >= 1). Returns 0 or
 	 * -errno.

@@ -3,21 +3,23 @@
 # Copyright (c) 2026 The dpdk-rdma authors.
 """Compare the engine's progress modes on one link, in one run: 64 B WRITE
 message rate, 64 KiB WRITE bandwidth and 64 B SEND half round trip of
-dpdk-rdma-perf over net_memif, for inline mode and run-to-completion mode
-with each worker count asked for, every configuration run --runs times
-interleaved (A B A B ...) and reported as the median, with its ratio to
-inline mode. A benchmark, not a test: nothing is asserted.
+dpdk-rdma-perf over net_memif, for inline mode, run-to-completion mode with
+each worker count asked for and pipeline mode with as many groups, every
+configuration run --runs times interleaved (A B A B ...) and reported as
+the median, with its ratio to inline mode. A benchmark, not a test: nothing
+is asserted.
 
-  usertools/dr-engine-bench.py                    # inline vs rtc, 1 worker
+  usertools/dr-engine-bench.py                    # inline vs rtc vs pipeline, 1 worker / group
   usertools/dr-engine-bench.py --workers 1,2,4,8  # the scaling run
-  usertools/dr-engine-bench.py --json out.json
+  usertools/dr-engine-bench.py --modes rtc --json out.json
 
 Placement: inline puts each side's main lcore on a CPU of its own. rtc
-with W workers wants W + 1 CPUs a side; with fewer, every lcore of a side
-is mapped onto one CPU (--lcores '(0-W)@C', workers yielding when idle)
-and the table says so: such numbers measure the scheduler, not the engine.
-On a 2-CPU machine only inline vs rtc with one worker means anything.
-Queues: a worker per memif queue pair (--queues W on both sides)."""
+with W workers wants W + 1 CPUs a side, pipeline with W groups 3W + 1;
+with fewer, every lcore of a side is mapped onto one CPU (--lcores
+'(0-L)@C', engine lcores yielding when idle) and the table says so: such
+numbers measure the scheduler, not the engine. On a 2-CPU machine only
+inline vs rtc with one worker means anything. Queues: a worker (group) per
+memif queue pair (--queues W on both sides)."""
 
 import argparse
 import json
@@ -43,15 +45,16 @@ def placement(mode, workers, cpus):
     if mode == "inline":
         s, c = pair.default_lcores(cpus)
         return [], s, c, len(cpus) < 2
-    args = ["--mode", "rtc", "--workers", str(workers), "--queues", str(workers)]
-    need = workers + 1
+    args = ["--mode", mode, "--workers", str(workers), "--queues", str(workers)]
+    lcores = workers * (3 if mode == "pipeline" else 1)
+    need = lcores + 1
     if len(cpus) >= 2 * need:
         srv = ",".join("%d@%d" % (i, cpus[i]) for i in range(need))
         cli = ",".join("%d@%d" % (i, cpus[need + i]) for i in range(need))
         return args + ["--idle", "spin"], srv, cli, False
     s_cpu, c_cpu = cpus[0], cpus[1 % len(cpus)]
-    return (args + ["--idle", "yield"], "(0-%d)@%d" % (workers, s_cpu),
-            "(0-%d)@%d" % (workers, c_cpu), True)
+    return (args + ["--idle", "yield"], "(0-%d)@%d" % (lcores, s_cpu),
+            "(0-%d)@%d" % (lcores, c_cpu), True)
 
 
 def run_once(exe, metric, config, cpus, timeout):
@@ -70,13 +73,18 @@ def run_once(exe, metric, config, cpus, timeout):
 
 def label(config):
     mode, workers = config
+    if mode == "pipeline":
+        return "pipeline, %d group%s" % (workers, "s" * (workers > 1))
     return "inline" if mode == "inline" else "rtc, %d worker%s" % (workers, "s" * (workers > 1))
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--perf", help="dpdk-rdma-perf (default: $DR_BUILD_DIR or build/)")
-    ap.add_argument("--workers", default="1", help="rtc worker counts, comma-separated (default 1)")
+    ap.add_argument("--workers", default="1",
+                    help="rtc worker / pipeline group counts, comma-separated (default 1)")
+    ap.add_argument("--modes", default="rtc,pipeline",
+                    help="engine modes compared with inline, comma-separated (default rtc,pipeline)")
     ap.add_argument("--runs", type=int, default=3, help="runs of each configuration (default 3)")
     ap.add_argument("--timeout", type=float, default=120, help="seconds per run (default 120)")
     ap.add_argument("--json", metavar="FILE", help="also write the results as JSON")
@@ -85,14 +93,19 @@ def main():
         counts = [int(w) for w in a.workers.split(",")]
     except ValueError:
         ap.error("--workers: a comma-separated list of integers")
+    modes = a.modes.split(",")
+    if any(m not in ("rtc", "pipeline") for m in modes):
+        ap.error("--modes: rtc and/or pipeline")
     if any(w < 1 or w > 16 for w in counts) or a.runs < 1:
         ap.error("--workers: 1 to 16 each; --runs: at least 1")
+    if "pipeline" in modes and any(w > 5 for w in counts):
+        ap.error("--workers: at most 5 pipeline groups (3 lcores each, 16 in all)")
     exe = a.perf or str(pair.perf_exe())
     if not os.access(exe, os.X_OK):
         print("dr-engine-bench: %s is not built (ninja -C build)" % exe, file=sys.stderr)
         return 1
     cpus = sorted(os.sched_getaffinity(0))
-    configs = [("inline", 0)] + [("rtc", w) for w in counts]
+    configs = [("inline", 0)] + [(m, w) for m in modes for w in counts]
     results = {}
     for metric in METRICS:
         samples = {c: [] for c in configs}

@@ -757,9 +757,6 @@ def cmd_eal(args):
             " (isolated)" if lc["isolated"] else ""))
     for n in plan["notes"]:
         err.write("%s: %s\n" % (PROG, n))
-    if args.mode == "pipeline":
-        err.write("%s: note: dpdk-rdma-perf has no pipeline mode yet (--mode takes inline or "
-                  "rtc): this is the layout it is planned to take\n" % PROG)
     err.write("%s: dpdk-rdma-perf %s <port args> -- TEST %s...\n" % (
         PROG, " ".join(map(shlex.quote, plan["eal_args"])),
         "".join(a + " " for a in plan["perf_args"])))

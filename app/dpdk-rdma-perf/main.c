@@ -56,8 +56,8 @@ perf_progress(struct perf *p)
 {
 	int ret;
 
-	if (p->o->mode == DR_PROGRESS_RTC) {
-		perf_idle(p);           /* the workers move the transport: let them have the CPU */
+	if (p->o->mode != DR_PROGRESS_INLINE) {
+		perf_idle(p);           /* the engine lcores move the transport: let them have the CPU */
 		return PERF_OK;
 	}
 	ret = dr_progress(p->ctx);
@@ -70,8 +70,8 @@ perf_progress(struct perf *p)
 void
 perf_idle(const struct perf *p)
 {
-	/* rtc: our lcore may share its CPU with the workers (--idle yield): let them run */
-	if (p->o->mode != DR_PROGRESS_RTC)
+	/* rtc, pipeline: our lcore may share its CPU with the engine's (--idle yield): let them run */
+	if (p->o->mode == DR_PROGRESS_INLINE)
 		return;
 	if (p->o->idle == DR_IDLE_YIELD)
 		sched_yield();

@@ -109,14 +109,16 @@ perf_usage(FILE *out)
 		"      --check           fill every message with a pattern and verify every byte\n"
 		"      --perftest-compat speak perftest's exchange: an ib_* tool is the peer\n"
 		"      --mode M          who drives the transport: inline (this thread, the\n"
-		"                        default) or rtc (run-to-completion worker lcores)\n"
-		"      --workers N       rtc: worker lcores, taken from EAL's -l / --lcores\n"
-		"                        after the main lcore (default 1, at most %u)\n"
-		"      --idle P          rtc: what an idle worker does: spin (default, for\n"
-		"                        isolated cores), pause, or yield (lcores sharing a CPU)\n"
-		"      --queues N        rtc: port queue pairs, one per worker from the first\n"
-		"                        (default: one per worker with RSS, else 1; a memif\n"
-		"                        link needs the same number on both sides)\n"
+		"                        default), rtc (run-to-completion worker lcores) or\n"
+		"                        pipeline (groups of rx, tx and completion lcores)\n"
+		"      --workers N       rtc: worker lcores; pipeline: groups of 3 lcores;\n"
+		"                        taken from EAL's -l / --lcores after the main lcore\n"
+		"                        (default 1; at most %u lcores in all)\n"
+		"      --idle P          rtc, pipeline: what an idle lcore does: spin (default,\n"
+		"                        for isolated cores), pause, or yield (lcores sharing a CPU)\n"
+		"      --queues N        rtc, pipeline: port queue pairs, one per worker (group)\n"
+		"                        from the first (default: one each with RSS, else 1; a\n"
+		"                        memif link needs the same number on both sides)\n"
 		"  -h, --help            this text\n"
 		"  -V, --version         the version\n"
 		"\n"
@@ -550,8 +552,10 @@ perf_parse_args(int argc, char **argv, struct perf_opts *o)
 				o->mode = DR_PROGRESS_INLINE;
 			} else if (strcmp(optarg, "rtc") == 0) {
 				o->mode = DR_PROGRESS_RTC;
+			} else if (strcmp(optarg, "pipeline") == 0) {
+				o->mode = DR_PROGRESS_PIPELINE;
 			} else {
-				perf_err("--mode", "unknown mode '%s' (inline or rtc)", optarg);
+				perf_err("--mode", "unknown mode '%s' (inline, rtc or pipeline)", optarg);
 				return -1;
 			}
 			mode_given = true;
@@ -616,13 +620,18 @@ perf_parse_args(int argc, char **argv, struct perf_opts *o)
 		return -1;
 	}
 	o->server = argc == 2 ? argv[1] : NULL;
-	if (o->mode != DR_PROGRESS_RTC && (o->workers != 0 || idle_given || o->queues != 0)) {
+	if (o->mode == DR_PROGRESS_INLINE && (o->workers != 0 || idle_given || o->queues != 0)) {
 		perf_err(o->workers != 0 ? "--workers" : o->queues != 0 ? "--queues" : "--idle",
-			 "only with --mode rtc%s", mode_given ? "" : " (the default mode is inline)");
+			 "only with --mode rtc or pipeline%s", mode_given ? "" : " (the default mode is inline)");
 		return -1;
 	}
-	if (o->mode == DR_PROGRESS_RTC && o->workers == 0)
+	if (o->mode != DR_PROGRESS_INLINE && o->workers == 0)
 		o->workers = 1;
+	if (o->mode == DR_PROGRESS_PIPELINE && o->workers > DR_MAX_WORKERS / 3) {
+		perf_err("--workers", "%u pipeline groups: at most %u (3 lcores each)", o->workers,
+			 DR_MAX_WORKERS / 3);
+		return -1;
+	}
 	if (o->queues > o->workers) {
 		perf_err("--queues", "%u queue pairs for %u workers (at most one each)", o->queues, o->workers);
 		return -1;

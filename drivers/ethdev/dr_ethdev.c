@@ -181,9 +181,9 @@ configure_port(struct dr_context *ctx, struct dr_ethdev_priv *priv)
 	 * per-QP entropy) spreads flows over them, the workers redirect what lands elsewhere */
 	rss = (info.flow_type_rss_offloads & DR_ETHDEV_RSS_UDP) != 0;
 	if (ctx->attr.nb_queues != 0)
-		nq = RTE_MIN(ctx->attr.nb_queues, ctx->nb_workers);
+		nq = RTE_MIN(ctx->attr.nb_queues, ctx->nb_groups);
 	else
-		nq = rss ? ctx->nb_workers : 1;     /* without RSS a peer's queues decide ours */
+		nq = rss ? ctx->nb_groups : 1;     /* without RSS a peer's queues decide ours */
 	nq = RTE_MIN(nq, RTE_MIN(info.max_rx_queues, info.max_tx_queues));
 	if (nq == 0)
 		nq = 1;
@@ -191,9 +191,9 @@ configure_port(struct dr_context *ctx, struct dr_ethdev_priv *priv)
 		conf.rxmode.mq_mode = RTE_ETH_MQ_RX_RSS;
 		conf.rx_adv_conf.rss_conf.rss_hf = info.flow_type_rss_offloads & DR_ETHDEV_RSS_UDP;
 	}
-	if (nq < ctx->nb_workers)
+	if (nq < ctx->nb_groups)
 		DR_LOG(drv, INFO, "port %u (%s): %u queue pairs for %u workers%s: the others go through "
-		       "software rings", port, info.driver_name, nq, ctx->nb_workers,
+		       "software rings", port, info.driver_name, nq, ctx->nb_groups,
 		       rss ? "" : " (no RSS on UDP)");
 	ret = rte_eth_dev_configure(port, nq, nq, &conf);
 	if (ret != 0) {
@@ -279,9 +279,9 @@ use_port(struct dr_context *ctx, struct dr_ethdev_priv *priv)
 	ctx->rx_queue = ctx->attr.rx_queue;
 	ctx->tx_queue = ctx->attr.tx_queue;
 	/* one queue per worker from the first ones given, as far as the port has them */
-	ctx->nb_rxq = (uint16_t)RTE_MIN((unsigned int)ctx->nb_workers,
+	ctx->nb_rxq = (uint16_t)RTE_MIN((unsigned int)ctx->nb_groups,
 					(unsigned int)(info.nb_rx_queues - ctx->rx_queue));
-	ctx->nb_txq = (uint16_t)RTE_MIN((unsigned int)ctx->nb_workers,
+	ctx->nb_txq = (uint16_t)RTE_MIN((unsigned int)ctx->nb_groups,
 					(unsigned int)(info.nb_tx_queues - ctx->tx_queue));
 	priv->tx_multi_seg = (conf.txmode.offloads & RTE_ETH_TX_OFFLOAD_MULTI_SEGS) != 0;
 	if (!priv->tx_multi_seg)

@@ -20,7 +20,10 @@
  *
  * Who runs them: in DR_PROGRESS_INLINE mode dr_progress(), in the
  * application's thread, runs the context's one worker; in DR_PROGRESS_RTC
- * mode each worker is an lcore of its own (dr_engine_lcore.c).
+ * mode each worker is an lcore of its own (dr_engine_lcore.c). In
+ * DR_PROGRESS_PIPELINE mode a group's rx worker runs rx and the responder
+ * and hands responses to its completion worker, which runs the completer;
+ * its tx worker runs the requester (dr_worker.h, dr_engine_pipeline.c).
  */
 
 #include <errno.h>
@@ -137,6 +140,17 @@ rx_redirect(struct dr_worker *wk, struct dr_worker *to, struct rte_mbuf *m)
 	rte_pktmbuf_free(m);
 }
 
+/* A response: to the completer, here or on the pipeline group's completion worker. */
+static void
+rx_response(struct dr_worker *wk, struct dr_qp_impl *qp, struct rte_mbuf *m, struct dr_pkt_info *pi)
+{
+	if (wk->role == DR_WK_RX) {
+		rx_redirect(wk, wk->grp[DR_WK_COMP], m);
+		return;
+	}
+	dr_comp_rx(qp, m, pi);
+}
+
 /* Check and dispatch one received frame; takes @m. */
 static void
 rx_one(struct dr_worker *wk, struct rte_mbuf *m)
@@ -177,12 +191,35 @@ rx_one(struct dr_worker *wk, struct rte_mbuf *m)
 	else if ((pi.mask & DR_OPF_REQ) && qp->pub.qp_type != DR_QPT_XRC_SEND)
 		dr_resp_rx(qp, m, &pi);         /* an XRC initiator has no responder */
 	else if ((pi.mask & DR_OPF_RESP) && qp->pub.qp_type != DR_QPT_XRC_RECV)
-		dr_comp_rx(qp, m, &pi);         /* an XRC target has no requester */
+		rx_response(wk, qp, m, &pi);    /* an XRC target has no requester */
 	else
 		goto drop;
 	return;
 drop:
 	rte_pktmbuf_free(m);
+}
+
+/*
+ * A pipeline's completion worker: a response its rx worker checked (ICRC
+ * included) and handed over. The QP is looked up again: it may have gone
+ * in between (the table is read under the same RCU rules).
+ */
+static void
+rx_handed_response(struct dr_worker *wk, struct rte_mbuf *m)
+{
+	struct dr_pkt_info pi;
+	struct dr_qp_impl *qp;
+
+	if (dr_pkt_parse(m, &pi) != DR_PKT_OK) {       /* parsed once already: cannot fail */
+		rte_pktmbuf_free(m);
+		return;
+	}
+	qp = rx_check_qp(wk, &pi);
+	if (qp == NULL || qp->wk->grp[DR_WK_COMP] != wk) {
+		rte_pktmbuf_free(m);
+		return;
+	}
+	dr_comp_rx(qp, m, &pi);
 }
 
 uint16_t
@@ -213,13 +250,17 @@ dr_engine_rx(struct dr_worker *wk)
 				break;
 		}
 	}
-	/* what the other workers received for our QPs */
+	/* what the other workers received for our QPs (a completion worker: responses) */
 	for (j = 0; j < ctx->nb_workers; j++) {
 		if (wk->redirect[j] == NULL)
 			continue;
 		n = (uint16_t)rte_ring_sc_dequeue_burst(wk->redirect[j], (void **)pkts, DR_BURST, NULL);
-		for (i = 0; i < n; i++)
-			rx_one(wk, pkts[i]);
+		for (i = 0; i < n; i++) {
+			if (wk->role == DR_WK_COMP)
+				rx_handed_response(wk, pkts[i]);
+			else
+				rx_one(wk, pkts[i]);
+		}
 		total += n;
 	}
 	return total;
@@ -231,14 +272,35 @@ dr_engine_qps(struct dr_worker *wk, uint64_t now)
 	struct dr_qp_impl *qp;
 	int n = 0;
 
-	TAILQ_FOREACH(qp, &wk->active, wk_link) {
-		dr_comp_timers(qp, now);
-		n += dr_resp_progress(qp);
-		n += dr_req_progress(qp);
-		n += dr_comp_progress(qp);
-		/* WRs posted to a QP in ERR / SQE after its flush (the poster leaves them to us) */
-		if (unlikely(qp->pub.state == DR_QPS_ERR || qp->pub.state == DR_QPS_SQE))
-			dr_qp_flush_posted(qp);
+	switch (wk->role) {
+	case DR_WK_ALL:
+		TAILQ_FOREACH(qp, &wk->active, wk_link[0]) {
+			dr_comp_timers(qp, now);
+			n += dr_resp_progress(qp);
+			n += dr_req_progress(qp);
+			n += dr_comp_progress(qp);
+			/* WRs posted to a QP in ERR / SQE after its flush (the poster leaves them to us) */
+			if (unlikely(qp->pub.state == DR_QPS_ERR || qp->pub.state == DR_QPS_SQE))
+				dr_qp_flush_posted(qp);
+		}
+		break;
+	case DR_WK_RX:
+		TAILQ_FOREACH(qp, &wk->active, wk_link[DR_WK_RX])
+			n += dr_resp_progress(qp);
+		break;
+	case DR_WK_TX:
+		TAILQ_FOREACH(qp, &wk->active, wk_link[DR_WK_TX])
+			n += dr_req_progress(qp);
+		break;
+	case DR_WK_COMP:
+		TAILQ_FOREACH(qp, &wk->active, wk_link[DR_WK_COMP]) {
+			dr_comp_timers(qp, now);
+			n += dr_comp_progress(qp);
+			/* in ERR / SQE the responder and requester take no WQE: the flush is the completer's */
+			if (unlikely(qp->pub.state == DR_QPS_ERR || qp->pub.state == DR_QPS_SQE))
+				dr_qp_flush_posted(qp);
+		}
+		break;
 	}
 	return n;
 }

@@ -59,6 +59,18 @@ void dr_engine_qp_update(struct dr_qp_impl *qp);
 /* Take @qp off its worker's active list (before it is destroyed; its worker calls this). */
 void dr_engine_qp_remove(struct dr_qp_impl *qp);
 
+/*
+ * Pipeline (dr_engine_pipeline.c). A completion worker parks the other two
+ * workers of its group (nested calls count) and releases them; an rx or tx
+ * worker calls dr_pipe_park_point() at the top of each round and parks there
+ * while asked to. dr_pipe_leader_round(): the completion worker's handed-over
+ * failures and slow-path calls, run with the group parked.
+ */
+void dr_pipe_park(struct dr_worker *leader);
+void dr_pipe_release(struct dr_worker *leader);
+void dr_pipe_park_point(struct dr_worker *wk);
+int dr_pipe_leader_round(struct dr_worker *leader, int (*run_commands)(struct dr_worker *));
+
 /* Worker 0: send the frames control threads queued (dr_ctx_tx() outside a worker). */
 int dr_engine_ctl_tx(struct dr_worker *wk);
 

@@ -3,9 +3,10 @@
  */
 
 /*
- * DR_PROGRESS_RTC: each worker is an EAL lcore running every stage for its
- * QPs (run to completion, the shape of Marvell DAO's graph workers,
- * Machnet's engines and TAS's fast path). One round of a worker:
+ * The engine's lcores. DR_PROGRESS_RTC: each worker is an EAL lcore running
+ * every stage for its QPs (run to completion, the shape of Marvell DAO's
+ * graph workers, Machnet's engines and TAS's fast path). One round of a
+ * worker:
  *
  *   commands   slow-path calls other threads queued for it (dr_engine_call())
  *   rx         its rx queue, then the frames other workers redirected to it
@@ -15,6 +16,8 @@
  *   quiescent  rte_rcu_qsbr: it holds no pointer into the object tables
  *
  * then, if the round found no work, its idle policy (spin, pause, yield).
+ * DR_PROGRESS_PIPELINE: the same loop, each worker doing its role's part
+ * of the round (pipeline_round(); dr_engine_pipeline.c).
  */
 
 #include <errno.h>
@@ -64,6 +67,54 @@ idle(enum dr_idle_policy policy)
 	}
 }
 
+/* One round of a worker of a pipeline group; returns the work done. */
+static int
+pipeline_round(struct dr_worker *wk, uint64_t now)
+{
+	int n = 0;
+
+	switch (wk->role) {
+	case DR_WK_RX:
+		dr_pipe_park_point(wk);
+		n += dr_engine_rx(wk);
+		n += dr_engine_qps(wk, now);
+		if (wk->id == 0) {
+			n += dr_engine_ctl_tx(wk);       /* frames of control threads: on to the tx worker */
+			dr_port_watch(wk->ctx, now);
+		}
+		break;
+	case DR_WK_TX:
+		dr_pipe_park_point(wk);
+		n += dr_engine_ctl_tx(wk);               /* what the rx and completion workers built */
+		n += dr_engine_qps(wk, now);
+		break;
+	case DR_WK_COMP:
+	default:
+		n += dr_pipe_leader_round(wk, run_commands);
+		n += dr_engine_rx(wk);                   /* responses the rx worker handed over */
+		n += dr_engine_qps(wk, now);
+		break;
+	}
+	dr_wk_tx_flush(wk);
+	return n;
+}
+
+/* One round of a run-to-completion worker. */
+static int
+rtc_round(struct dr_worker *wk, uint64_t now)
+{
+	int n = run_commands(wk);
+
+	n += dr_engine_rx(wk);
+	n += dr_engine_qps(wk, now);
+	if (wk->id == 0) {
+		n += dr_engine_ctl_tx(wk);
+		dr_port_watch(wk->ctx, now);
+	}
+	dr_wk_tx_flush(wk);
+	return n;
+}
+
 static int
 worker_main(void *arg)
 {
@@ -77,15 +128,8 @@ worker_main(void *arg)
 	rte_rcu_qsbr_thread_online(ctx->rcu, wk->id);
 	t0 = rte_rdtsc();
 	while (!__atomic_load_n(&wk->stop, __ATOMIC_ACQUIRE)) {
-		int n = run_commands(wk);
+		int n = wk->role == DR_WK_ALL ? rtc_round(wk, t0) : pipeline_round(wk, t0);
 
-		n += dr_engine_rx(wk);
-		n += dr_engine_qps(wk, t0);
-		if (wk->id == 0) {
-			n += dr_engine_ctl_tx(wk);
-			dr_port_watch(ctx, t0);
-		}
-		dr_wk_tx_flush(wk);
 		rte_rcu_qsbr_quiescent(ctx->rcu, wk->id);
 
 		t1 = rte_rdtsc();
@@ -101,7 +145,9 @@ worker_main(void *arg)
 		t0 = t1;
 	}
 	/* the last commands (a destroy racing the close) still get an answer */
-	(void)run_commands(wk);
+	__atomic_store_n(&wk->gone, true, __ATOMIC_RELEASE);
+	if (wk->role == DR_WK_ALL || wk->role == DR_WK_COMP)
+		(void)run_commands(wk);
 	dr_wk_tx_flush(wk);
 	rte_rcu_qsbr_thread_offline(ctx->rcu, wk->id);
 	(void)rte_rcu_qsbr_thread_unregister(ctx->rcu, wk->id);
@@ -155,7 +201,7 @@ dr_engine_start(struct dr_context *ctx, const unsigned int *lcores)
 	uint16_t i;
 	int rc;
 
-	if (ctx->attr.mode != DR_PROGRESS_RTC)
+	if (ctx->attr.mode == DR_PROGRESS_INLINE)
 		return 0;
 	rc = pick_lcores(ctx, lcores);
 	if (rc != 0)
@@ -179,8 +225,9 @@ dr_engine_start(struct dr_context *ctx, const unsigned int *lcores)
 		}
 		ctx->wk[i].launched = true;
 	}
-	DR_LOG(ctx, INFO, "%s: %u run-to-completion workers, %u rx / %u tx queues, idle %s",
-	       ctx->device.name, ctx->nb_workers, ctx->nb_rxq, ctx->nb_txq,
+	DR_LOG(ctx, INFO, "%s: %u %s, %u rx / %u tx queues, idle %s", ctx->device.name, ctx->nb_groups,
+	       ctx->attr.mode == DR_PROGRESS_PIPELINE ? "pipeline groups (rx, tx, completion lcores)" :
+	       "run-to-completion workers", ctx->nb_rxq, ctx->nb_txq,
 	       ctx->attr.idle == DR_IDLE_YIELD ? "yield" : ctx->attr.idle == DR_IDLE_PAUSE ? "pause" : "spin");
 	return 0;
 }
@@ -224,10 +271,27 @@ int
 dr_engine_call(struct dr_worker *wk, int (*fn)(void *arg), void *arg)
 {
 	struct dr_engine_cmd cmd = { .fn = fn, .arg = arg };
+	struct dr_worker *self = RTE_PER_LCORE(dr_cur_worker);
 
-	if (wk->ctx->attr.mode != DR_PROGRESS_RTC || RTE_PER_LCORE(dr_cur_worker) == wk ||
-	    !wk->launched)
+	/* a pipeline group's calls run on its completion worker, the other two parked */
+	wk = wk->grp[DR_WK_COMP];
+	if (wk->ctx->attr.mode == DR_PROGRESS_INLINE || !wk->launched)
 		return fn(arg);
+	if (self == wk) {
+		int rc;
+
+		if (wk->role == DR_WK_ALL)
+			return fn(arg);
+		dr_pipe_park(wk);
+		rc = fn(arg);
+		dr_pipe_release(wk);
+		return rc;
+	}
+	if (self != NULL && self->ctx == wk->ctx && self->grp[DR_WK_COMP] == wk) {
+		/* a parked-to-be worker cannot wait for the one that parks it */
+		DR_LOG(ctx, ERR, "worker %u: a slow-path call from its own pipeline group", self->id);
+		return -EDEADLK;
+	}
 	while (rte_ring_mp_enqueue(wk->cmd, &cmd) != 0)
 		wait_a_little();
 	while (!__atomic_load_n(&cmd.done, __ATOMIC_ACQUIRE))

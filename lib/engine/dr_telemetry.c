@@ -68,9 +68,20 @@ tel_ctx_list(const char *cmd, const char *params, struct rte_tel_data *d)
 }
 
 static const char *
+role_name(enum dr_wk_role r)
+{
+	switch (r) {
+	case DR_WK_RX: return "rx";
+	case DR_WK_TX: return "tx";
+	case DR_WK_COMP: return "completion";
+	default: return "all";
+	}
+}
+
+static const char *
 mode_name(enum dr_progress_mode m)
 {
-	return m == DR_PROGRESS_RTC ? "rtc" : "inline";
+	return m == DR_PROGRESS_RTC ? "rtc" : m == DR_PROGRESS_PIPELINE ? "pipeline" : "inline";
 }
 
 static int
@@ -93,7 +104,8 @@ tel_ctx_stats(const char *cmd, const char *params, struct rte_tel_data *d)
 	rte_tel_data_start_dict(d);
 	rte_tel_data_add_dict_string(d, "device", ctx->device.name);
 	rte_tel_data_add_dict_string(d, "mode", mode_name(ctx->attr.mode));
-	rte_tel_data_add_dict_int(d, "workers", ctx->nb_workers);
+	rte_tel_data_add_dict_int(d, "workers", ctx->nb_workers);   /* engine lcores (pipeline: 3 a group) */
+	rte_tel_data_add_dict_int(d, "groups", ctx->nb_groups);
 	rte_tel_data_add_dict_int(d, "rx_queues", ctx->nb_rxq);
 	rte_tel_data_add_dict_int(d, "tx_queues", ctx->nb_txq);
 	rte_tel_data_add_dict_int(d, "qps", (int)LOAD(ctx->num_qps));
@@ -257,6 +269,7 @@ tel_lcore_stats(const char *cmd, const char *params, struct rte_tel_data *d)
 			rte_tel_data_start_dict(d);
 			rte_tel_data_add_dict_string(d, "device", ctx->device.name);
 			rte_tel_data_add_dict_int(d, "worker", wk->id);
+			rte_tel_data_add_dict_string(d, "role", role_name(wk->role));
 			rte_tel_data_add_dict_int(d, "rx_queue", wk->rxq == DR_WK_NO_QUEUE ? -1 : wk->rxq);
 			rte_tel_data_add_dict_int(d, "tx_queue", wk->txq == DR_WK_NO_QUEUE ? -1 : wk->txq);
 			rte_tel_data_add_dict_int(d, "qps", (int)LOAD(wk->num_qps));

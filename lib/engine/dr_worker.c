@@ -3,9 +3,9 @@
  */
 
 /*
- * Workers as objects (dr_worker.h): their rings, the queues they own, the
- * placement of QPs on them, their active QP lists, their counters, and the
- * transmit staging every stage queues its frames on.
+ * Workers as objects (dr_worker.h): their roles and groups, their rings, the
+ * queues they own, the placement of QPs on them, their active QP lists, their
+ * counters, and the transmit staging every stage queues its frames on.
  */
 
 #include <errno.h>
@@ -29,6 +29,8 @@ RTE_DEFINE_PER_LCORE(struct dr_worker *, dr_cur_worker);
 #define DR_WK_CMD_RING 64
 /* Frames control threads may queue for worker 0. */
 #define DR_WK_CTL_RING 256
+/* QPs a pipeline's rx worker may hand its completion worker to fail at once. */
+#define DR_WK_FAIL_RING 1024
 
 static struct rte_ring *
 ring_make(const struct dr_context *ctx, const char *what, unsigned int a, unsigned int b,
@@ -70,6 +72,8 @@ rings_free(struct dr_worker *wk)
 	frame_ring_free(&wk->ctl_tx);
 	rte_ring_free(wk->cmd);
 	wk->cmd = NULL;
+	rte_ring_free(wk->fail_in);        /* QP pointers, nothing to free */
+	wk->fail_in = NULL;
 }
 
 int
@@ -90,10 +94,26 @@ dr_engine_init(struct dr_context *ctx)
 		wk->rxq = DR_WK_NO_QUEUE;
 		wk->txq = DR_WK_NO_QUEUE;
 		TAILQ_INIT(&wk->active);
-		if (ctx->attr.mode == DR_PROGRESS_RTC) {
+		if (ctx->attr.mode == DR_PROGRESS_PIPELINE) {
+			uint16_t g = i / DR_WK_ROLES;
+
+			wk->role = (enum dr_wk_role)(i % DR_WK_ROLES);
+			for (j = 0; j < DR_WK_ROLES; j++)
+				wk->grp[j] = &ctx->wk[g * DR_WK_ROLES + j];
+		} else {
+			wk->role = DR_WK_ALL;
+			for (j = 0; j < DR_WK_ROLES; j++)
+				wk->grp[j] = wk;
+		}
+		if (ctx->attr.mode != DR_PROGRESS_INLINE) {
 			/* any application thread may call: multi-producer */
 			wk->cmd = ring_make(ctx, "cmd", i, 0, DR_WK_CMD_RING, RING_F_SC_DEQ);
 			if (wk->cmd == NULL)
+				goto fail;
+		}
+		if (wk->role == DR_WK_COMP) {
+			wk->fail_in = ring_make(ctx, "fail", i, 0, DR_WK_FAIL_RING, spsc);
+			if (wk->fail_in == NULL)
 				goto fail;
 		}
 		for (j = 0; j < n; j++) {
@@ -117,27 +137,39 @@ fail:
 }
 
 /*
- * After the backend opened the port with nb_rxq / nb_txq queues: worker i
- * owns queue i of each where there is one. A worker without a tx queue
- * hands its frames to worker 0 (txq_in ring); one without an rx queue gets
- * its frames from the others' redirect rings only.
+ * After the backend opened the port with nb_rxq / nb_txq queues: rtc worker
+ * (pipeline group) g owns queue g of each where there is one; in a group the
+ * rx worker owns the rx queue and the tx worker the tx queue. A worker
+ * without a tx queue hands its frames to the one that sends for it (its
+ * group's tx worker, else the first tx queue's owner) over a txq_in ring; one
+ * without an rx queue gets its frames from the others' redirect rings only.
  */
 int
 dr_engine_assign_queues(struct dr_context *ctx, uint16_t first_rxq, uint16_t first_txq)
 {
+	bool pipe = ctx->attr.mode == DR_PROGRESS_PIPELINE;
+	struct dr_worker *sender0 = pipe ? &ctx->wk[DR_WK_TX] : &ctx->wk[0];
 	uint16_t i;
 
 	for (i = 0; i < ctx->nb_workers; i++) {
 		struct dr_worker *wk = &ctx->wk[i];
+		uint16_t g = pipe ? i / DR_WK_ROLES : i;
 
-		wk->rxq = i < ctx->nb_rxq ? (uint16_t)(first_rxq + i) : DR_WK_NO_QUEUE;
-		wk->txq = i < ctx->nb_txq ? (uint16_t)(first_txq + i) : DR_WK_NO_QUEUE;
-		if (wk->txq == DR_WK_NO_QUEUE) {
-			ctx->wk[0].txq_in[i] = ring_make(ctx, "tx", 0, i, DR_WK_RING_SIZE,
-							 RING_F_SP_ENQ | RING_F_SC_DEQ);
-			if (ctx->wk[0].txq_in[i] == NULL)
-				return -ENOMEM;
-		}
+		if (wk->role == DR_WK_ALL || wk->role == DR_WK_RX)
+			wk->rxq = g < ctx->nb_rxq ? (uint16_t)(first_rxq + g) : DR_WK_NO_QUEUE;
+		if (wk->role == DR_WK_ALL || wk->role == DR_WK_TX)
+			wk->txq = g < ctx->nb_txq ? (uint16_t)(first_txq + g) : DR_WK_NO_QUEUE;
+	}
+	for (i = 0; i < ctx->nb_workers; i++) {
+		struct dr_worker *wk = &ctx->wk[i];
+
+		if (wk->txq != DR_WK_NO_QUEUE)
+			continue;
+		wk->tx_via = wk->grp[DR_WK_TX]->txq != DR_WK_NO_QUEUE ? wk->grp[DR_WK_TX] : sender0;
+		wk->tx_via->txq_in[i] = ring_make(ctx, "tx", wk->tx_via->id, i, DR_WK_RING_SIZE,
+						  RING_F_SP_ENQ | RING_F_SC_DEQ);
+		if (wk->tx_via->txq_in[i] == NULL)
+			return -ENOMEM;
 	}
 	return 0;
 }
@@ -164,9 +196,11 @@ dr_engine_free(struct dr_context *ctx)
 struct dr_worker *
 dr_engine_place(struct dr_context *ctx)
 {
-	struct dr_worker *wk = &ctx->wk[ctx->next_worker];
+	/* a pipeline group is known by its rx worker (where its QPs' frames arrive) */
+	uint16_t per = ctx->attr.mode == DR_PROGRESS_PIPELINE ? DR_WK_ROLES : 1;
+	struct dr_worker *wk = &ctx->wk[ctx->next_worker * per];
 
-	ctx->next_worker = (uint16_t)((ctx->next_worker + 1) % ctx->nb_workers);
+	ctx->next_worker = (uint16_t)((ctx->next_worker + 1) % ctx->nb_groups);
 	return wk;
 }
 
@@ -188,6 +222,37 @@ state_has_work(enum dr_qp_state st)
 	}
 }
 
+/*
+ * The QP on (off) the active list of each worker that runs a stage of it:
+ * its worker, or the three workers of its pipeline group (changed while
+ * they are parked: dr_engine_pipeline.c).
+ */
+static void
+lists_add(struct dr_qp_impl *qp)
+{
+	unsigned int r, n = qp->wk->role == DR_WK_ALL ? 1 : DR_WK_ROLES;
+
+	for (r = 0; r < n; r++) {
+		struct dr_worker *w = qp->wk->grp[r];
+
+		TAILQ_INSERT_TAIL(&w->active, qp, wk_link[r]);
+		w->num_active++;
+	}
+}
+
+static void
+lists_del(struct dr_qp_impl *qp)
+{
+	unsigned int r, n = qp->wk->role == DR_WK_ALL ? 1 : DR_WK_ROLES;
+
+	for (r = 0; r < n; r++) {
+		struct dr_worker *w = qp->wk->grp[r];
+
+		TAILQ_REMOVE(&w->active, qp, wk_link[r]);
+		w->num_active--;
+	}
+}
+
 void
 dr_engine_qp_update(struct dr_qp_impl *qp)
 {
@@ -195,13 +260,10 @@ dr_engine_qp_update(struct dr_qp_impl *qp)
 
 	if (want == qp->active)
 		return;
-	if (want) {
-		TAILQ_INSERT_TAIL(&qp->wk->active, qp, wk_link);
-		qp->wk->num_active++;
-	} else {
-		TAILQ_REMOVE(&qp->wk->active, qp, wk_link);
-		qp->wk->num_active--;
-	}
+	if (want)
+		lists_add(qp);
+	else
+		lists_del(qp);
 	qp->active = want;
 }
 
@@ -210,8 +272,7 @@ dr_engine_qp_remove(struct dr_qp_impl *qp)
 {
 	if (!qp->active)
 		return;
-	TAILQ_REMOVE(&qp->wk->active, qp, wk_link);
-	qp->wk->num_active--;
+	lists_del(qp);
 	qp->active = false;
 }
 
@@ -261,8 +322,8 @@ dr_wk_tx_flush(struct dr_worker *wk)
 			sent = wk->tx_count;   /* a backend bug must not corrupt the array */
 		wk->stats.tx_pkts += sent;
 	} else {
-		/* no queue of our own: worker 0 sends for us (and counts them) */
-		sent = (uint16_t)rte_ring_sp_enqueue_burst(wk->ctx->wk[0].txq_in[wk->id],
+		/* no queue of our own: tx_via sends for us (and counts them) */
+		sent = (uint16_t)rte_ring_sp_enqueue_burst(wk->tx_via->txq_in[wk->id],
 							   (void **)wk->tx_buf, wk->tx_count, NULL);
 	}
 	wk->tx_count -= sent;

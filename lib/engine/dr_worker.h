@@ -10,7 +10,15 @@
  * context's QPs. In DR_PROGRESS_INLINE mode a context has one worker, run by
  * the application's thread from dr_progress(); in DR_PROGRESS_RTC mode each
  * worker is an EAL lcore of its own (dr_engine_lcore.c) that runs rx, the
- * responder, completer, timers, requester and tx for the QPs it owns.
+ * responder, completer, timers, requester and tx for the QPs it owns (role
+ * DR_WK_ALL). In DR_PROGRESS_PIPELINE mode workers come in groups of three
+ * (dr_engine_pipeline.c), each running some stages for every QP of the group:
+ *   DR_WK_RX    the rx queue, the checks and ICRC, the responder; responses
+ *               go to the group's completion worker (redirect ring)
+ *   DR_WK_TX    the requester and the tx queue; the other two hand it their
+ *               frames (txq_in rings)
+ *   DR_WK_COMP  the completer (responses, timers, CQEs), and the group's
+ *               slow-path calls, run while the other two are parked
  *
  * Everything in here is written by the worker's own thread only (its
  * counters included: readers sum them, dr_ctx_stats_sum()); other threads
@@ -89,11 +97,26 @@ struct dr_engine_cmd {
 
 TAILQ_HEAD(dr_qp_list, dr_qp_impl);
 
+/* What a worker runs (its active list's link in the QP is wk_link[role], DR_WK_ALL uses [0]). */
+enum dr_wk_role {
+	DR_WK_RX = 0,
+	DR_WK_TX = 1,
+	DR_WK_COMP = 2,
+	DR_WK_ALL = 3,
+};
+#define DR_WK_ROLES 3
+
+/* Index of a role's link in a QP (wk_link[]). */
+static inline unsigned int dr_wk_link(enum dr_wk_role r) { return r == DR_WK_ALL ? 0 : (unsigned int)r; }
+
 #define DR_WK_NO_QUEUE UINT16_MAX
 
 struct dr_worker {
 	struct dr_context *ctx;
 	uint16_t id;                        /* 0 .. ctx->nb_workers - 1 */
+	enum dr_wk_role role;
+	struct dr_worker *grp[DR_WK_ROLES]; /* pipeline: the group's rx, tx and completion workers */
+	struct dr_worker *tx_via;           /* sends our frames when we have no tx queue */
 	uint16_t rxq;                       /* the port's rx queue, DR_WK_NO_QUEUE: none */
 	uint16_t txq;                       /* the port's tx queue, DR_WK_NO_QUEUE: worker 0's */
 	unsigned int lcore;                 /* RTE_MAX_LCORE in inline mode */
@@ -113,6 +136,12 @@ struct dr_worker {
 	struct rte_ring *redirect[DR_MAX_WORKERS];  /* [j]: from worker j, SPSC */
 	struct rte_ring *txq_in[DR_MAX_WORKERS];    /* [j]: frames worker j sends through us, SPSC */
 	struct rte_ring *ctl_tx;            /* worker 0 only: frames of control threads, MP/SC */
+	/* pipeline */
+	struct rte_ring *fail_in;           /* completion worker: QPs its rx worker found failing, SPSC */
+	uint32_t pause_seq;                 /* rx / tx worker: odd = park (written by the completion worker) */
+	uint32_t pause_ack;                 /* rx / tx worker: the pause_seq it parked for */
+	uint32_t park_depth;                /* completion worker: nested dr_pipe_park() calls */
+	bool gone;                          /* its lcore left the loop (set with release) */
 	bool stop;                          /* set by dr_close_device() (release) */
 	bool launched;                      /* remote-launched on lcore (DR_PROGRESS_RTC) */
 } __rte_cache_aligned;

@@ -482,7 +482,7 @@ comp_retry(struct dr_qp_impl *qp, struct comp_ctx *c, bool timeout)
 	qp->comp.retry_left--;
 	qp->comp.started_retry = true;
 	qp->comp.read_ooo = 0;
-	qp->wk->stats.retries++;
+	dr_qp_wk(qp)->stats.retries++;
 	qp->cnt.retries++;
 	dr_ho_rewind(qp);
 	t = comp_timeout_ticks(qp);
@@ -511,7 +511,7 @@ comp_reread(struct dr_qp_impl *qp, struct comp_ctx *c)
 	qp->comp.retry_left--;
 	qp->comp.started_retry = true;
 	qp->comp.read_ooo = 0;
-	qp->wk->stats.rereads++;
+	dr_qp_wk(qp)->stats.rereads++;
 	qp->cnt.rereads++;
 	if (dr_req_reread(qp, c->wqe) != 0)
 		dr_ho_rewind(qp);           /* no mbuf or room now: the whole sequence, as a retry */
@@ -564,16 +564,16 @@ static void
 comp_count_nak(struct dr_qp_impl *qp, uint8_t syn)
 {
 	if (dr_aeth_syn_type(syn) == DR_AETH_RNR_NAK) {
-		qp->wk->stats.naks_rnr_rx++;
+		dr_qp_wk(qp)->stats.naks_rnr_rx++;
 		qp->cnt.rnr_naks_rx++;
 		return;
 	}
 	if (dr_aeth_syn_type(syn) != DR_AETH_NAK)
 		return;
 	if (dr_aeth_syn_value(syn) == DR_NAK_PSN_SEQ_ERR)
-		qp->wk->stats.naks_seq_rx++;
+		dr_qp_wk(qp)->stats.naks_seq_rx++;
 	else
-		qp->wk->stats.naks_err_rx++;
+		dr_qp_wk(qp)->stats.naks_err_rx++;
 	qp->cnt.naks_rx++;
 }
 
@@ -661,7 +661,7 @@ dr_comp_timers(struct dr_qp_impl *qp, uint64_t now)
 		return;
 	}
 	c.wqe = wqe;
-	qp->wk->stats.ack_timeouts++;
+	dr_qp_wk(qp)->stats.ack_timeouts++;
 	qp->cnt.ack_timeouts++;
 	DR_DP_LOG(comp, DEBUG, "qp %u: local ACK timeout at psn %#x, %u retries left", qp->pub.qp_num,
 		  qp->comp.psn, qp->comp.retry_left);
@@ -729,7 +729,7 @@ dr_comp_progress(struct dr_qp_impl *qp)
 				if (dr_cq_push(cq, &wc) != 0) {
 					/* CQ overrun: IBA 11.4.2.1, the QP goes to ERR (rxe class G) */
 					dr_sq_tail_set(sq, sq->tail + 1);
-					dr_qp_to_error(qp);
+					dr_qp_fail(qp, false);
 					return n;
 				}
 				n++;
@@ -743,7 +743,7 @@ dr_comp_progress(struct dr_qp_impl *qp)
 			dr_sq_tail_set(sq, sq->tail + 1);
 			if (dr_cq_push(cq, &wc) == 0)
 				n++;
-			dr_qp_to_error(qp);
+			dr_qp_fail(qp, false);
 			return n;
 		}
 		break;

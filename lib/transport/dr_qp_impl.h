@@ -29,6 +29,7 @@
 #include "dr_context.h"
 #include "dr_pkt.h"
 #include "dr_verbs.h"
+#include "dr_worker.h"
 
 /* Life of a send WQE. */
 enum dr_wqe_state {
@@ -232,6 +233,11 @@ struct dr_resp_state {
 	uint32_t pend_tail;
 	/* UC (IBA 9.8.x; rxe drop_msg): the message in progress lost a packet, drop the rest of it */
 	bool uc_drop;
+	/* a pipeline's rx worker found an error that moves the QP to ERR: handed to the completion
+	 * worker (dr_qp_fail()); nothing more is taken meanwhile; fail_unsent: its ring was full */
+	bool failing;
+	bool fail_unsent;
+	bool fail_complete;            /* complete the finished sends first (dr_qp_fail()) */
 	/* QP on an SRQ: the receive WQE taken for the message in progress (dr_srq.h) */
 	struct dr_recv_wqe srq_wqe;
 	struct dr_sge srq_sges[DR_MAX_SGE];
@@ -275,8 +281,8 @@ struct dr_qp_impl {
 
 	/* the engine: the worker that runs this QP's stages for its whole life, and its list */
 	struct dr_worker *wk;
-	TAILQ_ENTRY(dr_qp_impl) wk_link;   /* on wk->active while active */
-	bool active;                   /* on its worker's active list (dr_engine_qp_update()) */
+	TAILQ_ENTRY(dr_qp_impl) wk_link[DR_WK_ROLES]; /* on the active list of each worker running it */
+	bool active;                   /* on its workers' active lists (dr_engine_qp_update()) */
 };
 
 static inline struct dr_qp_impl *dr_qp_impl(struct dr_qp *qp) { return (struct dr_qp_impl *)qp; }
@@ -337,6 +343,17 @@ struct dr_qp *dr_qp_create(struct dr_context *ctx, struct dr_pd *pd, struct dr_q
 
 /* Move the QP to ERR and flush every outstanding WR (both queues) with WR_FLUSH_ERR. */
 void dr_qp_to_error(struct dr_qp_impl *qp);
+/*
+ * A stage found an error that moves the QP to ERR (a class C NAK sent or
+ * received, a CQ overrun, a retry count exceeded): with @complete_sends the
+ * completer first completes the send WQEs that finished, then the QP goes to
+ * ERR (dr_qp_to_error()). Run at once where one thread runs every stage of
+ * the QP; in a pipeline by the group's completion worker with the others
+ * parked (the responder stops taking requests meanwhile).
+ */
+void dr_qp_fail(struct dr_qp_impl *qp, bool complete_sends);
+/* A pipeline's rx worker: hand the failing QP over again (its first try found the ring full). */
+void dr_qp_fail_retry(struct dr_qp_impl *qp);
 /* The same from any thread: on the QP's worker (dr_engine_call()). */
 int dr_qp_error_on_worker(struct dr_qp_impl *qp);
 /* ERR / SQE: flush the WRs posted since the QP got there (DR_PROGRESS_RTC leaves them to the worker). */

@@ -54,7 +54,7 @@ pkt_start(struct dr_qp_impl *qp, const struct dr_pkt_route *rt, uint32_t dest_qp
 
 	m = rte_pktmbuf_alloc(ctx->pool);
 	if (unlikely(m == NULL)) {
-		qp->wk->stats.tx_nombuf++;
+		dr_qp_wk(qp)->stats.tx_nombuf++;
 		return NULL;
 	}
 	/*

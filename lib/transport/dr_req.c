@@ -176,7 +176,7 @@ req_xmit(struct dr_qp_impl *qp, struct rte_mbuf *m, struct dr_pkt_info *pi)
 		rte_pktmbuf_free(m);
 		return rc;
 	}
-	dr_wk_tx(qp->wk, m);
+	dr_wk_tx(dr_qp_wk(qp), m);
 	return 0;
 }
 
@@ -412,7 +412,7 @@ req_send_ud(struct dr_qp_impl *qp, struct dr_send_wqe *wqe)
 
 	/* C10-93.1.1: a message longer than the path MTU is not sent, the WR completes with success */
 	if (wqe->length > qp->mtu) {
-		qp->wk->stats.tx_ud_oversize++;
+		dr_qp_wk(qp)->stats.tx_ud_oversize++;
 		DR_DP_LOG(req, DEBUG, "qp %u: UD message of %u bytes above the %u-byte MTU dropped",
 			  qp->pub.qp_num, wqe->length, qp->mtu);
 		req_ud_done(qp, wqe);
@@ -423,7 +423,7 @@ req_send_ud(struct dr_qp_impl *qp, struct dr_send_wqe *wqe)
 		return rc;                 /* ARP / ND under way: next round */
 	if (rc != 0) {
 		/* no neighbour: the datagram is lost, as an unreliable service may lose it */
-		qp->wk->stats.tx_ud_unreachable++;
+		dr_qp_wk(qp)->stats.tx_ud_unreachable++;
 		req_ud_done(qp, wqe);
 		return 0;
 	}
@@ -547,7 +547,7 @@ dr_req_progress(struct dr_qp_impl *qp)
 			qp->req.offset = 0;
 			continue;
 		}
-		if (v == REQ_WAIT || dr_tx_room(qp->wk) == 0)
+		if (v == REQ_WAIT || dr_tx_room(dr_qp_wk(qp)) == 0)
 			break;
 		if (req_send_pkt(qp, wqe) != 0)
 			break;         /* no mbuf / MAC yet: next round; local error: completer ends it */

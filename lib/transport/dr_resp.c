@@ -502,7 +502,7 @@ resp_complete(struct dr_qp_impl *qp, struct resp_ctx *c)
 	}
 	if (resp_post_recv_wc(qp, c, DR_WC_SUCCESS) != 0) {
 		/* receive CQ overrun: IBA 11.4.2.1, the QP goes to ERR (rxe class G) */
-		dr_qp_to_error(qp);
+		dr_qp_fail(qp, false);
 		return RESP_DONE;
 	}
 	return RESP_ACKNOWLEDGE;
@@ -587,7 +587,7 @@ resp_drop(struct dr_qp_impl *qp, struct resp_ctx *c)
 {
 	DR_DP_LOG(resp, DEBUG, "qp %u: %s psn %#x dropped (expected %#x)", qp->pub.qp_num,
 		  dr_opcode_name(c->pi->opcode), c->psn, qp->resp.epsn);
-	qp->wk->stats.rx_dropped++;
+	dr_qp_wk(qp)->stats.rx_dropped++;
 	qp->resp.uc_drop = true;
 	qp->resp.in_msg = DR_RESP_MSG_NONE;
 	return RESP_DONE;
@@ -623,11 +623,10 @@ resp_err_class_c(struct dr_qp_impl *qp, struct resp_ctx *c)
 		resp_post_recv_wc(qp, c, c->status);
 	qp->resp.in_msg = DR_RESP_MSG_NONE;
 	dr_resp_drain(qp);
-	dr_comp_progress(qp);          /* finished send WQEs complete before the flush */
 	/* the affiliated asynchronous error of the responder (IBA 11.6.3.1; ibv_get_async_event(3)) */
 	dr_async_raise(qp->pub.context, c->nak == DR_NAK_INVALID_REQ ? DR_EVENT_QP_REQ_ERR :
 			c->nak == DR_NAK_REM_ACCESS_ERR ? DR_EVENT_QP_ACCESS_ERR : DR_EVENT_QP_FATAL, &qp->pub);
-	dr_qp_to_error(qp);
+	dr_qp_fail(qp, true);          /* finished send WQEs complete before the flush */
 	return RESP_DONE;
 }
 
@@ -731,6 +730,8 @@ dr_resp_progress(struct dr_qp_impl *qp)
 	struct dr_resp_state *rs = &qp->resp;
 	int n = 0;
 
+	if (unlikely(rs->fail_unsent))
+		dr_qp_fail_retry(qp);         /* the hand-off to the completion worker was full */
 	/* a class C NAK owed from before the move to ERR (IBA 9.7.5.1: the requester must learn it) */
 	if (unlikely(rs->final_nak_pending) &&
 	    dr_resp_send_ack(qp, dr_qp_rel_opcode(qp, DR_OP_ACK), rs->final_nak_syndrome, rs->final_nak_psn, 0) == 0) {

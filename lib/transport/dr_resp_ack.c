@@ -22,16 +22,16 @@ resp_count_ack(struct dr_qp_impl *qp, uint8_t syndrome)
 {
 	switch (dr_aeth_syn_type(syndrome)) {
 	case DR_AETH_ACK:
-		qp->wk->stats.acks_tx++;
+		dr_qp_wk(qp)->stats.acks_tx++;
 		return;
 	case DR_AETH_RNR_NAK:
-		qp->wk->stats.naks_rnr_tx++;
+		dr_qp_wk(qp)->stats.naks_rnr_tx++;
 		break;
 	case DR_AETH_NAK:
 		if (dr_aeth_syn_value(syndrome) == DR_NAK_PSN_SEQ_ERR)
-			qp->wk->stats.naks_seq_tx++;
+			dr_qp_wk(qp)->stats.naks_seq_tx++;
 		else
-			qp->wk->stats.naks_err_tx++;
+			dr_qp_wk(qp)->stats.naks_err_tx++;
 		break;
 	default:
 		return;
@@ -46,7 +46,7 @@ dr_resp_send_ack(struct dr_qp_impl *qp, uint8_t opcode, uint8_t syndrome, uint32
 	struct dr_pkt_info pi;
 	struct rte_mbuf *m;
 
-	if (dr_tx_room(qp->wk) == 0)
+	if (dr_tx_room(dr_qp_wk(qp)) == 0)
 		return -ENOBUFS;
 	m = dr_qp_pkt_start(qp, opcode, 0, psn, &pi);
 	if (m == NULL)
@@ -58,7 +58,7 @@ dr_resp_send_ack(struct dr_qp_impl *qp, uint8_t opcode, uint8_t syndrome, uint32
 		rte_pktmbuf_free(m);
 		return -ENOBUFS;
 	}
-	dr_wk_tx(qp->wk, m);
+	dr_wk_tx(dr_qp_wk(qp), m);
 	if (!(pi.mask & DR_OPF_ATMACK))
 		resp_count_ack(qp, syndrome);
 	return 0;

@@ -72,7 +72,7 @@ dr_resp_read_reply(struct dr_qp_impl *qp, int budget, bool *access_err)
 	uint32_t mtu = qp->mtu;
 	int n = 0;
 
-	while (n < budget && dr_tx_room(qp->wk) > 0) {
+	while (n < budget && dr_tx_room(dr_qp_wk(qp)) > 0) {
 		uint32_t left = res->end - res->sent, pay = RTE_MIN(left, mtu);
 		bool first = res->sent == res->start, last = left <= mtu;
 		struct dr_rkey_target t;
@@ -99,7 +99,7 @@ dr_resp_read_reply(struct dr_qp_impl *qp, int budget, bool *access_err)
 			rte_pktmbuf_free(m);
 			break;
 		}
-		dr_wk_tx(qp->wk, m);
+		dr_wk_tx(dr_qp_wk(qp), m);
 		n++;
 		res->sent += pay;
 		res->next_psn = dr_psn_add(res->next_psn, 1);

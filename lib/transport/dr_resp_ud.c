@@ -6,7 +6,7 @@
  * The UD responder (IBA vol. 1, 9.8 and 10.2.5; ibv_post_recv(3)): every
  * UD request is a one-packet SEND, with or without immediate data. Checks,
  * in order, each one silently dropping the packet when it fails (UD has no
- * NAK; counted in qp->wk->stats.rx_dropped):
+ * NAK; counted in dr_qp_wk(qp)->stats.rx_dropped):
  *   Q_KEY      the DETH's Q_Key is the QP's (IBA 10.2.5 Q_Keys)
  *   LENGTH     the payload fits the path MTU (UD messages are one packet,
  *              IBA C10-93.1.1; rxe check_length())
@@ -48,14 +48,14 @@ ud_complete(struct dr_qp_impl *qp, struct dr_wc *wc, bool solicited)
 {
 	dr_rwqe_done(qp);
 	if (dr_cq_push_se(dr_cq_impl(dr_resp_recv_cq(qp)), wc, solicited) != 0 || wc->status != DR_WC_SUCCESS)
-		dr_qp_to_error(qp);
+		dr_qp_fail(qp, false);
 }
 
 static void
 ud_drop(struct dr_qp_impl *qp, struct rte_mbuf *m, const char *why)
 {
 	DR_DP_LOG(resp, DEBUG, "qp %u: UD request dropped: %s", qp->pub.qp_num, why);
-	qp->wk->stats.rx_dropped++;
+	dr_qp_wk(qp)->stats.rx_dropped++;
 	rte_pktmbuf_free(m);
 }
 

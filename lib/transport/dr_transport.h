@@ -49,9 +49,13 @@
 static inline bool
 dr_qp_can_receive(const struct dr_qp_impl *qp)
 {
-	/* IBA 10.3.1: requests are accepted from RTR on; SQD/SQE still receive */
-	return qp->pub.state == DR_QPS_RTR || qp->pub.state == DR_QPS_RTS ||
-	       qp->pub.state == DR_QPS_SQD || qp->pub.state == DR_QPS_SQE;
+	/*
+	 * IBA 10.3.1: requests are accepted from RTR on; SQD/SQE still receive.
+	 * A responder that failed (a pipeline's move to ERR is on its way) takes
+	 * no more.
+	 */
+	return (qp->pub.state == DR_QPS_RTR || qp->pub.state == DR_QPS_RTS ||
+		qp->pub.state == DR_QPS_SQD || qp->pub.state == DR_QPS_SQE) && !qp->resp.failing;
 }
 
 static inline bool
@@ -69,6 +73,20 @@ static inline uint32_t
 dr_read_next_psn(const struct dr_qp_impl *qp, const struct dr_send_wqe *wqe)
 {
 	return dr_psn_add(wqe->first_psn, wqe->resp_bytes / qp->mtu);
+}
+
+/*
+ * The worker running the calling stage of @qp, whose counters and transmit
+ * staging the stage uses: the calling engine thread's (each stage of a
+ * pipeline group on its own lcore), else the QP's (a slow-path call run in
+ * the caller, inline mode before the first round).
+ */
+static inline struct dr_worker *
+dr_qp_wk(const struct dr_qp_impl *qp)
+{
+	struct dr_worker *w = RTE_PER_LCORE(dr_cur_worker);
+
+	return likely(w != NULL && w->ctx == qp->pub.context) ? w : qp->wk;
 }
 
 /* Room left in the worker's transmit staging, flushing it once when full. */

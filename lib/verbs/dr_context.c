@@ -133,13 +133,14 @@ attr_check(const struct dr_context_attr *a)
 		DR_LOG(ctx, INFO, "mtu %u outside %u..%u", a->mtu, DR_MIN_LINK_MTU, DR_MAX_LINK_MTU);
 		return -EINVAL;
 	}
-	if (a->mode != DR_PROGRESS_INLINE && a->mode != DR_PROGRESS_RTC) {
+	if (a->mode != DR_PROGRESS_INLINE && a->mode != DR_PROGRESS_RTC && a->mode != DR_PROGRESS_PIPELINE) {
 		DR_LOG(ctx, INFO, "progress mode %d not supported", (int)a->mode);
 		return -EINVAL;
 	}
-	if (a->nb_workers > DR_MAX_WORKERS || (a->mode == DR_PROGRESS_INLINE && a->nb_workers > 1)) {
-		DR_LOG(ctx, INFO, "nb_workers %u: at most %u, and 1 in inline mode", a->nb_workers,
-		       DR_MAX_WORKERS);
+	if (a->nb_workers > DR_MAX_WORKERS || (a->mode == DR_PROGRESS_INLINE && a->nb_workers > 1) ||
+	    (a->mode == DR_PROGRESS_PIPELINE && a->nb_workers > DR_MAX_WORKERS / 3)) {
+		DR_LOG(ctx, INFO, "nb_workers %u: at most %u (%u pipeline groups of 3 lcores), and 1 in inline mode",
+		       a->nb_workers, DR_MAX_WORKERS, DR_MAX_WORKERS / 3);
 		return -EINVAL;
 	}
 	if (a->mode == DR_PROGRESS_INLINE && a->worker_lcores != NULL) {
@@ -226,7 +227,9 @@ dr_open_device(struct dr_device *dev, const struct dr_context_attr *attr)
 	ctx->attr = *attr;
 	ctx->be = be;
 	ctx->tsc_hz = rte_get_tsc_hz();
-	ctx->nb_workers = attr->nb_workers != 0 ? attr->nb_workers : 1;
+	/* an rtc worker, or a pipeline group of three (rx, tx, completion), per queue pair */
+	ctx->nb_groups = attr->nb_workers != 0 ? attr->nb_workers : 1;
+	ctx->nb_workers = attr->mode == DR_PROGRESS_PIPELINE ? 3 * ctx->nb_groups : ctx->nb_groups;
 	ctx->attr.worker_lcores = NULL;     /* the caller's array is read once, at start */
 	rte_spinlock_init(&ctx->async_lock);
 	rc = dr_engine_init(ctx);

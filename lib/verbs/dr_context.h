@@ -86,7 +86,8 @@ struct dr_context {
 
 	/* the engine (dr_worker.h): nb_workers runners of the stages, each with its queues */
 	struct dr_worker *wk;               /* nb_workers of them */
-	uint16_t nb_workers;
+	uint16_t nb_workers;                /* pipeline: 3 per group */
+	uint16_t nb_groups;                 /* queue pairs the engine wants: rtc workers or pipeline groups */
 	uint16_t nb_rxq, nb_txq;            /* queues of the port the workers use (<= nb_workers) */
 	uint16_t next_worker;               /* round-robin placement of new QPs / SRQs / XRCDs */
 	struct rte_rcu_qsbr *rcu;           /* workers' quiescent states (DR_PROGRESS_RTC) */

@@ -19,7 +19,7 @@ TITLES = {"send_bw": "Send BW Test", "send_lat": "Send Latency Test",
           "read_bw": "RDMA_Read BW Test", "read_lat": "RDMA_Read Latency Test"}
 
 
-MODES = ["inline", "rtc"]
+MODES = ["inline", "rtc", "pipeline"]
 
 
 def memif(perf_exe, *args, mode="inline", workers=1, queues=None, **kw):
@@ -148,6 +148,21 @@ def test_rtc_two_workers_one_queue(perf_exe, test):
     assert "Data check: OK" in res.client.stdout, res.client.describe()
 
 
+# ---- pipeline groups across a link (DR_PROGRESS_PIPELINE) ----
+
+@pytest.mark.parametrize("queues", [1, 2])
+@pytest.mark.parametrize("test", ["write_bw", "read_bw", "send_bw"])
+def test_pipeline_two_groups(perf_exe, test, queues):
+    """-q 8 over two pipeline groups a side (six engine lcores): with two
+    memif queue pairs each group's rx lcore has its own; with one, group 1's
+    frames are redirected by group 0's rx lcore and sent through its tx lcore.
+    Every byte checked."""
+    res = memif(perf_exe, *matrix_args(test, [3000, 65536], 100), "-q", 8, mode="pipeline", workers=2,
+                queues=queues)
+    assert_checked_run(res, [3000, 65536], 100)
+    assert table.header(res.client.stdout)["Number of qps"] == "8"
+
+
 @pytest.mark.parametrize("rtc_side", ["server", "client"])
 def test_rtc_against_inline(perf_exe, rtc_side):
     """The modes are the same wire: an rtc side (two workers) against an inline one."""
@@ -163,9 +178,10 @@ def test_rtc_against_inline(perf_exe, rtc_side):
 
 
 @pytest.mark.parametrize("args, msg", [
-    (["--workers", "2"], "--workers: only with --mode rtc"),
-    (["--idle", "yield"], "--idle: only with --mode rtc"),
+    (["--workers", "2"], "--workers: only with --mode rtc or pipeline"),
+    (["--idle", "yield"], "--idle: only with --mode rtc or pipeline"),
     (["--mode", "pipe"], "--mode: unknown mode 'pipe'"),
+    (["--mode", "pipeline", "--workers", "6"], "--workers: 6 pipeline groups: at most 5"),
     (["--mode", "rtc", "--idle", "nap"], "--idle: unknown policy 'nap'"),
     (["--mode", "rtc", "--workers", "0"], "--workers: invalid value '0'"),
     (["--mode", "rtc", "--workers", "2", "--queues", "3"], "--queues: 3 queue pairs for 2 workers"),

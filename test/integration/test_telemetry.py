@@ -45,7 +45,7 @@ def wait_for(prefix, deadline):
     return False
 
 
-@pytest.mark.parametrize("mode", ["inline", "rtc"])
+@pytest.mark.parametrize("mode", ["inline", "rtc", "pipeline"])
 def test_telemetry_while_running(perf_exe, mode):
     tag = "tel%d_%s" % (os.getpid(), mode)
     prefix = "drps_" + tag
@@ -68,6 +68,7 @@ def test_telemetry_while_running(perf_exe, mode):
         second = query(prefix, cmds)
         bad = query(prefix, ["/dr/context/stats,9", "/dr/context/stats,x", "/dr/qp/info,99999",
                              "/dr/lcore/stats,-1"])
+        roles = query(prefix, ["/dr/lcore/stats,2", "/dr/lcore/stats,3"]) if mode == "pipeline" else []
     finally:
         th.join()
     res = out["res"]
@@ -75,7 +76,8 @@ def test_telemetry_while_running(perf_exe, mode):
 
     ids, stats, qps, info, info0, lcore = first
     assert ids == [0]
-    assert stats["mode"] == mode and stats["workers"] == 1 and stats["qps"] == 2
+    assert stats["mode"] == mode and stats["groups"] == 1 and stats["qps"] == 2
+    assert stats["workers"] == (3 if mode == "pipeline" else 1)
     assert stats["device"].startswith("dr_net_memif")
     assert stats["rx_pkts"] > 0 and stats["tx_pkts"] > 0
     # the server of send_bw receives SENDs and answers with ACKs, nothing else goes wrong
@@ -88,11 +90,20 @@ def test_telemetry_while_running(perf_exe, mode):
     assert info["worker"] == 0 and info["recv_wrs_posted"] > 0
     later = second[1]
     assert later["rx_pkts"] > stats["rx_pkts"] and later["acks_tx"] >= stats["acks_tx"]
-    if mode == "rtc":
+    if mode != "inline":
+        # lcore 1: the rtc worker, or the pipeline group's rx lcore (its QPs' home)
         assert lcore["worker"] == 0 and lcore["rx_queue"] == 0 and lcore["qps"] == 2
+        assert lcore["role"] == ("rx" if mode == "pipeline" else "all")
+        assert lcore["tx_queue"] == (-1 if mode == "pipeline" else 0)
         assert lcore["busy_loops"] > 0 and lcore["rx_burst_pkts"] >= lcore["rx_bursts"] > 0
         assert second[5]["loops"] > lcore["loops"]
-    else:
+    if mode == "pipeline":
+        # the group's tx lcore owns the tx queue, the completion lcore neither queue; both work
+        tx, comp = roles
+        assert tx["role"] == "tx" and tx["tx_queue"] == 0 and tx["rx_queue"] == -1
+        assert comp["role"] == "completion" and comp["tx_queue"] == -1 and comp["rx_queue"] == -1
+        assert tx["busy_loops"] > 0 and comp["busy_loops"] > 0
+    if mode == "inline":
         assert lcore is None           # inline mode has no worker lcore
     # unknown context, malformed, unknown QPN, bad lcore: an empty answer, no crash
     assert bad == [None, None, None, None]

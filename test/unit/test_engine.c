@@ -75,10 +75,13 @@ unuse(struct rc_env *e)
 	e->s[0].qp = e->s[1].qp = NULL;
 }
 
+/* The rtc worker or pipeline group a QP lives on. */
 static unsigned int
 worker_of(struct dr_qp *qp)
 {
-	return dr_qp_impl(qp)->wk->id;
+	const struct dr_worker *w = dr_qp_impl(qp)->wk;
+
+	return w->role == DR_WK_ALL ? w->id : w->id / DR_WK_ROLES;
 }
 
 /*
@@ -118,8 +121,8 @@ test_shared_cq(struct rc_env *e)
 		}
 		workers |= 1u << worker_of(q[i].qa);
 	}
-	/* two workers a context: both carry QPs of the shared CQ */
-	if (a->ctx->nb_workers > 1)
+	/* two workers (groups) a context: both carry QPs of the shared CQ */
+	if (a->ctx->nb_groups > 1)
 		RC_CHECK_EQ(workers, 3);
 	rc_fill(src.p, src.len, 5);
 	memset(dst.p, 0, dst.len);

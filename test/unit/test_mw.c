@@ -290,7 +290,7 @@ test_type2(struct rc_env *e)
 	RC_CHECK_EQ(one_wc(e, a->scq, &wc), DR_WC_REM_INV_REQ_ERR);
 	RC_CHECK(rc_wait_wcs(e, b->rcq, &rw, 1, 2000000));
 	RC_CHECK(rw.n == 1 && rw.wc[0].status == DR_WC_REM_INV_REQ_ERR);
-	RC_CHECK_EQ(b->qp->state, DR_QPS_ERR);
+	RC_CHECK_EQ(rc_qp_state(b->qp), DR_QPS_ERR);
 	teardown(e, &m);
 	/* LOCAL_INV of an MR's key: LOC_QP_OP_ERR (rxe) */
 	if (!setup(e, &m))
@@ -331,7 +331,7 @@ bind_refused(struct rc_env *e, const char *why, enum dr_mw_type type, int mr_acc
 	RC_CHECK_MSG(rc == 0, "%s: post %d", why, rc);
 	RC_CHECK_MSG(one_wc(e, b->scq, &wc) == DR_WC_MW_BIND_ERR, "%s: status %s", why,
 		     dr_wc_status_str(wc.status));
-	RC_CHECK_MSG(b->qp->state == DR_QPS_ERR, "%s: QP state %d", why, b->qp->state);
+	RC_CHECK_MSG(rc_qp_state(b->qp) == DR_QPS_ERR, "%s: QP state %d", why, rc_qp_state(b->qp));
 	RC_CHECK_EQ(dr_dealloc_mw(mw), 0);
 	if (pd2 != NULL)
 		RC_CHECK_EQ(dr_dealloc_pd(pd2), 0);

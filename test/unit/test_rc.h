@@ -145,6 +145,12 @@ extern unsigned int rc_passed, rc_failed;
 int rc_env_init(struct rc_env *e, const char *prog, uint32_t link_mtu);
 /* "inline" or "rtc": the progress mode of both contexts (DR_TEST_MODE, DR_TEST_WORKERS). */
 const char *rc_mode_name(void);
+/*
+ * The QP's state as dr_query_qp() reports it (ibv_query_qp(3): the way a
+ * verbs application learns that the transport moved a QP to ERR; with
+ * engine lcores the move may follow the completion that reports it).
+ */
+enum dr_qp_state rc_qp_state(struct dr_qp *qp);
 void rc_env_fini(struct rc_env *e);
 
 /* Defaults: MTU 1024, PSNs 0x100 / 0x200, timeout 12, retry 7, rnr 7, timer 1, depth 4, all rights. */

@@ -124,7 +124,7 @@ test_rnr_exceeded(struct rc_env *e, uint8_t rnr_retry)
 	RC_CHECK(sw.n >= 2 && sw.wc[1].wr_id == 2 && sw.wc[1].status == DR_WC_WR_FLUSH_ERR);
 	RC_CHECK_MSG(count_log(e, RC_B2A, DR_OPCODE(RC, ACK), DR_AETH_RNR_NAK) == rnr_retry + 1u,
 		     "rnr_retry %u: %u RNR NAKs", rnr_retry, count_log(e, RC_B2A, DR_OPCODE(RC, ACK), DR_AETH_RNR_NAK));
-	RC_CHECK_EQ(a->qp->state, DR_QPS_ERR);
+	RC_CHECK_EQ(rc_qp_state(a->qp), DR_QPS_ERR);
 	rc_buf_free(&src);
 	rc_disconnect(e);
 }
@@ -162,7 +162,7 @@ test_retry_exceeded(struct rc_env *e, uint8_t retry_cnt)
 		     retry_cnt, e->dropped[RC_A2B]);
 	/* at least retry_cnt + 1 timeouts of 1.05 ms */
 	RC_CHECK((t1 - t0) * 1000000 / rte_get_timer_hz() >= 1048u * (retry_cnt + 1u));
-	RC_CHECK_EQ(a->qp->state, DR_QPS_ERR);
+	RC_CHECK_EQ(rc_qp_state(a->qp), DR_QPS_ERR);
 	rc_buf_free(&src);
 	rc_disconnect(e);
 }
@@ -203,8 +203,8 @@ check_class_c(struct rc_env *e, enum dr_wr_opcode op, int mr_access, uint64_t ro
 	RC_CHECK_MSG(sw.n >= 2 && sw.wc[1].wr_id == 2 && sw.wc[1].status == DR_WC_WR_FLUSH_ERR, "%s: flush", tag);
 	RC_CHECK_MSG(rw.n == 1 && rw.wc[0].wr_id == 10 && rw.wc[0].status == DR_WC_WR_FLUSH_ERR,
 		     "%s: responder's receive WQE not flushed", tag);
-	RC_CHECK_MSG(a->qp->state == DR_QPS_ERR && b->qp->state == DR_QPS_ERR, "%s: QP states %d %d", tag,
-		     a->qp->state, b->qp->state);
+	RC_CHECK_MSG(rc_qp_state(a->qp) == DR_QPS_ERR && rc_qp_state(b->qp) == DR_QPS_ERR, "%s: QP states %d %d", tag,
+		     rc_qp_state(a->qp), rc_qp_state(b->qp));
 	rc_buf_free(&lb);
 	rc_buf_free(&rb);
 }
@@ -278,7 +278,7 @@ static bool
 qp_b_in_err(struct rc_env *e, void *arg)
 {
 	RTE_SET_USED(arg);
-	return e->s[1].qp->state == DR_QPS_ERR;
+	return rc_qp_state(e->s[1].qp) == DR_QPS_ERR;
 }
 
 /*
@@ -348,7 +348,7 @@ test_class_c_nak_deferred(struct rc_env *e)
 		     sw.n >= 1 ? dr_wc_status_str(sw.wc[0].status) : "-");
 	RC_CHECK_EQ(count_log(e, RC_B2A, DR_OPCODE(RC, ACK), DR_AETH_NAK), 1);
 	RC_CHECK(!bq->resp.final_nak_pending);
-	RC_CHECK_EQ(a->qp->state, DR_QPS_ERR);
+	RC_CHECK_EQ(rc_qp_state(a->qp), DR_QPS_ERR);
 	rc_buf_free(&lb);
 	rc_buf_free(&rb);
 	rc_disconnect(e);
@@ -380,7 +380,7 @@ test_recv_too_small(struct rc_env *e)
 	RC_CHECK(sw.n == 1 && sw.wc[0].status == DR_WC_REM_INV_REQ_ERR);
 	RC_CHECK(rw.n == 2 && rw.wc[0].wr_id == 5 && rw.wc[0].status == DR_WC_LOC_LEN_ERR);
 	RC_CHECK(rw.n == 2 && rw.wc[1].wr_id == 6 && rw.wc[1].status == DR_WC_WR_FLUSH_ERR);
-	RC_CHECK(a->qp->state == DR_QPS_ERR && b->qp->state == DR_QPS_ERR);
+	RC_CHECK(rc_qp_state(a->qp) == DR_QPS_ERR && rc_qp_state(b->qp) == DR_QPS_ERR);
 	rc_buf_free(&lb);
 	rc_buf_free(&rb);
 	rc_disconnect(e);

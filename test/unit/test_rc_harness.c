@@ -28,10 +28,11 @@ unsigned int rc_passed, rc_failed;
 #define RC_RING_SIZE 8192
 
 /*
- * The progress mode of both contexts: DR_TEST_MODE=inline (default) or rtc,
- * DR_TEST_WORKERS workers per context in rtc mode (default 1). In rtc mode
- * the main lcore (the wire) runs on the first CPU we may use, the workers of
- * both contexts on the second (all yielding when idle), or all on one CPU.
+ * The progress mode of both contexts: DR_TEST_MODE=inline (default), rtc or
+ * pipeline; DR_TEST_WORKERS workers (pipeline: groups of three lcores) per
+ * context (default 1). With engine lcores the main lcore (the wire) runs on
+ * the first CPU we may use, the lcores of both contexts on the second (all
+ * yielding when idle), or all on one CPU.
  */
 static enum dr_progress_mode test_mode = DR_PROGRESS_INLINE;
 static unsigned int test_workers = 1;
@@ -45,6 +46,8 @@ mode_from_env(void)
 		test_mode = DR_PROGRESS_INLINE;
 	else if (strcmp(m, "rtc") == 0)
 		test_mode = DR_PROGRESS_RTC;
+	else if (strcmp(m, "pipeline") == 0)
+		test_mode = DR_PROGRESS_PIPELINE;
 	else
 		return -1;
 	if (w != NULL) {
@@ -76,13 +79,25 @@ lcores_arg(char *buf, size_t len)
 		c0 = 0;
 	if (c1 < 0)
 		c1 = c0;
-	snprintf(buf, len, "--lcores=0@%d,(1-%u)@%d", c0, 2 * test_workers, c1);
+	snprintf(buf, len, "--lcores=0@%d,(1-%u)@%d", c0,
+		 2 * test_workers * (test_mode == DR_PROGRESS_PIPELINE ? 3 : 1), c1);
 }
 
 const char *
 rc_mode_name(void)
 {
-	return test_mode == DR_PROGRESS_RTC ? "rtc" : "inline";
+	return test_mode == DR_PROGRESS_RTC ? "rtc" : test_mode == DR_PROGRESS_PIPELINE ? "pipeline" : "inline";
+}
+
+enum dr_qp_state
+rc_qp_state(struct dr_qp *qp)
+{
+	struct dr_qp_init_attr ia;
+	struct dr_qp_attr at;
+
+	if (dr_query_qp(qp, &at, DR_QP_STATE, &ia) != 0)
+		return (enum dr_qp_state)-1;
+	return at.qp_state;
 }
 
 static int
@@ -94,11 +109,11 @@ eal_start(const char *prog)
 	int argc = 0, i;
 
 	if (mode_from_env() != 0) {
-		fprintf(stderr, "DR_TEST_MODE must be inline or rtc, DR_TEST_WORKERS 1..4\n");
+		fprintf(stderr, "DR_TEST_MODE must be inline, rtc or pipeline, DR_TEST_WORKERS 1..4\n");
 		return -1;
 	}
 	snprintf(args[argc++], sizeof(args[0]), "%s", prog);
-	if (test_mode == DR_PROGRESS_RTC)
+	if (test_mode != DR_PROGRESS_INLINE)
 		lcores_arg(args[argc++], sizeof(args[0]));
 	snprintf(args[argc++], sizeof(args[0]), "--no-huge");
 	snprintf(args[argc++], sizeof(args[0]), "-m512");
@@ -146,7 +161,7 @@ side_open(struct rc_side *s, rte_be32_t ip, uint32_t link_mtu)
 	a.nb_rx_desc = 1024;
 	a.nb_tx_desc = 1024;
 	a.mode = test_mode;
-	if (test_mode == DR_PROGRESS_RTC) {
+	if (test_mode != DR_PROGRESS_INLINE) {
 		a.nb_workers = (uint16_t)test_workers;
 		a.idle = DR_IDLE_YIELD;     /* the workers of both sides share a CPU */
 	}

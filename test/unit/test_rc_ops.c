@@ -252,7 +252,7 @@ test_psn_wrap(struct rc_env *e)
 		snprintf(tag, sizeof(tag), "PSN wrap %s", op_name(ops[i]));
 		rc_xfer_run(e, &x, tag);
 	}
-	RC_CHECK(e->s[0].qp->state == DR_QPS_RTS);
+	RC_CHECK(rc_qp_state(e->s[0].qp) == DR_QPS_RTS);
 	rc_disconnect(e);
 }
 

@@ -493,7 +493,7 @@ test_async_events(struct rc_env *e)
 	RC_CHECK_EQ(poll(&pfd, 1, 0), 1);
 	RC_CHECK_EQ(dr_get_async_event(b->ctx, &ev), 0);
 	RC_CHECK(ev.event_type == DR_EVENT_QP_REQ_ERR && ev.element.qp == b->qp);
-	RC_CHECK_EQ(b->qp->state, DR_QPS_ERR);
+	RC_CHECK_EQ(rc_qp_state(b->qp), DR_QPS_ERR);
 	RC_CHECK_EQ(poll(&pfd, 1, 0), 0);
 	RC_CHECK_EQ(strcmp(dr_event_type_str(ev.event_type), "invalid request local work queue error"), 0);
 	RC_CHECK_EQ(dr_destroy_qp(b->qp), -EBUSY);

@@ -225,8 +225,8 @@ test_silent_drops(struct rc_env *e)
 	rc_run(e, 5000, NULL, NULL);
 	RC_CHECK_EQ(rc_poll(b->rcq, &rw), 0);
 	RC_CHECK_EQ(dr_ctx_stats_sum(b->ctx).rx_dropped, 1 + 2 + 1);
-	RC_CHECK_EQ(b->qp->state, DR_QPS_RTS);
-	RC_CHECK_EQ(a->qp->state, DR_QPS_RTS);
+	RC_CHECK_EQ(rc_qp_state(b->qp), DR_QPS_RTS);
+	RC_CHECK_EQ(rc_qp_state(a->qp), DR_QPS_RTS);
 	RC_CHECK(dst.p[0] == 0 && dst.p[4095] == 0);
 	/* and it still works */
 	RC_CHECK_EQ(recv_at(b, 9, &dst, 0, 4096), 0);
@@ -256,7 +256,7 @@ test_silent_drops(struct rc_env *e)
 	rc_run(e, 5000, NULL, NULL);
 	RC_CHECK_EQ(dr_ctx_stats_sum(b->ctx).rx_dropped, 1);
 	RC_CHECK_EQ(dst.p[0], 0);
-	RC_CHECK_EQ(b->qp->state, DR_QPS_RTS);
+	RC_CHECK_EQ(rc_qp_state(b->qp), DR_QPS_RTS);
 	rc_buf_free(&src);
 	rc_buf_free(&dst);
 	rc_disconnect(e);
@@ -291,8 +291,8 @@ test_recv_too_small(struct rc_env *e)
 		RC_CHECK_EQ(rw.wc[1].wr_id, 2);
 		RC_CHECK_EQ(rw.wc[1].status, DR_WC_WR_FLUSH_ERR);
 	}
-	RC_CHECK_EQ(b->qp->state, DR_QPS_ERR);
-	RC_CHECK_EQ(a->qp->state, DR_QPS_RTS);
+	RC_CHECK_EQ(rc_qp_state(b->qp), DR_QPS_ERR);
+	RC_CHECK_EQ(rc_qp_state(a->qp), DR_QPS_RTS);
 	rc_buf_free(&src);
 	rc_buf_free(&dst);
 	rc_disconnect(e);

@@ -225,8 +225,8 @@ test_drops(struct rc_env *e)
 	RC_CHECK_EQ(sw.n, 7);
 	for (unsigned int i = 0; i < sw.n; i++)
 		RC_CHECK_EQ(sw.wc[i].status, DR_WC_SUCCESS);
-	RC_CHECK_EQ(a->qp->state, DR_QPS_RTS);
-	RC_CHECK_EQ(b->qp->state, DR_QPS_RTS);
+	RC_CHECK_EQ(rc_qp_state(a->qp), DR_QPS_RTS);
+	RC_CHECK_EQ(rc_qp_state(b->qp), DR_QPS_RTS);
 	RC_CHECK_EQ(dr_destroy_ah(ah), 0);
 	rc_buf_free(&src);
 	rc_buf_free(&dst);
@@ -262,7 +262,7 @@ test_recv_too_small(struct rc_env *e)
 	RC_CHECK_EQ(ud_send(a, 1, DR_WR_SEND, &sge, 1, 0, ah, b->qp->qp_num, QKEY, 0), 0);
 	RC_CHECK(rc_wait_wcs(e, b->rcq, &rw, 2, 2000000));
 	RC_CHECK(rw.n == 2 && rw.wc[0].status == DR_WC_LOC_LEN_ERR && rw.wc[1].status == DR_WC_WR_FLUSH_ERR);
-	RC_CHECK_EQ(b->qp->state, DR_QPS_ERR);
+	RC_CHECK_EQ(rc_qp_state(b->qp), DR_QPS_ERR);
 	RC_CHECK(rc_wait_wcs(e, a->scq, &sw, 1, 2000000));
 	RC_CHECK(sw.n == 1 && sw.wc[0].status == DR_WC_SUCCESS);
 	RC_CHECK_EQ(dr_destroy_ah(ah), 0);

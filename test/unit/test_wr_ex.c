@@ -238,7 +238,7 @@ batch_refused(struct rc_env *e, const char *why, int want, void (*bad)(struct dr
 	RC_CHECK_MSG(sq_used(a->qp) == before, "%s: something was posted", why);
 	rc_run(e, 2000, NULL, NULL);
 	RC_CHECK_MSG(rc_poll(a->scq, &sw) == 0, "%s: %u completions", why, sw.n);
-	RC_CHECK_EQ(a->qp->state, DR_QPS_RTS);
+	RC_CHECK_EQ(rc_qp_state(a->qp), DR_QPS_RTS);
 }
 
 static void bad_too_many_sges(struct dr_qp_ex *qx)

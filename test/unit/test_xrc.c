@@ -289,7 +289,7 @@ xrc_refused(struct rc_env *e, const char *why, int which)
 	RC_CHECK(rc_wait_wcs(e, x.acq, &sw, 1, 2000000));
 	RC_CHECK_MSG(sw.n == 1 && sw.wc[0].status == DR_WC_REM_INV_REQ_ERR, "%s: %s", why,
 		     sw.n ? dr_wc_status_str(sw.wc[0].status) : "-");
-	RC_CHECK_EQ(x.tgt->state, DR_QPS_ERR);
+	RC_CHECK_EQ(rc_qp_state(x.tgt), DR_QPS_ERR);
 	teardown(e, &x);
 }
 

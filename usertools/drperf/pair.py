@@ -94,18 +94,20 @@ def engine(mode, workers=1, queues=None, cpus=None):
     server lcores, client lcores). inline: no args, each side on its own CPU
     (default_lcores()). rtc: each side's main lcore and its `workers` worker
     lcores mapped onto that side's CPU (--lcores '(0-W)@C'), the workers
-    yielding when idle (they share the CPU with the main lcore); `queues`
+    yielding when idle (they share the CPU with the main lcore); pipeline: the
+    same with `workers` groups of 3 lcores (rx, tx, completion); `queues`
     port queue pairs (memif pairs queues one to one: give both sides the same)."""
     server_cpu, client_cpu = default_lcores(cpus)
     if mode == "inline":
         return [], server_cpu, client_cpu
-    if mode != "rtc":
+    if mode not in ("rtc", "pipeline"):
         raise ValueError("unknown engine mode %r" % mode)
+    lcores = workers * (3 if mode == "pipeline" else 1)
 
     def mapping(spec):
         cpu = spec.split("@")[-1]
-        return "(0-%d)@%s" % (workers, cpu)
-    args = ["--mode", "rtc", "--workers", str(workers), "--idle", "yield"]
+        return "(0-%d)@%s" % (lcores, cpu)
+    args = ["--mode", mode, "--workers", str(workers), "--idle", "yield"]
     if queues:
         args += ["--queues", str(queues)]
     return args, mapping(server_cpu), mapping(client_cpu)
