@@ -154,7 +154,7 @@ rx_one(struct dr_worker *wk, struct rte_mbuf *m)
 			return;
 		}
 		wk->stats.rx_not_roce++;
-		ctx->be->rx_other(ctx, m);
+		ctx->be->rx_other(&ctx->bport, m);
 		return;
 	}
 	if (v != RX_OK)
@@ -200,7 +200,7 @@ dr_engine_rx(struct dr_worker *wk)
 	 */
 	if (wk->rxq != DR_WK_NO_QUEUE) {
 		for (b = 0; b < DR_RX_BURSTS_PER_ROUND; b++) {
-			n = ctx->be->rx_burst(ctx, wk->rxq, pkts, DR_BURST);
+			n = ctx->be->rx_burst(&ctx->bport, wk->rxq, pkts, DR_BURST);
 			if (n == 0)
 				break;
 			wk->stats.rx_pkts += n;
