@@ -188,6 +188,11 @@ struct dr_port_attr {
 	int gid_tbl_len;
 	uint32_t max_msg_sz;
 	uint8_t link_layer;           /**< 2 = Ethernet */
+	/** IB width and speed as the kernel reports a RoCE port's for its
+	 *  Ethernet speed (ib_get_eth_speed()): width 1 = 1X, 2 = 4X; speed
+	 *  1 = SDR, 2 = DDR, 8 = FDR10, 32 = EDR. 1X SDR when unknown. */
+	uint8_t active_width;
+	uint8_t active_speed;
 };
 
 /** ibv_query_device(3). @return 0 or -errno. */

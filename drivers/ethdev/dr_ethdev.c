@@ -7,8 +7,11 @@
  * af_packet, tap, ring, a NIC), with no offload but multi-segment transmit.
  * Checksums and the ICRC are the transport's; this file configures the port,
  * moves bursts, and is the glue between the pure ARP/ND logic (dr_neigh.c,
- * dr_arp.c, dr_nd.c) and the context: it allocates the mbufs of the frames
- * that logic builds and queues them with dr_ctx_tx().
+ * dr_arp.c, dr_nd.c) and the library: it allocates the mbufs of the frames
+ * that logic builds and queues them with dr_backend_tx(). It sees of the
+ * context only its struct dr_backend_port (dr_backend.h), and registers
+ * itself (DR_BACKEND_REGISTER): the library never names it. rte_flow
+ * steering, where the PMD has it: dr_ethdev_flow.c.
  */
 
 #include <errno.h>
@@ -23,7 +26,7 @@
 #include <rte_spinlock.h>
 
 #include "dr_backend.h"
-#include "dr_context.h"
+#include "dr_ethdev_flow.h"
 #include "dr_log.h"
 #include "dr_neigh.h"
 #include "dr_pkt.h"
@@ -46,12 +49,13 @@ struct dr_ethdev_priv {
 	uint64_t tx_linearized;   /* chains copied into their first segment */
 	uint64_t tx_dropped;      /* chains too long for their first segment: freed */
 	uint64_t tx_nombuf;       /* no mbuf for an ARP/ND frame */
+	struct dr_ethdev_flows flows; /* rte_flow isolation and rules (dr_ethdev_flow.c) */
 };
 
 static inline struct dr_ethdev_priv *
-priv_of(const struct dr_context *ctx)
+priv_of(const struct dr_backend_port *bp)
 {
-	return ctx->be_priv;
+	return bp->priv;
 }
 
 /* Solicited-node multicast MAC 33:33:ff:xx:xx:xx of an IPv6 address (RFC 4291 2.7.1, RFC 2464 7). */
@@ -82,11 +86,11 @@ mc_add(struct rte_ether_addr *list, unsigned int n, const struct rte_ether_addr 
  * filter when the PMD has one, else all-multicast, else promiscuous.
  */
 static void
-enable_multicast(struct dr_context *ctx, struct dr_ethdev_priv *priv)
+enable_multicast(struct dr_backend_port *bp, struct dr_ethdev_priv *priv)
 {
 	static const uint8_t all_nodes[16] = { 0xFF, 0x02, [15] = 0x01 };
 	struct rte_ether_addr list[DR_ETHDEV_MAX_MC], mac;
-	uint16_t port = ctx->port_id;
+	uint16_t port = bp->port_id;
 	uint8_t ll[16] = { 0xFE, 0x80 };
 	unsigned int n = 0;
 	int ret;
@@ -94,17 +98,11 @@ enable_multicast(struct dr_context *ctx, struct dr_ethdev_priv *priv)
 	(void)dr_neigh_mcast_mac(all_nodes, &mac);
 	n = mc_add(list, n, &mac);
 	/* fe80::EUI-64: its low three bytes are the MAC's */
-	memcpy(ll + 13, ctx->mac.addr_bytes + 3, 3);
+	memcpy(ll + 13, bp->mac.addr_bytes + 3, 3);
 	sn_mac(ll, &mac);
 	n = mc_add(list, n, &mac);
-	for (unsigned int i = 0; i < ctx->attr.num_ipv6 && i < RTE_DIM(ctx->attr.ipv6_addr); i++) {
-		sn_mac(ctx->attr.ipv6_addr[i], &mac);
-		n = mc_add(list, n, &mac);
-	}
-	for (unsigned int i = 0; i < DR_MAX_GIDS; i++) {
-		if (!ctx->gid_valid[i] || dr_gid_is_ipv4(ctx->gid[i].raw))
-			continue;
-		sn_mac(ctx->gid[i].raw, &mac);
+	for (unsigned int i = 0; i < bp->attr->num_ipv6 && i < RTE_DIM(bp->attr->ipv6_addr); i++) {
+		sn_mac(bp->attr->ipv6_addr[i], &mac);
 		n = mc_add(list, n, &mac);
 	}
 
@@ -135,18 +133,46 @@ enable_multicast(struct dr_context *ctx, struct dr_ethdev_priv *priv)
 	       port, rte_strerror(-ret));
 }
 
-/* Configure 1 rx + 1 tx queue, set the MTU, start. Returns 0 or -errno. */
-static int
-configure_port(struct dr_context *ctx, struct dr_ethdev_priv *priv)
+/* Our addresses for the rte_flow ARP / ND rules: the IPv4 one, fe80::EUI-64 of the MAC, the IPv6 ones. */
+static void
+flow_addrs(const struct dr_backend_port *bp, struct dr_ethdev_flow_addrs *a)
 {
-	uint16_t port = ctx->port_id, nb_rxd, nb_txd, mtu, nq, q;
+	struct rte_ether_addr mac;
+	uint8_t *ll;
+
+	memset(a, 0, sizeof(*a));
+	a->ipv4 = bp->attr->ipv4_addr;
+	if (rte_eth_macaddr_get(bp->port_id, &mac) == 0 && !rte_is_zero_ether_addr(&mac)) {
+		ll = a->ipv6[a->num_ipv6++];
+		ll[0] = 0xFE;
+		ll[1] = 0x80;
+		ll[8] = mac.addr_bytes[0] ^ 0x02;
+		memcpy(ll + 9, mac.addr_bytes + 1, 2);
+		ll[11] = 0xFF;
+		ll[12] = 0xFE;
+		memcpy(ll + 13, mac.addr_bytes + 3, 3);
+	}
+	for (unsigned int i = 0; i < bp->attr->num_ipv6 && a->num_ipv6 < DR_ETHDEV_FLOW_IPV6; i++)
+		memcpy(a->ipv6[a->num_ipv6++], bp->attr->ipv6_addr[i], 16);
+}
+
+/*
+ * Configure up to bp->nb_queues queue pairs (RSS on UDP over them where the
+ * PMD has it), flow isolation where the PMD has rte_flow, set the MTU,
+ * start, steer RoCEv2 / ARP / ND with rte_flow when isolated. 0 or -errno.
+ */
+static int
+configure_port(struct dr_backend_port *bp, struct dr_ethdev_priv *priv)
+{
+	uint16_t port = bp->port_id, nb_rxd, nb_txd, mtu, nq, q;
+	struct dr_ethdev_flow_addrs addrs;
 	bool rss;
 	struct rte_eth_dev_info info;
 	struct rte_eth_conf conf;
 	uint32_t room, frame;
 	int socket, ret;
 
-	if (ctx->pool == NULL) {
+	if (bp->pool == NULL) {
 		DR_LOG(drv, ERR, "port %u: no mbuf pool for the rx queue", port);
 		return -EINVAL;
 	}
@@ -165,9 +191,9 @@ configure_port(struct dr_context *ctx, struct dr_ethdev_priv *priv)
 		       port, info.driver_name);
 	}
 	/* a frame of the link MTU must fit the pool's mbufs, or be scattered */
-	mtu = ctx->attr.mtu != 0 ? (uint16_t)ctx->attr.mtu : RTE_ETHER_MTU;
+	mtu = bp->attr->mtu != 0 ? (uint16_t)bp->attr->mtu : RTE_ETHER_MTU;
 	frame = (uint32_t)mtu + RTE_ETHER_HDR_LEN + RTE_VLAN_HLEN + RTE_ETHER_CRC_LEN;
-	room = rte_pktmbuf_data_room_size(ctx->pool);
+	room = rte_pktmbuf_data_room_size(bp->pool);
 	room = room > RTE_PKTMBUF_HEADROOM ? room - RTE_PKTMBUF_HEADROOM : 0;
 	if (frame > room) {
 		if (info.rx_offload_capa & RTE_ETH_RX_OFFLOAD_SCATTER)
@@ -177,30 +203,25 @@ configure_port(struct dr_context *ctx, struct dr_ethdev_priv *priv)
 			       "port %u: %u-byte frames exceed the %u-byte mbufs and the PMD has no scatter",
 			       port, frame, room);
 	}
-	/* a queue pair per worker, as far as the PMD goes; RSS on UDP (RoCEv2's source port is
-	 * per-QP entropy) spreads flows over them, the workers redirect what lands elsewhere */
+	/* the queue pairs the library asked for, as far as the PMD goes; RSS on UDP (RoCEv2's
+	 * source port is per-QP entropy) spreads flows over them, the workers redirect the rest */
 	rss = (info.flow_type_rss_offloads & DR_ETHDEV_RSS_UDP) != 0;
-	if (ctx->attr.nb_queues != 0)
-		nq = RTE_MIN(ctx->attr.nb_queues, ctx->nb_groups);
-	else
-		nq = rss ? ctx->nb_groups : 1;     /* without RSS a peer's queues decide ours */
-	nq = RTE_MIN(nq, RTE_MIN(info.max_rx_queues, info.max_tx_queues));
+	nq = RTE_MIN(bp->nb_queues, RTE_MIN(info.max_rx_queues, info.max_tx_queues));
 	if (nq == 0)
 		nq = 1;
 	if (nq > 1 && rss) {
 		conf.rxmode.mq_mode = RTE_ETH_MQ_RX_RSS;
 		conf.rx_adv_conf.rss_conf.rss_hf = info.flow_type_rss_offloads & DR_ETHDEV_RSS_UDP;
 	}
-	if (nq < ctx->nb_groups)
-		DR_LOG(drv, INFO, "port %u (%s): %u queue pairs for %u workers%s: the others go through "
-		       "software rings", port, info.driver_name, nq, ctx->nb_groups,
-		       rss ? "" : " (no RSS on UDP)");
+	if (nq < bp->nb_queues)
+		DR_LOG(drv, INFO, "port %u (%s): %u queue pairs of the %u asked", port, info.driver_name, nq,
+		       bp->nb_queues);
 	ret = rte_eth_dev_configure(port, nq, nq, &conf);
 	if (ret != 0) {
 		DR_LOG(drv, ERR, "port %u: configure: %s", port, rte_strerror(-ret));
 		return ret;
 	}
-	if (ctx->attr.mtu != 0) {
+	if (bp->attr->mtu != 0) {
 		ret = rte_eth_dev_set_mtu(port, mtu);
 		if (ret == -ENOTSUP) {
 			DR_LOG(drv, DEBUG, "port %u (%s): the PMD has no mtu_set", port, info.driver_name);
@@ -212,8 +233,8 @@ configure_port(struct dr_context *ctx, struct dr_ethdev_priv *priv)
 			return ret;
 		}
 	}
-	nb_rxd = ctx->attr.nb_rx_desc != 0 ? ctx->attr.nb_rx_desc : DR_ETHDEV_DEFAULT_DESC;
-	nb_txd = ctx->attr.nb_tx_desc != 0 ? ctx->attr.nb_tx_desc : DR_ETHDEV_DEFAULT_DESC;
+	nb_rxd = bp->attr->nb_rx_desc != 0 ? bp->attr->nb_rx_desc : DR_ETHDEV_DEFAULT_DESC;
+	nb_txd = bp->attr->nb_tx_desc != 0 ? bp->attr->nb_tx_desc : DR_ETHDEV_DEFAULT_DESC;
 	ret = rte_eth_dev_adjust_nb_rx_tx_desc(port, &nb_rxd, &nb_txd);
 	if (ret != 0) {
 		DR_LOG(drv, ERR, "port %u: descriptor counts: %s", port, rte_strerror(-ret));
@@ -222,20 +243,21 @@ configure_port(struct dr_context *ctx, struct dr_ethdev_priv *priv)
 	socket = rte_eth_dev_socket_id(port);
 	if (socket < 0)
 		socket = SOCKET_ID_ANY;
-	ctx->rx_queue = 0;
-	ctx->tx_queue = 0;
-	ctx->nb_rxq = nq;
-	ctx->nb_txq = nq;
+	bp->rx_queue = 0;
+	bp->tx_queue = 0;
+	bp->nb_rxq = nq;
+	bp->nb_txq = nq;
+	bp->rss_udp = nq > 1 && rss;
 	for (q = 0; q < nq && ret == 0; q++)
-		ret = rte_eth_rx_queue_setup(port, q, nb_rxd, (unsigned int)socket, NULL, ctx->pool);
+		ret = rte_eth_rx_queue_setup(port, q, nb_rxd, (unsigned int)socket, NULL, bp->pool);
 	if (ret != 0) {
 		DR_LOG(drv, ERR, "port %u: rx queue of %u: %s", port, nb_rxd, rte_strerror(-ret));
 		/* its UMEM is the pool: every mbuf must fit a 4 KiB page (tried: 3840 works, 3904 not) */
 		if (strcmp(info.driver_name, "net_af_xdp") == 0 &&
-		    rte_pktmbuf_data_room_size(ctx->pool) > DR_ETHDEV_AF_XDP_MAX_ROOM)
+		    rte_pktmbuf_data_room_size(bp->pool) > DR_ETHDEV_AF_XDP_MAX_ROOM)
 			DR_LOG(drv, ERR, "port %u: net_af_xdp needs mbufs of at most %u bytes of data room "
 			       "(the application's pool: %u)", port, DR_ETHDEV_AF_XDP_MAX_ROOM,
-			       rte_pktmbuf_data_room_size(ctx->pool));
+			       rte_pktmbuf_data_room_size(bp->pool));
 		return ret;
 	}
 	for (q = 0; q < nq && ret == 0; q++)
@@ -244,22 +266,32 @@ configure_port(struct dr_context *ctx, struct dr_ethdev_priv *priv)
 		DR_LOG(drv, ERR, "port %u: tx queue of %u: %s", port, nb_txd, rte_strerror(-ret));
 		return ret;
 	}
+	/* rte_flow: isolated mode when the PMD validates our rules (the port configured, stopped) */
+	flow_addrs(bp, &addrs);
+	dr_ethdev_flow_isolate(port, nq, &addrs, &priv->flows);
 	ret = rte_eth_dev_start(port);
 	if (ret != 0) {
 		DR_LOG(drv, ERR, "port %u: start: %s", port, rte_strerror(-ret));
+		dr_ethdev_flow_release(port, &priv->flows);
 		return ret;
 	}
 	priv->configured = true;
-	DR_LOG(drv, INFO, "port %u (%s): started, %u queue pairs of %u rx / %u tx descriptors", port,
-	       info.driver_name, nq, nb_rxd, nb_txd);
+	/* in isolated mode nothing arrives without rules: steer ours, or leave isolated mode */
+	ret = dr_ethdev_flow_steer(port, nq, &priv->flows);
+	if (ret != 0)
+		return ret;
+	bp->flow_isolated = priv->flows.isolated;
+	DR_LOG(drv, INFO, "port %u (%s): started, %u queue pairs of %u rx / %u tx descriptors%s%s", port,
+	       info.driver_name, nq, nb_rxd, nb_txd, bp->rss_udp ? ", RSS on UDP" : "",
+	       bp->flow_isolated ? ", flow-isolated" : "");
 	return 0;
 }
 
 /* Use queues of a port the application configured and started. */
 static int
-use_port(struct dr_context *ctx, struct dr_ethdev_priv *priv)
+use_port(struct dr_backend_port *bp, struct dr_ethdev_priv *priv)
 {
-	uint16_t port = ctx->port_id;
+	uint16_t port = bp->port_id;
 	struct rte_eth_dev_info info;
 	struct rte_eth_conf conf;
 	int ret;
@@ -271,18 +303,20 @@ use_port(struct dr_context *ctx, struct dr_ethdev_priv *priv)
 		DR_LOG(drv, ERR, "port %u: device info: %s", port, rte_strerror(-ret));
 		return ret;
 	}
-	if (ctx->attr.rx_queue >= info.nb_rx_queues || ctx->attr.tx_queue >= info.nb_tx_queues) {
+	if (bp->attr->rx_queue >= info.nb_rx_queues || bp->attr->tx_queue >= info.nb_tx_queues) {
 		DR_LOG(drv, ERR, "port %u: queues rx %u / tx %u, the port has %u / %u", port,
-		       ctx->attr.rx_queue, ctx->attr.tx_queue, info.nb_rx_queues, info.nb_tx_queues);
+		       bp->attr->rx_queue, bp->attr->tx_queue, info.nb_rx_queues, info.nb_tx_queues);
 		return -EINVAL;
 	}
-	ctx->rx_queue = ctx->attr.rx_queue;
-	ctx->tx_queue = ctx->attr.tx_queue;
-	/* one queue per worker from the first ones given, as far as the port has them */
-	ctx->nb_rxq = (uint16_t)RTE_MIN((unsigned int)ctx->nb_groups,
-					(unsigned int)(info.nb_rx_queues - ctx->rx_queue));
-	ctx->nb_txq = (uint16_t)RTE_MIN((unsigned int)ctx->nb_groups,
-					(unsigned int)(info.nb_tx_queues - ctx->tx_queue));
+	bp->rx_queue = bp->attr->rx_queue;
+	bp->tx_queue = bp->attr->tx_queue;
+	/* up to nb_queues from the first ones given, as far as the port has them */
+	bp->nb_rxq = (uint16_t)RTE_MIN((unsigned int)bp->nb_queues,
+				       (unsigned int)(info.nb_rx_queues - bp->rx_queue));
+	bp->nb_txq = (uint16_t)RTE_MIN((unsigned int)bp->nb_queues,
+				       (unsigned int)(info.nb_tx_queues - bp->tx_queue));
+	bp->rss_udp = bp->nb_rxq > 1 && conf.rxmode.mq_mode == RTE_ETH_MQ_RX_RSS &&
+		      (conf.rx_adv_conf.rss_conf.rss_hf & DR_ETHDEV_RSS_UDP) != 0;
 	priv->tx_multi_seg = (conf.txmode.offloads & RTE_ETH_TX_OFFLOAD_MULTI_SEGS) != 0;
 	if (!priv->tx_multi_seg)
 		DR_LOG(drv, NOTICE, "port %u: multi-segment transmit not enabled: chains are linearized", port);
@@ -312,42 +346,57 @@ give_mac(uint16_t port, struct rte_ether_addr *mac)
 	return rte_eth_macaddr_get(port, mac);
 }
 
-static int
-ethdev_open(struct dr_context *ctx)
+/* Stop (and leave isolated mode on) a port open configured, after a failure or at close. */
+static void
+unconfigure(uint16_t port, struct dr_ethdev_priv *priv)
 {
-	uint16_t port = ctx->port_id, mtu = 0;
+	int ret;
+
+	dr_ethdev_flow_release(port, &priv->flows);
+	ret = rte_eth_dev_stop(port);
+	if (ret != 0)
+		DR_LOG(drv, WARNING, "port %u: stop: %s", port, rte_strerror(-ret));
+	priv->configured = false;
+}
+
+static int
+ethdev_open(struct dr_backend_port *bp)
+{
+	uint16_t port = bp->port_id, mtu = 0;
 	struct dr_ethdev_priv *priv;
 	uint64_t hz;
 	int socket, ret;
 
 	if (!rte_eth_dev_is_valid_port(port))
 		return -ENODEV;
-	if (ctx->attr.mtu > UINT16_MAX) {
-		DR_LOG(drv, ERR, "port %u: MTU %u above %u", port, ctx->attr.mtu, UINT16_MAX);
+	if (bp->attr->mtu > UINT16_MAX) {
+		DR_LOG(drv, ERR, "port %u: MTU %u above %u", port, bp->attr->mtu, UINT16_MAX);
 		return -EINVAL;
 	}
+	if (bp->nb_queues == 0)
+		bp->nb_queues = 1;
 	socket = rte_eth_dev_socket_id(port);
 	priv = rte_zmalloc_socket("dr_ethdev", sizeof(*priv), RTE_CACHE_LINE_SIZE,
 				  socket < 0 ? SOCKET_ID_ANY : socket);
 	if (priv == NULL)
 		return -ENOMEM;
-	hz = ctx->tsc_hz != 0 ? ctx->tsc_hz : rte_get_tsc_hz();
+	hz = bp->tsc_hz != 0 ? bp->tsc_hz : rte_get_tsc_hz();
 	dr_neigh_init(&priv->neigh, hz / 1000 * DR_NEIGH_RETRY_MS);
 	rte_spinlock_init(&priv->neigh_lock);
 
-	ret = ctx->attr.configure_port ? configure_port(ctx, priv) : use_port(ctx, priv);
+	ret = bp->attr->configure_port ? configure_port(bp, priv) : use_port(bp, priv);
 	if (ret != 0)
 		goto fail;
-	ret = rte_eth_macaddr_get(port, &ctx->mac);
-	if (ret == 0 && rte_is_zero_ether_addr(&ctx->mac) && ctx->attr.configure_port)
-		ret = give_mac(port, &ctx->mac);
+	ret = rte_eth_macaddr_get(port, &bp->mac);
+	if (ret == 0 && rte_is_zero_ether_addr(&bp->mac) && bp->attr->configure_port)
+		ret = give_mac(port, &bp->mac);
 	if (ret == 0)
 		ret = rte_eth_dev_get_mtu(port, &mtu);
 	if (ret != 0) {
 		DR_LOG(drv, ERR, "port %u: MAC / MTU: %s", port, rte_strerror(-ret));
 		goto fail;
 	}
-	if (rte_is_zero_ether_addr(&ctx->mac))
+	if (rte_is_zero_ether_addr(&bp->mac))
 		DR_LOG(drv, WARNING,
 		       "port %u: MAC 00:00:00:00:00:00: peers cannot resolve us (use static neighbours)", port);
 	/*
@@ -359,30 +408,30 @@ ethdev_open(struct dr_context *ctx)
 	 * have no mtu_set; ring carries any mbuf, memif any frame its chained
 	 * buffers and the receiver's mbufs hold).
 	 */
-	ctx->link_mtu = ctx->attr.mtu != 0 ? ctx->attr.mtu : mtu;
-	if (ctx->attr.mtu != 0 && ctx->attr.mtu != mtu)
+	bp->mtu = bp->attr->mtu != 0 ? bp->attr->mtu : mtu;
+	if (bp->attr->mtu != 0 && bp->attr->mtu != mtu)
 		DR_LOG(drv, INFO, "port %u: the port reports MTU %u, using %u as given", port, mtu,
-		       ctx->attr.mtu);
-	if (ctx->attr.configure_port)
-		enable_multicast(ctx, priv);
-	ctx->be_priv = priv;
-	DR_LOG(drv, INFO, "port %u: MAC " RTE_ETHER_ADDR_PRT_FMT ", MTU %u, queues rx %u / tx %u",
-	       port, RTE_ETHER_ADDR_BYTES(&ctx->mac), ctx->link_mtu, ctx->rx_queue, ctx->tx_queue);
+		       bp->attr->mtu);
+	if (bp->attr->configure_port)
+		enable_multicast(bp, priv);
+	bp->priv = priv;
+	DR_LOG(drv, INFO, "port %u: MAC " RTE_ETHER_ADDR_PRT_FMT ", MTU %u, queues rx %u+%u / tx %u+%u",
+	       port, RTE_ETHER_ADDR_BYTES(&bp->mac), bp->mtu, bp->rx_queue, bp->nb_rxq, bp->tx_queue,
+	       bp->nb_txq);
 	return 0;
 
 fail:
-	if (priv->configured) {
-		(void)rte_eth_dev_stop(port);
-		priv->configured = false;
-	}
+	if (priv->configured)
+		unconfigure(port, priv);
 	rte_free(priv);
 	return ret;
 }
 
 static void
-ethdev_close(struct dr_context *ctx)
+ethdev_close(struct dr_backend_port *bp)
 {
-	struct dr_ethdev_priv *priv = priv_of(ctx);
+	struct dr_ethdev_priv *priv = priv_of(bp);
+	uint16_t port = bp->port_id;
 	int ret;
 
 	if (priv == NULL)
@@ -390,33 +439,31 @@ ethdev_close(struct dr_context *ctx)
 	if (priv->configured) {
 		/* some PMDs (af_packet, af_xdp, tap) leave the kernel interface's flags as we set them */
 		if (priv->set_promisc)
-			(void)rte_eth_promiscuous_disable(ctx->port_id);
+			(void)rte_eth_promiscuous_disable(port);
 		if (priv->set_allmulti)
-			(void)rte_eth_allmulticast_disable(ctx->port_id);
-		ret = rte_eth_dev_stop(ctx->port_id);
+			(void)rte_eth_allmulticast_disable(port);
+		unconfigure(port, priv);
+		ret = rte_eth_dev_close(port);
 		if (ret != 0)
-			DR_LOG(drv, WARNING, "port %u: stop: %s", ctx->port_id, rte_strerror(-ret));
-		ret = rte_eth_dev_close(ctx->port_id);
-		if (ret != 0)
-			DR_LOG(drv, WARNING, "port %u: close: %s", ctx->port_id, rte_strerror(-ret));
+			DR_LOG(drv, WARNING, "port %u: close: %s", port, rte_strerror(-ret));
 	}
 	DR_LOG(drv, DEBUG, "port %u: neighbours %u, ARP/ND rx %" PRIu64 "/%" PRIu64 " malformed %" PRIu64
-	       ", tx linearized %" PRIu64 " dropped %" PRIu64, ctx->port_id, priv->neigh.count,
+	       ", tx linearized %" PRIu64 " dropped %" PRIu64, port, priv->neigh.count,
 	       priv->neigh.stats.arp_rx, priv->neigh.stats.nd_rx, priv->neigh.stats.malformed,
 	       priv->tx_linearized, priv->tx_dropped);
 	rte_free(priv);
-	ctx->be_priv = NULL;
+	bp->priv = NULL;
 }
 
 static uint16_t
-ethdev_rx_burst(struct dr_context *ctx, uint16_t queue, struct rte_mbuf **pkts, uint16_t n)
+ethdev_rx_burst(struct dr_backend_port *bp, uint16_t queue, struct rte_mbuf **pkts, uint16_t n)
 {
-	return rte_eth_rx_burst(ctx->port_id, queue, pkts, n);
+	return rte_eth_rx_burst(bp->port_id, queue, pkts, n);
 }
 
 /* The port takes no chains: copy each into its first segment, free those that do not fit. */
 static uint16_t
-tx_burst_linear(struct dr_context *ctx, uint16_t queue, struct dr_ethdev_priv *priv, struct rte_mbuf **pkts,
+tx_burst_linear(uint16_t port, uint16_t queue, struct dr_ethdev_priv *priv, struct rte_mbuf **pkts,
 		uint16_t n)
 {
 	uint16_t done = 0;
@@ -432,7 +479,7 @@ tx_burst_linear(struct dr_context *ctx, uint16_t queue, struct dr_ethdev_priv *p
 			__atomic_fetch_add(&priv->tx_linearized, 1, __ATOMIC_RELAXED);
 		}
 		if (i > done) {
-			uint16_t sent = rte_eth_tx_burst(ctx->port_id, queue, pkts + done, i - done);
+			uint16_t sent = rte_eth_tx_burst(port, queue, pkts + done, i - done);
 
 			done += sent;
 			if (done < i)
@@ -448,35 +495,35 @@ tx_burst_linear(struct dr_context *ctx, uint16_t queue, struct dr_ethdev_priv *p
 }
 
 static uint16_t
-ethdev_tx_burst(struct dr_context *ctx, uint16_t queue, struct rte_mbuf **pkts, uint16_t n)
+ethdev_tx_burst(struct dr_backend_port *bp, uint16_t queue, struct rte_mbuf **pkts, uint16_t n)
 {
-	struct dr_ethdev_priv *priv = priv_of(ctx);
+	struct dr_ethdev_priv *priv = priv_of(bp);
 
 	if (likely(priv->tx_multi_seg))
-		return rte_eth_tx_burst(ctx->port_id, queue, pkts, n);
-	return tx_burst_linear(ctx, queue, priv, pkts, n);
+		return rte_eth_tx_burst(bp->port_id, queue, pkts, n);
+	return tx_burst_linear(bp->port_id, queue, priv, pkts, n);
 }
 
 /* Our addresses as ARP / ND see them: GID 1 (IPv4), the other valid GIDs (IPv6). */
 static void
-self_of(const struct dr_context *ctx, struct dr_neigh_self *self)
+self_of(const struct dr_backend_port *bp, struct dr_neigh_self *self)
 {
 	memset(self, 0, sizeof(*self));
-	self->mac = ctx->mac;
-	if (ctx->gid_valid[1] && dr_gid_is_ipv4(ctx->gid[1].raw))
-		memcpy(&self->ipv4, ctx->gid[1].raw + 12, 4);
+	self->mac = bp->mac;
+	if (bp->gid_valid[1] && dr_gid_is_ipv4(bp->gid[1].raw))
+		memcpy(&self->ipv4, bp->gid[1].raw + 12, 4);
 	for (unsigned int i = 0; i < DR_MAX_GIDS; i++) {
-		if (i == 1 || !ctx->gid_valid[i] || dr_gid_is_ipv4(ctx->gid[i].raw))
+		if (i == 1 || !bp->gid_valid[i] || dr_gid_is_ipv4(bp->gid[i].raw))
 			continue;
-		memcpy(self->ipv6[self->num_ipv6++], ctx->gid[i].raw, 16);
+		memcpy(self->ipv6[self->num_ipv6++], bp->gid[i].raw, 16);
 	}
 }
 
 /* Queue a frame built by the neighbour logic. */
 static void
-send_frame(struct dr_context *ctx, struct dr_ethdev_priv *priv, const uint8_t *frame, uint32_t len)
+send_frame(struct dr_backend_port *bp, struct dr_ethdev_priv *priv, const uint8_t *frame, uint32_t len)
 {
-	struct rte_mbuf *m = rte_pktmbuf_alloc(ctx->pool);
+	struct rte_mbuf *m = rte_pktmbuf_alloc(bp->pool);
 	char *p;
 
 	if (m == NULL) {
@@ -490,13 +537,13 @@ send_frame(struct dr_context *ctx, struct dr_ethdev_priv *priv, const uint8_t *f
 		return;
 	}
 	memcpy(p, frame, len);
-	dr_ctx_tx(ctx, m);
+	dr_backend_tx(bp, m);
 }
 
 static void
-ethdev_rx_other(struct dr_context *ctx, struct rte_mbuf *m)
+ethdev_rx_other(struct dr_backend_port *bp, struct rte_mbuf *m)
 {
-	struct dr_ethdev_priv *priv = priv_of(ctx);
+	struct dr_ethdev_priv *priv = priv_of(bp);
 	uint8_t reply[DR_NEIGH_FRAME_MAX];
 	struct dr_neigh_self self;
 	enum dr_neigh_verdict v;
@@ -506,19 +553,19 @@ ethdev_rx_other(struct dr_context *ctx, struct rte_mbuf *m)
 		rte_pktmbuf_free(m);
 		return;
 	}
-	self_of(ctx, &self);
+	self_of(bp, &self);
 	rte_spinlock_lock(&priv->neigh_lock);
 	v = dr_neigh_input_mbuf(&priv->neigh, &self, m, rte_rdtsc(), reply, &len);
 	rte_spinlock_unlock(&priv->neigh_lock);
 	rte_pktmbuf_free(m);
 	if (v == DR_NEIGH_REPLY)
-		send_frame(ctx, priv, reply, len);
+		send_frame(bp, priv, reply, len);
 }
 
 static int
-ethdev_resolve(struct dr_context *ctx, const union dr_gid *gid, struct rte_ether_addr *mac)
+ethdev_resolve(struct dr_backend_port *bp, const union dr_gid *gid, struct rte_ether_addr *mac)
 {
-	struct dr_ethdev_priv *priv = priv_of(ctx);
+	struct dr_ethdev_priv *priv = priv_of(bp);
 	uint8_t req[DR_NEIGH_FRAME_MAX];
 	struct dr_neigh_self self;
 	uint32_t len;
@@ -526,19 +573,19 @@ ethdev_resolve(struct dr_context *ctx, const union dr_gid *gid, struct rte_ether
 
 	if (priv == NULL || gid == NULL || mac == NULL)
 		return -EINVAL;
-	self_of(ctx, &self);
+	self_of(bp, &self);
 	rte_spinlock_lock(&priv->neigh_lock);
 	ret = dr_neigh_resolve(&priv->neigh, &self, gid->raw, rte_rdtsc(), mac, req, &len);
 	rte_spinlock_unlock(&priv->neigh_lock);
 	if (ret == -EAGAIN && len != 0)
-		send_frame(ctx, priv, req, len);
+		send_frame(bp, priv, req, len);
 	return ret;
 }
 
 static int
-ethdev_add_neighbour(struct dr_context *ctx, const union dr_gid *gid, const struct rte_ether_addr *mac)
+ethdev_add_neighbour(struct dr_backend_port *bp, const union dr_gid *gid, const struct rte_ether_addr *mac)
 {
-	struct dr_ethdev_priv *priv = priv_of(ctx);
+	struct dr_ethdev_priv *priv = priv_of(bp);
 	int ret;
 
 	if (priv == NULL || gid == NULL || mac == NULL)
@@ -549,25 +596,72 @@ ethdev_add_neighbour(struct dr_context *ctx, const union dr_gid *gid, const stru
 	return ret;
 }
 
-static uint16_t
-ethdev_max_data_room(uint16_t port)
+/* Any valid port: this backend drives every PMD. */
+static int
+ethdev_port_info(uint16_t port, struct dr_backend_port_info *info)
 {
-	struct rte_eth_dev_info info;
+	struct rte_eth_dev_info dev;
+	uint16_t mtu = 0;
+	int socket, ret;
 
+	if (!rte_eth_dev_is_valid_port(port))
+		return -ENODEV;
+	memset(info, 0, sizeof(*info));
+	ret = rte_eth_dev_get_name_by_port(port, info->name);
+	if (ret == 0)
+		ret = rte_eth_dev_info_get(port, &dev);
+	if (ret != 0)
+		return -ENODEV;
+	socket = rte_eth_dev_socket_id(port);
+	info->socket_id = socket < 0 ? SOCKET_ID_ANY : socket;
+	/* RTE_ETH_FOREACH_DEV's rule: ports owned by another entity are not listed */
+	info->listed = rte_eth_find_next_owned_by(port, RTE_ETH_DEV_NO_OWNER) == port;
+	info->max_queues = RTE_MIN(dev.max_rx_queues, dev.max_tx_queues);
+	if (rte_eth_dev_get_mtu(port, &mtu) == 0)
+		info->mtu = mtu;
+	info->rss_udp = info->max_queues > 1 && (dev.flow_type_rss_offloads & DR_ETHDEV_RSS_UDP) != 0;
 	/* af_xdp's UMEM is the pool: every mbuf must fit one 4 KiB frame */
-	if (rte_eth_dev_info_get(port, &info) == 0 && strcmp(info.driver_name, "net_af_xdp") == 0)
-		return DR_ETHDEV_AF_XDP_MAX_ROOM;
+	if (strcmp(dev.driver_name, "net_af_xdp") == 0)
+		info->max_data_room = DR_ETHDEV_AF_XDP_MAX_ROOM;
 	return 0;
 }
 
-const struct dr_backend_ops dr_ethdev_backend = {
+static int
+ethdev_link_get(struct dr_backend_port *bp, struct dr_backend_link *link)
+{
+	struct rte_eth_link l;
+	int ret;
+
+	memset(&l, 0, sizeof(l));
+	ret = rte_eth_link_get_nowait(bp->port_id, &l);
+	if (ret != 0)
+		return ret;
+	link->up = l.link_status == RTE_ETH_LINK_UP;
+	link->speed_mbps = l.link_speed == RTE_ETH_SPEED_NUM_UNKNOWN ? 0 : l.link_speed;
+	return 0;
+}
+
+static int
+ethdev_tx_done_cleanup(struct dr_backend_port *bp, uint16_t queue)
+{
+	int ret = rte_eth_tx_done_cleanup(bp->port_id, queue, 0);
+
+	return ret < 0 ? ret : 0;
+}
+
+static const struct dr_backend_ops dr_ethdev_ops = {
 	.name = "ethdev",
-	.max_data_room = ethdev_max_data_room,
+	.priority = 0,              /* any PMD: the fallback for a port a specific backend does not claim */
+	.port_info = ethdev_port_info,
 	.open = ethdev_open,
 	.close = ethdev_close,
+	.link_get = ethdev_link_get,
+	.tx_done_cleanup = ethdev_tx_done_cleanup,
 	.rx_burst = ethdev_rx_burst,
 	.tx_burst = ethdev_tx_burst,
 	.rx_other = ethdev_rx_other,
 	.resolve = ethdev_resolve,
 	.add_neighbour = ethdev_add_neighbour,
 };
+
+DR_BACKEND_REGISTER(dr_ethdev_ops)

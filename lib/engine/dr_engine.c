@@ -145,7 +145,11 @@ static void
 rx_response(struct dr_worker *wk, struct dr_qp_impl *qp, struct rte_mbuf *m, struct dr_pkt_info *pi)
 {
 	if (wk->role == DR_WK_RX) {
-		rx_redirect(wk, wk->grp[DR_WK_COMP], m);
+		/* the group's completion lcore; a full ring drops it as a full rx queue would */
+		if (unlikely(rte_ring_sp_enqueue(wk->grp[DR_WK_COMP]->redirect[wk->id], m) != 0)) {
+			wk->stats.rx_redirect_full++;
+			rte_pktmbuf_free(m);
+		}
 		return;
 	}
 	dr_comp_rx(qp, m, pi);
@@ -168,7 +172,7 @@ rx_one(struct dr_worker *wk, struct rte_mbuf *m)
 			return;
 		}
 		wk->stats.rx_not_roce++;
-		ctx->be->rx_other(ctx, m);
+		ctx->be->rx_other(&ctx->bport, m);
 		return;
 	}
 	if (v != RX_OK)
@@ -237,7 +241,7 @@ dr_engine_rx(struct dr_worker *wk)
 	 */
 	if (wk->rxq != DR_WK_NO_QUEUE) {
 		for (b = 0; b < DR_RX_BURSTS_PER_ROUND; b++) {
-			n = ctx->be->rx_burst(ctx, wk->rxq, pkts, DR_BURST);
+			n = ctx->be->rx_burst(&ctx->bport, wk->rxq, pkts, DR_BURST);
 			if (n == 0)
 				break;
 			wk->stats.rx_pkts += n;

@@ -108,6 +108,9 @@ tel_ctx_stats(const char *cmd, const char *params, struct rte_tel_data *d)
 	rte_tel_data_add_dict_int(d, "groups", ctx->nb_groups);
 	rte_tel_data_add_dict_int(d, "rx_queues", ctx->nb_rxq);
 	rte_tel_data_add_dict_int(d, "tx_queues", ctx->nb_txq);
+	rte_tel_data_add_dict_string(d, "backend", ctx->be->name);
+	rte_tel_data_add_dict_int(d, "rss_udp", ctx->bport.rss_udp);
+	rte_tel_data_add_dict_int(d, "flow_isolated", ctx->bport.flow_isolated);
 	rte_tel_data_add_dict_int(d, "qps", (int)LOAD(ctx->num_qps));
 #define ADD(f) rte_tel_data_add_dict_u64(d, #f, st.f)
 	ADD(rx_pkts);

@@ -317,7 +317,7 @@ dr_wk_tx_flush(struct dr_worker *wk)
 	if (wk->tx_count == 0)
 		return;
 	if (likely(wk->txq != DR_WK_NO_QUEUE)) {
-		sent = ctx->be->tx_burst(ctx, wk->txq, wk->tx_buf, wk->tx_count);
+		sent = ctx->be->tx_burst(&ctx->bport, wk->txq, wk->tx_buf, wk->tx_count);
 		if (sent > wk->tx_count)
 			sent = wk->tx_count;   /* a backend bug must not corrupt the array */
 		wk->stats.tx_pkts += sent;
@@ -362,6 +362,12 @@ dr_ctx_tx(struct dr_context *ctx, struct rte_mbuf *m)
 	}
 	if (rte_ring_mp_enqueue(ctx->wk[0].ctl_tx, m) != 0)
 		rte_pktmbuf_free(m);
+}
+
+void
+dr_backend_tx(struct dr_backend_port *bp, struct rte_mbuf *m)
+{
+	dr_ctx_tx(container_of(bp, struct dr_context, bport), m);
 }
 
 int

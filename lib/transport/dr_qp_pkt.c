@@ -31,7 +31,7 @@ qp_route_resolve(struct dr_qp_impl *qp)
 	if (likely(qp->route_resolved))
 		return 0;
 	memcpy(gid.raw, qp->route.dgid, sizeof(gid.raw));   /* route.dgid is not 8-byte aligned */
-	rc = ctx->be->resolve(ctx, &gid, &qp->route.dmac);
+	rc = ctx->be->resolve(&ctx->bport, &gid, &qp->route.dmac);
 	if (rc == 0) {
 		qp->route_resolved = true;
 		return 0;

@@ -73,7 +73,7 @@ dr_ah_resolve(struct dr_context *ctx, struct dr_ah_impl *ah)
 	if (likely(ah->resolved))
 		return 0;
 	memcpy(gid.raw, ah->route.dgid, sizeof(gid.raw));
-	rc = ctx->be->resolve(ctx, &gid, &ah->route.dmac);
+	rc = ctx->be->resolve(&ctx->bport, &gid, &ah->route.dmac);
 	if (rc == 0)
 		ah->resolved = true;
 	return rc;

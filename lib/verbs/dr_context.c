@@ -15,7 +15,6 @@
 
 #include <rte_cycles.h>
 #include <rte_errno.h>
-#include <rte_ethdev.h>
 #include <rte_malloc.h>
 #include <rte_mbuf.h>
 
@@ -186,11 +185,55 @@ open_fail(int err)
 	return NULL;
 }
 
+/* The backend of @attr for @port (and what it says of the port). 0, -EINVAL (no such backend), -ENODEV. */
+static int
+backend_pick(const struct dr_context_attr *attr, uint16_t port, const struct dr_backend_ops **be,
+	     struct dr_backend_port_info *info)
+{
+	memset(info, 0, sizeof(*info));
+	if (attr->backend == NULL) {
+		*be = dr_backend_for_port(port, info);
+		return *be != NULL ? 0 : -ENODEV;
+	}
+	*be = dr_backend_find(attr->backend);
+	if (*be == NULL) {
+		DR_LOG(ctx, INFO, "no backend \"%s\"", attr->backend);
+		return -EINVAL;
+	}
+	return (*be)->port_info(port, info) == 0 ? 0 : -ENODEV;
+}
+
+/*
+ * Queue pairs to ask of the port: with configure_port, attr.nb_queues, else
+ * one per rtc worker or pipeline group (nb_groups) where the port spreads UDP
+ * by RSS, else one (without RSS
+ * the peer's queues decide where frames land: one queue and software
+ * redirect is the safe default); of a port the application runs, one per
+ * worker from attr.rx_queue on. At most the port's.
+ */
+static uint16_t
+queues_wanted(const struct dr_context *ctx, const struct dr_backend_port_info *info)
+{
+	uint16_t nq;
+
+	if (!ctx->attr.configure_port)
+		nq = ctx->nb_groups;
+	else if (ctx->attr.nb_queues != 0)
+		nq = RTE_MIN(ctx->attr.nb_queues, ctx->nb_groups);
+	else
+		nq = info->rss_udp ? ctx->nb_groups : 1;
+	if (info->max_queues != 0 && nq > info->max_queues)
+		nq = info->max_queues;
+	return nq != 0 ? nq : 1;
+}
+
 struct dr_context *
 dr_open_device(struct dr_device *dev, const struct dr_context_attr *attr)
 {
 	static const struct dr_context_attr defaults;
 	const struct dr_backend_ops *be;
+	struct dr_backend_port_info info;
+	struct dr_backend_port *bp;
 	struct dr_context *ctx;
 	uint16_t port;
 	int socket, rc;
@@ -202,28 +245,23 @@ dr_open_device(struct dr_device *dev, const struct dr_context_attr *attr)
 	if (attr_check(attr) != 0)
 		return open_fail(EINVAL);
 	port = dev->port_id;
-	if (!rte_eth_dev_is_valid_port(port))
+	if (port >= RTE_MAX_ETHPORTS)
 		return open_fail(ENODEV);
+	rc = backend_pick(attr, port, &be, &info);
+	if (rc != 0)
+		return open_fail(-rc);
 	if (port_ctx[port] != NULL) {
 		DR_LOG(ctx, INFO, "port %u already has a context", port);
 		return open_fail(EBUSY);
 	}
-	be = dr_backend_find(attr->backend);
-	if (be == NULL) {
-		DR_LOG(ctx, INFO, "no backend \"%s\"", attr->backend != NULL ? attr->backend : "(default)");
-		return open_fail(EINVAL);
-	}
 
-	socket = rte_eth_dev_socket_id(port);
-	if (socket < 0)
-		socket = SOCKET_ID_ANY;
+	socket = info.socket_id;
 	ctx = rte_zmalloc_socket("dr_context", sizeof(*ctx), RTE_CACHE_LINE_SIZE, socket);
 	if (ctx == NULL)
 		return open_fail(ENOMEM);
 	ctx->device = *dev;
 	ctx->port_id = port;
-	ctx->rx_queue = attr->configure_port ? 0 : attr->rx_queue;
-	ctx->tx_queue = attr->configure_port ? 0 : attr->tx_queue;
+	ctx->socket_id = socket;
 	ctx->attr = *attr;
 	ctx->be = be;
 	ctx->tsc_hz = rte_get_tsc_hz();
@@ -242,18 +280,18 @@ dr_open_device(struct dr_device *dev, const struct dr_context_attr *attr)
 		ctx->pool = attr->pool;
 	} else {
 		char name[RTE_MEMPOOL_NAMESIZE];
-		uint16_t room = DR_MBUF_DATA_ROOM, limit;
+		uint16_t room = DR_MBUF_DATA_ROOM;
 
 		/* some PMDs receive into smaller buffers only (af_xdp: one UMEM page) */
-		limit = be->max_data_room != NULL ? be->max_data_room(port) : 0;
-		if (limit != 0 && limit < room)
-			room = limit;
+		if (info.max_data_room != 0 && info.max_data_room < room)
+			room = info.max_data_room;
 		snprintf(name, sizeof(name), "dr_pool_%u", port);
 		ctx->pool = rte_pktmbuf_pool_create(name, DR_POOL_MBUFS, DR_POOL_CACHE, 0,
 						    room, socket);
 		if (ctx->pool == NULL) {
 			rc = rte_errno;
 			DR_LOG(ctx, ERR, "port %u: mbuf pool %s: %s", port, name, rte_strerror(rc));
+			dr_engine_free(ctx);
 			rte_free(ctx);
 			return open_fail(rc == EEXIST ? EBUSY : ENOMEM);
 		}
@@ -262,7 +300,15 @@ dr_open_device(struct dr_device *dev, const struct dr_context_attr *attr)
 
 	/* the backend binds to the port (configures and starts it when asked, checks the
 	 * queues of a port the application started) and reads its MAC and MTU */
-	rc = be->open(ctx);
+	bp = &ctx->bport;
+	bp->port_id = port;
+	bp->attr = &ctx->attr;
+	bp->nb_queues = queues_wanted(ctx, &info);
+	bp->pool = ctx->pool;
+	bp->tsc_hz = ctx->tsc_hz;
+	bp->gid = ctx->gid;
+	bp->gid_valid = ctx->gid_valid;
+	rc = be->open(bp);
 	if (rc != 0) {
 		DR_LOG(ctx, ERR, "port %u: backend %s: %s", port, be->name, rte_strerror(-rc));
 		if (ctx->own_pool)
@@ -271,8 +317,12 @@ dr_open_device(struct dr_device *dev, const struct dr_context_attr *attr)
 		rte_free(ctx);
 		return open_fail(rc < 0 ? -rc : EIO);
 	}
-	if (attr->mtu != 0)
-		ctx->link_mtu = attr->mtu;
+	ctx->mac = bp->mac;
+	ctx->link_mtu = attr->mtu != 0 ? attr->mtu : bp->mtu;
+	ctx->rx_queue = bp->rx_queue;
+	ctx->tx_queue = bp->tx_queue;
+	ctx->nb_rxq = RTE_MAX(RTE_MIN(bp->nb_rxq, bp->nb_queues), 1);
+	ctx->nb_txq = RTE_MAX(RTE_MIN(bp->nb_txq, bp->nb_queues), 1);
 	/* what the link carries (as rxe), and what one mbuf of the pool holds */
 	ctx->active_mtu = RTE_MIN(dr_active_mtu_from_link(ctx->link_mtu),
 				  dr_active_mtu_from_room(rte_pktmbuf_data_room_size(ctx->pool)));
@@ -304,13 +354,15 @@ dr_open_device(struct dr_device *dev, const struct dr_context_attr *attr)
 	port_ctx[port] = ctx;
 	dr_ctx_registry_unlock();
 
-	DR_LOG(ctx, INFO, "%s: port %u, backend %s, MAC " RTE_ETHER_ADDR_PRT_FMT ", MTU %u, active MTU %u, %u GIDs",
-	       ctx->device.name, port, be->name, RTE_ETHER_ADDR_BYTES(&ctx->mac), ctx->link_mtu,
-	       dr_mtu_bytes(ctx->active_mtu), ctx->num_gids);
+	DR_LOG(ctx, INFO, "%s: port %u, backend %s, MAC " RTE_ETHER_ADDR_PRT_FMT ", MTU %u, active MTU %u, "
+	       "%u GIDs, %u rx / %u tx queues%s%s", ctx->device.name, port, be->name,
+	       RTE_ETHER_ADDR_BYTES(&ctx->mac), ctx->link_mtu, dr_mtu_bytes(ctx->active_mtu), ctx->num_gids,
+	       ctx->nb_rxq, ctx->nb_txq, bp->rss_udp ? ", RSS on UDP" : "",
+	       bp->flow_isolated ? ", flow-isolated" : "");
 	return ctx;
 
 fail_be:
-	be->close(ctx);
+	be->close(bp);
 	if (ctx->own_pool)
 		rte_mempool_free(ctx->pool);
 	dr_engine_free(ctx);
@@ -335,11 +387,12 @@ dr_close_device(struct dr_context *ctx)
 	/* the workers stop next: nothing polls the port once it closes */
 	dr_engine_stop(ctx);
 	dr_engine_free(ctx);
-	ctx->be->close(ctx);
+	ctx->be->close(&ctx->bport);
 	if (ctx->own_pool) {
-		/* the application's port keeps running: take our frames back from its tx ring */
-		if (!ctx->attr.configure_port)
-			(void)rte_eth_tx_done_cleanup(ctx->port_id, ctx->tx_queue, 0);
+		/* the application's port keeps running: take our frames back from its tx rings */
+		if (!ctx->attr.configure_port && ctx->be->tx_done_cleanup != NULL)
+			for (uint16_t q = 0; q < ctx->nb_txq; q++)
+				(void)ctx->be->tx_done_cleanup(&ctx->bport, (uint16_t)(ctx->tx_queue + q));
 		rte_mempool_free(ctx->pool);
 	}
 	dr_async_fini(ctx);
@@ -376,19 +429,45 @@ dr_query_device(struct dr_context *ctx, struct dr_device_attr *attr)
 	return 0;
 }
 
+/*
+ * IB width and speed of an Ethernet link of @mbps, as the kernel reports a
+ * RoCE port's (ib_get_eth_speed(): 1X SDR up to 1 Gb/s and when unknown).
+ */
+static void
+port_speed(uint32_t mbps, uint8_t *width, uint8_t *speed)
+{
+	enum { W1X = 1, W4X = 2 };
+	enum { SDR = 1, DDR = 2, FDR10 = 8, EDR = 32 };
+
+	if (mbps <= 1000) {
+		*width = W1X, *speed = SDR;
+	} else if (mbps <= 10000) {
+		*width = W1X, *speed = FDR10;
+	} else if (mbps <= 20000) {
+		*width = W4X, *speed = DDR;
+	} else if (mbps <= 25000) {
+		*width = W1X, *speed = EDR;
+	} else if (mbps <= 40000) {
+		*width = W4X, *speed = FDR10;
+	} else {
+		*width = W4X, *speed = EDR;
+	}
+}
+
 int
 dr_query_port(struct dr_context *ctx, uint8_t port_num, struct dr_port_attr *attr)
 {
-	struct rte_eth_link link;
+	struct dr_backend_link link;
 
 	if (ctx == NULL || attr == NULL || port_num != 1)
 		return -EINVAL;
 	memset(&link, 0, sizeof(link));
 	memset(attr, 0, sizeof(*attr));
-	if (rte_eth_link_get_nowait(ctx->port_id, &link) == 0 && link.link_status == RTE_ETH_LINK_UP)
+	if (ctx->be->link_get(&ctx->bport, &link) == 0 && link.up)
 		attr->state = DR_PORT_ACTIVE;
 	else
 		attr->state = DR_PORT_DOWN;
+	port_speed(link.speed_mbps, &attr->active_width, &attr->active_speed);
 	attr->max_mtu = DR_MTU_4096;
 	attr->active_mtu = ctx->active_mtu;
 	attr->gid_tbl_len = DR_MAX_GIDS;
@@ -414,6 +493,6 @@ dr_add_neighbour(struct dr_context *ctx, const union dr_gid *gid, const struct r
 		return -EINVAL;
 	if (ctx->be->add_neighbour == NULL)
 		return -EOPNOTSUPP;
-	return ctx->be->add_neighbour(ctx, gid, mac);
+	return ctx->be->add_neighbour(&ctx->bport, gid, mac);
 }
 

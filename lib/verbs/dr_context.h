@@ -38,7 +38,7 @@ struct dr_srq_impl;
 
 struct dr_device {
 	uint16_t port_id;
-	char name[64];                      /* "dr_" + the ethdev's name */
+	char name[64];                      /* "dr_" + the port's name */
 };
 
 /* Port states of dr_port_attr.state (IBV_PORT_DOWN, IBV_PORT_ACTIVE). */
@@ -63,7 +63,8 @@ struct dr_context {
 	uint16_t tx_queue;
 	struct dr_context_attr attr;        /* as opened */
 	const struct dr_backend_ops *be;
-	void *be_priv;
+	struct dr_backend_port bport;       /* the backend's view of the context (dr_backend.h) */
+	int socket_id;                      /* the port's NUMA socket (SOCKET_ID_ANY: unknown) */
 	struct rte_mempool *pool;
 	bool own_pool;                      /* created by us: freed at close */
 	struct rte_ether_addr mac;

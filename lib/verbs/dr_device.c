@@ -3,7 +3,7 @@
  */
 
 /*
- * Devices: one per valid DPDK port, named "dr_" + the port's name
+ * Devices: one per DPDK port a backend drives, named "dr_" + the port's name
  * (ibv_get_device_list(3), ibv_get_device_name(3)).
  */
 
@@ -13,8 +13,8 @@
 
 #include <rte_eal.h>
 #include <rte_errno.h>
-#include <rte_ethdev.h>
 
+#include "dr_backend.h"
 #include "dr_context.h"
 #include "dr_log.h"
 
@@ -28,16 +28,19 @@ dr_eal_init(int argc, char **argv)
 	return ret;
 }
 
-/* Fill @dev for @port; -ENAMETOOLONG when "dr_" + the port's name does not fit. */
+/*
+ * Fill @dev for @port when a backend drives it and lists it; -ENODEV when
+ * none does, -ENAMETOOLONG when "dr_" + the port's name does not fit.
+ */
 static int
 device_init(struct dr_device *dev, uint16_t port)
 {
-	char name[RTE_ETH_NAME_MAX_LEN];
+	struct dr_backend_port_info info;
 	int n;
 
-	if (rte_eth_dev_get_name_by_port(port, name) != 0)
+	if (dr_backend_for_port(port, &info) == NULL || !info.listed)
 		return -ENODEV;
-	n = snprintf(dev->name, sizeof(dev->name), "dr_%s", name);
+	n = snprintf(dev->name, sizeof(dev->name), "dr_%s", info.name);
 	if (n < 0 || (size_t)n >= sizeof(dev->name))
 		return -ENAMETOOLONG;
 	dev->port_id = port;
@@ -49,25 +52,23 @@ dr_get_device_list(int *num)
 {
 	struct dr_device **list;
 	struct dr_device *devs;
-	unsigned int n = 0, i = 0;
+	unsigned int i = 0;
 	uint16_t port;
+	int rc;
 
-	RTE_ETH_FOREACH_DEV(port)
-		n++;
-	/* one block: n + 1 pointers (NULL-terminated), then the n devices */
-	list = calloc(1, (n + 1) * sizeof(*list) + n * sizeof(*devs));
+	/* one block: RTE_MAX_ETHPORTS + 1 pointers (NULL-terminated), then the devices */
+	list = calloc(1, (RTE_MAX_ETHPORTS + 1) * sizeof(*list) + RTE_MAX_ETHPORTS * sizeof(*devs));
 	if (list == NULL) {
 		errno = ENOMEM;
 		return NULL;
 	}
-	devs = (struct dr_device *)(list + n + 1);
-	RTE_ETH_FOREACH_DEV(port) {
-		if (i == n)
-			break;          /* a port appeared meanwhile: list the first n */
-		if (device_init(&devs[i], port) != 0) {
+	devs = (struct dr_device *)(list + RTE_MAX_ETHPORTS + 1);
+	for (port = 0; port < RTE_MAX_ETHPORTS; port++) {
+		rc = device_init(&devs[i], port);
+		if (rc == -ENAMETOOLONG)
 			DR_LOG(ctx, WARNING, "port %u: name unusable, not listed", port);
+		if (rc != 0)
 			continue;
-		}
 		list[i] = &devs[i];
 		i++;
 	}

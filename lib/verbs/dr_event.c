@@ -29,7 +29,6 @@
 #include <unistd.h>
 
 #include <rte_cycles.h>
-#include <rte_ethdev.h>
 #include <rte_malloc.h>
 #include <rte_spinlock.h>
 
@@ -38,7 +37,7 @@
 #include "dr_qp_impl.h"
 #include "dr_srq.h"
 
-/* Link checks at most this often (ms): rte_eth_link_get_nowait() may be a syscall. */
+/* Link checks at most this often (ms): the backend's link_get() may be a system call. */
 #define DR_PORT_CHECK_MS 100
 
 /* CQs with a pending event per channel: at most one entry per CQ (it is disarmed once queued). */
@@ -387,15 +386,14 @@ dr_ack_async_event(struct dr_async_event *event)
 void
 dr_port_watch(struct dr_context *ctx, uint64_t now)
 {
-	struct rte_eth_link link;
+	struct dr_backend_link link;
 	int state;
 
 	if (now < ctx->port_check_at)
 		return;
 	ctx->port_check_at = now + rte_get_tsc_hz() * DR_PORT_CHECK_MS / 1000;
 	memset(&link, 0, sizeof(link));
-	state = rte_eth_link_get_nowait(ctx->port_id, &link) == 0 && link.link_status == RTE_ETH_LINK_UP ?
-		DR_PORT_ACTIVE : DR_PORT_DOWN;
+	state = ctx->be->link_get(&ctx->bport, &link) == 0 && link.up ? DR_PORT_ACTIVE : DR_PORT_DOWN;
 	if (ctx->port_state != 0 && state != ctx->port_state)
 		dr_async_raise(ctx, state == DR_PORT_ACTIVE ? DR_EVENT_PORT_ACTIVE : DR_EVENT_PORT_ERR, NULL);
 	ctx->port_state = state;

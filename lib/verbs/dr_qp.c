@@ -14,7 +14,6 @@
 #include <string.h>
 
 #include <rte_common.h>
-#include <rte_ethdev.h>
 #include <rte_malloc.h>
 
 #include "dr_ah.h"
@@ -188,9 +187,7 @@ dr_qp_create(struct dr_context *ctx, struct dr_pd *pd, struct dr_qp_init_attr *i
 	if (ctx->num_qps >= DR_MAX_QP)
 		return create_fail(ENOMEM);
 
-	socket = rte_eth_dev_socket_id(ctx->port_id);
-	if (socket < 0)
-		socket = SOCKET_ID_ANY;
+	socket = ctx->socket_id;
 	qp = rte_zmalloc_socket("dr_qp", sizeof(*qp), RTE_CACHE_LINE_SIZE, socket);
 	if (qp == NULL)
 		return create_fail(ENOMEM);

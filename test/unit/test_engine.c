@@ -12,7 +12,11 @@
  *     the other QPs carry traffic, which completes untouched;
  *   - an MR deregistered while RDMA WRITEs stream into it: each WRITE lands
  *     before dr_dereg_mr() returns or fails with a remote access error,
- *     nothing lands after.
+ *     nothing lands after;
+ *   - where each worker has a queue pair of its own (DR_TEST_QUEUES equal to
+ *     the workers; the wire pairs the queues as memif does), each worker
+ *     receives its QPs' frames on its own rx queue and redirects none;
+ *     with one queue pair, worker 0 receives everything and redirects.
  */
 
 #include <inttypes.h>
@@ -335,10 +339,70 @@ out:
 	free(sw);
 }
 
+/* Per-worker receive counters of both contexts (read while the workers run: relaxed loads). */
+struct rx_snap {
+	uint64_t burst_pkts[2][DR_MAX_WORKERS];
+	uint64_t redirected[2][DR_MAX_WORKERS];
+};
+
+static void
+rx_snap_take(struct rc_env *e, struct rx_snap *sn)
+{
+	for (int s = 0; s < 2; s++) {
+		struct dr_context *ctx = e->s[s].ctx;
+
+		for (uint16_t i = 0; i < ctx->nb_workers; i++) {
+			sn->burst_pkts[s][i] = __atomic_load_n(&ctx->wk[i].lstats.rx_burst_pkts, __ATOMIC_RELAXED);
+			sn->redirected[s][i] = __atomic_load_n(&ctx->wk[i].stats.rx_redirected, __ATOMIC_RELAXED);
+		}
+	}
+}
+
+/*
+ * After test_shared_cq() (QPs on every worker, the same worker on both sides:
+ * both place QPs round robin in the same order): who received what. The
+ * per-worker counters are those of /dr/lcore/stats. Inline mode has one
+ * worker on queue 0: nothing to tell apart.
+ */
+static void
+check_rx_queues(struct rc_env *e, const struct rx_snap *before, const struct rx_snap *after)
+{
+	for (int s = 0; s < 2; s++) {
+		struct dr_context *ctx = e->s[s].ctx;
+
+		if (ctx->nb_workers < 2 || ctx->attr.mode == DR_PROGRESS_PIPELINE)
+			return;
+		if (ctx->nb_rxq == ctx->nb_workers) {
+			/* one queue pair each: every worker polled its own queue, redirected nothing */
+			RC_CHECK_EQ(rc_queues(), ctx->nb_workers);
+			for (uint16_t i = 0; i < ctx->nb_workers; i++) {
+				RC_CHECK_EQ(ctx->wk[i].rxq, i);
+				RC_CHECK_MSG(after->burst_pkts[s][i] > before->burst_pkts[s][i],
+					     "side %d worker %u received nothing on its queue", s, i);
+				RC_CHECK_MSG(after->redirected[s][i] == before->redirected[s][i],
+					     "side %d worker %u redirected %" PRIu64 " frames", s, i,
+					     after->redirected[s][i] - before->redirected[s][i]);
+			}
+		} else {
+			/* fewer queues than workers: worker 1 has none, worker 0 hands it its frames */
+			RC_CHECK_EQ(ctx->nb_rxq, rc_queues());
+			RC_CHECK_EQ(ctx->wk[ctx->nb_workers - 1].rxq, DR_WK_NO_QUEUE);
+			RC_CHECK_EQ(after->burst_pkts[s][ctx->nb_workers - 1],
+				    before->burst_pkts[s][ctx->nb_workers - 1]);
+			RC_CHECK(after->redirected[s][0] > before->redirected[s][0]);
+		}
+	}
+}
+
 static void
 run(struct rc_env *e)
 {
+	struct rx_snap before, after;
+
+	rx_snap_take(e, &before);
 	test_shared_cq(e);
+	rx_snap_take(e, &after);
+	check_rx_queues(e, &before, &after);
 	test_lifecycle_under_traffic(e);
 	test_dereg_race(e);
 }

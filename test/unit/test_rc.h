@@ -13,7 +13,10 @@
  * duplicate, corrupt or reorder chosen frames. The test drives both
  * contexts' dr_progress() in turn.
  *
- * Environment: DR_TEST_LOG sets the EAL log level (e.g. "lib.dr.*:debug"),
+ * Environment: DR_TEST_MODE=inline|rtc and DR_TEST_WORKERS=n choose the
+ * progress mode and the workers of each context; DR_TEST_QUEUES=n gives
+ * each ring port n queue pairs (tx ring q of one side feeds rx ring q of
+ * the other, as memif pairs its queues). DR_TEST_LOG sets the EAL log level (e.g. "lib.dr.*:debug"),
  * DR_TEST_VERBOSE prints frame counts, DR_TEST_WIRELOG prints the frames of
  * the every-Nth loss tests and of the random mix, DR_TEST_SEEDS=n makes
  * test_rc_loss a soak of the random mix over n seeds, DR_TEST_MIX=N,SEED,MTU
@@ -71,6 +74,8 @@ struct rc_rule {
 };
 
 #define RC_MAX_RULES 8
+/* Queue pairs per port (DR_TEST_QUEUES). */
+#define RC_MAX_QUEUES 4
 #define RC_MAX_LOG 8192
 
 /* One frame as the wire saw it (for tests that check ordering). */
@@ -92,8 +97,8 @@ struct rc_side {
 	struct dr_cq *rcq;
 	struct dr_qp *qp;
 	uint16_t port;
-	struct rte_ring *rx;          /* the port's rx ring (the wire fills it) */
-	struct rte_ring *tx;          /* the port's tx ring (the wire drains it) */
+	struct rte_ring *rx[RC_MAX_QUEUES]; /* the port's rx rings, one per queue (the wire fills them) */
+	struct rte_ring *tx[RC_MAX_QUEUES]; /* its tx rings (the wire drains tx ring q into the peer's rx ring q) */
 	union dr_gid gid;             /* GID index 1 (IPv4-mapped) */
 };
 
@@ -107,6 +112,7 @@ struct rc_env {
 	unsigned int ndelayed[2];
 	uint32_t max_psn[2];          /* newest PSN seen per direction (fresh rules) */
 	bool any_psn[2];
+	unsigned int carry_q;         /* the queue wire_carry() is carrying */
 	uint64_t frames[2];           /* frames carried per direction */
 	uint64_t dropped[2];
 	struct rc_log_entry log[RC_MAX_LOG];
@@ -143,7 +149,7 @@ extern unsigned int rc_passed, rc_failed;
 
 /* Start the EAL and open both contexts (link MTU @link_mtu). Returns 0 or -1. */
 int rc_env_init(struct rc_env *e, const char *prog, uint32_t link_mtu);
-/* "inline" or "rtc": the progress mode of both contexts (DR_TEST_MODE, DR_TEST_WORKERS). */
+/* "inline", "rtc" or "pipeline": the progress mode of both contexts (DR_TEST_MODE, DR_TEST_WORKERS). */
 const char *rc_mode_name(void);
 /*
  * The QP's state as dr_query_qp() reports it (ibv_query_qp(3): the way a
@@ -151,6 +157,8 @@ const char *rc_mode_name(void);
  * engine lcores the move may follow the completion that reports it).
  */
 enum dr_qp_state rc_qp_state(struct dr_qp *qp);
+/* Queue pairs of each port (DR_TEST_QUEUES, default 1; at most the workers). */
+unsigned int rc_queues(void);
 void rc_env_fini(struct rc_env *e);
 
 /* Defaults: MTU 1024, PSNs 0x100 / 0x200, timeout 12, retry 7, rnr 7, timer 1, depth 4, all rights. */

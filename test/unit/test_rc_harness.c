@@ -36,11 +36,12 @@ unsigned int rc_passed, rc_failed;
  */
 static enum dr_progress_mode test_mode = DR_PROGRESS_INLINE;
 static unsigned int test_workers = 1;
+static unsigned int test_queues = 1;
 
 static int
 mode_from_env(void)
 {
-	const char *m = getenv("DR_TEST_MODE"), *w = getenv("DR_TEST_WORKERS");
+	const char *m = getenv("DR_TEST_MODE"), *w = getenv("DR_TEST_WORKERS"), *q = getenv("DR_TEST_QUEUES");
 
 	if (m == NULL || strcmp(m, "inline") == 0)
 		test_mode = DR_PROGRESS_INLINE;
@@ -53,6 +54,11 @@ mode_from_env(void)
 	if (w != NULL) {
 		test_workers = (unsigned int)atoi(w);
 		if (test_workers < 1 || test_workers > 4)
+			return -1;
+	}
+	if (q != NULL) {
+		test_queues = (unsigned int)atoi(q);
+		if (test_queues < 1 || test_queues > RC_MAX_QUEUES || test_queues > test_workers)
 			return -1;
 	}
 	return 0;
@@ -83,6 +89,12 @@ lcores_arg(char *buf, size_t len)
 		 2 * test_workers * (test_mode == DR_PROGRESS_PIPELINE ? 3 : 1), c1);
 }
 
+unsigned int
+rc_queues(void)
+{
+	return test_queues;
+}
+
 const char *
 rc_mode_name(void)
 {
@@ -109,7 +121,8 @@ eal_start(const char *prog)
 	int argc = 0, i;
 
 	if (mode_from_env() != 0) {
-		fprintf(stderr, "DR_TEST_MODE must be inline, rtc or pipeline, DR_TEST_WORKERS 1..4\n");
+		fprintf(stderr, "DR_TEST_MODE must be inline, rtc or pipeline, DR_TEST_WORKERS 1..4, "
+			"DR_TEST_QUEUES 1..workers\n");
 		return -1;
 	}
 	snprintf(args[argc++], sizeof(args[0]), "%s", prog);
@@ -131,15 +144,18 @@ static int
 side_port(struct rc_side *s, const char *name)
 {
 	char rn[64];
+	unsigned int q;
 	int port;
 
-	snprintf(rn, sizeof(rn), "%s_rx", name);
-	s->rx = rte_ring_create(rn, RC_RING_SIZE, SOCKET_ID_ANY, RING_F_SP_ENQ | RING_F_SC_DEQ);
-	snprintf(rn, sizeof(rn), "%s_tx", name);
-	s->tx = rte_ring_create(rn, RC_RING_SIZE, SOCKET_ID_ANY, RING_F_SP_ENQ | RING_F_SC_DEQ);
-	if (s->rx == NULL || s->tx == NULL)
-		return -1;
-	port = rte_eth_from_rings(name, &s->rx, 1, &s->tx, 1, SOCKET_ID_ANY);
+	for (q = 0; q < test_queues; q++) {
+		snprintf(rn, sizeof(rn), "%s_rx%u", name, q);
+		s->rx[q] = rte_ring_create(rn, RC_RING_SIZE, SOCKET_ID_ANY, RING_F_SP_ENQ | RING_F_SC_DEQ);
+		snprintf(rn, sizeof(rn), "%s_tx%u", name, q);
+		s->tx[q] = rte_ring_create(rn, RC_RING_SIZE, SOCKET_ID_ANY, RING_F_SP_ENQ | RING_F_SC_DEQ);
+		if (s->rx[q] == NULL || s->tx[q] == NULL)
+			return -1;
+	}
+	port = rte_eth_from_rings(name, s->rx, test_queues, s->tx, test_queues, SOCKET_ID_ANY);
 	if (port < 0)
 		return -1;
 	s->port = (uint16_t)port;
@@ -163,6 +179,7 @@ side_open(struct rc_side *s, rte_be32_t ip, uint32_t link_mtu)
 	a.mode = test_mode;
 	if (test_mode != DR_PROGRESS_INLINE) {
 		a.nb_workers = (uint16_t)test_workers;
+		a.nb_queues = (uint16_t)test_queues;
 		a.idle = DR_IDLE_YIELD;     /* the workers of both sides share a CPU */
 	}
 	list = dr_get_device_list(&n);
@@ -390,10 +407,12 @@ wire_flush(struct rc_env *e)
 	int i;
 
 	for (i = 0; i < 2; i++) {
-		while (rte_ring_sc_dequeue(e->s[i].tx, (void **)&m) == 0)
-			rte_pktmbuf_free(m);
-		while (rte_ring_sc_dequeue(e->s[i].rx, (void **)&m) == 0)
-			rte_pktmbuf_free(m);
+		for (unsigned int q = 0; q < test_queues; q++) {
+			while (rte_ring_sc_dequeue(e->s[i].tx[q], (void **)&m) == 0)
+				rte_pktmbuf_free(m);
+			while (rte_ring_sc_dequeue(e->s[i].rx[q], (void **)&m) == 0)
+				rte_pktmbuf_free(m);
+		}
 		if (e->held[i] != NULL) {
 			rte_pktmbuf_free(e->held[i]);
 			e->held[i] = NULL;
@@ -509,89 +528,99 @@ wire_decide(struct rc_env *e, int dir, const struct dr_pkt_info *pi, bool roce)
 static void
 wire_put(struct rc_env *e, int dir, struct rte_mbuf *m)
 {
-	struct rte_ring *dst = e->s[dir == RC_A2B ? 1 : 0].rx;
+	/* to the peer's rx queue of the tx queue being carried (held frames: of the one they go with) */
+	struct rte_ring *dst = e->s[dir == RC_A2B ? 1 : 0].rx[e->carry_q];
 
 	if (rte_ring_sp_enqueue(dst, m) != 0)
 		rte_pktmbuf_free(m);    /* a full link drops, as a real one would */
 }
 
-/* Carry every frame waiting in the source's tx ring to the destination's rx ring. */
+/*
+ * Carry every frame waiting in the source's tx rings to the destination's rx
+ * rings, queue q to queue q. Held and delayed frames go out with the queue
+ * being carried then (queue 0 when they start or end a carry).
+ */
 static void
 wire_carry(struct rc_env *e, int dir)
 {
 	struct rc_side *src = &e->s[dir == RC_A2B ? 0 : 1];
 	struct rte_mbuf *delayed[RTE_DIM(e->delayed[0])];
-	unsigned int ndelayed = e->ndelayed[dir], i;
+	unsigned int ndelayed = e->ndelayed[dir], i, q;
 	struct rte_mbuf *m;
 	bool carried = false;
 
 	/* the frames RC_DELAY held in the last carry go first (taken now: this carry may delay others) */
 	memcpy(delayed, e->delayed[dir], ndelayed * sizeof(delayed[0]));
 	e->ndelayed[dir] = 0;
+	e->carry_q = 0;
 	for (i = 0; i < ndelayed; i++)
 		wire_put(e, dir, delayed[i]);
-	while (rte_ring_sc_dequeue(src->tx, (void **)&m) == 0) {
-		struct dr_pkt_info pi;
-		bool roce = dr_pkt_parse(m, &pi) == DR_PKT_OK;
-		enum rc_action act = wire_decide(e, dir, &pi, roce);
+	for (q = 0; q < test_queues; q++) {
+		e->carry_q = q;
+		while (rte_ring_sc_dequeue(src->tx[q], (void **)&m) == 0) {
+			struct dr_pkt_info pi;
+			bool roce = dr_pkt_parse(m, &pi) == DR_PKT_OK;
+			enum rc_action act = wire_decide(e, dir, &pi, roce);
 
-		e->frames[dir]++;
-		if (e->logging && roce && e->nlog < RC_MAX_LOG) {
-			struct rc_log_entry *l = &e->log[e->nlog++];
+			e->frames[dir]++;
+			if (e->logging && roce && e->nlog < RC_MAX_LOG) {
+				struct rc_log_entry *l = &e->log[e->nlog++];
 
-			l->dir = (uint8_t)dir;
-			l->opcode = pi.opcode;
-			l->action = (uint8_t)act;
-			l->psn = dr_bth_psn(dr_pkt_bth(&pi));
-			l->paylen = pi.paylen;
-			l->se = dr_bth_se(dr_pkt_bth(&pi));
-			l->ackreq = dr_bth_ackreq(dr_pkt_bth(&pi));
-			l->syn = (pi.mask & DR_OPF_AETH) ? dr_aeth_syndrome(dr_pkt_aeth(&pi)) : 0;
-		}
-		switch (act) {
-		case RC_DROP:
-			e->dropped[dir]++;
-			rte_pktmbuf_free(m);
-			continue;
-		case RC_DUP: {
-			struct rte_mbuf *c = rte_pktmbuf_copy(m, e->copy_pool, 0, UINT32_MAX);
-
-			wire_put(e, dir, m);
-			if (c != NULL)
-				wire_put(e, dir, c);
-			break;
-		}
-		case RC_CORRUPT: {
-			/* the last byte before the ICRC: payload, pad or an extension header */
-			uint8_t *b = rte_pktmbuf_mtod_offset(m, uint8_t *, pi.frame_len - DR_ICRC_BYTES - 1);
-
-			*b ^= 0x5A;
-			wire_put(e, dir, m);
-			break;
-		}
-		case RC_DELAY:
-			if (e->ndelayed[dir] < RTE_DIM(e->delayed[dir])) {
-				e->delayed[dir][e->ndelayed[dir]++] = m;
+				l->dir = (uint8_t)dir;
+				l->opcode = pi.opcode;
+				l->action = (uint8_t)act;
+				l->psn = dr_bth_psn(dr_pkt_bth(&pi));
+				l->paylen = pi.paylen;
+				l->se = dr_bth_se(dr_pkt_bth(&pi));
+				l->ackreq = dr_bth_ackreq(dr_pkt_bth(&pi));
+				l->syn = (pi.mask & DR_OPF_AETH) ? dr_aeth_syndrome(dr_pkt_aeth(&pi)) : 0;
+			}
+			switch (act) {
+			case RC_DROP:
+				e->dropped[dir]++;
+				rte_pktmbuf_free(m);
 				continue;
+			case RC_DUP: {
+				struct rte_mbuf *c = rte_pktmbuf_copy(m, e->copy_pool, 0, UINT32_MAX);
+
+				wire_put(e, dir, m);
+				if (c != NULL)
+					wire_put(e, dir, c);
+				break;
 			}
-			wire_put(e, dir, m);     /* no room to hold it: as if passed */
-			break;
-		case RC_SWAP:
-			if (e->held[dir] == NULL) {
-				e->held[dir] = m;
-				continue;      /* goes after the next one */
+			case RC_CORRUPT: {
+				/* the last byte before the ICRC: payload, pad or an extension header */
+				uint8_t *b = rte_pktmbuf_mtod_offset(m, uint8_t *, pi.frame_len - DR_ICRC_BYTES - 1);
+
+				*b ^= 0x5A;
+				wire_put(e, dir, m);
+				break;
 			}
-			/* fall through */
-		default:
-			wire_put(e, dir, m);
-			break;
-		}
-		carried = true;
-		if (e->held[dir] != NULL && e->held[dir] != m) {
-			wire_put(e, dir, e->held[dir]);
-			e->held[dir] = NULL;
+			case RC_DELAY:
+				if (e->ndelayed[dir] < RTE_DIM(e->delayed[dir])) {
+					e->delayed[dir][e->ndelayed[dir]++] = m;
+					continue;
+				}
+				wire_put(e, dir, m);     /* no room to hold it: as if passed */
+				break;
+			case RC_SWAP:
+				if (e->held[dir] == NULL) {
+					e->held[dir] = m;
+					continue;      /* goes after the next one */
+				}
+				/* fall through */
+			default:
+				wire_put(e, dir, m);
+				break;
+			}
+			carried = true;
+			if (e->held[dir] != NULL && e->held[dir] != m) {
+				wire_put(e, dir, e->held[dir]);
+				e->held[dir] = NULL;
+			}
 		}
 	}
+	e->carry_q = 0;
 	/* a held frame with nothing behind it goes at the end of the next round */
 	if (!carried && e->held[dir] != NULL) {
 		wire_put(e, dir, e->held[dir]);
