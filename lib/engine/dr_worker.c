@@ -161,6 +161,17 @@ dr_engine_free(struct dr_context *ctx)
 	ctx->wk = NULL;
 }
 
+uint64_t
+dr_engine_frames_held(const struct dr_context *ctx)
+{
+	uint64_t w = ctx->nb_workers;
+
+	/* staging of each worker, redirect rings between every two, tx hand-off rings to
+	 * worker 0 (at most one per other worker), the control ring */
+	return w * RTE_DIM(ctx->wk[0].tx_buf) + w * (w - 1) * DR_WK_RING_SIZE +
+	       (w - 1) * DR_WK_RING_SIZE + DR_WK_CTL_RING;
+}
+
 struct dr_worker *
 dr_engine_place(struct dr_context *ctx)
 {
