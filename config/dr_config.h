@@ -10,8 +10,12 @@
  * them; create calls reject requests above them with EINVAL.
  */
 
-#define DR_MAX_QP 1024           /* QPs per context */
+#define DR_MAX_QP 65536          /* QPs per context (dr_context_attr.max_qp lowers it) */
 #define DR_QPN_BASE 0x11         /* first QPN handed out (0, 1 are QP0/QP1; rxe also starts at 17) */
+/* QPN = DR_QPN_BASE + table index must fit the BTH's 24-bit DestQP (IBA 9.2) */
+#if DR_QPN_BASE + DR_MAX_QP - 1 > 0xFFFFFF
+#error "DR_MAX_QP: QPNs beyond 24 bits"
+#endif
 #define DR_MAX_MR 4096           /* MRs per context (key indices 0 .. DR_MAX_MR - 1) */
 #define DR_MAX_MW 1024           /* memory windows per context (key indices after the MRs') */
 #define DR_MAX_PD 1024
@@ -27,8 +31,18 @@
 #define DR_MAX_GIDS 8            /* GID table entries */
 #define DR_BURST 32              /* packets per rx/tx burst */
 #define DR_MAX_PKTS_PER_QP_ROUND 64 /* packets a QP may send per progress round (fairness) */
-#define DR_POOL_MBUFS 16383      /* mbufs of the pool a context creates */
+/*
+ * The mbuf pool a context creates when the application gives none
+ * (dr_context_attr.pool_mbufs = 0): enough for every descriptor of the
+ * port's queues, every ring and staging array of the engine, the per-lcore
+ * caches, and DR_POOL_INFLIGHT frames being built, answered or held by the
+ * responder; rounded up to 2^n - 1 (rte_mempool's best size). One queue
+ * pair of 1024 + 1024 descriptors and one worker give 16383.
+ */
+#define DR_POOL_INFLIGHT 8192    /* frames in the stages at once, beyond rings and caches */
+#define DR_POOL_MIN_MBUFS 1023   /* smallest pool_mbufs accepted */
 #define DR_POOL_CACHE 256
+#define DR_POOL_RING_DESC 1024   /* descriptors counted per queue when nb_rx/tx_desc are 0 (the ethdev backend's default) */
 /* data room: headroom + the largest frame (4096-byte payload + 18 + 40 + 8 + 44 + 3 + 4) */
 #define DR_MBUF_DATA_ROOM (RTE_PKTMBUF_HEADROOM + 4096 + 256)
 #define DR_DEFAULT_HOP_LIMIT 64  /* TTL of our packets (rxe: the kernel's default 64) */

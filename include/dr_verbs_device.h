@@ -105,6 +105,20 @@ struct dr_context_attr {
 	uint16_t nb_queues;
 	/** Backend name ("ethdev"); NULL = the default for the port */
 	const char *backend;
+	/** Largest number of QPs the context holds at once, 1 .. DR_MAX_QP
+	 *  (65536; dr_query_device() reports it as max_qp); 0 = DR_MAX_QP. The
+	 *  QPN table (8 bytes per QP) and its free list (4 bytes per QP) are
+	 *  allocated at open for this many; QPNs are 0x11 .. 0x11 + max_qp - 1. */
+	uint32_t max_qp;
+	/** Mbufs of the pool the context creates when @c pool is NULL (at least
+	 *  1023); 0 = sized from the rest of these attributes: the rx and tx
+	 *  descriptors of every queue the workers may use (@c nb_queues, else
+	 *  one per worker; @c nb_rx_desc / @c nb_tx_desc, 0 counted as 1024),
+	 *  the engine's rings and staging arrays, the per-lcore caches, and
+	 *  8192 frames in flight in the stages, rounded up to 2^n - 1 (16383
+	 *  for one worker with one queue pair of 1024 + 1024 descriptors).
+	 *  Each mbuf holds a 4096-byte-MTU frame: about 4.5 KiB of memory. */
+	uint32_t pool_mbufs;
 };
 
 /**

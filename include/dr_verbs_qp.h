@@ -67,6 +67,29 @@ int dr_modify_qp(struct dr_qp *qp, struct dr_qp_attr *attr, int attr_mask);
 /** ibv_query_qp(3). @return 0 or -errno. */
 int dr_query_qp(struct dr_qp *qp, struct dr_qp_attr *attr, int attr_mask, struct dr_qp_init_attr *init_attr);
 
+/**
+ * The memory one QP takes, in bytes of the EAL heap (no ibverbs
+ * counterpart). Each allocation is counted as rte_malloc charges it: its
+ * size rounded up to a cache line, plus a cache line of heap element header.
+ */
+struct dr_qp_mem {
+	uint64_t qp;       /**< the QP object: attributes, requester, completer and responder state */
+	uint64_t sq;       /**< the send queue: max_send_wr rounded up to a power of two WQE
+			    *   slots, each with max_send_sge SGEs and max_inline_data bytes */
+	uint64_t rq;       /**< the receive queue the same way (0 with an SRQ) */
+	uint64_t builder;  /**< the ibv_wr_* staging (dr_create_qp_ex() with send_ops_flags), else 0 */
+	uint64_t tables;   /**< its share of the context's tables: a QPN table entry and
+			    *   a free-list entry (dr_context_attr.max_qp of each) */
+	uint64_t total;    /**< the sum of the above */
+};
+
+/**
+ * What @p qp costs in memory (struct dr_qp_mem). Frames the transport holds
+ * for it at a moment (mbufs of the context's pool) are not counted.
+ * @return 0, or -EINVAL for a NULL argument.
+ */
+int dr_query_qp_mem(struct dr_qp *qp, struct dr_qp_mem *mem);
+
 /** ibv_destroy_qp(3). @return 0 or -errno. */
 int dr_destroy_qp(struct dr_qp *qp);
 

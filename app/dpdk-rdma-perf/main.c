@@ -368,5 +368,5 @@ main(int argc, char **argv)
 		perf_err("standard output", "write error");
 		return PERF_EXIT_FAIL;
 	}
-	return ret == PERF_OK ? PERF_EXIT_OK : PERF_EXIT_FAIL;
+	return ret == PERF_OK && !p.cleanup_failed ? PERF_EXIT_OK : PERF_EXIT_FAIL;
 }

@@ -154,8 +154,10 @@ perf_port_close(struct perf *p)
 	if (p->ctx != NULL) {
 		int ret = dr_close_device(p->ctx);
 
-		if (ret != 0)
+		if (ret != 0) {
 			perf_err("dr_close_device", "%s", strerror(-ret));
+			p->cleanup_failed = true;
+		}
 		p->ctx = NULL;
 	}
 	if (p->dev_list != NULL)

@@ -68,6 +68,7 @@ perf_print_header(const struct perf *p)
 {
 	const struct perf_opts *o = p->o;
 	const struct perf_test *t = p->test;
+	struct dr_qp_mem mem;
 
 	printf(RESULT_LINE);
 	if (t->verb == PERF_ATOMIC)
@@ -95,6 +96,10 @@ perf_print_header(const struct perf *p)
 	printf(" Data ex. method : Ethernet\n");
 	if (p->check)
 		printf(" Data check      : ON\n");
+	if (p->nb_qps > 0 && p->qps[0].qp != NULL && dr_query_qp_mem(p->qps[0].qp, &mem) == 0)
+		printf(" QP memory       : %" PRIu64 "[B] per QP (object %" PRIu64 ", SQ %" PRIu64
+		       ", RQ %" PRIu64 ", tables %" PRIu64 ")\n", mem.total, mem.qp, mem.sq, mem.rq,
+		       mem.tables);
 	printf(RESULT_LINE);
 	for (unsigned int i = 0; i < p->nb_qps; i++) {
 		const struct perf_qp *q = &p->qps[i];

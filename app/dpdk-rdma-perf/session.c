@@ -13,7 +13,9 @@
  * error.
  */
 
+#include <errno.h>
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "perf.h"
@@ -154,11 +156,18 @@ perf_handshake(struct perf *p)
 	return p->server ? handshake_server(p) : handshake_client(p);
 }
 
-int
-perf_exchange_qps(struct perf *p)
+/* Our OOB_QP of every QP, in one write. */
+static int
+send_qps(struct perf *p)
 {
+	const size_t max = OOB_HDR_LEN + OOB_MAX_PAYLOAD;
+	uint8_t *buf = malloc((size_t)p->nb_qps * max);
+	size_t len = 0;
 	struct oob_msg m;
+	int ret;
 
+	if (buf == NULL)
+		return perf_api_err("malloc", ENOMEM);
 	for (unsigned int i = 0; i < p->nb_qps; i++) {
 		const struct perf_qp *q = &p->qps[i];
 		struct oob_qp *a = &m.u.qp;
@@ -175,10 +184,19 @@ perf_exchange_qps(struct perf *p)
 		a->slots = q->rx_slots;
 		a->slot_size = p->slot_size;
 		a->out_reads = p->out_reads;
-		if (oob_send(&p->ob, &m) != 0)
-			return PERF_FAIL;
+		len += oob_encode(&m, buf + len);
 	}
-	p->path_mtu = p->mtu;
+	ret = oob_write_raw(&p->ob, buf, len);
+	free(buf);
+	return ret == 0 ? PERF_OK : PERF_FAIL;
+}
+
+/* The peer's OOB_QP of every QP. */
+static int
+recv_qps(struct perf *p)
+{
+	struct oob_msg m;
+
 	for (unsigned int i = 0; i < p->nb_qps; i++) {
 		if (oob_recv(&p->ob, &m, -1) != 1)
 			return PERF_FAIL;
@@ -200,4 +218,19 @@ perf_exchange_qps(struct perf *p)
 		p->path_mtu = RTE_MIN(p->path_mtu, m.u.qp.mtu);
 	}
 	return PERF_OK;
+}
+
+/*
+ * The client sends its QPs first and the server answers with its own once
+ * it has read them all: with thousands of QPs (-q 16384: over 1 MB each way)
+ * two writers that read only afterwards would both block on full socket
+ * buffers.
+ */
+int
+perf_exchange_qps(struct perf *p)
+{
+	p->path_mtu = p->mtu;
+	if (p->server)
+		return recv_qps(p) == PERF_OK ? send_qps(p) : PERF_FAIL;
+	return send_qps(p) == PERF_OK ? recv_qps(p) : PERF_FAIL;
 }

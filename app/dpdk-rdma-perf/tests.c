@@ -273,11 +273,14 @@ perf_setup(struct perf *p)
 	return PERF_OK;
 }
 
+/* A destroy call that failed: said, and the exit status says it too. */
 static void
-teardown_err(const char *what, int ret)
+teardown_err(struct perf *p, const char *what, int ret)
 {
-	if (ret != 0)
-		perf_err(what, "%s", strerror(-ret));
+	if (ret == 0)
+		return;
+	perf_err(what, "%s", strerror(-ret));
+	p->cleanup_failed = true;
 }
 
 static void
@@ -285,17 +288,17 @@ perf_teardown(struct perf *p)
 {
 	for (unsigned int i = 0; p->qps != NULL && i < p->nb_qps; i++) {
 		if (p->qps[i].qp != NULL)
-			teardown_err("dr_destroy_qp", dr_destroy_qp(p->qps[i].qp));
+			teardown_err(p, "dr_destroy_qp", dr_destroy_qp(p->qps[i].qp));
 		free(p->qps[i].atomic_start);
 	}
 	if (p->recv_cq != NULL)
-		teardown_err("dr_destroy_cq", dr_destroy_cq(p->recv_cq));
+		teardown_err(p, "dr_destroy_cq", dr_destroy_cq(p->recv_cq));
 	if (p->send_cq != NULL)
-		teardown_err("dr_destroy_cq", dr_destroy_cq(p->send_cq));
+		teardown_err(p, "dr_destroy_cq", dr_destroy_cq(p->send_cq));
 	if (p->mr != NULL)
-		teardown_err("dr_dereg_mr", dr_dereg_mr(p->mr));
+		teardown_err(p, "dr_dereg_mr", dr_dereg_mr(p->mr));
 	if (p->pd != NULL)
-		teardown_err("dr_dealloc_pd", dr_dealloc_pd(p->pd));
+		teardown_err(p, "dr_dealloc_pd", dr_dealloc_pd(p->pd));
 	if (p->buf != NULL)
 		munmap(p->buf, p->buf_len);
 	free(p->qps);

@@ -41,6 +41,13 @@ int dr_engine_start(struct dr_context *ctx, const unsigned int *lcores);
 /* Stop the worker lcores and wait for them (DR_PROGRESS_RTC; no-op inline). */
 void dr_engine_stop(struct dr_context *ctx);
 
+/*
+ * Frames the engine's rings and staging arrays of @ctx can hold at once
+ * (ctx->nb_workers set; before dr_engine_init()): the context's pool is
+ * sized with it (dr_context.c).
+ */
+uint64_t dr_engine_frames_held(const struct dr_context *ctx);
+
 /* The worker a new QP / SRQ / XRC domain goes to (round robin). */
 struct dr_worker *dr_engine_place(struct dr_context *ctx);
 

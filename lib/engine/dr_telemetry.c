@@ -7,8 +7,11 @@
  *
  *   /dr/context/list              ids of the open contexts (their DPDK port ids)
  *   /dr/context/stats,<id>        the counters of every worker added up, mode, workers
- *   /dr/qp/list[,<id>]            QPNs of a context (default: the first one open)
- *   /dr/qp/info,<qpn>[,<id>]      state, type, PSNs, queue occupancy, counters, worker
+ *   /dr/qp/list[,<id>[,<offset>]] QPNs of a context (default: the first one open), in
+ *                                 creation order, at most RTE_TEL_MAX_ARRAY_ENTRIES (512)
+ *                                 from the offset-th one on (default 0)
+ *   /dr/qp/info,<qpn>[,<id>]      state, type, PSNs, queue occupancy, counters, worker,
+ *                                 the bytes of memory the QP takes (mem_bytes)
  *   /dr/lcore/stats,<lcore>       a worker lcore: loops, busy / idle cycles, rx bursts
  *
  * The callbacks run in EAL's telemetry thread. They find contexts through
@@ -158,9 +161,19 @@ qp_cmd_ctx(const char *rest)
 static int
 tel_qp_list(const char *cmd, const char *params, struct rte_tel_data *d)
 {
+	const struct dr_qp_impl *qp;
 	struct dr_context *ctx;
+	char *rest = NULL;
+	long skip = 0;
 
 	RTE_SET_USED(cmd);
+	/* [<id>[,<offset>]]: a reply holds RTE_TEL_MAX_ARRAY_ENTRIES QPNs, the offset pages */
+	if (params != NULL && *params != '\0') {
+		if (param_num(params, &rest) < 0)
+			return -EINVAL;
+		if (rest != NULL && *rest != '\0' && (skip = param_num(rest, NULL)) < 0)
+			return -EINVAL;
+	}
 	dr_ctx_registry_lock();
 	ctx = qp_cmd_ctx(params);
 	if (ctx == NULL) {
@@ -169,11 +182,14 @@ tel_qp_list(const char *cmd, const char *params, struct rte_tel_data *d)
 	}
 	rte_tel_data_start_array(d, RTE_TEL_INT_VAL);
 	pthread_mutex_lock(&ctx->ctl_lock);
-	for (uint32_t i = 0; i < DR_MAX_QP; i++) {
-		const struct dr_qp_impl *qp = __atomic_load_n(&ctx->qp_table[i], __ATOMIC_ACQUIRE);
-
-		if (qp != NULL)
-			rte_tel_data_add_array_int(d, (int)qp->pub.qp_num);
+	/* the context's QPs in creation order (its live list, not its table of max_qp entries) */
+	TAILQ_FOREACH(qp, &ctx->qps, ctx_link) {
+		if (skip > 0) {
+			skip--;
+			continue;
+		}
+		if (rte_tel_data_add_array_int(d, (int)qp->pub.qp_num) != 0)
+			break;      /* the reply is full */
 	}
 	pthread_mutex_unlock(&ctx->ctl_lock);
 	dr_ctx_registry_unlock();
@@ -196,6 +212,8 @@ qp_type_name(enum dr_qp_type t)
 static void
 qp_info(struct rte_tel_data *d, struct dr_qp_impl *qp)
 {
+	struct dr_qp_mem mem;
+
 	rte_tel_data_start_dict(d);
 	rte_tel_data_add_dict_int(d, "qpn", (int)qp->pub.qp_num);
 	rte_tel_data_add_dict_string(d, "type", qp_type_name(qp->pub.qp_type));
@@ -219,6 +237,8 @@ qp_info(struct rte_tel_data *d, struct dr_qp_impl *qp)
 	rte_tel_data_add_dict_u64(d, "naks_rx", LOAD(qp->cnt.naks_rx));
 	rte_tel_data_add_dict_u64(d, "rnr_naks_rx", LOAD(qp->cnt.rnr_naks_rx));
 	rte_tel_data_add_dict_u64(d, "naks_tx", LOAD(qp->cnt.naks_tx));
+	dr_qp_mem_get(qp, &mem);
+	rte_tel_data_add_dict_u64(d, "mem_bytes", mem.total);
 }
 
 static int
@@ -299,7 +319,8 @@ register_cmds(void)
 	rte_telemetry_register_cmd("/dr/context/stats", tel_ctx_stats,
 				   "Counters of a context, all workers added up. Parameter: context id");
 	rte_telemetry_register_cmd("/dr/qp/list", tel_qp_list,
-				   "QPNs of a context. Parameter: context id (default: the first)");
+				   "QPNs of a context, 512 at most. Parameters: [context id (default: the first)"
+				   "[,offset in the list (default 0)]]");
 	rte_telemetry_register_cmd("/dr/qp/info", tel_qp_info,
 				   "State, PSNs, queues and counters of a QP. Parameters: qpn[,context id]");
 	rte_telemetry_register_cmd("/dr/lcore/stats", tel_lcore_stats,

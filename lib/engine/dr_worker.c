@@ -76,6 +76,29 @@ rings_free(struct dr_worker *wk)
 	wk->fail_in = NULL;
 }
 
+/*
+ * Whether worker @to takes frames from worker @from: rtc workers all from
+ * each other; in a pipeline, an rx worker from the other rx workers (frames
+ * of its group's QPs, ARP / ND for worker 0) and a completion worker from
+ * its group's rx worker (responses).
+ */
+static bool
+redirect_needed(const struct dr_context *ctx, uint16_t to, uint16_t from)
+{
+	if (to == from)
+		return false;
+	if (ctx->attr.mode != DR_PROGRESS_PIPELINE)
+		return true;
+	switch (to % DR_WK_ROLES) {
+	case DR_WK_RX:
+		return from % DR_WK_ROLES == DR_WK_RX;
+	case DR_WK_COMP:
+		return from == to - DR_WK_COMP;
+	default:
+		return false;
+	}
+}
+
 int
 dr_engine_init(struct dr_context *ctx)
 {
@@ -117,7 +140,7 @@ dr_engine_init(struct dr_context *ctx)
 				goto fail;
 		}
 		for (j = 0; j < n; j++) {
-			if (j == i)
+			if (!redirect_needed(ctx, i, j))
 				continue;
 			wk->redirect[j] = ring_make(ctx, "rd", i, j, DR_WK_RING_SIZE, spsc);
 			if (wk->redirect[j] == NULL)
@@ -191,6 +214,21 @@ dr_engine_free(struct dr_context *ctx)
 	}
 	rte_free(ctx->wk);
 	ctx->wk = NULL;
+}
+
+uint64_t
+dr_engine_frames_held(const struct dr_context *ctx)
+{
+	uint64_t w = ctx->nb_workers, rings = 0;
+	uint16_t i, j;
+
+	/* staging of each worker, the redirect rings (dr_engine_init() made them), tx
+	 * hand-off rings (at most one per worker), the control ring */
+	for (i = 0; i < w; i++)
+		for (j = 0; j < w; j++)
+			rings += ctx->wk[i].redirect[j] != NULL;
+	return w * RTE_DIM(ctx->wk[0].tx_buf) + rings * DR_WK_RING_SIZE + w * DR_WK_RING_SIZE +
+	       DR_WK_CTL_RING;
 }
 
 struct dr_worker *

@@ -256,6 +256,7 @@ struct dr_qp_impl {
 	struct dr_qp_init_attr init;   /* creation attributes, caps as granted */
 	int sq_sig_all;
 	uint32_t index;                /* in ctx->qp_table */
+	TAILQ_ENTRY(dr_qp_impl) ctx_link;  /* on ctx->qps, from create to destroy (control side) */
 
 	struct dr_sq sq;
 	struct dr_rq rq;               /* unused (empty) when the QP has an SRQ */
@@ -311,7 +312,7 @@ dr_qp_lookup(struct dr_context *ctx, uint32_t qpn)
 	uint32_t idx = qpn - DR_QPN_BASE;
 
 	/* published by the control side with release (dr_qp.c) */
-	return idx < DR_MAX_QP ? __atomic_load_n(&ctx->qp_table[idx], __ATOMIC_ACQUIRE) : NULL;
+	return idx < ctx->max_qp ? __atomic_load_n(&ctx->qp_table[idx], __ATOMIC_ACQUIRE) : NULL;
 }
 
 /*
@@ -336,10 +337,15 @@ bool dr_wr_batch_open(const struct dr_qp_impl *qp);
 /* dr_wr_ex.c: give the QP its builder (send_ops_flags already checked); free it. 0 or -ENOMEM. */
 int dr_wr_batch_init(struct dr_qp_impl *qp, uint64_t send_ops_flags);
 void dr_wr_batch_free(struct dr_qp_impl *qp);
+/* dr_wr_ex.c: bytes the builder's staging takes (dr_malloc_cost() of each allocation), 0 without. */
+uint64_t dr_wr_batch_mem(const struct dr_qp_impl *qp);
 
 /* Create a QP (dr_qp.c): dr_create_qp() and dr_create_qp_ex() check their own attributes first. */
 struct dr_qp *dr_qp_create(struct dr_context *ctx, struct dr_pd *pd, struct dr_qp_init_attr *ia,
 			   struct dr_xrcd *xrcd);
+
+/* dr_qp_mem.c: what the QP costs in memory (dr_query_qp_mem()). */
+void dr_qp_mem_get(const struct dr_qp_impl *qp, struct dr_qp_mem *mem);
 
 /* Move the QP to ERR and flush every outstanding WR (both queues) with WR_FLUSH_ERR. */
 void dr_qp_to_error(struct dr_qp_impl *qp);

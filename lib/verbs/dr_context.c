@@ -154,7 +154,91 @@ attr_check(const struct dr_context_attr *a)
 		DR_LOG(ctx, INFO, "idle policy %d unknown", (int)a->idle);
 		return -EINVAL;
 	}
+	if (a->max_qp > DR_MAX_QP) {
+		DR_LOG(ctx, INFO, "max_qp %u above %u", a->max_qp, DR_MAX_QP);
+		return -EINVAL;
+	}
+	if (a->pool_mbufs != 0 && (a->pool_mbufs < DR_POOL_MIN_MBUFS || a->pool != NULL)) {
+		DR_LOG(ctx, INFO, "pool_mbufs %u: at least %u, and no pool given", a->pool_mbufs,
+		       DR_POOL_MIN_MBUFS);
+		return -EINVAL;
+	}
 	return 0;
+}
+
+/*
+ * The default size of the context's pool (dr_context_attr.pool_mbufs = 0):
+ * every descriptor of the queues the workers may own, what the engine's
+ * rings and staging arrays hold, the per-lcore caches (a cache may hold 1.5
+ * times its size before it flushes), DR_POOL_INFLIGHT frames in the stages;
+ * rounded up to 2^n - 1, the size rte_mempool uses best.
+ */
+static uint32_t
+pool_default_mbufs(const struct dr_context *ctx)
+{
+	const struct dr_context_attr *a = &ctx->attr;
+	uint64_t nq = a->nb_queues != 0 ? a->nb_queues : ctx->nb_groups;
+	uint64_t rxd = a->nb_rx_desc != 0 ? a->nb_rx_desc : DR_POOL_RING_DESC;
+	uint64_t txd = a->nb_tx_desc != 0 ? a->nb_tx_desc : DR_POOL_RING_DESC;
+	uint64_t n;
+
+	n = nq * (rxd + txd) + dr_engine_frames_held(ctx) +
+	    (uint64_t)(ctx->nb_workers + 1) * DR_POOL_CACHE * 3 / 2 + DR_POOL_INFLIGHT;
+	return (uint32_t)rte_align64pow2(n) - 1;   /* at most 2^32 - 1: nb_workers <= 16 */
+}
+
+/*
+ * The QP and MR tables and their free lists, on the port's socket: max_qp
+ * and DR_MAX_MR entries (dr_context.h). 0 or -ENOMEM.
+ */
+static int
+ctx_tables_alloc(struct dr_context *ctx, int socket)
+{
+	uint32_t *qp_free, *mr_free;
+
+	ctx->max_qp = ctx->attr.max_qp != 0 ? ctx->attr.max_qp : DR_MAX_QP;
+	ctx->qp_table = rte_zmalloc_socket("dr_qp_table", ctx->max_qp * sizeof(ctx->qp_table[0]),
+					   RTE_CACHE_LINE_SIZE, socket);
+	qp_free = rte_malloc_socket("dr_qp_free", ctx->max_qp * sizeof(*qp_free), 0, socket);
+	ctx->mr_table = rte_zmalloc_socket("dr_mr_table", DR_MAX_MR * sizeof(ctx->mr_table[0]),
+					   RTE_CACHE_LINE_SIZE, socket);
+	ctx->mr_variant = rte_zmalloc_socket("dr_mr_variant", DR_MAX_MR, 0, socket);
+	mr_free = rte_malloc_socket("dr_mr_free", DR_MAX_MR * sizeof(*mr_free), 0, socket);
+	ctx->qp_free.slot = qp_free;
+	ctx->mr_free.slot = mr_free;
+	if (ctx->qp_table == NULL || qp_free == NULL || ctx->mr_table == NULL ||
+	    ctx->mr_variant == NULL || mr_free == NULL)
+		return -ENOMEM;
+	dr_idx_fifo_init(&ctx->qp_free, qp_free, ctx->max_qp);
+	dr_idx_stack_init(&ctx->mr_free, mr_free, DR_MAX_MR);
+	TAILQ_INIT(&ctx->qps);
+	return 0;
+}
+
+static void
+ctx_tables_free(struct dr_context *ctx)
+{
+	rte_free(ctx->qp_table);
+	rte_free(ctx->qp_free.slot);
+	rte_free(ctx->mr_table);
+	rte_free(ctx->mr_variant);
+	rte_free(ctx->mr_free.slot);
+	ctx->qp_table = NULL;
+	ctx->qp_free.slot = NULL;
+	ctx->mr_table = NULL;
+	ctx->mr_variant = NULL;
+	ctx->mr_free.slot = NULL;
+}
+
+/* A context that failed to open or is closing: what open allocated before the backend. */
+static void
+ctx_free(struct dr_context *ctx)
+{
+	if (ctx->own_pool)
+		rte_mempool_free(ctx->pool);
+	dr_engine_free(ctx);
+	ctx_tables_free(ctx);
+	rte_free(ctx);
 }
 
 /* rxe's GID table: 0 link-local EUI-64, 1 IPv4-mapped (when given), 2.. the IPv6 addresses. */
@@ -270,9 +354,11 @@ dr_open_device(struct dr_device *dev, const struct dr_context_attr *attr)
 	ctx->nb_workers = attr->mode == DR_PROGRESS_PIPELINE ? 3 * ctx->nb_groups : ctx->nb_groups;
 	ctx->attr.worker_lcores = NULL;     /* the caller's array is read once, at start */
 	rte_spinlock_init(&ctx->async_lock);
-	rc = dr_engine_init(ctx);
+	rc = ctx_tables_alloc(ctx, socket);
+	if (rc == 0)
+		rc = dr_engine_init(ctx);
 	if (rc != 0) {
-		rte_free(ctx);
+		ctx_free(ctx);
 		return open_fail(-rc);
 	}
 
@@ -281,18 +367,19 @@ dr_open_device(struct dr_device *dev, const struct dr_context_attr *attr)
 	} else {
 		char name[RTE_MEMPOOL_NAMESIZE];
 		uint16_t room = DR_MBUF_DATA_ROOM;
+		uint32_t n;
 
 		/* some PMDs receive into smaller buffers only (af_xdp: one UMEM page) */
 		if (info.max_data_room != 0 && info.max_data_room < room)
 			room = info.max_data_room;
+		n = attr->pool_mbufs != 0 ? attr->pool_mbufs : pool_default_mbufs(ctx);
 		snprintf(name, sizeof(name), "dr_pool_%u", port);
-		ctx->pool = rte_pktmbuf_pool_create(name, DR_POOL_MBUFS, DR_POOL_CACHE, 0,
-						    room, socket);
+		ctx->pool = rte_pktmbuf_pool_create(name, n, DR_POOL_CACHE, 0, room, socket);
 		if (ctx->pool == NULL) {
 			rc = rte_errno;
-			DR_LOG(ctx, ERR, "port %u: mbuf pool %s: %s", port, name, rte_strerror(rc));
-			dr_engine_free(ctx);
-			rte_free(ctx);
+			DR_LOG(ctx, ERR, "port %u: mbuf pool %s of %u mbufs: %s", port, name, n,
+			       rte_strerror(rc));
+			ctx_free(ctx);
 			return open_fail(rc == EEXIST ? EBUSY : ENOMEM);
 		}
 		ctx->own_pool = true;
@@ -311,10 +398,7 @@ dr_open_device(struct dr_device *dev, const struct dr_context_attr *attr)
 	rc = be->open(bp);
 	if (rc != 0) {
 		DR_LOG(ctx, ERR, "port %u: backend %s: %s", port, be->name, rte_strerror(-rc));
-		if (ctx->own_pool)
-			rte_mempool_free(ctx->pool);
-		dr_engine_free(ctx);
-		rte_free(ctx);
+		ctx_free(ctx);
 		return open_fail(rc < 0 ? -rc : EIO);
 	}
 	ctx->mac = bp->mac;
@@ -355,18 +439,15 @@ dr_open_device(struct dr_device *dev, const struct dr_context_attr *attr)
 	dr_ctx_registry_unlock();
 
 	DR_LOG(ctx, INFO, "%s: port %u, backend %s, MAC " RTE_ETHER_ADDR_PRT_FMT ", MTU %u, active MTU %u, "
-	       "%u GIDs, %u rx / %u tx queues%s%s", ctx->device.name, port, be->name,
+	       "%u GIDs, %u rx / %u tx queues%s%s, %u QPs, pool of %u mbufs", ctx->device.name, port, be->name,
 	       RTE_ETHER_ADDR_BYTES(&ctx->mac), ctx->link_mtu, dr_mtu_bytes(ctx->active_mtu), ctx->num_gids,
 	       ctx->nb_rxq, ctx->nb_txq, bp->rss_udp ? ", RSS on UDP" : "",
-	       bp->flow_isolated ? ", flow-isolated" : "");
+	       bp->flow_isolated ? ", flow-isolated" : "", ctx->max_qp, ctx->pool->size);
 	return ctx;
 
 fail_be:
 	be->close(bp);
-	if (ctx->own_pool)
-		rte_mempool_free(ctx->pool);
-	dr_engine_free(ctx);
-	rte_free(ctx);
+	ctx_free(ctx);
 	return open_fail(-rc);
 }
 
@@ -397,6 +478,7 @@ dr_close_device(struct dr_context *ctx)
 	}
 	dr_async_fini(ctx);
 	pthread_mutex_destroy(&ctx->ctl_lock);
+	ctx_tables_free(ctx);
 	rte_free(ctx);
 	return 0;
 }
@@ -410,7 +492,7 @@ dr_query_device(struct dr_context *ctx, struct dr_device_attr *attr)
 	snprintf(attr->fw_ver, sizeof(attr->fw_ver), "dpdk-rdma %s", DR_VERSION_STR);
 	memcpy(&attr->node_guid, &ctx->gid[0].raw[8], sizeof(attr->node_guid));
 	attr->max_mr_size = UINT64_MAX;     /* as rxe (RXE_MAX_MR_SIZE): the address space */
-	attr->max_qp = DR_MAX_QP;
+	attr->max_qp = (int)ctx->max_qp;
 	attr->max_qp_wr = DR_MAX_QP_WR;
 	attr->max_sge = DR_MAX_SGE;
 	attr->max_cq = DR_MAX_CQ;

@@ -28,6 +28,7 @@
 
 #include "dr_backend.h"
 #include "dr_config.h"
+#include "dr_idx.h"
 #include "dr_mr_check.h"
 #include "dr_verbs.h"
 #include "dr_worker.h"
@@ -75,14 +76,22 @@ struct dr_context {
 	unsigned int num_gids;
 	uint64_t tsc_hz;
 
-	/* object tables; QPN = DR_QPN_BASE + index */
-	struct dr_qp_impl *qp_table[DR_MAX_QP];
-	struct dr_mr_impl *mr_table[DR_MAX_MR];
+	/*
+	 * Object tables, read lock-free by the workers (entries published with
+	 * release, loaded with acquire). The QP and MR tables are allocated at
+	 * open on the port's socket (dr_context.c: ctx_tables_alloc()), max_qp
+	 * and DR_MAX_MR entries; QPN = DR_QPN_BASE + index.
+	 */
+	struct dr_qp_impl **qp_table;       /* max_qp entries */
+	uint32_t max_qp;                    /* dr_context_attr.max_qp, or DR_MAX_QP */
+	struct dr_idx_fifo qp_free;         /* free QP indices, oldest first (delayed QPN reuse) */
+	struct dr_qp_list qps;              /* every QP of the context (qp->ctx_link), under ctl_lock */
+	struct dr_mr_impl **mr_table;       /* DR_MAX_MR entries */
+	uint8_t *mr_variant;                /* DR_MAX_MR: key byte of each slot, bumped at every reuse */
+	struct dr_idx_stack mr_free;        /* free MR slots, newest first */
 	struct dr_mw_impl *mw_table[DR_MAX_MW];    /* key index DR_MAX_MR + slot */
 	struct dr_srq_impl *srq_table[DR_MAX_SRQ]; /* SRQ number - 1 */
-	uint8_t mr_variant[DR_MAX_MR];      /* key byte of each slot, bumped at every reuse */
 	uint8_t mw_variant[DR_MAX_MW];      /* last key portion of each window slot */
-	uint32_t next_qp_hint;
 	uint32_t num_qps, num_mrs, num_pds, num_cqs, num_srqs, num_mws, num_xrcds;
 
 	/* the engine (dr_worker.h): nb_workers runners of the stages, each with its queues */
@@ -92,7 +101,8 @@ struct dr_context {
 	uint16_t nb_rxq, nb_txq;            /* queues of the port the workers use (<= nb_workers) */
 	uint16_t next_worker;               /* round-robin placement of new QPs / SRQs / XRCDs */
 	struct rte_rcu_qsbr *rcu;           /* workers' quiescent states (DR_PROGRESS_RTC) */
-	pthread_mutex_t ctl_lock;           /* QP destruction vs. readers outside the workers (telemetry) */
+	pthread_mutex_t ctl_lock;           /* QP creation / destruction (qp_table, qps) vs. readers
+					     * outside the workers (telemetry, CQ overrun) */
 
 	/* asynchronous events (dr_event.c): a ring, an eventfd readable while it holds some */
 	struct dr_async_event async_ev[DR_ASYNC_EVENTS];
@@ -205,6 +215,18 @@ void dr_async_fini(struct dr_context *ctx);
  * worker 0 to send (dr_worker.c). The stages use dr_wk_tx() on their QP's worker.
  */
 void dr_ctx_tx(struct dr_context *ctx, struct rte_mbuf *m);
+
+/*
+ * What an rte_malloc() / rte_zmalloc() of @size bytes takes from the heap:
+ * the size rounded up to a cache line, and one cache line of element header
+ * (DPDK 22.11 malloc_elem.h: MALLOC_ELEM_HEADER_LEN, no trailer without
+ * RTE_MALLOC_DEBUG). Alignment padding above a cache line is not counted.
+ */
+static inline uint64_t
+dr_malloc_cost(size_t size)
+{
+	return size == 0 ? 0 : RTE_ALIGN_CEIL((uint64_t)size, RTE_CACHE_LINE_SIZE) + RTE_CACHE_LINE_SIZE;
+}
 
 static inline struct dr_cq_impl *dr_cq_impl(struct dr_cq *cq) { return (struct dr_cq_impl *)cq; }
 static inline struct dr_mr_impl *dr_mr_impl(struct dr_mr *mr) { return (struct dr_mr_impl *)mr; }

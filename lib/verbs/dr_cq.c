@@ -161,16 +161,19 @@ static void
 cq_error_qps(struct dr_cq_impl *cq)
 {
 	struct dr_context *ctx = cq->pub.context;
-	unsigned int i;
+	struct dr_qp_impl *qp;
 
-	for (i = 0; i < DR_MAX_QP; i++) {
-		struct dr_qp_impl *qp = ctx->qp_table[i];
+	/* the context's QPs (not its whole table); no QP comes or goes meanwhile */
+	pthread_mutex_lock(&ctx->ctl_lock);
+	TAILQ_FOREACH(qp, &ctx->qps, ctx_link) {
+		enum dr_qp_state st = __atomic_load_n(&qp->pub.state, __ATOMIC_ACQUIRE);
 
-		if (qp == NULL || qp->pub.state == DR_QPS_ERR || qp->pub.state == DR_QPS_RESET)
+		if (st == DR_QPS_ERR || st == DR_QPS_RESET)
 			continue;
 		if (qp->pub.send_cq == &cq->pub || qp->pub.recv_cq == &cq->pub)
 			(void)dr_qp_error_on_worker(qp);
 	}
+	pthread_mutex_unlock(&ctx->ctl_lock);
 }
 
 static int

@@ -5,7 +5,8 @@
 /*
  * Memory regions (ibv_reg_mr(3), ibv_dereg_mr(3)). Keys are a 24-bit table
  * index and an 8-bit variant bumped at every reuse of the slot (never 0), so
- * a stale key misses the new region (as rxe's key layout). L_Key == R_Key as
+ * a stale key misses the new region (as rxe's key layout). Free slots are a
+ * stack (dr_idx.h): registration and deregistration are O(1). L_Key == R_Key as
  * in rxe; the region's IOVA is its virtual address.
  */
 
@@ -22,17 +23,6 @@ reg_fail(int err)
 {
 	errno = err;
 	return NULL;
-}
-
-static int
-free_slot(const struct dr_context *ctx)
-{
-	unsigned int i;
-
-	for (i = 0; i < DR_MAX_MR; i++)
-		if (ctx->mr_table[i] == NULL)
-			return (int)i;
-	return -1;
 }
 
 struct dr_mr *
@@ -57,14 +47,14 @@ dr_reg_mr(struct dr_pd *pd, void *addr, size_t length, int access)
 		DR_LOG(ctx, INFO, "reg_mr: [%p, +%zu) wraps around", addr, length);
 		return reg_fail(EINVAL);
 	}
-	idx = free_slot(ctx);
-	if (idx < 0) {
+	if (ctx->mr_free.top == 0) {
 		DR_LOG(ctx, INFO, "reg_mr: %u MRs already", ctx->num_mrs);
 		return reg_fail(ENOMEM);
 	}
 	mr = rte_zmalloc("dr_mr", sizeof(*mr), 0);
 	if (mr == NULL)
 		return reg_fail(ENOMEM);
+	idx = (int)dr_idx_stack_take(&ctx->mr_free);    /* O(1): one is free */
 
 	variant = ++ctx->mr_variant[idx];
 	if (variant == 0)
@@ -113,6 +103,7 @@ dr_dereg_mr(struct dr_mr *pub)
 	 */
 	__atomic_store_n(&ctx->mr_table[idx], NULL, __ATOMIC_RELEASE);
 	dr_engine_sync(ctx);
+	dr_idx_stack_put(&ctx->mr_free, idx);   /* no worker holds it: the slot may be reused */
 	ctx->num_mrs--;
 	pub->pd->refcnt--;
 	rte_free(mr);

@@ -102,22 +102,6 @@ sq_only:
 	return 0;
 }
 
-/* A free QPN, round robin so that a destroyed QP's number is not reused at once. */
-static int
-qp_slot(struct dr_context *ctx)
-{
-	uint32_t n, i;
-
-	for (n = 0; n < DR_MAX_QP; n++) {
-		i = (ctx->next_qp_hint + n) % DR_MAX_QP;
-		if (ctx->qp_table[i] == NULL) {
-			ctx->next_qp_hint = (i + 1) % DR_MAX_QP;
-			return (int)i;
-		}
-	}
-	return -1;
-}
-
 /*
  * What each QP type needs at creation (ibv_create_qp(3), ibv_create_qp_ex(3)):
  * RC, UC, UD: a PD, both CQs; XRC_SEND (initiator): a PD and a send CQ, no
@@ -164,7 +148,7 @@ dr_qp_create(struct dr_context *ctx, struct dr_pd *pd, struct dr_qp_init_attr *i
 	bool own_rq = ia->srq == NULL && ia->qp_type != DR_QPT_XRC_SEND && !xrc_tgt;
 	struct dr_qp_impl *qp;
 	struct dr_qp_cap cap;
-	int socket, idx, rc;
+	int socket, rc;
 
 	rc = type_check(ctx, pd, ia, xrcd);
 	if (rc != 0)
@@ -184,8 +168,10 @@ dr_qp_create(struct dr_context *ctx, struct dr_pd *pd, struct dr_qp_init_attr *i
 		       cap.max_inline_data, DR_MAX_QP_WR, DR_MAX_SGE, DR_MAX_INLINE);
 		return create_fail(EINVAL);
 	}
-	if (ctx->num_qps >= DR_MAX_QP)
+	if (ctx->qp_free.count == 0) {
+		DR_LOG(qp, INFO, "create_qp: %u QPs already (max_qp)", ctx->num_qps);
 		return create_fail(ENOMEM);
+	}
 
 	socket = ctx->socket_id;
 	qp = rte_zmalloc_socket("dr_qp", sizeof(*qp), RTE_CACHE_LINE_SIZE, socket);
@@ -196,8 +182,8 @@ dr_qp_create(struct dr_context *ctx, struct dr_pd *pd, struct dr_qp_init_attr *i
 		rte_free(qp);
 		return create_fail(ENOMEM);
 	}
-	idx = qp_slot(ctx);         /* cannot fail: num_qps < DR_MAX_QP */
-	qp->index = (uint32_t)idx;
+	/* the oldest free number: a destroyed QP's comes back only after every other free one */
+	qp->index = (uint32_t)dr_idx_fifo_take(&ctx->qp_free);  /* cannot fail: one is free */
 	qp->pub.context = ctx;
 	qp->pub.qp_context = ia->qp_context;
 	qp->pub.pd = xrc_tgt ? NULL : pd;
@@ -212,7 +198,7 @@ dr_qp_create(struct dr_context *ctx, struct dr_pd *pd, struct dr_qp_init_attr *i
 	}
 	if (xrc_tgt)
 		cap.max_send_wr = cap.max_send_sge = 0;
-	qp->pub.qp_num = DR_QPN_BASE + (uint32_t)idx;
+	qp->pub.qp_num = DR_QPN_BASE + qp->index;
 	qp->pub.state = DR_QPS_RESET;
 	qp->pub.qp_type = ia->qp_type;
 	qp->pub.ops = &dr_qp_post_ops;
@@ -255,7 +241,10 @@ dr_qp_create(struct dr_context *ctx, struct dr_pd *pd, struct dr_qp_init_attr *i
 		qp->wk = dr_engine_place(ctx);
 	qp->wk->num_qps++;
 	ctx->num_qps++;
-	__atomic_store_n(&ctx->qp_table[idx], qp, __ATOMIC_RELEASE);  /* workers look it up lock-free */
+	pthread_mutex_lock(&ctx->ctl_lock);
+	TAILQ_INSERT_TAIL(&ctx->qps, qp, ctx_link);
+	__atomic_store_n(&ctx->qp_table[qp->index], qp, __ATOMIC_RELEASE);  /* workers look it up lock-free */
+	pthread_mutex_unlock(&ctx->ctl_lock);
 	DR_LOG(qp, DEBUG, "QP 0x%x created: wr %u/%u sge %u/%u inline %u", qp->pub.qp_num,
 	       cap.max_send_wr, cap.max_recv_wr, cap.max_send_sge, cap.max_recv_sge, cap.max_inline_data);
 	return &qp->pub;
@@ -634,7 +623,7 @@ dr_destroy_qp(struct dr_qp *pub)
 		return -EINVAL;
 	qp = dr_qp_impl(pub);
 	ctx = pub->context;
-	if (qp->index >= DR_MAX_QP || ctx->qp_table[qp->index] != qp)
+	if (qp->index >= ctx->max_qp || ctx->qp_table[qp->index] != qp)
 		return -EINVAL;
 	/* ibv_destroy_qp(3): its async events must have been acknowledged */
 	if (qp->events_unacked != 0) {
@@ -646,9 +635,12 @@ dr_destroy_qp(struct dr_qp *pub)
 	/* out of the table (and out of telemetry's reach), off its worker, no worker holds it: freed */
 	pthread_mutex_lock(&ctx->ctl_lock);
 	__atomic_store_n(&ctx->qp_table[qp->index], NULL, __ATOMIC_RELEASE);
+	TAILQ_REMOVE(&ctx->qps, qp, ctx_link);
 	pthread_mutex_unlock(&ctx->ctl_lock);
 	(void)dr_engine_call(qp->wk, qp_detach_call, qp);
 	dr_engine_sync(ctx);
+	/* no worker holds it: its number may come back, after every other free one */
+	dr_idx_fifo_put(&ctx->qp_free, qp->index);
 	dr_mw_qp_destroyed(qp);
 	dr_wr_batch_free(qp);
 	if (qp->srq != NULL && qp->xrcd == NULL)

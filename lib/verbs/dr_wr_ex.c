@@ -395,6 +395,19 @@ ex_complete(struct dr_qp_ex *ex)
 	return rc;
 }
 
+uint64_t
+dr_wr_batch_mem(const struct dr_qp_impl *qp)
+{
+	const struct dr_wr_batch *b = qp->batch;
+
+	if (b == NULL)
+		return 0;
+	return dr_malloc_cost(sizeof(*b)) + dr_malloc_cost(b->max * sizeof(*b->wr)) +
+	       dr_malloc_cost((size_t)b->max * b->max_sge * sizeof(*b->sge)) +
+	       dr_malloc_cost((size_t)b->max * b->max_inline) +
+	       dr_malloc_cost(b->max * sizeof(*b->flags)) + dr_malloc_cost(b->max * sizeof(*b->len));
+}
+
 bool
 dr_wr_batch_open(const struct dr_qp_impl *qp)
 {

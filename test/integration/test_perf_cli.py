@@ -46,7 +46,7 @@ BAD = [
     ("mtu-too-small", ["write_bw", *IP, "-m", "128"], "from 256 to 4096"),
     ("mtu-too-large", ["write_bw", *IP, "-m", "8192"], "from 256 to 4096"),
     ("qps-zero", ["write_bw", *IP, "-q", "0"], "-q/--qp: invalid value '0'"),
-    ("qps-too-many", ["write_bw", *IP, "-q", "1025"], "-q/--qp: invalid value '1025'"),
+    ("qps-too-many", ["write_bw", *IP, "-q", "65537"], "-q/--qp: invalid value '65537'"),
     ("qps-on-lat", ["send_lat", *IP, "-q", "2"], "only available on bw tests"),
     ("tx-depth-zero", ["write_bw", *IP, "-t", "0"], "-t/--tx-depth: invalid value"),
     ("rx-depth-zero", ["send_bw", *IP, "-r", "0"], "-r/--rx-depth: invalid value"),
