@@ -160,7 +160,7 @@ wqe_all_sent(const struct dr_send_wqe *wqe)
 {
 	enum dr_wqe_state st = dr_wqe_req_state(wqe);
 
-	return st == DR_WQE_SENT || (st == DR_WQE_ACTIVE && wqe->sent_once);
+	return st == DR_WQE_SENT || (st == DR_WQE_ACTIVE && dr_wqe_sent_once(wqe));
 }
 
 /* Acknowledged progress (rxe reset_retry_counters()): counters back to their attributes, timer restarted. */
@@ -215,7 +215,7 @@ comp_get_wqe(struct dr_qp_impl *qp, struct comp_ctx *c)
 			 * 9.7.5.2.x, rxe check_psn(): duplicates are dropped). It
 			 * may still have acknowledged the WQEs before it (COMPLETE_WQE).
 			 */
-			if (wqe->sent_once && !dr_psn_after(c->psn, wqe->last_psn))
+			if (dr_wqe_sent_once(wqe) && !dr_psn_after(c->psn, wqe->last_psn))
 				return COMP_DONE;
 			continue;
 		}
@@ -351,7 +351,7 @@ read_place(struct dr_qp_impl *qp, struct dr_send_wqe *wqe, struct comp_ctx *c, b
 	rc = dr_qp_sge_scatter(qp, wqe->sge, wqe->num_sge, wqe->resp_bytes, c->m, c->pi->pay_off, paylen);
 	if (rc != 0)
 		return rc == -EMSGSIZE ? DR_WC_LOC_LEN_ERR : DR_WC_LOC_PROT_ERR;
-	wqe->resp_bytes += paylen;
+	dr_wqe_set_resp_bytes(wqe, wqe->resp_bytes + paylen);
 	if (last) {
 		dr_wqe_set_verdict(wqe, DR_WQE_DONE, DR_WC_SUCCESS);
 		/*
@@ -385,7 +385,7 @@ comp_read_ahead(struct dr_qp_impl *qp, struct comp_ctx *c)
 		struct dr_send_wqe *w = dr_sq_wqe(sq, i);
 
 		if (dr_wqe_done(w)) {
-			if (!w->sent_once || !dr_psn_after(c->psn, w->last_psn))
+			if (!dr_wqe_sent_once(w) || !dr_psn_after(c->psn, w->last_psn))
 				return;            /* a duplicate of a READ done already */
 			continue;
 		}
@@ -425,7 +425,7 @@ comp_atomic(struct dr_qp_impl *qp, struct comp_ctx *c)
 		return COMP_ERROR;
 	}
 	wqe->atomic_orig = orig;
-	wqe->resp_bytes = sizeof(orig);
+	dr_wqe_set_resp_bytes(wqe, sizeof(orig));
 	dr_wqe_set_verdict(wqe, DR_WQE_DONE, DR_WC_SUCCESS);
 	comp_rd_atomic_done(qp);
 	comp_advance(qp, dr_psn_add(c->psn, 1));
@@ -717,7 +717,7 @@ dr_comp_progress(struct dr_qp_impl *qp)
 
 		if (dr_wqe_done(wqe)) {
 			/* a READ done ahead of an older one (comp_read_ahead()) is acknowledged now */
-			if (reliable && wqe->sent_once)
+			if (reliable && dr_wqe_sent_once(wqe))
 				comp_advance(qp, dr_psn_add(wqe->last_psn, 1));
 			if (wqe->rd_slot_held) {
 				wqe->rd_slot_held = false;

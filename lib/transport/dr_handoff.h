@@ -84,6 +84,19 @@ dr_wqe_req_state(const struct dr_send_wqe *wqe)
 	return __atomic_load_n(&wqe->state, __ATOMIC_ACQUIRE);
 }
 
+/* Every packet of the WQE went out once (the requester's; the completer reads it after the state). */
+static inline void
+dr_wqe_set_sent_once(struct dr_send_wqe *wqe, bool v)
+{
+	__atomic_store_n(&wqe->sent_once, v, __ATOMIC_RELAXED);
+}
+
+static inline bool
+dr_wqe_sent_once(const struct dr_send_wqe *wqe)
+{
+	return __atomic_load_n(&wqe->sent_once, __ATOMIC_RELAXED);
+}
+
 /* ---- completer -> requester ---- */
 
 static inline void
@@ -127,6 +140,13 @@ static inline enum dr_wc_status
 dr_wqe_fail_status(const struct dr_send_wqe *wqe)
 {
 	return __atomic_load_n(&wqe->verdict, __ATOMIC_ACQUIRE) == DR_WQE_ERROR ? wqe->comp_status : wqe->status;
+}
+
+/* Bytes of a READ placed in order (the completer's; monotonic until the WQE completes). */
+static inline void
+dr_wqe_set_resp_bytes(struct dr_send_wqe *wqe, uint32_t n)
+{
+	__atomic_store_n(&wqe->resp_bytes, n, __ATOMIC_RELAXED);
 }
 
 static inline void

@@ -148,7 +148,7 @@ req_check_window(struct dr_qp_impl *qp, const struct dr_send_wqe *wqe)
 		return REQ_WAIT;
 	if (wqe->opcode == DR_WR_RDMA_READ && out > 0) {
 		/* a READ takes all its response PSNs at once: keep far below 2^23 (IBA 9.7.1) */
-		uint32_t n = msg_pkts(wqe->length - wqe->resp_bytes, qp->mtu);
+		uint32_t n = msg_pkts(wqe->length - dr_wqe_resp_bytes(wqe), qp->mtu);
 
 		if ((uint64_t)out + n >= DR_PSN_HALF / 2)
 			return REQ_WAIT;
@@ -217,14 +217,14 @@ int
 dr_req_reread(struct dr_qp_impl *qp, const struct dr_send_wqe *wqe)
 {
 	/* the duplicate of its request from the first missing response (IBA 9.7.5.1.3: the responder replays) */
-	return req_read_packet(qp, wqe, dr_read_next_psn(qp, wqe), wqe->resp_bytes);
+	return req_read_packet(qp, wqe, dr_read_next_psn(qp, wqe), dr_wqe_resp_bytes(wqe));
 }
 
 /* Step SEND_PKT for a READ request (IBA 9.4.3, 9.7.4.1.3). */
 static int
 req_send_read(struct dr_qp_impl *qp, struct dr_send_wqe *wqe)
 {
-	uint32_t done = wqe->resp_bytes;       /* > 0 when re-requesting after a partial reply */
+	uint32_t done = dr_wqe_resp_bytes(wqe);  /* > 0 when re-requesting after a partial reply */
 	uint32_t n = msg_pkts(wqe->length - done, qp->mtu);
 	int rc;
 
@@ -240,7 +240,7 @@ req_send_read(struct dr_qp_impl *qp, struct dr_send_wqe *wqe)
 		wqe->last_psn = dr_psn_add(wqe->first_psn, n - 1);
 		qp->req.rd_taken++;
 	}
-	wqe->sent_once = true;
+	dr_wqe_set_sent_once(wqe, true);
 	dr_wqe_set_state(wqe, DR_WQE_SENT);
 	qp->req.psn = dr_psn_add(qp->req.psn, n);
 	qp->req.cur++;
@@ -276,7 +276,7 @@ req_send_atomic(struct dr_qp_impl *qp, struct dr_send_wqe *wqe)
 		wqe->npkts = 1;
 		qp->req.rd_taken++;
 	}
-	wqe->sent_once = true;
+	dr_wqe_set_sent_once(wqe, true);
 	dr_wqe_set_state(wqe, DR_WQE_SENT);
 	qp->req.psn = dr_psn_add(qp->req.psn, 1);
 	qp->req.cur++;
@@ -315,7 +315,7 @@ req_send_segment(struct dr_qp_impl *qp, struct dr_send_wqe *wqe)
 		wqe->first_psn = qp->req.psn;
 		wqe->npkts = msg_pkts(wqe->length, mtu);
 		wqe->last_psn = dr_psn_add(wqe->first_psn, wqe->npkts - 1);
-		wqe->sent_once = false;
+		dr_wqe_set_sent_once(wqe, false);
 	}
 	m = req_pkt_start(qp, wqe, (uint8_t)opcode, paylen, &pi);
 	if (m == NULL)
@@ -352,7 +352,7 @@ req_send_segment(struct dr_qp_impl *qp, struct dr_send_wqe *wqe)
 		return rc;
 	qp->req.psn = dr_psn_add(qp->req.psn, 1);
 	if (last) {
-		wqe->sent_once = true;
+		dr_wqe_set_sent_once(wqe, true);
 		qp->req.cur++;
 		qp->req.offset = 0;
 		/* UC: nothing will acknowledge it (IBA 9.8.x): done once it is out */
@@ -380,7 +380,7 @@ req_local_op(struct dr_qp_impl *qp, struct dr_send_wqe *wqe)
 		req_error(qp, wqe, st);       /* the completer reports it, then the QP goes to ERR */
 		return -EINVAL;
 	}
-	wqe->sent_once = true;
+	dr_wqe_set_sent_once(wqe, true);
 	wqe->first_psn = wqe->last_psn = dr_psn_sub(qp->req.psn, 1);
 	wqe->npkts = 0;
 	dr_wqe_set_state(wqe, DR_WQE_DONE);
@@ -394,7 +394,7 @@ static void
 req_ud_done(struct dr_qp_impl *qp, struct dr_send_wqe *wqe)
 {
 	dr_send_wqe_release(wqe);
-	wqe->sent_once = true;
+	dr_wqe_set_sent_once(wqe, true);
 	dr_wqe_set_state(wqe, DR_WQE_DONE);   /* nothing is outstanding on UD */
 	qp->req.cur++;
 	qp->req.offset = 0;

@@ -64,6 +64,13 @@ dr_qp_can_send(const struct dr_qp_impl *qp)
 	return qp->pub.state == DR_QPS_RTS || qp->pub.state == DR_QPS_SQD;
 }
 
+/* Bytes of a READ placed in order so far (the completer writes them, the requester reads: dr_handoff.h). */
+static inline uint32_t
+dr_wqe_resp_bytes(const struct dr_send_wqe *wqe)
+{
+	return __atomic_load_n(&wqe->resp_bytes, __ATOMIC_RELAXED);
+}
+
 /*
  * The PSN of a READ's first response not placed yet: each response takes one
  * PSN from first_psn and carries one PMTU but the last (IBA 9.7.4.1.3). A
@@ -72,7 +79,7 @@ dr_qp_can_send(const struct dr_qp_impl *qp)
 static inline uint32_t
 dr_read_next_psn(const struct dr_qp_impl *qp, const struct dr_send_wqe *wqe)
 {
-	return dr_psn_add(wqe->first_psn, wqe->resp_bytes / qp->mtu);
+	return dr_psn_add(wqe->first_psn, dr_wqe_resp_bytes(wqe) / qp->mtu);
 }
 
 /*
