@@ -54,7 +54,8 @@ struct dr_ctx_stats {
 	uint64_t rx_malformed;              /* dr_pkt_parse() errors */
 	uint64_t rx_bad_icrc;
 	uint64_t rx_no_qp;                  /* destination QPN unknown */
-	uint64_t rx_dropped;                /* UC / UD requests dropped by the responder (Q_Key,
+	uint64_t rx_dropped;                /* requests dropped by the responder: RC ones it could not
+					     * hold behind a READ (retransmitted); UC / UD ones (Q_Key,
 					     * no receive WQE, lost packet of the message): IBA
 					     * says so, no NAK exists for them */
 	uint64_t rx_redirected;             /* frames handed to the QP's owner worker */
@@ -126,6 +127,15 @@ struct dr_worker {
 	uint16_t tx_count;
 
 	struct dr_qp_list active;           /* QPs with transport work (dr_engine_qp_*) */
+	/*
+	 * Requests the responders of its QPs (qp->wk is where the responder runs)
+	 * hold while they answer READs, and how many they may: the rest are
+	 * dropped and retransmitted, so held requests never take the mbufs the
+	 * responses that free them need (changed by this worker, or while it is
+	 * parked)
+	 */
+	uint32_t resp_held;
+	uint32_t resp_held_max;
 	uint32_t num_active;
 	uint32_t num_qps;                   /* QPs placed on this worker */
 

@@ -226,6 +226,10 @@ struct dr_resp_state {
 	struct dr_resp_res res[DR_MAX_RD_ATOMIC];
 	uint32_t res_next;
 	int res_active;                /* index of the READ being answered, -1 = none */
+	/* READs executed while another was being answered: their turn comes in PSN order
+	 * (resources, not held mbufs: a READ request is all in its resource) */
+	uint8_t res_queue[DR_MAX_RD_ATOMIC];
+	uint8_t res_qhead, res_qtail;
 	uint32_t unacked;              /* requests executed since the last ACK sent */
 	/* requests that arrived while a READ was being answered, oldest at pend_tail */
 	struct rte_mbuf *pend[DR_RESP_PEND];

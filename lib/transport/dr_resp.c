@@ -382,7 +382,10 @@ resp_exec_read(struct dr_qp_impl *qp, struct resp_ctx *c)
 	/* C9-148 (rxe): the MSN counts the READ when it is executed; the READ takes n PSNs */
 	qp->resp.msn = (qp->resp.msn + 1) & DR_24BIT_MASK;
 	qp->resp.epsn = dr_psn_add(c->psn, n);
-	qp->resp.res_active = idx;
+	if (qp->resp.res_active < 0)
+		qp->resp.res_active = idx;
+	else         /* answered after the READs before it (at most max_dest_rd_atomic queued) */
+		qp->resp.res_queue[qp->resp.res_qhead++ % DR_MAX_RD_ATOMIC] = (uint8_t)idx;
 	/* its responses acknowledge everything before it */
 	qp->resp.ack_pending = false;
 	qp->resp.unacked = 0;
@@ -669,7 +672,25 @@ resp_handle(struct dr_qp_impl *qp, struct rte_mbuf *m, struct dr_pkt_info *pi)
 static inline bool
 resp_busy(const struct dr_qp_impl *qp)
 {
-	return qp->resp.res_active >= 0 || qp->resp.pend_head != qp->resp.pend_tail;
+	return qp->resp.res_active >= 0 || qp->resp.res_qhead != qp->resp.res_qtail ||
+	       qp->resp.pend_head != qp->resp.pend_tail;
+}
+
+/*
+ * A new READ request in sequence while READs are being answered and no other
+ * request waits: it is executed at once into a resource of its own and
+ * answered in its turn (IBA 9.7.5.1.3: responses in PSN order), so the
+ * request's mbuf is not held. Holding one per QP would take a pool's worth
+ * of mbufs with thousands of QPs reading at once.
+ */
+static inline bool
+resp_read_queueable(const struct dr_qp_impl *qp, const struct dr_pkt_info *pi)
+{
+	const struct dr_resp_state *rs = &qp->resp;
+
+	return (pi->mask & DR_OPF_READ) && (pi->mask & DR_OPF_REQ) && rs->pend_head == rs->pend_tail &&
+	       (uint8_t)(rs->res_qhead - rs->res_qtail) < DR_MAX_RD_ATOMIC - 1 &&
+	       dr_bth_psn(dr_pkt_bth(pi)) == rs->epsn;
 }
 
 void
@@ -682,13 +703,19 @@ dr_resp_rx(struct dr_qp_impl *qp, struct rte_mbuf *m, struct dr_pkt_info *pi)
 		rte_pktmbuf_free(m);
 		return;
 	}
-	if (resp_busy(qp)) {
-		/* READ responses first: keep the request for later; full: drop, it is retransmitted */
-		if (rs->pend_head - rs->pend_tail >= DR_RESP_PEND) {
+	if (resp_busy(qp) && !resp_read_queueable(qp, pi)) {
+		/*
+		 * READ responses first: keep the request for later; full, or the
+		 * worker's responders hold their share of the pool: drop, it is
+		 * retransmitted (the responses must find mbufs)
+		 */
+		if (rs->pend_head - rs->pend_tail >= DR_RESP_PEND || qp->wk->resp_held >= qp->wk->resp_held_max) {
+			dr_qp_wk(qp)->stats.rx_dropped++;
 			rte_pktmbuf_free(m);
 			return;
 		}
 		rs->pend[rs->pend_head++ % DR_RESP_PEND] = m;
+		qp->wk->resp_held++;
 		return;
 	}
 	resp_handle(qp, m, pi);
@@ -716,10 +743,13 @@ dr_resp_drain(struct dr_qp_impl *qp)
 {
 	struct dr_resp_state *rs = &qp->resp;
 
-	while (rs->pend_head != rs->pend_tail)
+	while (rs->pend_head != rs->pend_tail) {
 		rte_pktmbuf_free(rs->pend[rs->pend_tail++ % DR_RESP_PEND]);
+		qp->wk->resp_held--;
+	}
 	rs->pend_head = rs->pend_tail = 0;
 	rs->res_active = -1;
+	rs->res_qhead = rs->res_qtail = 0;
 	rs->ack_pending = false;
 	rs->atomic_ack_pending = false;
 }
@@ -739,7 +769,7 @@ dr_resp_progress(struct dr_qp_impl *qp)
 		n++;
 	}
 	if (!dr_qp_can_receive(qp)) {
-		if (rs->pend_head != rs->pend_tail || rs->res_active >= 0)
+		if (rs->pend_head != rs->pend_tail || rs->res_active >= 0 || rs->res_qhead != rs->res_qtail)
 			dr_resp_drain(qp);
 		return 0;
 	}
@@ -747,6 +777,8 @@ dr_resp_progress(struct dr_qp_impl *qp)
 		struct dr_pkt_info pi;
 		struct rte_mbuf *m;
 
+		if (rs->res_active < 0 && rs->res_qhead != rs->res_qtail)
+			rs->res_active = rs->res_queue[rs->res_qtail++ % DR_MAX_RD_ATOMIC];   /* the next READ's turn */
 		if (rs->res_active >= 0) {
 			bool access_err = false;
 
@@ -755,10 +787,12 @@ dr_resp_progress(struct dr_qp_impl *qp)
 				resp_read_access_err(qp);
 			if (rs->res_active >= 0 || !dr_qp_can_receive(qp))
 				return n;     /* budget, mbufs or room ran out: next round */
+			continue;             /* a queued READ may be next */
 		}
 		if (rs->pend_head == rs->pend_tail)
 			break;
 		m = rs->pend[rs->pend_tail++ % DR_RESP_PEND];
+		qp->wk->resp_held--;
 		if (dr_pkt_parse(m, &pi) != DR_PKT_OK) {  /* parsed once already: cannot fail */
 			rte_pktmbuf_free(m);
 			continue;
@@ -800,4 +834,5 @@ dr_resp_stop(struct dr_qp_impl *qp)
 	qp->resp.ack_pending = false;
 	qp->resp.atomic_ack_pending = false;
 	qp->resp.res_active = -1;
+	qp->resp.res_qhead = qp->resp.res_qtail = 0;
 }

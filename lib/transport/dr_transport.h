@@ -40,8 +40,13 @@
  * waits for the ACK timer).
  */
 #define DR_READ_OOO_RETRY 3
-/* Receive bursts per progress round, at most (the rx stage stops at the first short burst). */
-#define DR_RX_BURSTS_PER_ROUND 4
+/*
+ * Receive bursts per progress round, at most (the rx stage stops at the first
+ * short burst). A round visits every active QP, so with thousands of them it
+ * is long: the rx queue must drain faster than a peer fills it (16k QPs
+ * reading at once need 16; 4 let their responses wait past the ACK timeout).
+ */
+#define DR_RX_BURSTS_PER_ROUND 16
 /* Largest DMA length a RETH may announce (rxe's check_length(): 2^31). */
 #define DR_RETH_MAX_LEN (1u << 31)
 
