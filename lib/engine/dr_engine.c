@@ -240,7 +240,9 @@ dr_engine_rx(struct dr_worker *wk)
 	 * behind each other in our rx queue and every loss costs a full window.
 	 */
 	if (wk->rxq != DR_WK_NO_QUEUE) {
-		for (b = 0; b < DR_RX_BURSTS_PER_ROUND; b++) {
+		unsigned int nb = wk->num_active > DR_RX_MANY_QPS ? DR_RX_BURSTS_MANY_QPS : DR_RX_BURSTS_PER_ROUND;
+
+		for (b = 0; b < nb; b++) {
 			n = ctx->be->rx_burst(&ctx->bport, wk->rxq, pkts, DR_BURST);
 			if (n == 0)
 				break;

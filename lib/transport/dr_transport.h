@@ -45,8 +45,12 @@
  * short burst). A round visits every active QP, so with thousands of them it
  * is long: the rx queue must drain faster than a peer fills it (16k QPs
  * reading at once need 16; 4 let their responses wait past the ACK timeout).
+ * With few QPs, 4 (more holds back the ACKs of a round: 5% of the 64 B WRITE
+ * message rate).
  */
-#define DR_RX_BURSTS_PER_ROUND 16
+#define DR_RX_BURSTS_PER_ROUND 4
+#define DR_RX_BURSTS_MANY_QPS 16
+#define DR_RX_MANY_QPS 256
 /* Largest DMA length a RETH may announce (rxe's check_length(): 2^31). */
 #define DR_RETH_MAX_LEN (1u << 31)
 
