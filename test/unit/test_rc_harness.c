@@ -20,6 +20,7 @@
 #include <rte_ring.h>
 
 #include "dr_psn.h"
+#include "test_eal.h"
 #include "test_rc.h"
 
 unsigned int rc_passed, rc_failed;
@@ -263,7 +264,7 @@ rc_env_fini(struct rc_env *e)
 			_exit(3);
 		}
 	}
-	rte_eal_cleanup();
+	test_eal_cleanup();     /* and the runtime directory EAL leaves */
 }
 
 void

@@ -24,6 +24,7 @@
 #include "dr_context.h"
 #include "dr_qp_impl.h"
 #include "dr_test.h"
+#include "test_eal.h"
 #include "dr_verbs.h"
 
 static struct dr_device dev;
@@ -414,6 +415,6 @@ main(void)
 	for (unsigned int i = 0; i < nb_rings; i++)
 		rte_ring_free(rings[i]);
 	rte_mempool_free(given);
-	rte_eal_cleanup();
+	test_eal_cleanup();     /* and the runtime directory EAL leaves */
 	return dr_test_report("test_scale");
 }

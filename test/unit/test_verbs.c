@@ -25,6 +25,7 @@
 #include <rte_mbuf.h>
 
 #include "dr_test.h"
+#include "test_eal.h"
 #include "dr_verbs_priv.h"
 #include "test_verbs.h"
 
@@ -543,7 +544,7 @@ out:
 	rte_ring_free(t.ring_a);
 	rte_ring_free(t.ring_b);
 	rte_mempool_free(t.pool_b);
-	rte_eal_cleanup();
+	test_eal_cleanup();     /* and the runtime directory EAL leaves */
 	dr_test_passed += c.passed;
 	dr_test_failed += c.failed;
 	return dr_test_report("test_verbs");

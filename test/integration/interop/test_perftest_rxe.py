@@ -21,6 +21,7 @@ responder returned.
 
 import os
 import re
+import shutil
 import subprocess
 import time
 
@@ -56,27 +57,29 @@ class Peer:
         self.perf = perf
         self.seq = 0
 
-    def ours(self, test, args, server):
+    def ours(self, test, args, server, eal=()):
         self.seq += 1
         argv = [self.perf, "--no-huge", "-m", "256", "--no-pci",
                 "--file-prefix=drpt%d_%d" % (os.getpid(), self.seq),
-                "--vdev=net_af_packet0,iface=%s" % VETH, "--",
+                "--vdev=net_af_packet0,iface=%s" % VETH] + list(eal) + ["--",
                 test, "--ip", OUR_IP, "--perftest-compat", "-p", str(PORT)] + args
         argv += ["--oob-bind", self.harness.host_ip] if server else [self.vm.ip]
         return self.harness.netns_popen(argv, stdout=subprocess.PIPE,
                                         stderr=subprocess.STDOUT, text=True)
 
-    def run(self, test, size, iters, more, ours_server, ours_only=()):
+    def run(self, test, size, iters, more, ours_server, ours_only=(), eal=()):
         """Returns (our rc, our output, rxe rc, rxe output, pcap); ours_only:
-        more arguments for our side. Runs once more when rxe's perftest could
-        not measure its clock (conftest.perftest_clock_failed)."""
-        res = self._run_once(test, size, iters, more, ours_server, ours_only)
+        more arguments for our side, eal: more EAL arguments of ours. Runs
+        once more when rxe's perftest could not measure its clock
+        (conftest.perftest_clock_failed)."""
+        res = self._run_once(test, size, iters, more, ours_server, ours_only, eal)
         if perftest_clock_failed(res[3]):
-            res = self._run_once(test, size, iters, more, ours_server, ours_only)
+            res = self._run_once(test, size, iters, more, ours_server, ours_only, eal)
         return res
 
-    def _run_once(self, test, size, iters, more, ours_server, ours_only):
-        name = "%s_%d%s_%s" % (test, size, "".join(more), "oursrv" if ours_server else "rxesrv")
+    def _run_once(self, test, size, iters, more, ours_server, ours_only, eal):
+        name = "%s_%d%s_%s%s" % (test, size, "".join(more), "oursrv" if ours_server else "rxesrv",
+                                 "_" + ours_only[1] if "--mode" in ours_only else "")
         args = ["-s", str(size), "-n", str(iters)] + more
         tool = "ib_%s -d rxe0 -x 1 -p %d %s" % (test, PORT, " ".join(args))
         args = args + list(ours_only)
@@ -85,13 +88,13 @@ class Peer:
         ours = None
         try:
             if ours_server:
-                ours = self.ours(test, args, True)
+                ours = self.ours(test, args, True, eal)
                 self._wait_listen()
                 res = self.vm.exec("%s %s" % (tool, self.harness.host_ip), TIMEOUT)
             else:
                 job = self.vm.spawn(tool, TIMEOUT)
                 self.vm.wait_tcp_listen(PORT, timeout=30)
-                ours = self.ours(test, args, False)
+                ours = self.ours(test, args, False, eal)
                 res = None
                 try:
                     ours.wait(TIMEOUT)
@@ -103,6 +106,8 @@ class Peer:
                 ours.kill()
                 ours.communicate()
             self.harness.capture_stop(pcap)
+        # the runtime directory EAL leaves for our --file-prefix
+        shutil.rmtree("/var/run/dpdk/drpt%d_%d" % (os.getpid(), self.seq), ignore_errors=True)
         for who, text in (("ours", out), ("rxe", res.output)):
             with open(self.outdir / ("%s.%s.txt" % (name, who)), "w") as f:
                 f.write(text)
@@ -142,6 +147,34 @@ def test_perftest(peer, dump_json, test, size, iters, more, ours_server):
         qps = int(more[more.index("-q") + 1]) if "-q" in more else 1
         want = [] if (test == "read_lat" and server) else [(str(size), str(iters * qps))]
         assert rows(test, text) == want, "%s:\n%s" % (who, text)
+    frames, _ = dump_json(pcap, "--fail-on-error")
+    assert frames and all(f["icrc_ok"] for f in frames)
+    assert {f["src"] for f in frames} == {peer.vm.ip, OUR_IP}
+
+
+# ---- the engine modes against rxe: the same wire from worker lcores ----
+
+ENGINE_CASES = [("write_bw", 8192, 100, []), ("read_bw", 8192, 100, []),
+                ("send_bw", 2048, 50, ["-q", "2"]), ("send_lat", 64, 50, [])]
+
+
+@pytest.mark.parametrize("mode", ["rtc", "pipeline"])
+@pytest.mark.parametrize("ours_server", [False, True], ids=["rxe_server", "our_server"])
+@pytest.mark.parametrize("test,size,iters,more", ENGINE_CASES,
+                         ids=["%s_%d%s" % (c[0], c[1], "".join(c[3])) for c in ENGINE_CASES])
+def test_perftest_engine_modes(peer, dump_json, test, size, iters, more, ours_server, mode):
+    """Our side in run-to-completion mode (one worker lcore) or pipeline
+    mode (an rx, a tx and a completion lcore), all of its lcores on one CPU
+    yielding when idle, against rxe's perftest: the rows and every frame's
+    ICRC as in inline mode."""
+    lcores = 3 if mode == "pipeline" else 1
+    eal = ["--lcores", "(0-%d)@%d" % (lcores, max(os.sched_getaffinity(0)))]
+    rc, out, rrc, rout, pcap = peer.run(test, size, iters, more, ours_server,
+                                        ["--mode", mode, "--workers", "1", "--idle", "yield"], eal)
+    assert rc == 0 and rrc == 0, "ours %d:\n%s\nrxe %d:\n%s" % (rc, out, rrc, rout)
+    qps = int(more[more.index("-q") + 1]) if "-q" in more else 1
+    for who, text in (("ours", out), ("rxe", rout)):
+        assert rows(test, text) == [(str(size), str(iters * qps))], "%s:\n%s" % (who, text)
     frames, _ = dump_json(pcap, "--fail-on-error")
     assert frames and all(f["icrc_ok"] for f in frames)
     assert {f["src"] for f in frames} == {peer.vm.ip, OUR_IP}
