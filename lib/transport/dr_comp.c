@@ -163,6 +163,29 @@ wqe_all_sent(const struct dr_send_wqe *wqe)
 	return st == DR_WQE_SENT || (st == DR_WQE_ACTIVE && dr_wqe_sent_once(wqe));
 }
 
+/* The local ACK timer runs again from now (0: the QP's timeout is infinite). */
+static void
+comp_timer_restart(struct dr_qp_impl *qp, struct comp_ctx *c)
+{
+	uint64_t t = comp_timeout_ticks(qp);
+
+	qp->comp.timeout_at = t != 0 ? comp_now(c) + t : 0;
+}
+
+/* A retry episode starts: false (and RETRY_EXC_ERR) when retry_cnt is spent (IBA 9.7.6.1.x). */
+static bool
+comp_spend_retry(struct dr_qp_impl *qp, struct comp_ctx *c)
+{
+	if (qp->comp.retry_left == 0) {
+		c->status = DR_WC_RETRY_EXC_ERR;
+		return false;
+	}
+	qp->comp.retry_left--;
+	qp->comp.started_retry = true;
+	qp->comp.read_ooo = 0;
+	return true;
+}
+
 /* Acknowledged progress (rxe reset_retry_counters()): counters back to their attributes, timer restarted. */
 static void
 comp_progress_made(struct dr_qp_impl *qp, struct comp_ctx *c)
@@ -171,13 +194,10 @@ comp_progress_made(struct dr_qp_impl *qp, struct comp_ctx *c)
 	qp->comp.rnr_left = qp->attr.rnr_retry;
 	qp->comp.started_retry = false;
 	qp->comp.read_ooo = 0;
-	if (qp->comp.psn == dr_ho_sent_psn(qp)) {
+	if (qp->comp.psn == dr_ho_sent_psn(qp))
 		qp->comp.timeout_at = 0;      /* nothing outstanding */
-	} else {
-		uint64_t t = comp_timeout_ticks(qp);
-
-		qp->comp.timeout_at = t != 0 ? comp_now(c) + t : 0;
-	}
+	else
+		comp_timer_restart(qp, c);
 }
 
 /* comp.psn moves forward only. */
@@ -467,26 +487,18 @@ comp_update(struct dr_qp_impl *qp, struct comp_ctx *c)
 static enum dr_comp_step
 comp_retry(struct dr_qp_impl *qp, struct comp_ctx *c, bool timeout)
 {
-	uint64_t t;
-
 	/* one retry per episode, unless the timer says the first one got lost too (rxe) */
 	if (qp->comp.started_retry && !timeout)
 		return COMP_DONE;
 	/* nothing outstanding: nothing to retry */
 	if (dr_ho_sent_psn(qp) == qp->comp.psn)
 		return COMP_DONE;
-	if (qp->comp.retry_left == 0) {
-		c->status = DR_WC_RETRY_EXC_ERR;
+	if (!comp_spend_retry(qp, c))
 		return COMP_ERROR;
-	}
-	qp->comp.retry_left--;
-	qp->comp.started_retry = true;
-	qp->comp.read_ooo = 0;
 	dr_qp_wk(qp)->stats.retries++;
 	qp->cnt.retries++;
 	dr_ho_rewind(qp);
-	t = comp_timeout_ticks(qp);
-	qp->comp.timeout_at = t != 0 ? comp_now(c) + t : 0;
+	comp_timer_restart(qp, c);
 	return COMP_DONE;
 }
 
@@ -500,23 +512,15 @@ comp_retry(struct dr_qp_impl *qp, struct comp_ctx *c, bool timeout)
 static enum dr_comp_step
 comp_reread(struct dr_qp_impl *qp, struct comp_ctx *c)
 {
-	uint64_t t;
-
 	if (qp->comp.started_retry)
 		return COMP_DONE;
-	if (qp->comp.retry_left == 0) {
-		c->status = DR_WC_RETRY_EXC_ERR;
+	if (!comp_spend_retry(qp, c))
 		return COMP_ERROR;
-	}
-	qp->comp.retry_left--;
-	qp->comp.started_retry = true;
-	qp->comp.read_ooo = 0;
 	dr_qp_wk(qp)->stats.rereads++;
 	qp->cnt.rereads++;
 	if (dr_req_reread(qp, c->wqe) != 0)
 		dr_ho_rewind(qp);           /* no mbuf or room now: the whole sequence, as a retry */
-	t = comp_timeout_ticks(qp);
-	qp->comp.timeout_at = t != 0 ? comp_now(c) + t : 0;
+	comp_timer_restart(qp, c);
 	return COMP_DONE;
 }
 

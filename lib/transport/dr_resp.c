@@ -738,22 +738,6 @@ resp_read_access_err(struct dr_qp_impl *qp)
 	resp_err_class_c(qp, &c);
 }
 
-void
-dr_resp_drain(struct dr_qp_impl *qp)
-{
-	struct dr_resp_state *rs = &qp->resp;
-
-	while (rs->pend_head != rs->pend_tail) {
-		rte_pktmbuf_free(rs->pend[rs->pend_tail++ % DR_RESP_PEND]);
-		qp->wk->resp_held--;
-	}
-	rs->pend_head = rs->pend_tail = 0;
-	rs->res_active = -1;
-	rs->res_qhead = rs->res_qtail = 0;
-	rs->ack_pending = false;
-	rs->atomic_ack_pending = false;
-}
-
 int
 dr_resp_progress(struct dr_qp_impl *qp)
 {
@@ -804,35 +788,4 @@ dr_resp_progress(struct dr_qp_impl *qp)
 	if ((rs->ack_pending || rs->atomic_ack_pending) && dr_resp_flush_ack(qp) == 0)
 		n++;
 	return n;
-}
-
-/* ---- the responder's own state across QP states (dr_qp_impl.h) ---- */
-
-void
-dr_resp_reset(struct dr_qp_impl *qp)
-{
-	dr_resp_drain(qp);               /* frees the requests it holds */
-	memset(&qp->resp, 0, sizeof(qp->resp));
-	qp->resp.res_active = -1;
-}
-
-void
-dr_resp_start(struct dr_qp_impl *qp, uint32_t rq_psn)
-{
-	dr_resp_reset(qp);
-	qp->resp.epsn = rq_psn;          /* IBA 9.7.5.1: ePSN from rq_psn, MSN from 0 */
-	/* nothing executed yet: a duplicate is ACKed with the PSN just before ePSN */
-	qp->resp.dup_ack_psn = dr_psn_sub(rq_psn, 1);
-}
-
-void
-dr_resp_stop(struct dr_qp_impl *qp)
-{
-	/* no message in progress, no ACK owed; a class C NAK still owed stays (final_nak_pending) */
-	qp->resp.in_msg = 0;
-	qp->resp.have_rwqe = false;
-	qp->resp.ack_pending = false;
-	qp->resp.atomic_ack_pending = false;
-	qp->resp.res_active = -1;
-	qp->resp.res_qhead = qp->resp.res_qtail = 0;
 }

@@ -14,10 +14,39 @@
 #include <dirent.h>
 #include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include <rte_eal.h>
+
+#include "dr_verbs.h"
+
+/*
+ * EAL for a test program without devices or hugepages: @mem MiB, its own
+ * --file-prefix (@prefix and the pid), quiet unless DR_TEST_LOG names a
+ * level; through dr_eal_init(). Returns what dr_eal_init() does.
+ */
+static inline int
+test_eal_start(const char *prog, const char *prefix, unsigned int mem)
+{
+	char args[8][96];
+	char *argv[8];
+	const char *lvl = getenv("DR_TEST_LOG");
+	int argc = 0, i;
+
+	snprintf(args[argc++], sizeof(args[0]), "%s", prog);
+	snprintf(args[argc++], sizeof(args[0]), "--no-huge");
+	snprintf(args[argc++], sizeof(args[0]), "-m%u", mem);
+	snprintf(args[argc++], sizeof(args[0]), "--no-pci");
+	snprintf(args[argc++], sizeof(args[0]), "--no-telemetry");
+	snprintf(args[argc++], sizeof(args[0]), "--no-shconf");
+	snprintf(args[argc++], sizeof(args[0]), "--file-prefix=%s%d", prefix, (int)getpid());
+	snprintf(args[argc++], sizeof(args[0]), "--log-level=%s", lvl != NULL ? lvl : "warning");
+	for (i = 0; i < argc; i++)
+		argv[i] = args[i];
+	return dr_eal_init(argc, argv);
+}
 
 static inline void
 test_eal_cleanup(void)

@@ -38,28 +38,6 @@ now_s(void)
 	return ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
-static int
-eal_start(void)
-{
-	char args[8][96];
-	char *argv[8];
-	const char *lvl = getenv("DR_TEST_LOG");
-	int argc = 0, i;
-
-	snprintf(args[argc++], sizeof(args[0]), "test_scale");
-	snprintf(args[argc++], sizeof(args[0]), "--no-huge");
-	/* 65536 QPs of about 4.3 KiB each, their tables, a 1023-mbuf pool */
-	snprintf(args[argc++], sizeof(args[0]), "-m512");
-	snprintf(args[argc++], sizeof(args[0]), "--no-pci");
-	snprintf(args[argc++], sizeof(args[0]), "--no-telemetry");
-	snprintf(args[argc++], sizeof(args[0]), "--no-shconf");
-	snprintf(args[argc++], sizeof(args[0]), "--file-prefix=drscale%d", (int)getpid());
-	snprintf(args[argc++], sizeof(args[0]), "--log-level=%s", lvl != NULL ? lvl : "warning");
-	for (i = 0; i < argc; i++)
-		argv[i] = args[i];
-	return dr_eal_init(argc, argv);
-}
-
 /* rings of the ports made (a context closed with configure_port closes its port) */
 static struct rte_ring *rings[8];
 static unsigned int nb_rings;
@@ -401,7 +379,8 @@ main(void)
 {
 	struct rte_mempool *given;
 
-	if (eal_start() < 0) {
+	/* 512 MiB: 65536 QPs of about 4.3 KiB each, their tables, a 1023-mbuf pool */
+	if (test_eal_start("test_scale", "drscale", 512) < 0) {
 		fprintf(stderr, "test_scale: EAL initialisation failed\n");
 		return EXIT_FAILURE;
 	}

@@ -32,28 +32,6 @@
 static const uint8_t tv_ipv6[16] = { 0x20, 0x01, 0x0D, 0xB8, [15] = 0x01 };
 
 static int
-eal_start(void)
-{
-	char args[8][96];
-	char *argv[8];
-	const char *lvl = getenv("DR_TEST_LOG");
-	int argc = 0, i;
-
-	snprintf(args[argc++], sizeof(args[0]), "test_verbs");
-	snprintf(args[argc++], sizeof(args[0]), "--no-huge");
-	snprintf(args[argc++], sizeof(args[0]), "-m256");
-	snprintf(args[argc++], sizeof(args[0]), "--no-pci");
-	snprintf(args[argc++], sizeof(args[0]), "--no-telemetry");
-	snprintf(args[argc++], sizeof(args[0]), "--no-shconf");
-	snprintf(args[argc++], sizeof(args[0]), "--file-prefix=drverbs%d", (int)getpid());
-	/* quiet unless asked: warnings and errors only */
-	snprintf(args[argc++], sizeof(args[0]), "--log-level=%s", lvl != NULL ? lvl : "warning");
-	for (i = 0; i < argc; i++)
-		argv[i] = args[i];
-	return dr_eal_init(argc, argv);
-}
-
-static int
 ring_port(const char *name, struct rte_ring **r)
 {
 	/* 64 slots, 63 usable: small enough for test_tx() to fill */
@@ -504,7 +482,7 @@ main(void)
 	int pa, pb;
 
 	memset(&t, 0, sizeof(t));
-	if (eal_start() < 0) {
+	if (test_eal_start("test_verbs", "drverbs", 256) < 0) {
 		fprintf(stderr, "test_verbs: EAL initialisation failed\n");
 		return EXIT_FAILURE;
 	}
