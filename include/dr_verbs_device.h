@@ -25,7 +25,18 @@ extern "C" {
 
 struct dr_device;
 
-/** How a context drives its transport (doc/guides/architecture.rst draws each). */
+/**
+ * How a context drives its transport (doc/guides/architecture.rst draws each).
+ *
+ * In DR_PROGRESS_RTC and DR_PROGRESS_PIPELINE mode the slow-path calls
+ * (create, modify, query, destroy of every object, memory registration,
+ * dr_add_neighbour()) may come from any number of application threads at
+ * once: each is run by the context's control thread ("dr-ctl-<port>", a
+ * DPDK control thread) while the caller waits, one at a time; from a worker
+ * lcore of the context they fail with EDEADLK. The fast-path calls of one
+ * QP, SRQ or CQ come from one thread at a time. In DR_PROGRESS_INLINE mode
+ * every call on a context comes from one thread.
+ */
 enum dr_progress_mode {
 	/** The application's own thread drives rx, the state machines, timers and
 	 *  tx from dr_poll_cq() and dr_progress() (eRPC-style event loop). */

@@ -13,7 +13,8 @@
  *
  * Threads (DR_PROGRESS_RTC):
  *   - the application's threads post and poll through SPSC rings (the send
- *     and receive queues, the CQ lanes) and make the slow-path calls;
+ *     and receive queues, the CQ lanes); their slow-path calls run on the
+ *     context's control thread (dr_control.h), one at a time;
  *   - a slow-path call that changes a QP's transport state runs on the QP's
  *     worker (dr_engine_call()), so that state has one writer;
  *   - tables (QPN -> QP, key -> MR / MW) are written by the control side

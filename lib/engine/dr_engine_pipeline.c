@@ -22,8 +22,9 @@
  * runs on the completion lcore while the group's rx and tx lcores are
  * parked: it asks them to park (an odd pause_seq), each acknowledges at the
  * top of its round, outside any stage, and goes offline for RCU while it
- * waits. No lock is taken on the fast path: a parked lcore costs its peers
- * one load per round.
+ * waits. Between two parkings each of them runs at least one round, so a
+ * stream of slow-path calls slows the group down but never stops it. No
+ * lock is taken on the fast path: parking costs its peers one load per round.
  */
 
 #include <sched.h>
@@ -46,6 +47,16 @@ dr_pipe_park(struct dr_worker *leader)
 	for (r = 0; r < DR_WK_COMP; r++) {
 		struct dr_worker *f = leader->grp[r];
 		uint32_t seq = f->pause_seq + 1;         /* odd: park */
+
+		/*
+		 * Not before it ran a whole round since the last release:
+		 * back-to-back slow-path calls (several application threads
+		 * through the control thread) would otherwise keep rx and tx
+		 * parked until ACK timers ran out of retries.
+		 */
+		while (__atomic_load_n(&f->pause_seen, __ATOMIC_ACQUIRE) != f->pause_seq &&
+		       !__atomic_load_n(&f->gone, __ATOMIC_ACQUIRE))
+			sched_yield();
 
 		__atomic_store_n(&f->pause_seq, seq, __ATOMIC_RELEASE);
 		while (__atomic_load_n(&f->pause_ack, __ATOMIC_ACQUIRE) != seq &&
@@ -74,8 +85,11 @@ dr_pipe_park_point(struct dr_worker *wk)
 	struct dr_context *ctx = wk->ctx;
 	uint32_t seq = __atomic_load_n(&wk->pause_seq, __ATOMIC_ACQUIRE);
 
-	if (likely((seq & 1) == 0))
+	if (likely((seq & 1) == 0)) {
+		if (unlikely(seq != wk->pause_seen))        /* a round begun since the release */
+			__atomic_store_n(&wk->pause_seen, seq, __ATOMIC_RELEASE);
 		return;
+	}
 	rte_rcu_qsbr_thread_offline(ctx->rcu, wk->id);   /* holds nothing: sync need not wait */
 	while (seq & 1) {
 		__atomic_store_n(&wk->pause_ack, seq, __ATOMIC_RELEASE);

@@ -150,6 +150,7 @@ struct dr_worker {
 	struct rte_ring *fail_in;           /* completion worker: QPs its rx worker found failing, SPSC */
 	uint32_t pause_seq;                 /* rx / tx worker: odd = park (written by the completion worker) */
 	uint32_t pause_ack;                 /* rx / tx worker: the pause_seq it parked for */
+	uint32_t pause_seen;                /* rx / tx worker: the even pause_seq it began a round under */
 	uint32_t park_depth;                /* completion worker: nested dr_pipe_park() calls */
 	bool gone;                          /* its lcore left the loop (set with release) */
 	bool stop;                          /* set by dr_close_device() (release) */

@@ -17,6 +17,7 @@
 #include <rte_malloc.h>
 
 #include "dr_ah.h"
+#include "dr_control.h"
 #include "dr_log.h"
 #include "dr_qp_impl.h"
 
@@ -79,8 +80,8 @@ dr_ah_resolve(struct dr_context *ctx, struct dr_ah_impl *ah)
 	return rc;
 }
 
-struct dr_ah *
-dr_create_ah(struct dr_pd *pd, struct dr_ah_attr *attr)
+static struct dr_ah *
+create_ah_ctl(struct dr_pd *pd, struct dr_ah_attr *attr)
 {
 	struct dr_context *ctx;
 	struct dr_ah_impl *ah;
@@ -118,8 +119,35 @@ dr_create_ah(struct dr_pd *pd, struct dr_ah_attr *attr)
 	return &ah->pub;
 }
 
-int
-dr_destroy_ah(struct dr_ah *pub)
+/* dr_create_ah() as a control command (dr_control.h) */
+struct create_ah_args {
+	struct dr_pd *pd;
+	struct dr_ah_attr *attr;
+	struct dr_ah *ret;
+};
+
+static int
+create_ah_call(void *arg)
+{
+	struct create_ah_args *a = arg;
+
+	a->ret = create_ah_ctl(a->pd, a->attr);
+	return 0;
+}
+
+struct dr_ah *
+dr_create_ah(struct dr_pd *pd, struct dr_ah_attr *attr)
+{
+	struct create_ah_args a = { .pd = pd, .attr = attr };
+
+	if (pd == NULL)
+		return create_ah_ctl(pd, attr);
+	(void)dr_ctl_run(pd->context, create_ah_call, &a);
+	return a.ret;
+}
+
+static int
+destroy_ah_ctl(struct dr_ah *pub)
 {
 	struct dr_ah_impl *ah;
 
@@ -133,6 +161,29 @@ dr_destroy_ah(struct dr_ah *pub)
 	pub->pd->refcnt--;
 	rte_free(ah);
 	return 0;
+}
+
+/* dr_destroy_ah() as a control command (dr_control.h) */
+struct destroy_ah_args {
+	struct dr_ah *pub;
+};
+
+static int
+destroy_ah_call(void *arg)
+{
+	struct destroy_ah_args *a = arg;
+
+	return destroy_ah_ctl(a->pub);
+}
+
+int
+dr_destroy_ah(struct dr_ah *pub)
+{
+	struct destroy_ah_args a = { .pub = pub };
+
+	if (pub == NULL)
+		return destroy_ah_ctl(pub);
+	return dr_ctl_run(pub->context, destroy_ah_call, &a);
 }
 
 /* Index of @gid in the context's GID table, or -1. */

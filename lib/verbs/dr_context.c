@@ -20,6 +20,7 @@
 
 #include "dr_context.h"
 #include "dr_icrc.h"
+#include "dr_control.h"
 #include "dr_engine.h"
 #include "dr_log.h"
 #include "dr_pkt.h"
@@ -428,6 +429,11 @@ dr_open_device(struct dr_device *dev, const struct dr_context_attr *attr)
 	dr_crc32_enable_folding();
 	gid_table_init(ctx);
 	rc = dr_engine_start(ctx, attr->worker_lcores);
+	if (rc == 0) {
+		rc = dr_ctl_start(ctx);
+		if (rc != 0)
+			dr_engine_stop(ctx);
+	}
 	if (rc != 0) {
 		dr_async_fini(ctx);
 		goto fail_be;
@@ -465,7 +471,8 @@ dr_close_device(struct dr_context *ctx)
 	dr_ctx_registry_lock();
 	port_ctx[ctx->port_id] = NULL;
 	dr_ctx_registry_unlock();
-	/* the workers stop next: nothing polls the port once it closes */
+	/* the control thread and the workers stop next: nothing polls the port once it closes */
+	dr_ctl_stop(ctx);
 	dr_engine_stop(ctx);
 	dr_engine_free(ctx);
 	ctx->be->close(&ctx->bport);
@@ -568,13 +575,38 @@ dr_query_gid(struct dr_context *ctx, uint8_t port_num, int index, union dr_gid *
 	return 0;
 }
 
-int
-dr_add_neighbour(struct dr_context *ctx, const union dr_gid *gid, const struct rte_ether_addr *mac)
+static int
+add_neighbour_ctl(struct dr_context *ctx, const union dr_gid *gid, const struct rte_ether_addr *mac)
 {
 	if (ctx == NULL || gid == NULL || mac == NULL || !rte_is_valid_assigned_ether_addr(mac))
 		return -EINVAL;
 	if (ctx->be->add_neighbour == NULL)
 		return -EOPNOTSUPP;
 	return ctx->be->add_neighbour(&ctx->bport, gid, mac);
+}
+
+/* dr_add_neighbour() as a control command (dr_control.h) */
+struct add_neighbour_args {
+	struct dr_context *ctx;
+	const union dr_gid *gid;
+	const struct rte_ether_addr *mac;
+};
+
+static int
+add_neighbour_call(void *arg)
+{
+	struct add_neighbour_args *a = arg;
+
+	return add_neighbour_ctl(a->ctx, a->gid, a->mac);
+}
+
+int
+dr_add_neighbour(struct dr_context *ctx, const union dr_gid *gid, const struct rte_ether_addr *mac)
+{
+	struct add_neighbour_args a = { .ctx = ctx, .gid = gid, .mac = mac };
+
+	if (ctx == NULL)
+		return add_neighbour_ctl(ctx, gid, mac);
+	return dr_ctl_run(ctx, add_neighbour_call, &a);
 }
 

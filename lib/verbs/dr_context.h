@@ -101,6 +101,7 @@ struct dr_context {
 	uint16_t nb_rxq, nb_txq;            /* queues of the port the workers use (<= nb_workers) */
 	uint16_t next_worker;               /* round-robin placement of new QPs / SRQs / XRCDs */
 	struct rte_rcu_qsbr *rcu;           /* workers' quiescent states (DR_PROGRESS_RTC) */
+	struct dr_control *ctl;             /* the control thread (dr_control.h; NULL inline) */
 	pthread_mutex_t ctl_lock;           /* QP creation / destruction (qp_table, qps) vs. readers
 					     * outside the workers (telemetry, CQ overrun) */
 

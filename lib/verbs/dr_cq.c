@@ -18,6 +18,7 @@
 #include <rte_malloc.h>
 
 #include "dr_context.h"
+#include "dr_control.h"
 #include "dr_log.h"
 #include "dr_qp_impl.h"
 
@@ -42,8 +43,8 @@ create_fail(int err)
 	return NULL;
 }
 
-struct dr_cq *
-dr_create_cq(struct dr_context *ctx, int cqe, void *cq_context, struct dr_comp_channel *channel, int comp_vector)
+static struct dr_cq *
+create_cq_ctl(struct dr_context *ctx, int cqe, void *cq_context, struct dr_comp_channel *channel, int comp_vector)
 {
 	struct dr_cq_impl *cq;
 	uint32_t size;
@@ -94,8 +95,38 @@ dr_create_cq(struct dr_context *ctx, int cqe, void *cq_context, struct dr_comp_c
 	return &cq->pub;
 }
 
-int
-dr_destroy_cq(struct dr_cq *pub)
+/* dr_create_cq() as a control command (dr_control.h) */
+struct create_cq_args {
+	struct dr_context *ctx;
+	int cqe;
+	void *cq_context;
+	struct dr_comp_channel *channel;
+	int comp_vector;
+	struct dr_cq *ret;
+};
+
+static int
+create_cq_call(void *arg)
+{
+	struct create_cq_args *a = arg;
+
+	a->ret = create_cq_ctl(a->ctx, a->cqe, a->cq_context, a->channel, a->comp_vector);
+	return 0;
+}
+
+struct dr_cq *
+dr_create_cq(struct dr_context *ctx, int cqe, void *cq_context, struct dr_comp_channel *channel, int comp_vector)
+{
+	struct create_cq_args a = { .ctx = ctx, .cqe = cqe, .cq_context = cq_context, .channel = channel, .comp_vector = comp_vector };
+
+	if (ctx == NULL)
+		return create_cq_ctl(ctx, cqe, cq_context, channel, comp_vector);
+	(void)dr_ctl_run(ctx, create_cq_call, &a);
+	return a.ret;
+}
+
+static int
+destroy_cq_ctl(struct dr_cq *pub)
 {
 	struct dr_cq_impl *cq;
 
@@ -121,6 +152,29 @@ dr_destroy_cq(struct dr_cq *pub)
 	lanes_free(cq);
 	rte_free(cq);
 	return 0;
+}
+
+/* dr_destroy_cq() as a control command (dr_control.h) */
+struct destroy_cq_args {
+	struct dr_cq *pub;
+};
+
+static int
+destroy_cq_call(void *arg)
+{
+	struct destroy_cq_args *a = arg;
+
+	return destroy_cq_ctl(a->pub);
+}
+
+int
+dr_destroy_cq(struct dr_cq *pub)
+{
+	struct destroy_cq_args a = { .pub = pub };
+
+	if (pub == NULL)
+		return destroy_cq_ctl(pub);
+	return dr_ctl_run(pub->context, destroy_cq_call, &a);
 }
 
 int

@@ -15,6 +15,7 @@
 #include <rte_malloc.h>
 
 #include "dr_context.h"
+#include "dr_control.h"
 #include "dr_engine.h"
 #include "dr_log.h"
 
@@ -25,8 +26,8 @@ reg_fail(int err)
 	return NULL;
 }
 
-struct dr_mr *
-dr_reg_mr(struct dr_pd *pd, void *addr, size_t length, int access)
+static struct dr_mr *
+reg_mr_ctl(struct dr_pd *pd, void *addr, size_t length, int access)
 {
 	struct dr_context *ctx;
 	struct dr_mr_impl *mr;
@@ -76,8 +77,37 @@ dr_reg_mr(struct dr_pd *pd, void *addr, size_t length, int access)
 	return &mr->pub;
 }
 
-int
-dr_dereg_mr(struct dr_mr *pub)
+/* dr_reg_mr() as a control command (dr_control.h) */
+struct reg_mr_args {
+	struct dr_pd *pd;
+	void *addr;
+	size_t length;
+	int access;
+	struct dr_mr *ret;
+};
+
+static int
+reg_mr_call(void *arg)
+{
+	struct reg_mr_args *a = arg;
+
+	a->ret = reg_mr_ctl(a->pd, a->addr, a->length, a->access);
+	return 0;
+}
+
+struct dr_mr *
+dr_reg_mr(struct dr_pd *pd, void *addr, size_t length, int access)
+{
+	struct reg_mr_args a = { .pd = pd, .addr = addr, .length = length, .access = access };
+
+	if (pd == NULL)
+		return reg_mr_ctl(pd, addr, length, access);
+	(void)dr_ctl_run(pd->context, reg_mr_call, &a);
+	return a.ret;
+}
+
+static int
+dereg_mr_ctl(struct dr_mr *pub)
 {
 	struct dr_context *ctx;
 	struct dr_mr_impl *mr;
@@ -108,4 +138,27 @@ dr_dereg_mr(struct dr_mr *pub)
 	pub->pd->refcnt--;
 	rte_free(mr);
 	return 0;
+}
+
+/* dr_dereg_mr() as a control command (dr_control.h) */
+struct dereg_mr_args {
+	struct dr_mr *pub;
+};
+
+static int
+dereg_mr_call(void *arg)
+{
+	struct dereg_mr_args *a = arg;
+
+	return dereg_mr_ctl(a->pub);
+}
+
+int
+dr_dereg_mr(struct dr_mr *pub)
+{
+	struct dereg_mr_args a = { .pub = pub };
+
+	if (pub == NULL)
+		return dereg_mr_ctl(pub);
+	return dr_ctl_run(pub->context, dereg_mr_call, &a);
 }

@@ -19,6 +19,7 @@
 
 #include <rte_malloc.h>
 
+#include "dr_control.h"
 #include "dr_engine.h"
 #include "dr_log.h"
 #include "dr_mw.h"
@@ -26,8 +27,8 @@
 #define DR_MW_ACCESS (DR_ACCESS_REMOTE_READ | DR_ACCESS_REMOTE_WRITE | DR_ACCESS_REMOTE_ATOMIC | \
 		      DR_ACCESS_ZERO_BASED)
 
-struct dr_mw *
-dr_alloc_mw(struct dr_pd *pd, enum dr_mw_type type)
+static struct dr_mw *
+alloc_mw_ctl(struct dr_pd *pd, enum dr_mw_type type)
 {
 	struct dr_context *ctx;
 	struct dr_mw_impl *mw;
@@ -61,6 +62,33 @@ dr_alloc_mw(struct dr_pd *pd, enum dr_mw_type type)
 	return &mw->pub;
 }
 
+/* dr_alloc_mw() as a control command (dr_control.h) */
+struct alloc_mw_args {
+	struct dr_pd *pd;
+	enum dr_mw_type type;
+	struct dr_mw *ret;
+};
+
+static int
+alloc_mw_call(void *arg)
+{
+	struct alloc_mw_args *a = arg;
+
+	a->ret = alloc_mw_ctl(a->pd, a->type);
+	return 0;
+}
+
+struct dr_mw *
+dr_alloc_mw(struct dr_pd *pd, enum dr_mw_type type)
+{
+	struct alloc_mw_args a = { .pd = pd, .type = type };
+
+	if (pd == NULL)
+		return alloc_mw_ctl(pd, type);
+	(void)dr_ctl_run(pd->context, alloc_mw_call, &a);
+	return a.ret;
+}
+
 static void
 mw_unbind(struct dr_mw_impl *mw)
 {
@@ -71,8 +99,8 @@ mw_unbind(struct dr_mw_impl *mw)
 	mw->qp = NULL;
 }
 
-int
-dr_dealloc_mw(struct dr_mw *pub)
+static int
+dealloc_mw_ctl(struct dr_mw *pub)
 {
 	struct dr_mw_impl *mw;
 	struct dr_context *ctx;
@@ -96,6 +124,29 @@ dr_dealloc_mw(struct dr_mw *pub)
 	pub->pd->refcnt--;
 	rte_free(mw);
 	return 0;
+}
+
+/* dr_dealloc_mw() as a control command (dr_control.h) */
+struct dealloc_mw_args {
+	struct dr_mw *pub;
+};
+
+static int
+dealloc_mw_call(void *arg)
+{
+	struct dealloc_mw_args *a = arg;
+
+	return dealloc_mw_ctl(a->pub);
+}
+
+int
+dr_dealloc_mw(struct dr_mw *pub)
+{
+	struct dealloc_mw_args a = { .pub = pub };
+
+	if (pub == NULL)
+		return dealloc_mw_ctl(pub);
+	return dr_ctl_run(pub->context, dealloc_mw_call, &a);
 }
 
 int

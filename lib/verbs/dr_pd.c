@@ -9,10 +9,11 @@
 #include <rte_malloc.h>
 
 #include "dr_context.h"
+#include "dr_control.h"
 #include "dr_log.h"
 
-struct dr_pd *
-dr_alloc_pd(struct dr_context *ctx)
+static struct dr_pd *
+alloc_pd_ctl(struct dr_context *ctx)
 {
 	struct dr_pd *pd;
 
@@ -35,8 +36,34 @@ dr_alloc_pd(struct dr_context *ctx)
 	return pd;
 }
 
-int
-dr_dealloc_pd(struct dr_pd *pd)
+/* dr_alloc_pd() as a control command (dr_control.h) */
+struct alloc_pd_args {
+	struct dr_context *ctx;
+	struct dr_pd *ret;
+};
+
+static int
+alloc_pd_call(void *arg)
+{
+	struct alloc_pd_args *a = arg;
+
+	a->ret = alloc_pd_ctl(a->ctx);
+	return 0;
+}
+
+struct dr_pd *
+dr_alloc_pd(struct dr_context *ctx)
+{
+	struct alloc_pd_args a = { .ctx = ctx };
+
+	if (ctx == NULL)
+		return alloc_pd_ctl(ctx);
+	(void)dr_ctl_run(ctx, alloc_pd_call, &a);
+	return a.ret;
+}
+
+static int
+dealloc_pd_ctl(struct dr_pd *pd)
 {
 	if (pd == NULL)
 		return -EINVAL;
@@ -48,4 +75,27 @@ dr_dealloc_pd(struct dr_pd *pd)
 	pd->context->num_pds--;
 	rte_free(pd);
 	return 0;
+}
+
+/* dr_dealloc_pd() as a control command (dr_control.h) */
+struct dealloc_pd_args {
+	struct dr_pd *pd;
+};
+
+static int
+dealloc_pd_call(void *arg)
+{
+	struct dealloc_pd_args *a = arg;
+
+	return dealloc_pd_ctl(a->pd);
+}
+
+int
+dr_dealloc_pd(struct dr_pd *pd)
+{
+	struct dealloc_pd_args a = { .pd = pd };
+
+	if (pd == NULL)
+		return dealloc_pd_ctl(pd);
+	return dr_ctl_run(pd->context, dealloc_pd_call, &a);
 }

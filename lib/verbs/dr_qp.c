@@ -18,6 +18,7 @@
 
 #include "dr_ah.h"
 #include "dr_context.h"
+#include "dr_control.h"
 #include "dr_engine.h"
 #include "dr_log.h"
 #include "dr_mw.h"
@@ -250,8 +251,8 @@ dr_qp_create(struct dr_context *ctx, struct dr_pd *pd, struct dr_qp_init_attr *i
 	return &qp->pub;
 }
 
-struct dr_qp *
-dr_create_qp(struct dr_pd *pd, struct dr_qp_init_attr *ia)
+static struct dr_qp *
+create_qp_ctl(struct dr_pd *pd, struct dr_qp_init_attr *ia)
 {
 	if (pd == NULL || ia == NULL)
 		return create_fail(EINVAL);
@@ -259,6 +260,33 @@ dr_create_qp(struct dr_pd *pd, struct dr_qp_init_attr *ia)
 	if (ia->qp_type == DR_QPT_XRC_RECV)
 		return create_fail(EINVAL);
 	return dr_qp_create(pd->context, pd, ia, NULL);
+}
+
+/* dr_create_qp() as a control command (dr_control.h) */
+struct create_qp_args {
+	struct dr_pd *pd;
+	struct dr_qp_init_attr *ia;
+	struct dr_qp *ret;
+};
+
+static int
+create_qp_call(void *arg)
+{
+	struct create_qp_args *a = arg;
+
+	a->ret = create_qp_ctl(a->pd, a->ia);
+	return 0;
+}
+
+struct dr_qp *
+dr_create_qp(struct dr_pd *pd, struct dr_qp_init_attr *ia)
+{
+	struct create_qp_args a = { .pd = pd, .ia = ia };
+
+	if (pd == NULL)
+		return create_qp_ctl(pd, ia);
+	(void)dr_ctl_run(pd->context, create_qp_call, &a);
+	return a.ret;
 }
 
 /* An address vector a connected QP can send to (dr_qp_attr_check_values() checked the index range). */
@@ -446,8 +474,8 @@ qp_modify(void *arg)
 	return 0;
 }
 
-int
-dr_modify_qp(struct dr_qp *pub, struct dr_qp_attr *attr, int mask)
+static int
+modify_qp_ctl(struct dr_qp *pub, struct dr_qp_attr *attr, int mask)
 {
 	struct qp_modify_args a = { .attr = attr, .mask = mask };
 
@@ -456,6 +484,31 @@ dr_modify_qp(struct dr_qp *pub, struct dr_qp_attr *attr, int mask)
 	a.qp = dr_qp_impl(pub);
 	/* returns when the QP's worker has made the change */
 	return dr_engine_call(a.qp->wk, qp_modify, &a);
+}
+
+/* dr_modify_qp() as a control command (dr_control.h) */
+struct modify_qp_args {
+	struct dr_qp *pub;
+	struct dr_qp_attr *attr;
+	int mask;
+};
+
+static int
+modify_qp_call(void *arg)
+{
+	struct modify_qp_args *a = arg;
+
+	return modify_qp_ctl(a->pub, a->attr, a->mask);
+}
+
+int
+dr_modify_qp(struct dr_qp *pub, struct dr_qp_attr *attr, int mask)
+{
+	struct modify_qp_args a = { .pub = pub, .attr = attr, .mask = mask };
+
+	if (pub == NULL)
+		return modify_qp_ctl(pub, attr, mask);
+	return dr_ctl_run(pub->context, modify_qp_call, &a);
 }
 
 /* Complete the send WRs between tail and head, in order, with WR_FLUSH_ERR; their count. */
@@ -582,8 +635,8 @@ qp_query_call(void *arg)
 	return 0;
 }
 
-int
-dr_query_qp(struct dr_qp *pub, struct dr_qp_attr *attr, int attr_mask, struct dr_qp_init_attr *init_attr)
+static int
+query_qp_ctl(struct dr_qp *pub, struct dr_qp_attr *attr, int attr_mask, struct dr_qp_init_attr *init_attr)
 {
 	struct dr_qp_impl *qp;
 
@@ -601,6 +654,32 @@ dr_query_qp(struct dr_qp *pub, struct dr_qp_attr *attr, int attr_mask, struct dr
 	return 0;
 }
 
+/* dr_query_qp() as a control command (dr_control.h) */
+struct query_qp_args {
+	struct dr_qp *pub;
+	struct dr_qp_attr *attr;
+	int attr_mask;
+	struct dr_qp_init_attr *init_attr;
+};
+
+static int
+query_qp_call(void *arg)
+{
+	struct query_qp_args *a = arg;
+
+	return query_qp_ctl(a->pub, a->attr, a->attr_mask, a->init_attr);
+}
+
+int
+dr_query_qp(struct dr_qp *pub, struct dr_qp_attr *attr, int attr_mask, struct dr_qp_init_attr *init_attr)
+{
+	struct query_qp_args a = { .pub = pub, .attr = attr, .attr_mask = attr_mask, .init_attr = init_attr };
+
+	if (pub == NULL)
+		return query_qp_ctl(pub, attr, attr_mask, init_attr);
+	return dr_ctl_run(pub->context, query_qp_call, &a);
+}
+
 /* On the QP's worker: off the active list, its held requests and WQE references given back. */
 static int
 qp_detach_call(void *arg)
@@ -613,8 +692,8 @@ qp_detach_call(void *arg)
 	return 0;
 }
 
-int
-dr_destroy_qp(struct dr_qp *pub)
+static int
+destroy_qp_ctl(struct dr_qp *pub)
 {
 	struct dr_context *ctx;
 	struct dr_qp_impl *qp;
@@ -659,4 +738,27 @@ dr_destroy_qp(struct dr_qp *pub)
 	queues_free(qp);
 	rte_free(qp);
 	return 0;
+}
+
+/* dr_destroy_qp() as a control command (dr_control.h) */
+struct destroy_qp_args {
+	struct dr_qp *pub;
+};
+
+static int
+destroy_qp_call(void *arg)
+{
+	struct destroy_qp_args *a = arg;
+
+	return destroy_qp_ctl(a->pub);
+}
+
+int
+dr_destroy_qp(struct dr_qp *pub)
+{
+	struct destroy_qp_args a = { .pub = pub };
+
+	if (pub == NULL)
+		return destroy_qp_ctl(pub);
+	return dr_ctl_run(pub->context, destroy_qp_call, &a);
 }

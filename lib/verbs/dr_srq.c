@@ -18,6 +18,7 @@
 #include <rte_malloc.h>
 
 #include "dr_context.h"
+#include "dr_control.h"
 #include "dr_engine.h"
 #include "dr_log.h"
 #include "dr_srq.h"
@@ -97,14 +98,41 @@ dr_srq_create(struct dr_pd *pd, void *srq_context, struct dr_srq_attr *attr, enu
 	return &srq->pub;
 }
 
-struct dr_srq *
-dr_create_srq(struct dr_pd *pd, struct dr_srq_init_attr *ia)
+static struct dr_srq *
+create_srq_ctl(struct dr_pd *pd, struct dr_srq_init_attr *ia)
 {
 	if (pd == NULL || ia == NULL) {
 		errno = EINVAL;
 		return NULL;
 	}
 	return dr_srq_create(pd, ia->srq_context, &ia->attr, DR_SRQT_BASIC, NULL, NULL);
+}
+
+/* dr_create_srq() as a control command (dr_control.h) */
+struct create_srq_args {
+	struct dr_pd *pd;
+	struct dr_srq_init_attr *ia;
+	struct dr_srq *ret;
+};
+
+static int
+create_srq_call(void *arg)
+{
+	struct create_srq_args *a = arg;
+
+	a->ret = create_srq_ctl(a->pd, a->ia);
+	return 0;
+}
+
+struct dr_srq *
+dr_create_srq(struct dr_pd *pd, struct dr_srq_init_attr *ia)
+{
+	struct create_srq_args a = { .pd = pd, .ia = ia };
+
+	if (pd == NULL)
+		return create_srq_ctl(pd, ia);
+	(void)dr_ctl_run(pd->context, create_srq_call, &a);
+	return a.ret;
 }
 
 /* Move the queued WQEs into a ring of @max_wr (IBA 10.2.9.3 resize); -errno. */
@@ -150,8 +178,8 @@ srq_modify_call(void *arg)
 	return srq_modify(a->srq, a->attr, a->mask);
 }
 
-int
-dr_modify_srq(struct dr_srq *pub, struct dr_srq_attr *attr, int mask)
+static int
+modify_srq_ctl(struct dr_srq *pub, struct dr_srq_attr *attr, int mask)
 {
 	struct srq_modify_args a = { .attr = attr, .mask = mask };
 
@@ -160,6 +188,31 @@ dr_modify_srq(struct dr_srq *pub, struct dr_srq_attr *attr, int mask)
 	/* the ring and the limit are its consumer's: the change runs on the SRQ's worker */
 	a.srq = dr_srq_impl(pub);
 	return dr_engine_call(a.srq->wk, srq_modify_call, &a);
+}
+
+/* dr_modify_srq() as a control command (dr_control.h) */
+struct modify_srq_args {
+	struct dr_srq *pub;
+	struct dr_srq_attr *attr;
+	int mask;
+};
+
+static int
+modify_srq_call(void *arg)
+{
+	struct modify_srq_args *a = arg;
+
+	return modify_srq_ctl(a->pub, a->attr, a->mask);
+}
+
+int
+dr_modify_srq(struct dr_srq *pub, struct dr_srq_attr *attr, int mask)
+{
+	struct modify_srq_args a = { .pub = pub, .attr = attr, .mask = mask };
+
+	if (pub == NULL)
+		return modify_srq_ctl(pub, attr, mask);
+	return dr_ctl_run(pub->context, modify_srq_call, &a);
 }
 
 static int
@@ -189,8 +242,8 @@ srq_modify(struct dr_srq_impl *srq, struct dr_srq_attr *attr, int mask)
 	return 0;
 }
 
-int
-dr_query_srq(struct dr_srq *pub, struct dr_srq_attr *attr)
+static int
+query_srq_ctl(struct dr_srq *pub, struct dr_srq_attr *attr)
 {
 	struct dr_srq_impl *srq;
 
@@ -203,8 +256,32 @@ dr_query_srq(struct dr_srq *pub, struct dr_srq_attr *attr)
 	return 0;
 }
 
+/* dr_query_srq() as a control command (dr_control.h) */
+struct query_srq_args {
+	struct dr_srq *pub;
+	struct dr_srq_attr *attr;
+};
+
+static int
+query_srq_call(void *arg)
+{
+	struct query_srq_args *a = arg;
+
+	return query_srq_ctl(a->pub, a->attr);
+}
+
 int
-dr_destroy_srq(struct dr_srq *pub)
+dr_query_srq(struct dr_srq *pub, struct dr_srq_attr *attr)
+{
+	struct query_srq_args a = { .pub = pub, .attr = attr };
+
+	if (pub == NULL)
+		return query_srq_ctl(pub, attr);
+	return dr_ctl_run(pub->context, query_srq_call, &a);
+}
+
+static int
+destroy_srq_ctl(struct dr_srq *pub)
 {
 	struct dr_srq_impl *srq;
 
@@ -230,6 +307,29 @@ dr_destroy_srq(struct dr_srq *pub)
 	rte_free(srq->rq.sges);
 	rte_free(srq);
 	return 0;
+}
+
+/* dr_destroy_srq() as a control command (dr_control.h) */
+struct destroy_srq_args {
+	struct dr_srq *pub;
+};
+
+static int
+destroy_srq_call(void *arg)
+{
+	struct destroy_srq_args *a = arg;
+
+	return destroy_srq_ctl(a->pub);
+}
+
+int
+dr_destroy_srq(struct dr_srq *pub)
+{
+	struct destroy_srq_args a = { .pub = pub };
+
+	if (pub == NULL)
+		return destroy_srq_ctl(pub);
+	return dr_ctl_run(pub->context, destroy_srq_call, &a);
 }
 
 int

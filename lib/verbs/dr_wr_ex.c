@@ -25,6 +25,7 @@
 #include <rte_malloc.h>
 
 #include "dr_context.h"
+#include "dr_control.h"
 #include "dr_log.h"
 #include "dr_qp_impl.h"
 #include "dr_verbs_priv.h"
@@ -498,8 +499,8 @@ ops_of_type(enum dr_qp_type t)
 	return ops;
 }
 
-struct dr_qp *
-dr_create_qp_ex(struct dr_context *ctx, struct dr_qp_init_attr_ex *ia)
+static struct dr_qp *
+create_qp_ex_ctl(struct dr_context *ctx, struct dr_qp_init_attr_ex *ia)
 {
 	const uint32_t known = DR_QP_INIT_ATTR_PD | DR_QP_INIT_ATTR_XRCD | DR_QP_INIT_ATTR_CREATE_FLAGS |
 			       DR_QP_INIT_ATTR_MAX_TSO_HEADER | DR_QP_INIT_ATTR_IND_TABLE |
@@ -568,4 +569,31 @@ dr_create_qp_ex(struct dr_context *ctx, struct dr_qp_init_attr_ex *ia)
 		}
 	}
 	return pub;
+}
+
+/* dr_create_qp_ex() as a control command (dr_control.h) */
+struct create_qp_ex_args {
+	struct dr_context *ctx;
+	struct dr_qp_init_attr_ex *ia;
+	struct dr_qp *ret;
+};
+
+static int
+create_qp_ex_call(void *arg)
+{
+	struct create_qp_ex_args *a = arg;
+
+	a->ret = create_qp_ex_ctl(a->ctx, a->ia);
+	return 0;
+}
+
+struct dr_qp *
+dr_create_qp_ex(struct dr_context *ctx, struct dr_qp_init_attr_ex *ia)
+{
+	struct create_qp_ex_args a = { .ctx = ctx, .ia = ia };
+
+	if (ctx == NULL)
+		return create_qp_ex_ctl(ctx, ia);
+	(void)dr_ctl_run(ctx, create_qp_ex_call, &a);
+	return a.ret;
 }

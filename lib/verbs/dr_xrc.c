@@ -17,12 +17,13 @@
 #include <rte_malloc.h>
 
 #include "dr_context.h"
+#include "dr_control.h"
 #include "dr_engine.h"
 #include "dr_log.h"
 #include "dr_srq.h"
 
-struct dr_xrcd *
-dr_open_xrcd(struct dr_context *ctx, struct dr_xrcd_init_attr *attr)
+static struct dr_xrcd *
+open_xrcd_ctl(struct dr_context *ctx, struct dr_xrcd_init_attr *attr)
 {
 	struct dr_xrcd_impl *x;
 
@@ -57,8 +58,35 @@ dr_open_xrcd(struct dr_context *ctx, struct dr_xrcd_init_attr *attr)
 	return &x->pub;
 }
 
-int
-dr_close_xrcd(struct dr_xrcd *pub)
+/* dr_open_xrcd() as a control command (dr_control.h) */
+struct open_xrcd_args {
+	struct dr_context *ctx;
+	struct dr_xrcd_init_attr *attr;
+	struct dr_xrcd *ret;
+};
+
+static int
+open_xrcd_call(void *arg)
+{
+	struct open_xrcd_args *a = arg;
+
+	a->ret = open_xrcd_ctl(a->ctx, a->attr);
+	return 0;
+}
+
+struct dr_xrcd *
+dr_open_xrcd(struct dr_context *ctx, struct dr_xrcd_init_attr *attr)
+{
+	struct open_xrcd_args a = { .ctx = ctx, .attr = attr };
+
+	if (ctx == NULL)
+		return open_xrcd_ctl(ctx, attr);
+	(void)dr_ctl_run(ctx, open_xrcd_call, &a);
+	return a.ret;
+}
+
+static int
+close_xrcd_ctl(struct dr_xrcd *pub)
 {
 	struct dr_xrcd_impl *x;
 
@@ -72,8 +100,31 @@ dr_close_xrcd(struct dr_xrcd *pub)
 	return 0;
 }
 
-struct dr_srq *
-dr_create_srq_ex(struct dr_context *ctx, struct dr_srq_init_attr_ex *ia)
+/* dr_close_xrcd() as a control command (dr_control.h) */
+struct close_xrcd_args {
+	struct dr_xrcd *pub;
+};
+
+static int
+close_xrcd_call(void *arg)
+{
+	struct close_xrcd_args *a = arg;
+
+	return close_xrcd_ctl(a->pub);
+}
+
+int
+dr_close_xrcd(struct dr_xrcd *pub)
+{
+	struct close_xrcd_args a = { .pub = pub };
+
+	if (pub == NULL)
+		return close_xrcd_ctl(pub);
+	return dr_ctl_run(pub->context, close_xrcd_call, &a);
+}
+
+static struct dr_srq *
+create_srq_ex_ctl(struct dr_context *ctx, struct dr_srq_init_attr_ex *ia)
 {
 	const uint32_t known = DR_SRQ_INIT_ATTR_TYPE | DR_SRQ_INIT_ATTR_PD | DR_SRQ_INIT_ATTR_XRCD |
 			       DR_SRQ_INIT_ATTR_CQ | DR_SRQ_INIT_ATTR_TM;
@@ -100,6 +151,33 @@ dr_create_srq_ex(struct dr_context *ctx, struct dr_srq_init_attr_ex *ia)
 		return NULL;
 	}
 	return dr_srq_create(ia->pd, ia->srq_context, &ia->attr, type, dr_xrcd_impl(ia->xrcd), ia->cq);
+}
+
+/* dr_create_srq_ex() as a control command (dr_control.h) */
+struct create_srq_ex_args {
+	struct dr_context *ctx;
+	struct dr_srq_init_attr_ex *ia;
+	struct dr_srq *ret;
+};
+
+static int
+create_srq_ex_call(void *arg)
+{
+	struct create_srq_ex_args *a = arg;
+
+	a->ret = create_srq_ex_ctl(a->ctx, a->ia);
+	return 0;
+}
+
+struct dr_srq *
+dr_create_srq_ex(struct dr_context *ctx, struct dr_srq_init_attr_ex *ia)
+{
+	struct create_srq_ex_args a = { .ctx = ctx, .ia = ia };
+
+	if (ctx == NULL)
+		return create_srq_ex_ctl(ctx, ia);
+	(void)dr_ctl_run(ctx, create_srq_ex_call, &a);
+	return a.ret;
 }
 
 int

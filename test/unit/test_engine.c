@@ -16,10 +16,15 @@
  *   - where each worker has a queue pair of its own (DR_TEST_QUEUES equal to
  *     the workers; the wire pairs the queues as memif does), each worker
  *     receives its QPs' frames on its own rx queue and redirects none;
- *     with one queue pair, worker 0 receives everything and redirects.
+ *     with one queue pair, worker 0 receives everything and redirects;
+ *   - slow-path calls from several threads at once while traffic runs
+ *     (rtc and pipeline: the control thread serialises them).
  */
 
+#include <errno.h>
 #include <inttypes.h>
+#include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -394,6 +399,211 @@ check_rx_queues(struct rc_env *e, const struct rx_snap *before, const struct rx_
 	}
 }
 
+/*
+ * Slow-path calls from several application threads at once (rtc and
+ * pipeline: the control thread runs them one at a time, dr_control.h): each
+ * thread makes and unmakes a PD, an MR, a CQ and an RC QP taken to RTS and
+ * back to ERR, CHURN times, while the main thread streams RDMA WRITEs on a
+ * connected pair and checks every byte. Nothing fails, the counts of the
+ * context come back where they were, and a slow-path call made as a worker
+ * lcore of the context is refused with EDEADLK.
+ */
+struct churn {
+	struct rc_side *side;
+	uint32_t dest_qpn;
+	unsigned int errors;
+	char what[96];
+	char mem[4096];               /* what its MRs register */
+};
+
+static unsigned int churn_done;       /* threads finished */
+
+static void
+churn_fail(struct churn *c, const char *what, int err)
+{
+	if (c->errors++ == 0)
+		snprintf(c->what, sizeof(c->what), "%s: %s", what, strerror(err));
+}
+
+static void *
+churn_main(void *arg)
+{
+	enum { CHURN = 300 };
+	struct churn *c = arg;
+	struct dr_context *ctx = c->side->ctx;
+	char *mem = c->mem;
+	unsigned int i;
+
+	for (i = 0; i < CHURN; i++) {
+		struct dr_qp_init_attr ia;
+		struct dr_qp_attr qa, got;
+		struct dr_qp_init_attr gia;
+		struct dr_pd *pd = dr_alloc_pd(ctx);
+		struct dr_mr *mr = NULL;
+		struct dr_cq *cq = NULL;
+		struct dr_qp *qp = NULL;
+		int rc;
+
+		if (pd == NULL) {
+			churn_fail(c, "alloc_pd", errno);
+			continue;
+		}
+		mr = dr_reg_mr(pd, mem, 4096, DR_ACCESS_LOCAL_WRITE | DR_ACCESS_REMOTE_WRITE);
+		cq = dr_create_cq(ctx, 16, NULL, NULL, 0);
+		if (mr == NULL || cq == NULL) {
+			churn_fail(c, mr == NULL ? "reg_mr" : "create_cq", errno);
+			goto undo;
+		}
+		memset(&ia, 0, sizeof(ia));
+		ia.send_cq = cq;
+		ia.recv_cq = cq;
+		ia.qp_type = DR_QPT_RC;
+		ia.cap.max_send_wr = 8;
+		ia.cap.max_recv_wr = 8;
+		ia.cap.max_send_sge = 1;
+		ia.cap.max_recv_sge = 1;
+		qp = dr_create_qp(pd, &ia);
+		if (qp == NULL) {
+			churn_fail(c, "create_qp", errno);
+			goto undo;
+		}
+		memset(&qa, 0, sizeof(qa));
+		qa.qp_state = DR_QPS_INIT;
+		qa.port_num = 1;
+		qa.qp_access_flags = DR_ACCESS_REMOTE_WRITE;
+		rc = dr_modify_qp(qp, &qa, DR_QP_STATE | DR_QP_PKEY_INDEX | DR_QP_PORT | DR_QP_ACCESS_FLAGS);
+		if (rc == 0) {
+			qa.qp_state = DR_QPS_RTR;
+			qa.path_mtu = DR_MTU_1024;
+			qa.dest_qp_num = c->dest_qpn;
+			qa.rq_psn = i;
+			qa.max_dest_rd_atomic = 1;
+			qa.min_rnr_timer = 12;
+			qa.ah_attr.is_global = 1;
+			qa.ah_attr.port_num = 1;
+			qa.ah_attr.grh.sgid_index = 1;
+			qa.ah_attr.grh.hop_limit = 64;
+			memcpy(qa.ah_attr.grh.dgid.raw, c->side->ctx->gid[1].raw, 16);
+			rc = dr_modify_qp(qp, &qa, DR_QP_STATE | DR_QP_AV | DR_QP_PATH_MTU | DR_QP_DEST_QPN |
+					  DR_QP_RQ_PSN | DR_QP_MAX_DEST_RD_ATOMIC | DR_QP_MIN_RNR_TIMER);
+		}
+		if (rc == 0) {
+			qa.qp_state = DR_QPS_RTS;
+			qa.sq_psn = i;
+			qa.timeout = 14;
+			qa.retry_cnt = 7;
+			qa.rnr_retry = 7;
+			qa.max_rd_atomic = 1;
+			rc = dr_modify_qp(qp, &qa, DR_QP_STATE | DR_QP_SQ_PSN | DR_QP_TIMEOUT | DR_QP_RETRY_CNT |
+					  DR_QP_RNR_RETRY | DR_QP_MAX_QP_RD_ATOMIC);
+		}
+		if (rc == 0)
+			rc = dr_query_qp(qp, &got, DR_QP_STATE, &gia);
+		if (rc == 0 && got.qp_state != DR_QPS_RTS)
+			rc = -EPROTO;
+		if (rc == 0) {
+			qa.qp_state = DR_QPS_ERR;
+			rc = dr_modify_qp(qp, &qa, DR_QP_STATE);
+		}
+		if (rc != 0)
+			churn_fail(c, "modify/query_qp", -rc);
+undo:
+		if (qp != NULL && (rc = dr_destroy_qp(qp)) != 0)
+			churn_fail(c, "destroy_qp", -rc);
+		if (cq != NULL && (rc = dr_destroy_cq(cq)) != 0)
+			churn_fail(c, "destroy_cq", -rc);
+		if (mr != NULL && (rc = dr_dereg_mr(mr)) != 0)
+			churn_fail(c, "dereg_mr", -rc);
+		if ((rc = dr_dealloc_pd(pd)) != 0)
+			churn_fail(c, "dealloc_pd", -rc);
+	}
+	__atomic_fetch_add(&churn_done, 1, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+static void
+test_control_threads(struct rc_env *e)
+{
+	enum { THREADS = 3, N = 200, LEN = 2048 };
+	struct rc_side *a = &e->s[0], *b = &e->s[1];
+	struct churn c[THREADS];
+	pthread_t th[THREADS];
+	uint32_t qps0 = a->ctx->num_qps, mrs0 = a->ctx->num_mrs, pds0 = a->ctx->num_pds;
+	uint32_t cqs0 = a->ctx->num_cqs;
+	struct rc_wcs *sw = calloc(1, sizeof(*sw));
+	struct rc_qp_params p;
+	struct rc_buf src, dst;
+	unsigned int i, started = 0;
+
+	churn_done = 0;
+	if (strcmp(rc_mode_name(), "inline") == 0) {
+		printf("control threads: inline mode has one thread per context, skipped\n");
+		free(sw);
+		return;
+	}
+	rc_params_default(&p);
+	p.max_wr = 256;
+	if (sw == NULL || rc_connect(e, &p) != 0 ||
+	    rc_buf_alloc(a, &src, N * LEN, DR_ACCESS_LOCAL_WRITE) != 0 ||
+	    rc_buf_alloc(b, &dst, N * LEN, DR_ACCESS_LOCAL_WRITE | DR_ACCESS_REMOTE_WRITE) != 0) {
+		RC_CHECK_MSG(0, "control threads setup");
+		free(sw);
+		return;
+	}
+	rc_fill(src.p, src.len, 5);
+	memset(dst.p, 0, dst.len);
+	for (i = 0; i < THREADS; i++) {
+		memset(&c[i], 0, sizeof(c[i]));
+		c[i].side = a;
+		c[i].dest_qpn = b->qp->qp_num;
+		if (pthread_create(&th[i], NULL, churn_main, &c[i]) == 0)
+			started++;
+	}
+	RC_CHECK_EQ(started, THREADS);
+	for (i = 0; i < N; i++) {
+		struct dr_sge ls = { (uint64_t)(uintptr_t)(src.p + (size_t)i * LEN), LEN, src.mr->lkey };
+
+		RC_CHECK_EQ(rc_post_send(a, i, DR_WR_RDMA_WRITE, &ls, 1, DR_SEND_SIGNALED,
+					 (uint64_t)(uintptr_t)(dst.p + (size_t)i * LEN), dst.mr->rkey, 0), 0);
+		if (i % 64 == 63)
+			RC_CHECK(rc_wait_wcs(e, a->scq, sw, i + 1, 10000000));
+	}
+	/*
+	 * We are the wire between the two contexts: keep it moving until the
+	 * threads are done, yielding often (the control thread shares our CPU).
+	 */
+	while (__atomic_load_n(&churn_done, __ATOMIC_ACQUIRE) < started) {
+		rc_run(e, 20, NULL, NULL);
+		sched_yield();
+	}
+	for (i = 0; i < started; i++)
+		pthread_join(th[i], NULL);
+	RC_CHECK(rc_wait_wcs(e, a->scq, sw, N, 10000000));
+	for (i = 0; i < sw->n; i++)
+		RC_CHECK_MSG(sw->wc[i].status == DR_WC_SUCCESS, "WRITE %u: %s", i, dr_wc_status_str(sw->wc[i].status));
+	RC_CHECK(memcmp(src.p, dst.p, dst.len) == 0);
+	for (i = 0; i < THREADS; i++)
+		RC_CHECK_MSG(c[i].errors == 0, "thread %u: %u errors, first %s", i, c[i].errors, c[i].what);
+	/* a worker lcore of the context cannot wait for the control thread (it may wait for it) */
+	{
+		struct dr_worker *saved = RTE_PER_LCORE(dr_cur_worker);
+
+		RTE_PER_LCORE(dr_cur_worker) = &a->ctx->wk[0];
+		errno = 0;
+		RC_CHECK(dr_alloc_pd(a->ctx) == NULL && errno == EDEADLK);
+		RC_CHECK_EQ(dr_dereg_mr(src.mr), -EDEADLK);
+		RTE_PER_LCORE(dr_cur_worker) = saved;
+	}
+	rc_disconnect(e);
+	rc_buf_free(&src);
+	rc_buf_free(&dst);
+	RC_CHECK_EQ(a->ctx->num_qps, qps0);
+	RC_CHECK_EQ(a->ctx->num_mrs, mrs0);
+	RC_CHECK_EQ(a->ctx->num_pds, pds0);
+	RC_CHECK_EQ(a->ctx->num_cqs, cqs0);
+	free(sw);
+}
+
 static void
 run(struct rc_env *e)
 {
@@ -405,6 +615,7 @@ run(struct rc_env *e)
 	check_rx_queues(e, &before, &after);
 	test_lifecycle_under_traffic(e);
 	test_dereg_race(e);
+	test_control_threads(e);
 }
 
 int

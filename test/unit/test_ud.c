@@ -352,6 +352,7 @@ test_post_rules(struct rc_env *e)
 	struct dr_ah_attr av;
 	struct dr_ah *ah, *other;
 	struct dr_pd *pd2;
+	int rc;
 
 	ud_params(&p);
 	if (rc_connect(e, &p) != 0 || rc_buf_alloc(a, &src, 4096, acc) != 0) {
@@ -396,16 +397,23 @@ test_post_rules(struct rc_env *e)
 	av.grh.dgid.raw[12] = 239;             /* 239.x.y.z: multicast */
 	errno = 0;
 	RC_CHECK(dr_create_ah(a->pd, &av) == NULL && errno == EOPNOTSUPP);
-	/* an AH a posted WR still needs cannot go; once the WR is out it can */
+	/*
+	 * An AH a posted WR still needs cannot go; once the WR is out it can.
+	 * Inline nothing sends the WR before the next poll; with engine lcores
+	 * the worker may have sent it already (the SQD case below holds it in
+	 * every mode).
+	 */
 	RC_CHECK_EQ(ud_send(a, 9, DR_WR_SEND, &sge, 1, 0, ah, b->qp->qp_num, QKEY, 0), 0);
-	RC_CHECK_EQ(dr_destroy_ah(ah), -EBUSY);
+	rc = dr_destroy_ah(ah);
+	RC_CHECK(rc == -EBUSY || (rc == 0 && strcmp(rc_mode_name(), "inline") != 0));
 	RC_CHECK_EQ(dr_dealloc_pd(a->pd), -EBUSY);
 	{
 		struct rc_wcs sw = { .n = 0 };
 
 		RC_CHECK(rc_wait_wcs(e, a->scq, &sw, 1, 2000000));
 	}
-	RC_CHECK_EQ(dr_destroy_ah(ah), 0);
+	if (rc != 0)
+		RC_CHECK_EQ(dr_destroy_ah(ah), 0);
 	/* WRs flushed by the move to ERR give their AH back too */
 	ah = ah_to(a, b);
 	{
