@@ -165,14 +165,26 @@ int dr_close_device(struct dr_context *ctx);
 /**
  * Stop the worker lcores of a DR_PROGRESS_RTC context: each finishes its
  * round and returns to EAL. From then on nothing polls the port or moves
- * the transport, and the slow-path calls (destroy, dereg, ...) run in the
- * caller. Use it when the transport's work is over and the peer may vanish
- * (net_memif in DPDK 22.11 can crash a process that polls a port whose peer
- * goes away), then destroy the objects and close the context. In inline
+ * the transport, and the slow-path calls (destroy, dereg, ...) act on the
+ * objects directly. Use it when the transport's work is over and the peer
+ * may vanish (net_memif in DPDK 22.11 can crash a process that polls a port
+ * whose peer goes away), then destroy the objects and close the context. In inline
  * mode there is nothing to stop. Idempotent.
  * @return 0, or -EINVAL for a NULL context.
  */
 int dr_stop_workers(struct dr_context *ctx);
+
+/**
+ * The mbuf pool of a context: the one given in dr_context_attr.pool, or the
+ * one dr_open_device() made (sized for the engine and the QPs, with data
+ * rooms the port's PMD takes). The port receives into it and the transport
+ * builds its frames from it. For an application that sends frames of its
+ * own on the port it configured, or measures the bare link with the same
+ * buffers (dpdk-rdma-perf's raw tests); freed by dr_close_device() when the
+ * context made it.
+ * @return the pool, or NULL (errno EINVAL) for a NULL context.
+ */
+struct rte_mempool *dr_context_mempool(struct dr_context *ctx);
 
 /** Device attributes (the fields of struct ibv_device_attr that apply). */
 struct dr_device_attr {

@@ -139,6 +139,9 @@ passive(const struct perf *p)
 {
 	const struct perf_test *t = p->test;
 
+	/* raw_bw: the receiver's rate is the row (both sides print the server's) */
+	if (t->raw)
+		return t->kind == PERF_BW ? !p->server : p->server;
 	return p->server && ((t->kind == PERF_BW && t->verb != PERF_SEND) ||
 			     (t->kind == PERF_LAT && perf_verb_fetches(t->verb)));
 }

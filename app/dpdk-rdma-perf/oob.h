@@ -46,6 +46,8 @@ enum oob_type {
 #define OOB_F_CHECK 1u
 #define OOB_F_DURATION 2u
 #define OOB_F_CMP_SWAP 4u   /**< atomic tests: CMP_AND_SWAP (else FETCH_AND_ADD) */
+#define OOB_F_RAW_LIKE_SHIFT 3    /**< raw tests: bits 3-4, the enum perf_verb of --raw-like */
+#define OOB_F_RAW_LIKE_MASK (3u << OOB_F_RAW_LIKE_SHIFT)
 
 /** Status of OOB_DONE. */
 enum oob_status {

@@ -30,6 +30,7 @@ enum {
 	OPT_WORKERS,
 	OPT_IDLE,
 	OPT_QUEUES,
+	OPT_RAW_LIKE,
 };
 
 static const char short_opts[] = ":p:s:n:aD:m:t:r:Q:q:Fd:i:x:A:o:hV";
@@ -64,6 +65,7 @@ static const struct option long_opts[] = {
 	{ "workers", required_argument, NULL, OPT_WORKERS },
 	{ "idle", required_argument, NULL, OPT_IDLE },
 	{ "queues", required_argument, NULL, OPT_QUEUES },
+	{ "raw-like", required_argument, NULL, OPT_RAW_LIKE },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
 	{ NULL, 0, NULL, 0 },
@@ -119,6 +121,9 @@ perf_usage(FILE *out)
 		"      --queues N        rtc, pipeline: port queue pairs, one per worker (group)\n"
 		"                        from the first (default: one each with RSS, else 1; a\n"
 		"                        memif link needs the same number on both sides)\n"
+		"      --raw-like OP     raw_bw, raw_lat (the bare link): frames shaped as OP's\n"
+		"                        requests (write, the default, send, atomic) or\n"
+		"                        responses (read) of the same size and path MTU\n"
 		"  -h, --help            this text\n"
 		"  -V, --version         the version\n"
 		"\n"
@@ -335,6 +340,46 @@ perf_max_size(const struct perf_opts *o)
 	return m;
 }
 
+static int
+parse_raw_like(const char *s, enum perf_verb *v)
+{
+	static const char *const names[] = {
+		[PERF_SEND] = "send", [PERF_WRITE] = "write", [PERF_READ] = "read", [PERF_ATOMIC] = "atomic",
+	};
+
+	for (unsigned int i = 0; i < RTE_DIM(names); i++) {
+		if (strcmp(s, names[i]) == 0) {
+			*v = (enum perf_verb)i;
+			return 0;
+		}
+	}
+	perf_err("--raw-like", "unknown operation '%s' (write, send, read or atomic)", s);
+	return -1;
+}
+
+/* The raw tests' rules: the bare link has no data check, no duration mode, one flow. */
+static int
+finish_raw(struct perf_opts *o, bool raw_like_given)
+{
+	if (!o->test->raw) {
+		if (raw_like_given) {
+			perf_err("--raw-like", "only for the raw tests (raw_bw, raw_lat)");
+			return -1;
+		}
+		return 0;
+	}
+	if (!raw_like_given)
+		o->raw_like = PERF_WRITE;
+	if (o->check || o->duration > 0 || o->perftest || o->num_qps > 1) {
+		perf_err(o->check ? "--check" : o->duration > 0 ? "-D/--duration" :
+			 o->perftest ? "--perftest-compat" : "-q/--qp",
+			 "not for the raw tests: they time -n messages' frames on one flow, "
+			 "with no transport to check or to speak perftest's exchange");
+		return -1;
+	}
+	return 0;
+}
+
 /* Defaults and the checks that need every option. */
 static int
 finish(struct perf_opts *o, bool have_ip, bool tx_given, bool all, bool size_opt, bool sizes_opt,
@@ -413,6 +458,7 @@ perf_parse_args(int argc, char **argv, struct perf_opts *o)
 {
 	bool have_ip = false, tx_given = false, all = false, size_opt = false, sizes_opt = false;
 	bool atomic_given = false, outs_given = false, mode_given = false, idle_given = false;
+	bool raw_like_given = false;
 	uint64_t v;
 	int c;
 
@@ -583,6 +629,11 @@ perf_parse_args(int argc, char **argv, struct perf_opts *o)
 			}
 			idle_given = true;
 			break;
+		case OPT_RAW_LIKE:
+			if (parse_raw_like(optarg, &o->raw_like) != 0)
+				return -1;
+			raw_like_given = true;
+			break;
 		case 'h':
 			perf_usage(stdout);
 			return 1;
@@ -636,5 +687,7 @@ perf_parse_args(int argc, char **argv, struct perf_opts *o)
 		perf_err("--queues", "%u queue pairs for %u workers (at most one each)", o->queues, o->workers);
 		return -1;
 	}
+	if (finish_raw(o, raw_like_given) != 0)
+		return -1;
 	return finish(o, have_ip, tx_given, all, size_opt, sizes_opt, atomic_given, outs_given);
 }

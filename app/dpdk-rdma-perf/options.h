@@ -122,6 +122,7 @@ struct perf_opts {
 	uint16_t queues;                /**< --queues: port queue pairs in rtc / pipeline mode (0: the library's choice) */
 	enum perf_atomic_type atomic;   /**< -A: atomic tests */
 	uint32_t out_reads;             /**< -o: outstanding READs/atomics; 0: the device's max */
+	enum perf_verb raw_like;        /**< --raw-like: the frames of raw_bw / raw_lat (default write) */
 };
 
 /**

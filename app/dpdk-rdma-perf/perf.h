@@ -78,6 +78,7 @@ struct perf {
 	unsigned int nb_sizes;
 	uint32_t max_size;          /**< largest of sizes */
 	enum perf_atomic_type atomic; /**< the client's -A (adopted by the server) */
+	enum perf_verb raw_like;    /**< the client's --raw-like (adopted by the server) */
 
 	/* device (port.c) */
 	struct dr_device **dev_list;
@@ -147,6 +148,8 @@ struct perf_test {
 	int (*run)(struct perf *p);
 	/** Destroy what setup made (also after a partial setup). */
 	void (*teardown)(struct perf *p);
+	/** raw_bw, raw_lat: the bare link (run_raw.c); verb is PERF_WRITE for the setup. */
+	bool raw;
 };
 
 extern volatile sig_atomic_t perf_stop;
@@ -216,6 +219,10 @@ int perf_run_bw(struct perf *p);
 
 /* run_lat.c */
 int perf_run_lat(struct perf *p);
+
+/* run_raw.c */
+/** raw_bw, raw_lat: one size over the bare link (frames like --raw-like's). */
+int perf_run_raw(struct perf *p);
 
 /* main.c: the run-time helpers the runners share */
 /** "what failed: strerror(err)" on stderr, PERF_FAIL. @p err > 0. */

@@ -96,6 +96,14 @@ perf_print_header(const struct perf *p)
 	printf(" Data ex. method : Ethernet\n");
 	if (p->check)
 		printf(" Data check      : ON\n");
+	if (t->raw) {
+		static const char *const like[] = {
+			[PERF_SEND] = "SEND requests", [PERF_WRITE] = "RDMA_Write requests",
+			[PERF_READ] = "RDMA_Read responses", [PERF_ATOMIC] = "atomic requests (no payload)",
+		};
+
+		printf(" Raw frames      : shaped as %s, no transport\n", like[p->raw_like]);
+	}
 	if (p->nb_qps > 0 && p->qps[0].qp != NULL && dr_query_qp_mem(p->qps[0].qp, &mem) == 0)
 		printf(" QP memory       : %" PRIu64 "[B] per QP (object %" PRIu64 ", SQ %" PRIu64
 		       ", RQ %" PRIu64 ", tables %" PRIu64 ")\n", mem.total, mem.qp, mem.sq, mem.rq,

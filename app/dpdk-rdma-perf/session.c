@@ -27,7 +27,8 @@ hello_from_opts(const struct perf_opts *o, struct oob_hello *h)
 	snprintf(h->test, sizeof(h->test), "%s", o->test->name);
 	h->num_qps = o->num_qps;
 	h->flags = (o->check ? OOB_F_CHECK : 0) | (o->duration > 0 ? OOB_F_DURATION : 0) |
-		   (o->test->verb == PERF_ATOMIC && o->atomic == PERF_CMP_AND_SWAP ? OOB_F_CMP_SWAP : 0);
+		   (o->test->verb == PERF_ATOMIC && o->atomic == PERF_CMP_AND_SWAP ? OOB_F_CMP_SWAP : 0) |
+		   ((uint32_t)o->raw_like << OOB_F_RAW_LIKE_SHIFT);
 	h->iters = o->iters;
 	h->duration_ms = (uint32_t)(o->duration * 1000 + 0.5);
 	h->nb_sizes = o->nb_sizes;
@@ -91,6 +92,7 @@ adopt(struct perf *p, const struct oob_hello *h, bool check)
 	p->duration = (h->flags & OOB_F_DURATION) ? h->duration_ms / 1000.0 : 0;
 	p->check = check;
 	p->atomic = (h->flags & OOB_F_CMP_SWAP) ? PERF_CMP_AND_SWAP : PERF_FETCH_AND_ADD;
+	p->raw_like = (enum perf_verb)((h->flags & OOB_F_RAW_LIKE_MASK) >> OOB_F_RAW_LIKE_SHIFT);
 }
 
 static int

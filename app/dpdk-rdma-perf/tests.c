@@ -35,18 +35,23 @@ static int perf_setup(struct perf *p);
 static void perf_teardown(struct perf *p);
 
 static const struct perf_test tests[] = {
-	{ "send_bw", "Send BW Test", PERF_SEND, PERF_BW, perf_setup, perf_run_bw, perf_teardown },
-	{ "send_lat", "Send Latency Test", PERF_SEND, PERF_LAT, perf_setup, perf_run_lat, perf_teardown },
-	{ "write_bw", "RDMA_Write BW Test", PERF_WRITE, PERF_BW, perf_setup, perf_run_bw, perf_teardown },
+	{ "send_bw", "Send BW Test", PERF_SEND, PERF_BW, perf_setup, perf_run_bw, perf_teardown, false },
+	{ "send_lat", "Send Latency Test", PERF_SEND, PERF_LAT, perf_setup, perf_run_lat, perf_teardown, false },
+	{ "write_bw", "RDMA_Write BW Test", PERF_WRITE, PERF_BW, perf_setup, perf_run_bw, perf_teardown, false },
 	{ "write_lat", "RDMA_Write Latency Test", PERF_WRITE, PERF_LAT, perf_setup, perf_run_lat,
-	  perf_teardown },
-	{ "read_bw", "RDMA_Read BW Test", PERF_READ, PERF_BW, perf_setup, perf_run_bw, perf_teardown },
+	  perf_teardown, false },
+	{ "read_bw", "RDMA_Read BW Test", PERF_READ, PERF_BW, perf_setup, perf_run_bw, perf_teardown, false },
 	{ "read_lat", "RDMA_Read Latency Test", PERF_READ, PERF_LAT, perf_setup, perf_run_lat,
-	  perf_teardown },
+	  perf_teardown, false },
 	/* the title follows "Atomic <-A type> " (report.c) */
-	{ "atomic_bw", "BW Test", PERF_ATOMIC, PERF_BW, perf_setup, perf_run_bw, perf_teardown },
+	{ "atomic_bw", "BW Test", PERF_ATOMIC, PERF_BW, perf_setup, perf_run_bw, perf_teardown, false },
 	{ "atomic_lat", "Latency Test", PERF_ATOMIC, PERF_LAT, perf_setup, perf_run_lat,
-	  perf_teardown },
+	  perf_teardown, false },
+	/* the bare link: one QP is set up for the address exchange only (run_raw.c) */
+	{ "raw_bw", "Raw Link BW Test", PERF_WRITE, PERF_BW, perf_setup, perf_run_raw, perf_teardown,
+	  true },
+	{ "raw_lat", "Raw Link Latency Test", PERF_WRITE, PERF_LAT, perf_setup, perf_run_raw,
+	  perf_teardown, true },
 };
 
 const struct perf_test *
@@ -61,7 +66,8 @@ perf_test_find(const char *name)
 const char *
 perf_test_names(void)
 {
-	return "send_bw, send_lat, write_bw, write_lat, read_bw, read_lat, atomic_bw, atomic_lat";
+	return "send_bw, send_lat, write_bw, write_lat, read_bw, read_lat, atomic_bw, atomic_lat, "
+	       "raw_bw, raw_lat";
 }
 
 /* Slots of @p want messages that fit in the --check region, at least 1. */

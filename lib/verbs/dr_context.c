@@ -490,6 +490,16 @@ dr_close_device(struct dr_context *ctx)
 	return 0;
 }
 
+struct rte_mempool *
+dr_context_mempool(struct dr_context *ctx)
+{
+	if (ctx == NULL) {
+		errno = EINVAL;
+		return NULL;
+	}
+	return ctx->pool;
+}
+
 int
 dr_query_device(struct dr_context *ctx, struct dr_device_attr *attr)
 {
