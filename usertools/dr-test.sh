@@ -4,8 +4,8 @@
 #
 # The test command (README.md, .ci/run): install what is missing, build, run
 # every test: C unit tests and the transport tests over in-process ring ports
-# (plain and ASan+UBSan builds), then the pytest integration suite on real
-# processes and links.
+# (plain and ASan+UBSan builds; the release build with its unit tests), then
+# the pytest integration suite on real processes and links.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -19,6 +19,10 @@ echo "== unit tests"
 meson test -C build --suite unit --print-errorlogs
 echo "== transport tests"
 meson test -C build --suite transport --num-processes 1 --print-errorlogs
+
+echo "== build (release, -O3: what the benchmarks run) and its unit tests"
+usertools/dr-build.sh build-rel -Dbuildtype=release
+meson test -C build-rel --suite unit --print-errorlogs
 
 echo "== build (ASan + UBSan)"
 usertools/dr-build.sh build-asan -Db_sanitize=address,undefined -Db_lundef=false

@@ -77,7 +77,7 @@ remote(struct rc_env *e, enum dr_wr_opcode op, struct rc_buf *lb, uint64_t raddr
 {
 	struct rc_side *a = &e->s[0];
 	struct dr_sge sge = { (uint64_t)(uintptr_t)lb->p, len, lb->mr->lkey };
-	struct dr_wc wc;
+	struct dr_wc wc = { 0 };
 
 	if (rc_post_send(a, 7, op, &sge, 1, DR_SEND_SIGNALED, raddr, rkey, 0) != 0)
 		return -2;
@@ -123,7 +123,7 @@ test_type1(struct rc_env *e)
 	struct mw_env m;
 	struct dr_mw *mw, *mw2;
 	struct dr_mw_bind bind;
-	struct dr_wc wc;
+	struct dr_wc wc = { 0 };
 	uint32_t key0, key1;
 
 	if (!setup(e, &m)) {
@@ -233,7 +233,7 @@ test_type2(struct rc_env *e)
 	struct rc_wcs rw = { .n = 0 };
 	struct mw_env m;
 	struct dr_mw *mw;
-	struct dr_wc wc;
+	struct dr_wc wc = { 0 };
 	uint32_t k1, k2;
 
 	if (!setup(e, &m)) {
@@ -311,7 +311,7 @@ bind_refused(struct rc_env *e, const char *why, enum dr_mw_type type, int mr_acc
 	struct rc_buf mb;
 	struct dr_pd *pd2 = NULL;
 	struct dr_mw *mw;
-	struct dr_wc wc;
+	struct dr_wc wc = { 0 };
 	int rc;
 
 	rc_params_default(&p);

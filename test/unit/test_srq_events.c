@@ -425,7 +425,7 @@ test_cq_event_ack(struct rc_env *e)
 	struct dr_comp_channel *ch = dr_create_comp_channel(b->ctx);
 	struct dr_cq *cq = dr_create_cq(b->ctx, 4, NULL, ch, 0), *got;
 	struct dr_cq_impl *ci;
-	struct dr_wc wc;
+	struct dr_wc wc = { 0 };
 	void *gctx;
 
 	if (ch == NULL || cq == NULL) {
@@ -520,7 +520,7 @@ test_async_events(struct rc_env *e)
 	/* a CQ overrun: CQ_ERR, held until acknowledged */
 	{
 		struct dr_cq *cq = dr_create_cq(b->ctx, 1, NULL, NULL, 0);
-		struct dr_wc wc;
+		struct dr_wc wc = { 0 };
 
 		memset(&wc, 0, sizeof(wc));
 		RC_CHECK_EQ(dr_cq_push(dr_cq_impl(cq), &wc), 0);
