@@ -370,11 +370,12 @@ finish_raw(struct perf_opts *o, bool raw_like_given)
 	}
 	if (!raw_like_given)
 		o->raw_like = PERF_WRITE;
-	if (o->check || o->duration > 0 || o->perftest || o->num_qps > 1) {
-		perf_err(o->check ? "--check" : o->duration > 0 ? "-D/--duration" :
-			 o->perftest ? "--perftest-compat" : "-q/--qp",
-			 "not for the raw tests: they time -n messages' frames on one flow, "
-			 "with no transport to check or to speak perftest's exchange");
+	if (o->check || (o->duration > 0 && o->test->kind == PERF_LAT) || o->perftest ||
+	    o->num_qps > 1) {
+		perf_err(o->check ? "--check" : o->perftest ? "--perftest-compat" :
+			 o->num_qps > 1 ? "-q/--qp" : "-D/--duration",
+			 "not for the raw tests: they time frames on one flow (raw_lat: -n of "
+			 "them), with no transport to check or to speak perftest's exchange");
 		return -1;
 	}
 	return 0;

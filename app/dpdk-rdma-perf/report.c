@@ -192,7 +192,9 @@ median(uint64_t n, const uint64_t *d)
 int
 perf_lat_result(struct perf *p, uint64_t n, uint64_t cycles)
 {
-	const double rtt = perf_verb_fetches(p->test->verb) ? 1 : 2;
+	/* a READ's or atomic's latency is the round trip; a ping-pong's half of it */
+	const bool fetches = perf_verb_fetches(p->test->raw ? p->raw_like : p->test->verb);
+	const double rtt = fetches ? 1 : 2;
 	const double per_us = (double)p->tsc_hz / 1e6 * rtt;
 	double sum = 0, var = 0, avg;
 	uint64_t cnt, *d;

@@ -13,15 +13,18 @@
  * checked, no retransmission; frames carry DestQP 0xFFFFFF (no QP of ours)
  * and a PSN so that the receiver counts what the link lost.
  *
- * raw_bw: the client sends -n messages' frames back to back; the server
- * receives them and its rate (first to last frame) is the row both sides
- * print. raw_lat: ping-pong of one message, as send_lat: the client sends a
- * message, the server sends one back when it has received all of it; the
- * client's timestamps give the half round trip (perftest's rtt_factor).
+ * raw_bw: the client sends -n messages' frames (or for -D seconds) back to
+ * back; the server receives them and its rate (first to last frame) is the
+ * row both sides print. raw_lat: ping-pong, as the lat test of --raw-like:
+ * like write or send, the client sends a message and the server sends one
+ * back when it has all of it (the row is half the round trip, perftest's
+ * rtt_factor); like read or atomic, the client sends one request frame and
+ * the server answers with the response frames (a READ's of the message
+ * size, an atomic ACK), the row the whole round trip as read_lat's.
  *
  * Where the engine runs on lcores (--mode rtc, pipeline) the workers stop
  * first and the loop runs on the first worker lcore; inline, on the main
- * lcore. Iteration mode only (-n).
+ * lcore.
  */
 
 #include <errno.h>
@@ -46,6 +49,7 @@
 #define RAW_QUIET_MS 200u           /* raw_bw: the sender is done when nothing came this long */
 #define RAW_REPLY_WAIT_S 2u         /* raw_lat: for the rest of a message, or the reply */
 #define RAW_MAX_HDR 128u
+#define RAW_DURATION_CHUNK 64u      /* raw_bw -D: messages between looks at the clock */
 
 /* The frames of one position in a message: headers, then payload, then pad and ICRC. */
 struct raw_tpl {
@@ -59,12 +63,19 @@ struct raw_tpl {
 
 enum { RAW_ONLY, RAW_FIRST, RAW_MIDDLE, RAW_LAST, RAW_KINDS };
 
+/* What one side sends per message: the opcodes of each position, the payload bytes. */
+struct raw_shape {
+	uint8_t op[RAW_KINDS];
+	uint32_t size;
+};
+
 struct raw_run {
 	struct perf *p;
 	struct rte_mempool *mp;
 	uint16_t port;
 	uint32_t mtu;
-	uint32_t nf;                /* frames per message */
+	uint32_t nf;                /* frames per message we send */
+	uint32_t rx_nf;             /* ... and per message we receive */
 	struct raw_tpl tpl[RAW_KINDS];
 	uint8_t hdr_len_of[256];    /* by BTH opcode: where the payload starts (0: not ours) */
 	uint32_t tx_psn;
@@ -76,23 +87,60 @@ struct raw_run {
 	int rc;
 };
 
-/* The opcodes of --raw-like: only, first, middle, last. */
 static void
-raw_opcodes(enum perf_verb like, uint8_t op[RAW_KINDS])
+raw_shape_set(struct raw_shape *s, uint8_t only, uint8_t first, uint8_t middle, uint8_t last,
+	      uint32_t size)
 {
-	static const uint8_t ops[][RAW_KINDS] = {
-		[PERF_SEND] = { DR_OP_SEND_ONLY, DR_OP_SEND_FIRST, DR_OP_SEND_MIDDLE, DR_OP_SEND_LAST },
-		[PERF_WRITE] = { DR_OP_WRITE_ONLY, DR_OP_WRITE_FIRST, DR_OP_WRITE_MIDDLE, DR_OP_WRITE_LAST },
-		[PERF_READ] = { DR_OP_READ_RESP_ONLY, DR_OP_READ_RESP_FIRST, DR_OP_READ_RESP_MIDDLE,
-				DR_OP_READ_RESP_LAST },
-		[PERF_ATOMIC] = { DR_OP_FETCH_ADD, DR_OP_FETCH_ADD, DR_OP_FETCH_ADD, DR_OP_FETCH_ADD },
-	};
-
-	for (int k = 0; k < RAW_KINDS; k++)
-		op[k] = (uint8_t)(DR_TRANSPORT_RC | ops[like][k]);
+	s->op[RAW_ONLY] = (uint8_t)(DR_TRANSPORT_RC | only);
+	s->op[RAW_FIRST] = (uint8_t)(DR_TRANSPORT_RC | first);
+	s->op[RAW_MIDDLE] = (uint8_t)(DR_TRANSPORT_RC | middle);
+	s->op[RAW_LAST] = (uint8_t)(DR_TRANSPORT_RC | last);
+	s->size = size;
 }
 
-/* Build the template of one frame kind with dr_pkt_build() (the transport's own builder). */
+/*
+ * The frames of --raw-like: what the client sends (@req) and what the
+ * server sends (@resp; raw_bw: nothing). raw_bw moves the operation's
+ * data-carrying frames (a READ's responses, an atomic's request); raw_lat
+ * its request and its answer (a message back for write and send).
+ */
+static void
+raw_shapes(const struct perf *p, struct raw_shape *req, struct raw_shape *resp)
+{
+	const bool lat = p->test->kind == PERF_LAT;
+
+	switch (p->raw_like) {
+	case PERF_SEND:
+		raw_shape_set(req, DR_OP_SEND_ONLY, DR_OP_SEND_FIRST, DR_OP_SEND_MIDDLE, DR_OP_SEND_LAST,
+			      p->size);
+		*resp = *req;
+		break;
+	case PERF_WRITE:
+		raw_shape_set(req, DR_OP_WRITE_ONLY, DR_OP_WRITE_FIRST, DR_OP_WRITE_MIDDLE,
+			      DR_OP_WRITE_LAST, p->size);
+		*resp = *req;
+		break;
+	case PERF_READ:
+		raw_shape_set(resp, DR_OP_READ_RESP_ONLY, DR_OP_READ_RESP_FIRST, DR_OP_READ_RESP_MIDDLE,
+			      DR_OP_READ_RESP_LAST, p->size);
+		if (lat)
+			raw_shape_set(req, DR_OP_READ_REQ, DR_OP_READ_REQ, DR_OP_READ_REQ, DR_OP_READ_REQ, 0);
+		else
+			*req = *resp;
+		break;
+	case PERF_ATOMIC:
+	default:
+		raw_shape_set(req, DR_OP_FETCH_ADD, DR_OP_FETCH_ADD, DR_OP_FETCH_ADD, DR_OP_FETCH_ADD, 0);
+		raw_shape_set(resp, DR_OP_ATOMIC_ACK, DR_OP_ATOMIC_ACK, DR_OP_ATOMIC_ACK, DR_OP_ATOMIC_ACK,
+			      0);
+		break;
+	}
+}
+
+/*
+ * Build the template of one frame kind with dr_pkt_build() (the transport's
+ * own builder); note where its payload starts for the receiver.
+ */
 static int
 raw_tpl_make(struct raw_run *r, const struct dr_pkt_route *rt, uint8_t opcode, uint32_t paylen,
 	     struct raw_tpl *t)
@@ -130,16 +178,45 @@ raw_tpl_make(struct raw_run *r, const struct dr_pkt_route *rt, uint8_t opcode, u
 	return PERF_OK;
 }
 
-/* The templates of this size: one message of p->size bytes at the path MTU. */
+static uint32_t
+raw_frames(uint32_t size, uint32_t mtu)
+{
+	return size <= mtu ? 1 : (size + mtu - 1) / mtu;
+}
+
+/* The frames of one message of @s at the path MTU into @tpl; returns how many in @nf. */
+static int
+raw_tpl_shape(struct raw_run *r, const struct dr_pkt_route *rt, const struct raw_shape *s,
+	      struct raw_tpl *tpl, uint32_t *nf)
+{
+	int ret;
+
+	*nf = raw_frames(s->size, r->mtu);
+	if (*nf == 1)
+		return raw_tpl_make(r, rt, s->op[RAW_ONLY], s->size, &tpl[RAW_ONLY]);
+	ret = raw_tpl_make(r, rt, s->op[RAW_FIRST], r->mtu, &tpl[RAW_FIRST]);
+	if (ret == PERF_OK)
+		ret = raw_tpl_make(r, rt, s->op[RAW_MIDDLE], r->mtu, &tpl[RAW_MIDDLE]);
+	if (ret == PERF_OK)
+		ret = raw_tpl_make(r, rt, s->op[RAW_LAST], s->size - (*nf - 1) * r->mtu, &tpl[RAW_LAST]);
+	return ret;
+}
+
+/*
+ * The templates of this size: what we send (r->tpl, r->nf frames a
+ * message), and where the payload of what we receive starts (r->rx_nf
+ * frames a message; the headers have the same length both ways).
+ */
 static int
 raw_prepare(struct raw_run *r)
 {
 	struct perf *p = r->p;
 	const struct oob_qp *peer = &p->qps[0].remote;
+	struct raw_shape req, resp;
+	struct raw_tpl scratch[RAW_KINDS];
+	const struct raw_shape *tx, *rx;
 	struct dr_pkt_route rt;
-	uint8_t op[RAW_KINDS];
-	uint32_t size = p->raw_like == PERF_ATOMIC ? 0 : p->size;
-	int ret = PERF_OK;
+	int ret;
 
 	memset(&rt, 0, sizeof(rt));
 	memset(r->hdr_len_of, 0, sizeof(r->hdr_len_of));
@@ -152,18 +229,18 @@ raw_prepare(struct raw_run *r)
 	rt.ipv4_df = 1;
 	rt.flow_label = dr_flow_label_from_qpns(p->qps[0].qp->qp_num, peer->qpn);
 	rt.udp_sport = dr_udp_sport_from_flow_label(rt.flow_label);
-	raw_opcodes(p->raw_like, op);
 	r->mtu = p->path_mtu;
-	r->nf = size <= r->mtu ? 1 : (size + r->mtu - 1) / r->mtu;
-	if (r->nf == 1) {
-		ret = raw_tpl_make(r, &rt, op[RAW_ONLY], size, &r->tpl[RAW_ONLY]);
+	raw_shapes(p, &req, &resp);
+	if (p->test->kind == PERF_BW) {
+		tx = &req;              /* the client's frames, which the server receives */
+		rx = &req;
 	} else {
-		ret = raw_tpl_make(r, &rt, op[RAW_FIRST], r->mtu, &r->tpl[RAW_FIRST]);
-		if (ret == PERF_OK)
-			ret = raw_tpl_make(r, &rt, op[RAW_MIDDLE], r->mtu, &r->tpl[RAW_MIDDLE]);
-		if (ret == PERF_OK)
-			ret = raw_tpl_make(r, &rt, op[RAW_LAST], size - (r->nf - 1) * r->mtu, &r->tpl[RAW_LAST]);
+		tx = p->server ? &resp : &req;
+		rx = p->server ? &req : &resp;
 	}
+	ret = raw_tpl_shape(r, &rt, tx, r->tpl, &r->nf);
+	if (ret == PERF_OK)
+		ret = raw_tpl_shape(r, &rt, rx, scratch, &r->rx_nf);
 	return ret;
 }
 
@@ -254,7 +331,7 @@ raw_take(struct raw_run *r, struct rte_mbuf *m, uint8_t *dst)
 	paylen = len - hl - ((h[t0->bth_off + 1] >> 4) & 3) - 4;
 	if (r->rx_started && psn != r->rx_psn)
 		r->rx_lost += (psn - r->rx_psn) & DR_PSN_MASK;
-	k = (uint32_t)(r->rx_frames + r->rx_lost) % r->nf;
+	k = (uint32_t)(r->rx_frames + r->rx_lost) % r->rx_nf;
 	r->rx_psn = (psn + 1) & DR_PSN_MASK;
 	r->rx_started = true;
 	r->rx_frames++;
@@ -297,30 +374,40 @@ raw_bw(struct raw_run *r)
 {
 	struct perf *p = r->p;
 	struct perf_qp *q = &p->qps[0];
-	uint64_t total = p->iters * r->nf, cycles;
+	uint64_t total = p->iters * r->rx_nf, cycles;
 
 	if (!p->server) {
-		uint64_t t0 = rte_rdtsc();
+		uint64_t t0 = rte_rdtsc(), sent = 0, dur = (uint64_t)(p->duration * p->tsc_hz);
 
-		if (raw_send(r, p->iters, q->tx) != PERF_OK)
-			return PERF_FAIL;
+		if (p->duration == 0) {
+			if (raw_send(r, p->iters, q->tx) != PERF_OK)
+				return PERF_FAIL;
+			sent = p->iters;
+		} else {
+			do {
+				if (raw_send(r, RAW_DURATION_CHUNK, q->tx) != PERF_OK)
+					return PERF_FAIL;
+				sent += RAW_DURATION_CHUNK;
+			} while (rte_rdtsc() - t0 < dur);
+		}
 		cycles = rte_rdtsc() - t0;
-		p->res.iters = p->iters;
-		perf_bw_result(p, p->iters, cycles, 0);
+		p->res.iters = sent;
+		perf_bw_result(p, sent, cycles, 0);
 		return PERF_OK;
 	}
 	if (raw_recv(r, 1, q->rx, RAW_FIRST_WAIT_S * 1000) == 0) {
 		perf_err("raw_bw", "no frame in %u s", RAW_FIRST_WAIT_S);
 		return PERF_FAIL;
 	}
-	raw_recv(r, total - 1, q->rx, RAW_QUIET_MS);
-	if (r->rx_lost + r->rx_frames < total)
+	/* -D: the sender's count is not known here: until the link is quiet */
+	raw_recv(r, p->duration > 0 ? UINT64_MAX : total - 1, q->rx, RAW_QUIET_MS);
+	if (p->duration == 0 && r->rx_lost + r->rx_frames < total)
 		r->rx_lost += total - r->rx_lost - r->rx_frames;      /* the tail never came */
 	if (r->rx_lost != 0)
 		fprintf(stderr, PERF_PROG ": raw_bw: size %u: %" PRIu64 " of %" PRIu64 " frames lost "
-			"on the link\n", p->size, r->rx_lost, total);
+			"on the link\n", p->size, r->rx_lost, r->rx_lost + r->rx_frames);
 	cycles = r->rx_last - r->rx_first;
-	p->res.iters = r->rx_frames / r->nf;
+	p->res.iters = r->rx_frames / r->rx_nf;
 	perf_bw_result(p, p->res.iters, cycles, 0);
 	/* a rate from n frames is over n - 1 gaps: scale to whole messages */
 	if (r->rx_frames > 1) {
@@ -347,9 +434,9 @@ raw_lat(struct raw_run *r)
 			if (raw_send(r, 1, q->tx) != PERF_OK)
 				return PERF_FAIL;
 		}
-		if (raw_recv(r, r->nf, q->rx, wait) < r->nf) {
+		if (raw_recv(r, r->rx_nf, q->rx, wait) < r->rx_nf) {
 			perf_err("raw_lat", "message %" PRIu64 ": %" PRIu64 " of %u frames in %" PRIu64 " ms "
-				 "(the link lost one)", i, r->rx_frames % r->nf, r->nf, wait);
+				 "(the link lost one)", i, r->rx_frames % r->rx_nf, r->rx_nf, wait);
 			return PERF_FAIL;
 		}
 		if (p->server && raw_send(r, 1, q->tx) != PERF_OK)
@@ -378,10 +465,6 @@ perf_run_raw(struct perf *p)
 	struct raw_run r = { .p = p, .port = p->port_id };
 	unsigned int lcore;
 
-	if (p->duration > 0) {
-		perf_err("raw tests", "iteration mode only (-n, not -D)");
-		return PERF_FAIL;
-	}
 	r.mp = dr_context_mempool(p->ctx);
 	if (r.mp == NULL)
 		return perf_api_err("dr_context_mempool", errno);

@@ -26,7 +26,7 @@ BAD = [
     ("raw-like-unknown", ["raw_bw", *IP, "--raw-like", "flush"], "--raw-like: unknown operation 'flush'"),
     ("raw-like-not-raw", ["write_bw", *IP, "--raw-like", "send"], "--raw-like: only for the raw tests"),
     ("raw-check", ["raw_bw", *IP, "--check"], "--check: not for the raw tests"),
-    ("raw-duration", ["raw_lat", *IP, "-D", "2"], "-D/--duration: not for the raw tests"),
+    ("raw-lat-duration", ["raw_lat", *IP, "-D", "2"], "-D/--duration: not for the raw tests"),
     ("raw-qps", ["raw_bw", *IP, "-q", "2"], "-q/--qp: not for the raw tests"),
     ("raw-perftest", ["raw_bw", *IP, "--perftest-compat"], "--perftest-compat: not for the raw tests"),
     ("no-test", [], "missing TEST"),

@@ -48,14 +48,27 @@ def test_raw_lat_rows(perf_exe, mode):
         assert 0 < r["t_min"] <= r["t_typical"] <= r["t_max"], res.client.stdout
 
 
+@pytest.mark.parametrize("test", ["raw_bw", "raw_lat"])
 @pytest.mark.parametrize("like", ["send", "read", "atomic"])
-def test_raw_like(perf_exe, like):
-    res = memif(perf_exe, "raw_bw", "-s", 2500, "-n", 500, "--raw-like", like)
+def test_raw_like(perf_exe, test, like):
+    """Each shape both ways: raw_lat like read or atomic is a request frame
+    answered by the response frames (a READ's 3 of 1024 bytes here)."""
+    res = memif(perf_exe, test, "-s", 2500, "-n", 300, "-m", 1024, "--raw-like", like)
     assert res.ok, res.describe()
-    assert rows(res.client) == [(2500, 500)], res.client.describe()
+    assert rows(res.client) == [(2500, 300)], res.client.describe()
     shape = {"send": "SEND requests", "read": "RDMA_Read responses",
              "atomic": "atomic requests (no payload)"}[like]
     assert "shaped as " + shape in res.server.stdout, res.server.stdout
+
+
+def test_raw_bw_duration(perf_exe):
+    """-D: the client sends for the time given, the server counts until the link is quiet."""
+    res = memif(perf_exe, "raw_bw", "--sizes", "64,4096", "-D", "0.5")
+    assert res.ok, res.describe()
+    got = table.rows(res.client.stdout)
+    assert [r["bytes"] for r in got] == [64, 4096] and all(r["iters"] > 1000 for r in got), \
+        res.client.stdout
+    assert "lost" not in res.server.stderr
 
 
 def test_raw_mtu_4096(perf_exe):
