@@ -8,7 +8,7 @@ set -euo pipefail
 
 BUILD_PKGS="gcc libc6-dev meson ninja-build pkg-config libdpdk-dev dpdk-dev libnuma-dev libpcap-dev libibverbs-dev"
 # clang + libbpf-dev: the XDP fault-injection program of the af_xdp tests
-TEST_PKGS="python3 python3-pytest python3-scapy tshark qemu-system-x86 iproute2 clang libbpf-dev"
+TEST_PKGS="python3 python3-pytest python3-scapy tshark qemu-system-x86 iproute2 clang libbpf-dev valgrind"
 
 want=$BUILD_PKGS
 [ "${1:-test}" = test ] && want="$want $TEST_PKGS"

@@ -29,7 +29,8 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from drperf import pair, table  # noqa: E402
+from drperf import bench, pair, table  # noqa: E402
+from drperf.bench import placement  # noqa: E402
 
 METRICS = [
     # name, perf args, row field, unit, scale, higher is better
@@ -38,23 +39,6 @@ METRICS = [
      "Gb/s", 1.0, True),
     ("send 64 B half RTT", ["send_lat", "-s", "64", "-n", "20000"], "t_typical", "usec", 1.0, False),
 ]
-
-
-def placement(mode, workers, cpus):
-    """(perf args, server lcores, client lcores, oversubscribed) of a configuration."""
-    if mode == "inline":
-        s, c = pair.default_lcores(cpus)
-        return [], s, c, len(cpus) < 2
-    args = ["--mode", mode, "--workers", str(workers), "--queues", str(workers)]
-    lcores = workers * (3 if mode == "pipeline" else 1)
-    need = lcores + 1
-    if len(cpus) >= 2 * need:
-        srv = ",".join("%d@%d" % (i, cpus[i]) for i in range(need))
-        cli = ",".join("%d@%d" % (i, cpus[need + i]) for i in range(need))
-        return args + ["--idle", "spin"], srv, cli, False
-    s_cpu, c_cpu = cpus[0], cpus[1 % len(cpus)]
-    return (args + ["--idle", "yield"], "(0-%d)@%d" % (lcores, s_cpu),
-            "(0-%d)@%d" % (lcores, c_cpu), True)
 
 
 def run_once(exe, metric, config, cpus, timeout):
@@ -72,10 +56,7 @@ def run_once(exe, metric, config, cpus, timeout):
 
 
 def label(config):
-    mode, workers = config
-    if mode == "pipeline":
-        return "pipeline, %d group%s" % (workers, "s" * (workers > 1))
-    return "inline" if mode == "inline" else "rtc, %d worker%s" % (workers, "s" * (workers > 1))
+    return bench.label(*config)
 
 
 def main():

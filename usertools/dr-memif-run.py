@@ -11,8 +11,12 @@ Everything after the options below goes to both sides (the test first);
 client, OOB on 127.0.0.1), and each side's EAL lcores: by default the
 server on the first CPU this process may use and the client on the second
 (both on the one CPU, with a warning, when there is only one); the CPUs used
-are said on stderr. Exit status: 0 when both sides succeeded, else the
-client's (or 1). See doc/guides/perf.rst."""
+are said on stderr. --raw-ratio then runs the raw link under the test
+(raw_bw / raw_lat with --raw-like of its operation, same arguments but
+--check) and the test once more without --check, and prints one line: the
+test's result as a ratio to the wire's, measured in the same run. Exit
+status: 0 when both sides succeeded, else the client's (or 1). See
+doc/guides/perf.rst."""
 
 import argparse
 import os
@@ -20,7 +24,33 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from drperf import pair  # noqa: E402
+from drperf import bench, pair, table  # noqa: E402
+
+
+def raw_ratio(a, exe):
+    """Run the raw counterpart and the test without --check; print the ratio line."""
+    raw = bench.raw_counterpart(a.perf_args)
+    if raw is None:
+        print("dr-memif-run: --raw-ratio: %s has no raw counterpart" % a.perf_args[0], file=sys.stderr)
+        return 0
+    plain = [x for x in a.perf_args if x != "--check"]
+    got = {}
+    for name, args in (("raw", raw), ("rdma", plain)):
+        res = pair.run_memif(args, exe=exe, timeout=a.timeout, bsize=a.bsize,
+                             server_lcores=a.server_lcores, client_lcores=a.client_lcores)
+        rows = table.rows(res.client.stdout) if res.ok else []
+        if not rows:
+            print("dr-memif-run: --raw-ratio: %s failed\n%s" % (" ".join(args), res.describe()),
+                  file=sys.stderr)
+            return 1
+        got[name] = rows[-1]
+    field, unit, higher = bench.headline([got["rdma"]])
+    r, w = got["rdma"][field], got["raw"][field]
+    print(" The raw link in the same run (%s): %.2f %s; %s without --check: %.2f %s; "
+          "ratio %.2f (%s; usertools/dr-bench.py for the whole matrix)" % (
+              raw[0] + " --raw-like " + raw[2], w, unit, plain[0], r, unit, r / w if w else 0,
+              "1.00 is the wire" if higher else "latency: 1.00 is the wire, lower is better"))
+    return 0
 
 
 def main():
@@ -43,6 +73,8 @@ def main():
     ap.add_argument("--client-lcores", metavar="LIST",
                     help="the client's, likewise; default: the second CPU")
     ap.add_argument("--show-server", action="store_true", help="print the server's output too")
+    ap.add_argument("--raw-ratio", action="store_true",
+                    help="then print the result's ratio to the raw link, measured in the same run")
     ap.add_argument("perf_args", nargs=argparse.REMAINDER, metavar="TEST ...")
     a = ap.parse_args()
     if not a.perf_args:
@@ -62,7 +94,7 @@ def main():
     sys.stdout.write(res.client.stdout)
     sys.stdout.flush()
     if res.ok:
-        return 0
+        return raw_ratio(a, exe) if a.raw_ratio else 0
     print("dr-memif-run: the run failed\n" + res.describe(), file=sys.stderr)
     if res.client.rc not in (None, 0) and not res.client.timed_out:
         return res.client.rc

@@ -177,6 +177,8 @@ struct rc_rule *rc_rule_add(struct rc_env *e, int dir, int opcode, uint32_t skip
 void rc_round(struct rc_env *e);
 /* Run rounds for @usec microseconds of wall time, or until @done(e, arg) says so. Returns true if done. */
 bool rc_run(struct rc_env *e, uint64_t usec, bool (*done)(struct rc_env *e, void *arg), void *arg);
+/* Carry the frames waiting in one direction's tx rings to the other side (the wire's half of a round). */
+void rc_carry(struct rc_env *e, enum rc_dir dir);
 
 /* Completions gathered by rc_poll(). */
 struct rc_wcs {

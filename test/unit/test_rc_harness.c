@@ -630,6 +630,12 @@ wire_carry(struct rc_env *e, int dir)
 }
 
 void
+rc_carry(struct rc_env *e, enum rc_dir dir)
+{
+	wire_carry(e, dir);
+}
+
+void
 rc_round(struct rc_env *e)
 {
 	/* rtc: the contexts' workers run on their own lcores; we are the wire only */

@@ -1,0 +1,230 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 The dpdk-rdma authors.
+ */
+
+/*
+ * The cost of each path of the transport, one at a time: 64-byte RDMA
+ * WRITEs and SENDs between two inline contexts on ring ports in one process
+ * (test_rc.h's harness), the wire moving frames between the steps so that
+ * every step runs one path only:
+ *
+ *   req_*    post the batch (one WR a call, every 16th signaled, as perftest's
+ *            bw tests) and drive A until every request frame is on its tx
+ *            ring: post, requester, frame build, tx;
+ *   resp_*   drive B until it has taken every request (rx, checks, ICRC,
+ *            responder, data placement, ACKs) and, for SENDs, poll its
+ *            receive completions;
+ *   ack_*    drive A and poll its send CQ until the batch is complete:
+ *            rx of the ACKs, completer, CQEs (per ACK frame and per WR).
+ *
+ * Alone it prints TSC cycles per operation of each step. Under valgrind
+ * --tool=callgrind --collect-atstart=no with --collect STEP it toggles
+ * collection around that step only, so callgrind's total is the step's
+ * instruction count (test/bench/instr.py runs it for every step and
+ * divides). A benchmark: it asserts nothing about speed, only that the
+ * batches complete.
+ */
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_cycles.h>
+#include <valgrind/callgrind.h>
+
+#include "test_rc.h"
+
+#define BATCH 128u
+#define SIGNAL_EVERY 16u
+#define WARMUP 160u           /* 20480 WRs: every mbuf of the pool touched once (no first-touch faults measured) */
+#define BATCHES 64u
+#define MSG 64u
+#define SPIN_MAX 100000u
+
+enum step { REQ, RESP, ACK, NB_STEPS };
+enum op { OP_WRITE, OP_SEND, NB_OPS };
+
+static const char *const step_names[NB_STEPS] = { "req", "resp", "ack" };
+static const char *const op_names[NB_OPS] = { "write", "send" };
+
+struct tally {
+	uint64_t cycles;
+	uint64_t ops;        /* WRs of the step */
+	uint64_t frames;     /* ack: ACK frames; else request frames */
+};
+
+static struct tally tallies[NB_OPS][NB_STEPS];
+static int collect_op = -1, collect_step = -1;   /* --collect OP_STEP */
+
+static uint64_t step_t0;
+
+static void
+step_begin(enum op op, enum step st, bool counted)
+{
+	if (counted && (int)op == collect_op && (int)st == collect_step)
+		CALLGRIND_TOGGLE_COLLECT;
+	step_t0 = rte_rdtsc();
+}
+
+static void
+step_end(enum op op, enum step st, bool counted, uint64_t ops, uint64_t frames)
+{
+	uint64_t dt = rte_rdtsc() - step_t0;
+
+	if (counted && (int)op == collect_op && (int)st == collect_step)
+		CALLGRIND_TOGGLE_COLLECT;
+	if (!counted)
+		return;
+	tallies[op][st].cycles += dt;
+	tallies[op][st].ops += ops;
+	tallies[op][st].frames += frames;
+}
+
+static unsigned int
+tx_waiting(const struct rc_side *s)
+{
+	return rte_ring_count(s->tx[0]);
+}
+
+static int
+one_batch(struct rc_env *e, enum op op, struct rc_buf *src, struct rc_buf *dst, bool counted)
+{
+	struct rc_side *a = &e->s[0], *b = &e->s[1];
+	unsigned int i, spins, want_cqes = BATCH / SIGNAL_EVERY, got = 0, acks;
+	struct dr_wc wc[32];
+
+	if (op == OP_SEND) {
+		for (i = 0; i < BATCH; i++) {
+			struct dr_sge rs = { (uint64_t)(uintptr_t)(dst->p + (size_t)i * MSG), MSG, dst->mr->lkey };
+
+			if (rc_post_recv(b, i, &rs, 1) != 0)
+				return -1;
+		}
+	}
+	/* requester */
+	step_begin(op, REQ, counted);
+	for (i = 0; i < BATCH; i++) {
+		struct dr_sge ls = { (uint64_t)(uintptr_t)(src->p + (size_t)i * MSG), MSG, src->mr->lkey };
+		unsigned int flags = (i + 1) % SIGNAL_EVERY == 0 ? DR_SEND_SIGNALED : 0;
+
+		if (rc_post_send(a, i, op == OP_WRITE ? DR_WR_RDMA_WRITE : DR_WR_SEND, &ls, 1, flags,
+				 (uint64_t)(uintptr_t)(dst->p + (size_t)i * MSG), dst->mr->rkey, 0) != 0)
+			return -1;
+	}
+	for (spins = 0; tx_waiting(a) < BATCH && spins < SPIN_MAX; spins++)
+		dr_progress(a->ctx);
+	step_end(op, REQ, counted, BATCH, BATCH);
+	if (tx_waiting(a) != BATCH)
+		return -1;
+	rc_carry(e, RC_A2B);
+
+	/* responder */
+	step_begin(op, RESP, counted);
+	for (spins = 0; rte_ring_count(b->rx[0]) != 0 && spins < SPIN_MAX; spins++)
+		dr_progress(b->ctx);
+	dr_progress(b->ctx);
+	if (op == OP_SEND) {
+		unsigned int recvd = 0;
+
+		for (spins = 0; recvd < BATCH && spins < SPIN_MAX; spins++) {
+			int n = dr_poll_cq(b->rcq, 32, wc);
+
+			if (n < 0)
+				return -1;
+			recvd += (unsigned int)n;
+		}
+		if (recvd != BATCH)
+			return -1;
+	}
+	step_end(op, RESP, counted, BATCH, BATCH);
+	acks = tx_waiting(b);
+	if (acks == 0)
+		return -1;
+	rc_carry(e, RC_B2A);
+
+	/* completer */
+	step_begin(op, ACK, counted);
+	for (spins = 0; got < want_cqes && spins < SPIN_MAX; spins++) {
+		int n;
+
+		dr_progress(a->ctx);
+		n = dr_poll_cq(a->scq, 32, wc);
+		if (n < 0)
+			return -1;
+		for (int k = 0; k < n; k++)
+			if (wc[k].status != DR_WC_SUCCESS)
+				return -1;
+		got += (unsigned int)n;
+	}
+	step_end(op, ACK, counted, BATCH, acks);
+	return got == want_cqes ? 0 : -1;
+}
+
+static void
+body(struct rc_env *e)
+{
+	struct rc_side *a = &e->s[0], *b = &e->s[1];
+	struct rc_qp_params p;
+	struct rc_buf src, dst;
+
+	rc_params_default(&p);
+	p.max_wr = 2 * BATCH;
+	p.sq_sig_all = 0;               /* every SIGNAL_EVERY-th WR is signaled, as perftest's bw tests */
+	if (rc_connect(e, &p) != 0 || rc_buf_alloc(a, &src, BATCH * MSG, DR_ACCESS_LOCAL_WRITE) != 0 ||
+	    rc_buf_alloc(b, &dst, BATCH * MSG, DR_ACCESS_LOCAL_WRITE | DR_ACCESS_REMOTE_WRITE) != 0) {
+		RC_CHECK_MSG(0, "bench_instr: set-up");
+		return;
+	}
+	rc_fill(src.p, src.len, 1);
+	for (int op = 0; op < NB_OPS; op++) {
+		for (unsigned int k = 0; k < WARMUP + BATCHES; k++) {
+			if (one_batch(e, (enum op)op, &src, &dst, k >= WARMUP) != 0) {
+				RC_CHECK_MSG(0, "bench_instr: %s batch %u did not complete", op_names[op], k);
+				goto out;
+			}
+		}
+	}
+	printf("bench_instr: 64-byte messages, batches of %u, %u measured, every %uth WR signaled, "
+	       "inline, ring ports\n", BATCH, BATCHES, SIGNAL_EVERY);
+	printf("%-12s %10s %10s %14s %14s\n", "step", "ops", "frames", "cycles/op", "cycles/frame");
+	for (int op = 0; op < NB_OPS; op++) {
+		for (int st = 0; st < NB_STEPS; st++) {
+			const struct tally *t = &tallies[op][st];
+
+			printf("%s_%-8s %10" PRIu64 " %10" PRIu64 " %14.1f %14.1f\n", step_names[st], op_names[op],
+			       t->ops, t->frames, (double)t->cycles / (double)t->ops,
+			       (double)t->cycles / (double)t->frames);
+		}
+	}
+out:
+	rc_disconnect(e);
+	rc_buf_free(&src);
+	rc_buf_free(&dst);
+}
+
+int
+main(int argc, char **argv)
+{
+	for (int i = 1; i + 1 < argc; i++) {
+		if (strcmp(argv[i], "--collect") != 0)
+			continue;
+		for (int op = 0; op < NB_OPS; op++) {
+			for (int st = 0; st < NB_STEPS; st++) {
+				char name[32];
+
+				snprintf(name, sizeof(name), "%s_%s", step_names[st], op_names[op]);
+				if (strcmp(argv[i + 1], name) == 0) {
+					collect_op = op;
+					collect_step = st;
+				}
+			}
+		}
+		if (collect_op < 0) {
+			fprintf(stderr, "bench_instr: --collect: one of req_write, resp_write, ack_write, "
+				"req_send, resp_send, ack_send\n");
+			return 2;
+		}
+	}
+	return rc_main("bench_instr", argv[0], 4200, body);
+}

@@ -1,0 +1,118 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
+# Copyright (c) 2026 The dpdk-rdma authors.
+"""Instructions per operation of each path of the transport: bench_instr
+under valgrind --tool=callgrind, once per step (requester, responder,
+completer of 64-byte WRITEs and SENDs), collection toggled around that step
+only; the step's instruction count divided by its operations. Compared with
+the reference counts of instr_reference.json (recorded with the release
+build): a step more than --tolerance above its reference is printed as a
+REGRESSION and the exit status is 1, so that a change that adds
+instructions to the fast path is seen. Instruction counts are deterministic
+for one build, unlike times: this is the number to watch between commits.
+
+  test/bench/instr.py build-rel/test/bench/bench_instr
+  test/bench/instr.py --record build-rel/test/bench/bench_instr   # new reference
+  meson test -C build-rel --benchmark --suite bench instr
+
+Budgets (issue: 250 instructions per 64-byte WRITE on the requester path and
+on the responder path) are printed beside the counts."""
+
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+STEPS = ["req_write", "resp_write", "ack_write", "req_send", "resp_send", "ack_send"]
+BUDGET = {"req_write": 250, "resp_write": 250}
+REFERENCE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "instr_reference.json")
+
+
+def run_step(exe, step, timeout):
+    """(instructions, ops, frames) of one step."""
+    with tempfile.TemporaryDirectory(prefix="dr-instr-") as tmp:
+        out = os.path.join(tmp, "callgrind.out")
+        cmd = ["valgrind", "--tool=callgrind", "--collect-atstart=no", "--callgrind-out-file=" + out,
+               exe, "--collect", step]
+        r = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, check=False)
+        if r.returncode != 0:
+            raise RuntimeError("%s failed (%d):\n%s%s" % (" ".join(cmd), r.returncode, r.stdout,
+                                                         r.stderr[-4000:]))
+        total = None
+        with open(out) as f:
+            for line in f:
+                m = re.match(r"^(?:totals|summary):\s+(\d+)", line)
+                if m:
+                    total = int(m.group(1))
+        if total is None:
+            raise RuntimeError("no totals in callgrind's output of %s" % step)
+    # the bench's own table: "req_write   8192  8192  cycles..."
+    for line in r.stdout.splitlines():
+        f = line.split()
+        if f and f[0] == step and len(f) >= 3:
+            return total, int(f[1]), int(f[2])
+    raise RuntimeError("bench_instr printed no row for %s:\n%s" % (step, r.stdout))
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("bench_instr", help="the bench_instr executable (build-rel/test/bench/bench_instr)")
+    ap.add_argument("--steps", default=",".join(STEPS), help="comma-separated (default: all)")
+    ap.add_argument("--tolerance", type=float, default=0.05,
+                    help="fraction above the reference that counts as a regression (default 0.05)")
+    ap.add_argument("--record", action="store_true", help="write the counts as the new reference")
+    ap.add_argument("--timeout", type=float, default=600, help="seconds a step may take (default 600)")
+    ap.add_argument("--json", metavar="FILE", help="also write the counts as JSON")
+    a = ap.parse_args()
+    steps = [s for s in a.steps.split(",") if s]
+    if any(s not in STEPS for s in steps):
+        ap.error("--steps: some of " + ",".join(STEPS))
+    if subprocess.run(["valgrind", "--version"], capture_output=True, check=False).returncode != 0:
+        print("instr.py: valgrind is not installed (apt-get install valgrind)", file=sys.stderr)
+        return 1
+    try:
+        with open(REFERENCE) as f:
+            ref = json.load(f).get("per_op", {})
+    except FileNotFoundError:
+        ref = {}
+    counts, regressed = {}, []
+    print("instructions per operation (callgrind, 64-byte messages, batches of 128, inline)")
+    print("%-11s %12s %10s %9s %11s %9s %8s %s" % ("step", "instr/op", "instr/frm", "budget", "reference",
+                                                   "change", "ops", ""))
+    for step in steps:
+        total, ops, frames = run_step(a.bench_instr, step, a.timeout)
+        per_op, per_frame = total / ops, total / frames
+        counts[step] = {"per_op": per_op, "per_frame": per_frame, "ops": ops, "frames": frames,
+                        "instructions": total}
+        r = ref.get(step)
+        change = (per_op - r) / r if r else None
+        bad = change is not None and change > a.tolerance
+        if bad:
+            regressed.append(step)
+        print("%-11s %12.1f %10.1f %9s %11s %9s %8d %s" % (
+            step, per_op, per_frame, BUDGET.get(step, "-"), "%.1f" % r if r else "-",
+            "%+.1f%%" % (100 * change) if change is not None else "-", ops,
+            "REGRESSION" if bad else ""))
+    print("(ack_*: per frame is per ACK; the responder coalesces ACKs, instr/op is per WR)")
+    if a.json:
+        with open(a.json, "w") as f:
+            json.dump(counts, f, indent=1)
+    if a.record:
+        with open(REFERENCE, "w") as f:
+            json.dump({"note": "instructions per operation, release build (-O3), Debian 12 gcc; "
+                       "recorded with test/bench/instr.py --record",
+                       "per_op": {s: round(c["per_op"], 1) for s, c in counts.items()}}, f, indent=1)
+            f.write("\n")
+        print("instr.py: reference written to %s" % REFERENCE)
+    if regressed:
+        print("instr.py: %s above the reference by more than %.0f%%" % (", ".join(regressed),
+                                                                       100 * a.tolerance))
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

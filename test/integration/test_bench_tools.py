@@ -1,0 +1,62 @@
+# SPDX-License-Identifier: BSD-3-Clause
+# Copyright (c) 2026 The dpdk-rdma authors.
+"""The benchmark tools run and say what they measured (they assert nothing
+about speed; these tests only check that they work): dr-memif-run.py
+--raw-ratio, dr-bench.py on a one-row matrix, and test/bench/instr.py on one
+step of the release build's bench_instr under callgrind."""
+
+import json
+import subprocess
+
+import pytest
+
+from perfutil import REPO
+
+PY = "/usr/bin/python3"
+
+
+def run(args, timeout=300):
+    return subprocess.run([PY] + list(map(str, args)), capture_output=True, text=True,
+                          timeout=timeout, check=False, cwd=REPO)
+
+
+def test_memif_run_raw_ratio(perf_exe):
+    r = run([REPO / "usertools" / "dr-memif-run.py", "--perf", perf_exe, "--raw-ratio",
+             "write_bw", "--check", "-s", "4096", "-n", "500"])
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "Data check: OK" in r.stdout
+    line = [x for x in r.stdout.splitlines() if x.startswith(" The raw link in the same run")]
+    assert len(line) == 1 and "raw_bw --raw-like write" in line[0] and "ratio " in line[0], r.stdout
+
+
+def test_dr_bench_one_row(perf_exe, tmp_path):
+    out = tmp_path / "bench.json"
+    r = run([REPO / "usertools" / "dr-bench.py", "--perf", perf_exe, "--tests", "send,read",
+             "--kinds", "bw,lat", "--sizes", "2048", "--mtus", "1024", "--modes", "inline",
+             "--runs", "1", "--duration", "0.3", "--lat-iters", "50", "--json", out], timeout=600)
+    assert r.returncode == 0, r.stdout + r.stderr
+    res = json.loads(out.read_text())["results"]
+    got = {(x["test"], x["kind"], x["metric"]) for x in res}
+    assert got == {("send", "bw", "msg_rate"), ("send", "bw", "bw_avg"), ("read", "bw", "msg_rate"),
+                   ("read", "bw", "bw_avg"), ("send", "lat", "t_typical"),
+                   ("read", "lat", "t_typical")}, got
+    for x in res:
+        assert x["rdma"] > 0 and x["raw"] > 0 and x["size"] == 2048, x
+    assert "read_lat" in r.stdout and "ratio" in r.stdout
+
+
+def test_dr_bench_bad_arguments():
+    r = run([REPO / "usertools" / "dr-bench.py", "--tests", "flush"])
+    assert r.returncode == 2 and "--tests: one or more of write, send, read, atomic" in r.stderr
+
+
+def test_instr_one_step(tmp_path):
+    exe = REPO / "build-rel" / "test" / "bench" / "bench_instr"
+    if not exe.exists():
+        pytest.fail("%s is not built (usertools/dr-test.sh builds build-rel)" % exe)
+    out = tmp_path / "instr.json"
+    r = run([REPO / "test" / "bench" / "instr.py", exe, "--steps", "ack_write", "--tolerance", "100",
+             "--json", out], timeout=900)
+    assert r.returncode == 0, r.stdout + r.stderr
+    got = json.loads(out.read_text())["ack_write"]
+    assert got["ops"] == 8192 and got["frames"] > 0 and got["per_op"] > 10, got
