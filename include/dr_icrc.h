@@ -40,11 +40,11 @@ extern "C" {
 uint32_t dr_crc32_update(uint32_t crc, const void *buf, size_t len);
 
 /**
- * Let dr_crc32_update() hand long runs to DPDK's carry-less-multiply CRC
- * (rte_net_crc, SSE4.2 or AVX512 PCLMULQDQ) when the CPU has PCLMULQDQ and
- * EAL's SIMD limit allows 128-bit vectors. Selects rte_net_crc's algorithm for
- * the whole process (rte_net_crc_set_alg()). Call after rte_eal_init();
- * dr_open_device() does. Results are identical either way.
+ * Let dr_crc32_update() fold every run of 16 bytes and more by carry-less
+ * multiplication (PCLMULQDQ, the register carried as with the table) when
+ * the CPU has PCLMULQDQ and SSE4.1 and EAL's SIMD limit allows 128-bit
+ * vectors. Process-wide. Call after rte_eal_init(); dr_open_device() does.
+ * Results are identical either way.
  * @return true when folding is in use.
  */
 bool dr_crc32_enable_folding(void);

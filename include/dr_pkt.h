@@ -204,6 +204,46 @@ struct dr_pkt_route {
 int dr_pkt_build(struct rte_mbuf *m, const struct dr_pkt_route *rt, uint16_t ip_id,
 		 uint8_t opcode, uint32_t paylen, struct dr_pkt_info *pi);
 
+/** Bytes of the Ethernet (with 802.1Q), IPv6 and UDP headers: a template's largest. */
+#define DR_PKT_TMPL_MAX 66
+
+/**
+ * The headers below the transport of one route, prebuilt by
+ * dr_pkt_tmpl_init(): Ethernet, the optional 802.1Q tag, IPv4 or IPv6 and
+ * UDP with every field that does not change between its packets, and the
+ * IPv4 checksum of those fields. dr_pkt_build_tmpl() then writes a packet's
+ * headers with one copy and three patched fields (lengths, IPv4
+ * identification and checksum) instead of assembling them.
+ */
+struct dr_pkt_tmpl {
+	uint8_t hdr[DR_PKT_TMPL_MAX]; /**< the headers, lengths, identification and checksum zero */
+	uint8_t len;                  /**< bytes of @c hdr in use (up to the end of UDP) */
+	uint8_t l3_off;               /**< IP header */
+	uint8_t l4_off;               /**< UDP header */
+	uint8_t ip_ver;               /**< 4 or 6 */
+	uint8_t has_vlan;             /**< an 802.1Q tag */
+	uint16_t vlan_tci;            /**< its TCI, host order */
+	uint16_t udp_sport;           /**< UDP source port, host order */
+	uint32_t ip_sum;              /**< IPv4: the 16-bit one's complement sum of the fixed fields */
+	uint8_t sgid[16];             /**< the route's source GID */
+	uint8_t dgid[16];             /**< and destination GID */
+};
+
+/**
+ * Prebuild the headers of route @p rt into @p t.
+ * @return 0, or -EINVAL for a route dr_pkt_build() refuses.
+ */
+int dr_pkt_tmpl_init(struct dr_pkt_tmpl *t, const struct dr_pkt_route *rt);
+
+/**
+ * dr_pkt_build() from a template: the same bytes and the same @p pi as
+ * dr_pkt_build() with the route @p t was made from.
+ * @return 0, -EINVAL (undefined opcode, payload on an opcode that has none,
+ *         length overflow) or -ENOSPC (not enough room in @p m).
+ */
+int dr_pkt_build_tmpl(struct rte_mbuf *m, const struct dr_pkt_tmpl *t, uint16_t ip_id,
+		      uint8_t opcode, uint32_t paylen, struct dr_pkt_info *pi);
+
 /**
  * Copy @p len bytes to the end of the last segment of @p m.
  * @return 0 or -ENOSPC.

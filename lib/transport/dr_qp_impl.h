@@ -128,8 +128,20 @@ static inline void dr_sq_tail_set(struct dr_sq *sq, uint32_t t) { __atomic_store
 static inline struct dr_send_wqe *dr_sq_wqe(const struct dr_sq *sq, uint32_t i) { return &sq->wqe[i & (sq->size - 1)]; }
 static inline struct dr_recv_wqe *dr_rq_wqe(const struct dr_rq *rq, uint32_t i) { return &rq->wqe[i & (rq->size - 1)]; }
 
+/*
+ * A stage's copy of the QP's route as prebuilt headers (dr_pkt_tmpl_init()),
+ * valid while gen == route_gen + 1: each stage that builds frames (the
+ * requester, the responder) keeps its own, so no lcore writes what another
+ * reads (dr_qp_pkt_start()).
+ */
+struct dr_pkt_tmpl_cache {
+	struct dr_pkt_tmpl t;
+	uint32_t gen;
+};
+
 /* Requester state (IBA 9.7.1 - 9.7.4). */
 struct dr_req_state {
+	struct dr_pkt_tmpl_cache tmpl; /* its frames' headers */
 	uint32_t psn;                  /* next PSN to send */
 	uint32_t cur;                  /* SQ index of the WQE being sent */
 	uint32_t offset;               /* bytes of it already sent */
@@ -193,6 +205,7 @@ enum dr_resp_msg {
 
 /* Responder state (IBA 9.7.5.1). */
 struct dr_resp_state {
+	struct dr_pkt_tmpl_cache tmpl; /* its ACKs' and READ responses' headers */
 	uint32_t epsn;                 /* expected PSN */
 	uint32_t msn;                  /* message sequence number (24 bits) */
 	/* message in progress: which family, and where its data goes */
@@ -270,6 +283,7 @@ struct dr_qp_impl {
 
 	/* where packets go, resolved at RTR (route.dmac when neighbour known) */
 	struct dr_pkt_route route;
+	uint32_t route_gen;            /* bumped at every change of route (control side) */
 	bool route_resolved;
 	uint32_t mtu;                  /* path MTU in bytes */
 
@@ -321,12 +335,13 @@ dr_qp_lookup(struct dr_context *ctx, uint32_t qpn)
 
 /*
  * Allocate an mbuf and build the headers of a packet of this QP (route from
- * qp->route, BTH: opcode, DestQP = attr.dest_qp_num, P_Key, PSN); the caller
- * fills extension headers and payload and calls dr_pkt_finalize().
- * Returns NULL when no mbuf is free (retry later).
+ * qp->route through the calling stage's prebuilt headers @tc, BTH: opcode,
+ * DestQP = attr.dest_qp_num, P_Key, PSN); the caller fills extension headers
+ * and payload and calls dr_pkt_finalize(). Returns NULL when no mbuf is free
+ * or the neighbour is not known yet (retry later).
  */
-struct rte_mbuf *dr_qp_pkt_start(struct dr_qp_impl *qp, uint8_t opcode, uint32_t paylen, uint32_t psn,
-				 struct dr_pkt_info *pi);
+struct rte_mbuf *dr_qp_pkt_start(struct dr_qp_impl *qp, struct dr_pkt_tmpl_cache *tc, uint8_t opcode,
+				 uint32_t paylen, uint32_t psn, struct dr_pkt_info *pi);
 
 /*
  * dr_post.c, for the builder: the checks of one send WR (state, ibv_post_send(3)

@@ -41,10 +41,22 @@ qp_route_resolve(struct dr_qp_impl *qp)
 	return rc;
 }
 
-/* mbuf, headers along @rt, BTH to @dest_qpn with @psn. */
+/* The calling stage's prebuilt headers of the QP's route, rebuilt after a change of route. */
+static const struct dr_pkt_tmpl *
+qp_tmpl(struct dr_qp_impl *qp, struct dr_pkt_tmpl_cache *tc)
+{
+	if (likely(tc->gen == qp->route_gen + 1))
+		return &tc->t;
+	if (qp_route_resolve(qp) != 0 || dr_pkt_tmpl_init(&tc->t, &qp->route) != 0)
+		return NULL;
+	tc->gen = qp->route_gen + 1;
+	return &tc->t;
+}
+
+/* mbuf, headers along @tmpl (or @rt without one), BTH to @dest_qpn with @psn. */
 static struct rte_mbuf *
-pkt_start(struct dr_qp_impl *qp, const struct dr_pkt_route *rt, uint32_t dest_qpn, uint8_t opcode,
-	  uint32_t paylen, uint32_t psn, struct dr_pkt_info *pi)
+pkt_start(struct dr_qp_impl *qp, const struct dr_pkt_tmpl *tmpl, const struct dr_pkt_route *rt,
+	  uint32_t dest_qpn, uint8_t opcode, uint32_t paylen, uint32_t psn, struct dr_pkt_info *pi)
 {
 	struct dr_context *ctx = qp->pub.context;
 	struct rte_mbuf *m;
@@ -62,9 +74,10 @@ pkt_start(struct dr_qp_impl *qp, const struct dr_pkt_route *rt, uint32_t dest_qp
 	 * 6864); a counter of the building thread, so no stage writes another's
 	 * state for it
 	 */
-	if (rt->ip_ver == 4)
+	if ((tmpl != NULL ? tmpl->ip_ver : rt->ip_ver) == 4)
 		ip_id = RTE_PER_LCORE(dr_ip_id)++;
-	rc = dr_pkt_build(m, rt, ip_id, opcode, paylen, pi);
+	rc = tmpl != NULL ? dr_pkt_build_tmpl(m, tmpl, ip_id, opcode, paylen, pi) :
+			    dr_pkt_build(m, rt, ip_id, opcode, paylen, pi);
 	if (unlikely(rc != 0)) {
 		DR_DP_LOG(req, ERR, "qp %u: cannot build %s (%u bytes): %d", qp->pub.qp_num,
 			  dr_opcode_name(opcode), paylen, rc);
@@ -79,12 +92,14 @@ pkt_start(struct dr_qp_impl *qp, const struct dr_pkt_route *rt, uint32_t dest_qp
 }
 
 struct rte_mbuf *
-dr_qp_pkt_start(struct dr_qp_impl *qp, uint8_t opcode, uint32_t paylen, uint32_t psn,
-		struct dr_pkt_info *pi)
+dr_qp_pkt_start(struct dr_qp_impl *qp, struct dr_pkt_tmpl_cache *tc, uint8_t opcode, uint32_t paylen,
+		uint32_t psn, struct dr_pkt_info *pi)
 {
-	if (qp_route_resolve(qp) != 0)
+	const struct dr_pkt_tmpl *t = qp_tmpl(qp, tc);
+
+	if (unlikely(t == NULL))
 		return NULL;          /* retried next round */
-	return pkt_start(qp, &qp->route, qp->attr.dest_qp_num, opcode, paylen, psn, pi);
+	return pkt_start(qp, t, NULL, qp->attr.dest_qp_num, opcode, paylen, psn, pi);
 }
 
 struct rte_mbuf *
@@ -94,7 +109,7 @@ dr_qp_pkt_start_ud(struct dr_qp_impl *qp, const struct dr_pkt_route *rt, uint32_
 	struct dr_pkt_route r = *rt;
 
 	r.udp_sport = qp->route.udp_sport;   /* rxe: the UD QP's port, whatever the AH */
-	return pkt_start(qp, &r, dest_qpn, opcode, paylen, psn, pi);
+	return pkt_start(qp, NULL, &r, dest_qpn, opcode, paylen, psn, pi);
 }
 
 /*

@@ -185,7 +185,7 @@ static struct rte_mbuf *
 req_pkt_start(struct dr_qp_impl *qp, const struct dr_send_wqe *wqe, uint8_t opcode, uint32_t paylen,
 	      struct dr_pkt_info *pi)
 {
-	struct rte_mbuf *m = dr_qp_pkt_start(qp, opcode, paylen, qp->req.psn, pi);
+	struct rte_mbuf *m = dr_qp_pkt_start(qp, &qp->req.tmpl, opcode, paylen, qp->req.psn, pi);
 
 	if (m != NULL && (pi->mask & DR_OPF_XRCETH))
 		dr_xrceth_set_srq(dr_pkt_xrceth(pi), wqe->xrc_srqn);
@@ -200,7 +200,7 @@ req_read_packet(struct dr_qp_impl *qp, const struct dr_send_wqe *wqe, uint32_t p
 	struct dr_reth *reth;
 	struct rte_mbuf *m;
 
-	m = dr_qp_pkt_start(qp, dr_qp_rel_opcode(qp, DR_OP_READ_REQ), 0, psn, &pi);
+	m = dr_qp_pkt_start(qp, &qp->req.tmpl, dr_qp_rel_opcode(qp, DR_OP_READ_REQ), 0, psn, &pi);
 	if (m == NULL)
 		return -ENOBUFS;
 	if (pi.mask & DR_OPF_XRCETH)

@@ -48,7 +48,7 @@ dr_resp_send_ack(struct dr_qp_impl *qp, uint8_t opcode, uint8_t syndrome, uint32
 
 	if (dr_tx_room(dr_qp_wk(qp)) == 0)
 		return -ENOBUFS;
-	m = dr_qp_pkt_start(qp, opcode, 0, psn, &pi);
+	m = dr_qp_pkt_start(qp, &qp->resp.tmpl, opcode, 0, psn, &pi);
 	if (m == NULL)
 		return -ENOBUFS;
 	dr_aeth_set(dr_pkt_aeth(&pi), syndrome, qp->resp.msn);

@@ -89,7 +89,7 @@ dr_resp_read_reply(struct dr_qp_impl *qp, int budget, bool *access_err)
 		}
 		opcode = first ? (last ? dr_qp_rel_opcode(qp, DR_OP_READ_RESP_ONLY) : dr_qp_rel_opcode(qp, DR_OP_READ_RESP_FIRST))
 			       : (last ? dr_qp_rel_opcode(qp, DR_OP_READ_RESP_LAST) : dr_qp_rel_opcode(qp, DR_OP_READ_RESP_MIDDLE));
-		m = dr_qp_pkt_start(qp, opcode, pay, res->next_psn, &pi);
+		m = dr_qp_pkt_start(qp, &qp->resp.tmpl, opcode, pay, res->next_psn, &pi);
 		if (m == NULL)
 			break;
 		if (pi.mask & DR_OPF_AETH)

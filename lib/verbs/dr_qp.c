@@ -389,6 +389,7 @@ route_build(struct dr_qp_impl *qp)
 	     dr_flow_label_from_qpns(qp->pub.qp_num, qp->attr.dest_qp_num);
 	qp->route.udp_sport = dr_udp_sport_from_flow_label(fl);
 	qp->route_resolved = false;
+	qp->route_gen++;                /* the stages rebuild their headers */
 }
 
 /* Let go of the AHs the send WQEs still hold (the queue is being emptied). */
@@ -418,6 +419,7 @@ qp_reset(struct dr_qp_impl *qp)
 	if (qp->pub.qp_type == DR_QPT_UD)
 		qp->route.udp_sport = dr_udp_sport_from_qpn(qp->pub.qp_num);
 	qp->route_resolved = false;
+	qp->route_gen++;
 }
 
 struct qp_modify_args {

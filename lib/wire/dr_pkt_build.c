@@ -177,3 +177,112 @@ dr_pkt_finalize(struct rte_mbuf *m, struct dr_pkt_info *pi)
 	memcpy(tail + pi->pad, &icrc, DR_ICRC_BYTES);
 	return 0;
 }
+
+int
+dr_pkt_tmpl_init(struct dr_pkt_tmpl *t, const struct dr_pkt_route *rt)
+{
+	uint8_t buf[sizeof(struct rte_mbuf) + RTE_PKTMBUF_HEADROOM + 128] __rte_aligned(RTE_CACHE_LINE_SIZE);
+	struct rte_mbuf *m = (struct rte_mbuf *)buf;
+	struct dr_pkt_info pi;
+	int rc;
+
+	/* a throw-away mbuf over a stack buffer: dr_pkt_build() writes exactly what a packet gets */
+	memset(m, 0, sizeof(*m));
+	m->buf_addr = buf + sizeof(struct rte_mbuf);
+	m->buf_len = RTE_PKTMBUF_HEADROOM + 128;
+	m->data_off = RTE_PKTMBUF_HEADROOM;
+	m->nb_segs = 1;
+	rc = dr_pkt_build(m, rt, 0, DR_OPCODE(RC, ACK), 0, &pi);
+	if (rc != 0)
+		return rc;
+	memset(t, 0, sizeof(*t));
+	t->len = (uint8_t)pi.bth_off;
+	memcpy(t->hdr, pi.frame, t->len);
+	t->l3_off = (uint8_t)pi.l3_off;
+	t->l4_off = (uint8_t)pi.l4_off;
+	t->ip_ver = pi.ip_ver;
+	t->has_vlan = pi.has_vlan;
+	t->vlan_tci = pi.vlan_tci;
+	t->udp_sport = pi.udp_sport;
+	memcpy(t->sgid, rt->sgid, 16);
+	memcpy(t->dgid, rt->dgid, 16);
+	/* lengths, identification and checksum zero: patched per packet */
+	memset(t->hdr + t->l4_off + 4, 0, 2);                 /* UDP length */
+	if (t->ip_ver == 4) {
+		uint8_t *ip = t->hdr + t->l3_off;
+
+		memset(ip + 2, 0, 4);                          /* total length, identification */
+		memset(ip + 10, 0, 2);                         /* header checksum */
+		t->ip_sum = rte_raw_cksum(ip, DR_IPV4_HDR_BYTES);
+	} else {
+		memset(t->hdr + t->l3_off + 4, 0, 2);          /* payload length */
+	}
+	return 0;
+}
+
+int
+dr_pkt_build_tmpl(struct rte_mbuf *m, const struct dr_pkt_tmpl *t, uint16_t ip_id,
+		  uint8_t opcode, uint32_t paylen, struct dr_pkt_info *pi)
+{
+	const struct dr_opcode_info *info = &dr_opcode_table[opcode];
+	uint8_t pad = (uint8_t)(-paylen & 3u);
+	uint32_t hdrlen, udp_len, ip_len;
+	uint16_t be;
+	struct dr_bth *bth;
+	uint8_t *p;
+
+	if (unlikely(info->name == NULL || m->pkt_len != 0 || paylen > UINT16_MAX ||
+		     (!(info->mask & DR_OPF_PAYLOAD) && paylen != 0)))
+		return -EINVAL;
+	hdrlen = t->len + info->length;
+	udp_len = DR_UDP_HDR_BYTES + info->length + paylen + pad + DR_ICRC_BYTES;
+	ip_len = (t->ip_ver == 4 ? DR_IPV4_HDR_BYTES : 0) + udp_len;
+	if (unlikely(ip_len > UINT16_MAX))
+		return -EINVAL;
+	p = (uint8_t *)rte_pktmbuf_append(m, (uint16_t)hdrlen);
+	if (unlikely(p == NULL))
+		return -ENOSPC;
+	memcpy(p, t->hdr, t->len);
+	memset(p + t->len, 0, info->length);
+	be = rte_cpu_to_be_16((uint16_t)udp_len);
+	memcpy(p + t->l4_off + 4, &be, 2);
+	if (t->ip_ver == 4) {
+		uint8_t *ip = p + t->l3_off;
+		uint16_t tot = rte_cpu_to_be_16((uint16_t)ip_len), id = rte_cpu_to_be_16(ip_id), ck;
+		uint32_t sum = t->ip_sum + tot + id;
+
+		memcpy(ip + 2, &tot, 2);
+		memcpy(ip + 4, &id, 2);
+		sum = (sum & 0xFFFF) + (sum >> 16);
+		sum = (sum & 0xFFFF) + (sum >> 16);
+		ck = (uint16_t)~sum;
+		memcpy(ip + 10, &ck, 2);
+	} else {
+		memcpy(p + t->l3_off + 4, &be, 2);             /* payload length = UDP length */
+	}
+
+	pi->frame = p;
+	pi->hdr = p + t->len;
+	pi->mask = info->mask;
+	pi->opcode = opcode;
+	pi->pad = pad;
+	pi->ip_ver = t->ip_ver;
+	pi->has_vlan = t->has_vlan;
+	pi->vlan_tci = t->vlan_tci;
+	pi->l3_off = t->l3_off;
+	pi->l4_off = t->l4_off;
+	pi->bth_off = t->len;
+	pi->udp_sport = t->udp_sport;
+	pi->pay_off = hdrlen;
+	pi->paylen = paylen;
+	pi->frame_len = t->l4_off + udp_len;
+	memcpy(pi->sgid, t->sgid, 16);
+	memcpy(pi->dgid, t->dgid, 16);
+
+	bth = dr_pkt_bth(pi);
+	dr_bth_set_opcode(bth, opcode);
+	dr_bth_set_pad(bth, pad);
+	dr_bth_set_tver(bth, DR_BTH_TVER);
+	dr_bth_set_pkey(bth, DR_DEFAULT_PKEY);
+	return 0;
+}

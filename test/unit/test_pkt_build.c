@@ -367,11 +367,83 @@ test_build_errors(void)
 	tmbuf_free(small);
 }
 
+/*
+ * A route's prebuilt headers (dr_pkt_tmpl_init + dr_pkt_build_tmpl) give the
+ * bytes and the packet info dr_pkt_build gives, for every opcode, payload
+ * length, IP version, tag and IPv4 identification (the checksum patched
+ * per packet).
+ */
+static void
+test_template_equals_build(void)
+{
+	static const uint16_t ids[] = { 0, 1, 0x00FF, 0xFF00, 0xFFFF, 0x1234 };
+	unsigned int bad = 0, runs = 0;
+
+	for (uint8_t ip_ver = 4; ip_ver <= 6; ip_ver += 2) {
+		for (int vlan = 0; vlan <= 1; vlan++) {
+			struct dr_pkt_route rt;
+			struct dr_pkt_tmpl t;
+
+			tpkt_route(&rt, ip_ver, vlan);
+			CHECK_EQ(dr_pkt_tmpl_init(&t, &rt), 0);
+			for (unsigned int op = 0; op < 256; op++) {
+				uint32_t lens[RTE_DIM(paylens)];
+				unsigned int nl;
+
+				if (!dr_opcode_valid((uint8_t)op))
+					continue;
+				nl = opcode_lens((uint8_t)op, lens);
+				for (unsigned int k = 0; k < nl; k++) {
+					uint16_t id = ids[(op + k) % RTE_DIM(ids)];
+					struct rte_mbuf *a = tmbuf_new(8192), *b = tmbuf_new(8192);
+					struct dr_pkt_info pa, pb;
+					int ra = dr_pkt_build(a, &rt, id, (uint8_t)op, lens[k], &pa);
+					int rb = dr_pkt_build_tmpl(b, &t, id, (uint8_t)op, lens[k], &pb);
+
+					runs++;
+					bad += ra != rb || a->pkt_len != b->pkt_len ||
+					       memcmp(rte_pktmbuf_mtod(a, void *), rte_pktmbuf_mtod(b, void *),
+						      a->pkt_len) != 0 ||
+					       pa.l3_off != pb.l3_off || pa.l4_off != pb.l4_off ||
+					       pa.bth_off != pb.bth_off || pa.pay_off != pb.pay_off ||
+					       pa.frame_len != pb.frame_len || pa.pad != pb.pad ||
+					       pa.mask != pb.mask || pa.udp_sport != pb.udp_sport ||
+					       pa.has_vlan != pb.has_vlan || pa.vlan_tci != pb.vlan_tci ||
+					       memcmp(pa.sgid, pb.sgid, 16) != 0 || memcmp(pa.dgid, pb.dgid, 16) != 0;
+					tmbuf_free(a);
+					tmbuf_free(b);
+				}
+			}
+		}
+	}
+	CHECK(runs > 100);
+	CHECK_EQ(bad, 0);
+	{
+		struct dr_pkt_route rt;
+		struct dr_pkt_tmpl t;
+		struct rte_mbuf *m = tmbuf_new(256);
+		struct dr_pkt_info pi;
+
+		tpkt_route(&rt, 5, false);
+		CHECK_EQ(dr_pkt_tmpl_init(&t, &rt), -EINVAL);       /* a route build refuses */
+		tpkt_route(&rt, 4, false);
+		CHECK_EQ(dr_pkt_tmpl_init(&t, &rt), 0);
+		CHECK_EQ(dr_pkt_build_tmpl(m, &t, 0, 0x15, 0, &pi), -EINVAL);   /* undefined opcode */
+		CHECK_EQ(dr_pkt_build_tmpl(m, &t, 0, DR_OPCODE(RC, ACK), 4, &pi), -EINVAL);
+		CHECK_EQ(m->pkt_len, 0);
+		tmbuf_free(m);
+		m = tmbuf_new(20);
+		CHECK_EQ(dr_pkt_build_tmpl(m, &t, 0, DR_OPCODE(RC, SEND_ONLY), 0, &pi), -ENOSPC);
+		tmbuf_free(m);
+	}
+}
+
 int
 main(void)
 {
 	test_round_trips();
 	test_split_headers();
 	test_build_errors();
+	test_template_equals_build();
 	return dr_test_report("test_pkt_build");
 }

@@ -1,0 +1,22 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 The dpdk-rdma authors.
+ */
+
+#ifndef DR_CRC32_CLMUL_H
+#define DR_CRC32_CLMUL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/*
+ * Run the CRC-32 register @crc over the first (@len & ~15) bytes of @p by
+ * carry-less multiplication (@len >= 16; the caller checked PCLMULQDQ and
+ * runs the rest with the table). dr_crc32_clmul.c.
+ */
+uint32_t dr_crc32_clmul(uint32_t crc, const uint8_t *p, size_t len);
+
+/* Built for a CPU family that has the instruction (the run-time flag is checked apart). */
+bool dr_crc32_clmul_available(void);
+
+#endif /* DR_CRC32_CLMUL_H */
