@@ -13,13 +13,11 @@
 
 #include <errno.h>
 #include <inttypes.h>
-#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <rte_cycles.h>
 #include <rte_eal.h>
-#include <rte_pause.h>
 
 #include "dr_app.h"
 #include "perf.h"
@@ -56,7 +54,7 @@ perf_progress(struct perf *p)
 {
 	int ret;
 
-	if (p->o->mode != DR_PROGRESS_INLINE) {
+	if (dr_app_engine_workers(&p->o->engine)) {
 		perf_idle(p);           /* the engine lcores move the transport: let them have the CPU */
 		return PERF_OK;
 	}
@@ -71,12 +69,7 @@ void
 perf_idle(const struct perf *p)
 {
 	/* rtc, pipeline: our lcore may share its CPU with the engine's (--idle yield): let them run */
-	if (p->o->mode == DR_PROGRESS_INLINE)
-		return;
-	if (p->o->idle == DR_IDLE_YIELD)
-		sched_yield();
-	else if (p->o->idle == DR_IDLE_PAUSE)
-		rte_pause();
+	dr_app_engine_idle(&p->o->engine);
 }
 
 void

@@ -26,10 +26,6 @@ enum {
 	OPT_OOB_BIND,
 	OPT_PERFTEST,
 	OPT_IPV6,
-	OPT_MODE,
-	OPT_WORKERS,
-	OPT_IDLE,
-	OPT_QUEUES,
 	OPT_RAW_LIKE,
 };
 
@@ -61,10 +57,7 @@ static const struct option long_opts[] = {
 	{ "sizes", required_argument, NULL, OPT_SIZES },
 	{ "oob-bind", required_argument, NULL, OPT_OOB_BIND },
 	{ "perftest-compat", no_argument, NULL, OPT_PERFTEST },
-	{ "mode", required_argument, NULL, OPT_MODE },
-	{ "workers", required_argument, NULL, OPT_WORKERS },
-	{ "idle", required_argument, NULL, OPT_IDLE },
-	{ "queues", required_argument, NULL, OPT_QUEUES },
+	DR_APP_ENGINE_LONG_OPTS,
 	{ "raw-like", required_argument, NULL, OPT_RAW_LIKE },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
@@ -110,28 +103,18 @@ perf_usage(FILE *out)
 		"      --link-mtu N      IP MTU given to the context (default: the port's)\n"
 		"      --check           fill every message with a pattern and verify every byte\n"
 		"      --perftest-compat speak perftest's exchange: an ib_* tool is the peer\n"
-		"      --mode M          who drives the transport: inline (this thread, the\n"
-		"                        default), rtc (run-to-completion worker lcores) or\n"
-		"                        pipeline (groups of rx, tx and completion lcores)\n"
-		"      --workers N       rtc: worker lcores; pipeline: groups of 3 lcores;\n"
-		"                        taken from EAL's -l / --lcores after the main lcore\n"
-		"                        (default 1; at most %u lcores in all)\n"
-		"      --idle P          rtc, pipeline: what an idle lcore does: spin (default,\n"
-		"                        for isolated cores), pause, or yield (lcores sharing a CPU)\n"
-		"      --queues N        rtc, pipeline: port queue pairs, one per worker (group)\n"
-		"                        from the first (default: one each with RSS, else 1; a\n"
-		"                        memif link needs the same number on both sides)\n"
 		"      --raw-like OP     raw_bw, raw_lat (the bare link): frames shaped as OP's\n"
 		"                        requests (write, the default, send, atomic) or\n"
-		"                        responses (read) of the same size and path MTU\n"
-		"  -h, --help            this text\n"
-		"  -V, --version         the version\n"
-		"\n"
-		"Exit status: 0 success, 1 error or --check mismatch, 2 usage.\n",
+		"                        responses (read) of the same size and path MTU\n",
 		perf_test_names(), PERF_DEF_PORT, PERF_DEF_SIZE_BW, PERF_DEF_SIZE_LAT, PERF_ATOMIC_SIZE,
 		PERF_MAX_SIZES, PERF_DEF_ITERS_BW, PERF_DEF_ITERS_LAT, PERF_DEF_ITERS_ATOMIC,
 		PERF_DEF_TX_BW, PERF_DEF_TX_LAT, PERF_DEF_RX, PERF_DEF_CQ_MOD, PERF_DEF_GID_INDEX,
-		DR_MAX_RD_ATOMIC, DR_MAX_WORKERS);
+		DR_MAX_RD_ATOMIC);
+	dr_app_engine_usage(out, 24);
+	fputs("  -h, --help            this text\n"
+	      "  -V, --version         the version\n"
+	      "\n"
+	      "Exit status: 0 success, 1 error or --check mismatch, 2 usage.\n", out);
 }
 
 char perf_last_err[OOB_TEXT_LEN];
@@ -458,8 +441,7 @@ int
 perf_parse_args(int argc, char **argv, struct perf_opts *o)
 {
 	bool have_ip = false, tx_given = false, all = false, size_opt = false, sizes_opt = false;
-	bool atomic_given = false, outs_given = false, mode_given = false, idle_given = false;
-	bool raw_like_given = false;
+	bool atomic_given = false, outs_given = false, raw_like_given = false;
 	uint64_t v;
 	int c;
 
@@ -594,41 +576,12 @@ perf_parse_args(int argc, char **argv, struct perf_opts *o)
 		case OPT_PERFTEST:
 			o->perftest = true;
 			break;
-		case OPT_MODE:
-			if (strcmp(optarg, "inline") == 0) {
-				o->mode = DR_PROGRESS_INLINE;
-			} else if (strcmp(optarg, "rtc") == 0) {
-				o->mode = DR_PROGRESS_RTC;
-			} else if (strcmp(optarg, "pipeline") == 0) {
-				o->mode = DR_PROGRESS_PIPELINE;
-			} else {
-				perf_err("--mode", "unknown mode '%s' (inline, rtc or pipeline)", optarg);
+		case DR_APP_OPT_MODE:
+		case DR_APP_OPT_WORKERS:
+		case DR_APP_OPT_IDLE:
+		case DR_APP_OPT_QUEUES:
+			if (dr_app_engine_opt(&o->engine, PERF_PROG, c, optarg) != 0)
 				return -1;
-			}
-			mode_given = true;
-			break;
-		case OPT_WORKERS:
-			if (parse_uint("--workers", optarg, 1, DR_MAX_WORKERS, &v) != 0)
-				return -1;
-			o->workers = (uint16_t)v;
-			break;
-		case OPT_QUEUES:
-			if (parse_uint("--queues", optarg, 1, DR_MAX_WORKERS, &v) != 0)
-				return -1;
-			o->queues = (uint16_t)v;
-			break;
-		case OPT_IDLE:
-			if (strcmp(optarg, "spin") == 0) {
-				o->idle = DR_IDLE_SPIN;
-			} else if (strcmp(optarg, "pause") == 0) {
-				o->idle = DR_IDLE_PAUSE;
-			} else if (strcmp(optarg, "yield") == 0) {
-				o->idle = DR_IDLE_YIELD;
-			} else {
-				perf_err("--idle", "unknown policy '%s' (spin, pause or yield)", optarg);
-				return -1;
-			}
-			idle_given = true;
 			break;
 		case OPT_RAW_LIKE:
 			if (parse_raw_like(optarg, &o->raw_like) != 0)
@@ -672,22 +625,8 @@ perf_parse_args(int argc, char **argv, struct perf_opts *o)
 		return -1;
 	}
 	o->server = argc == 2 ? argv[1] : NULL;
-	if (o->mode == DR_PROGRESS_INLINE && (o->workers != 0 || idle_given || o->queues != 0)) {
-		perf_err(o->workers != 0 ? "--workers" : o->queues != 0 ? "--queues" : "--idle",
-			 "only with --mode rtc or pipeline%s", mode_given ? "" : " (the default mode is inline)");
+	if (dr_app_engine_finish(&o->engine, PERF_PROG) != 0)
 		return -1;
-	}
-	if (o->mode != DR_PROGRESS_INLINE && o->workers == 0)
-		o->workers = 1;
-	if (o->mode == DR_PROGRESS_PIPELINE && o->workers > DR_MAX_WORKERS / 3) {
-		perf_err("--workers", "%u pipeline groups: at most %u (3 lcores each)", o->workers,
-			 DR_MAX_WORKERS / 3);
-		return -1;
-	}
-	if (o->queues > o->workers) {
-		perf_err("--queues", "%u queue pairs for %u workers (at most one each)", o->queues, o->workers);
-		return -1;
-	}
 	if (finish_raw(o, raw_like_given) != 0)
 		return -1;
 	return finish(o, have_ip, tx_given, all, size_opt, sizes_opt, atomic_given, outs_given);

@@ -20,6 +20,7 @@
 #include <rte_common.h>
 #include <rte_ether.h>
 
+#include "dr_app_engine.h"
 #include "dr_config.h"
 #include "dr_verbs.h"
 
@@ -116,10 +117,7 @@ struct perf_opts {
 	bool check;                     /**< --check */
 	uint32_t link_mtu;              /**< --link-mtu: IP MTU of the context; 0: the port's */
 	bool perftest;                  /**< --perftest-compat: perftest's OOB exchange */
-	enum dr_progress_mode mode;     /**< --mode: inline (default), rtc or pipeline */
-	uint16_t workers;               /**< --workers: rtc worker lcores, pipeline groups (default 1) */
-	enum dr_idle_policy idle;       /**< --idle: spin (default), pause, yield */
-	uint16_t queues;                /**< --queues: port queue pairs in rtc / pipeline mode (0: the library's choice) */
+	struct dr_app_engine engine;    /**< --mode, --workers, --idle, --queues (app/common) */
 	enum perf_atomic_type atomic;   /**< -A: atomic tests */
 	uint32_t out_reads;             /**< -o: outstanding READs/atomics; 0: the device's max */
 	enum perf_verb raw_like;        /**< --raw-like: the frames of raw_bw / raw_lat (default write) */

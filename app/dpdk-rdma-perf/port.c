@@ -47,10 +47,7 @@ perf_port_open(struct perf *p)
 	int n = 0, ret;
 
 	dr_app_context_attr(&attr, o->ipv4, o->ipv6, o->num_ipv6, o->link_mtu);
-	attr.mode = o->mode;
-	attr.nb_workers = o->workers;       /* the first idle EAL worker lcores */
-	attr.idle = o->idle;
-	attr.nb_queues = o->queues;
+	dr_app_engine_attr(&o->engine, &attr);
 	p->dev_list = dr_get_device_list(&n);
 	if (p->dev_list == NULL)
 		return perf_api_err("dr_get_device_list", errno);

@@ -470,7 +470,7 @@ perf_run_raw(struct perf *p)
 		return perf_api_err("dr_context_mempool", errno);
 	if (raw_prepare(&r) != PERF_OK)
 		return PERF_FAIL;
-	if (p->o->mode == DR_PROGRESS_INLINE) {
+	if (p->o->engine.mode == DR_PROGRESS_INLINE) {
 		raw_lcore(&r);
 		return r.rc;
 	}

@@ -60,6 +60,7 @@ open_ctx(struct pp_ctx *ctx)
 	int n = 0;
 
 	dr_app_context_attr(&cattr, o->ipv4, o->ipv6, o->num_ipv6, o->link_mtu);
+	dr_app_engine_attr(&o->engine, &cattr);
 	ctx->dev_list = dr_get_device_list(&n);
 	if (ctx->dev_list == NULL) {
 		perror("Failed to get IB devices list");

@@ -15,13 +15,17 @@
  * SRQ or the QP) when no more than num_qp remain; -n counts the SENDs and
  * RECVs of all QPs together, as the source does. -c as v44's rc: the client
  * zeroes the first byte of every page before its first SEND, the server
- * checks them after the run ("invalid data in page N").
+ * checks them after the run ("invalid data in page N"). --mode rtc or
+ * pipeline: worker lcores drive the transport, our loop polls the CQ
+ * (yielding per --idle), -e sleeps on the channel's fd, and the workers stop
+ * once the run is over, before anything is destroyed.
  */
 
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,6 +40,8 @@
 #include "pingpong.h"
 
 #define PP_LINGER_MS 500   /* after the run: the peer's retransmissions still get ACKs */
+#define PP_EVENT_WAIT_MS 100   /* rtc, pipeline, -e: pp_stop is looked at this often */
+#define PP_SQ_FULL_MS 100      /* rtc, pipeline: how long a send queue may look full after its completion */
 
 volatile sig_atomic_t pp_stop;
 long pp_page_size;
@@ -81,8 +87,27 @@ pp_post_send(struct pp_ctx *ctx, unsigned int qp_index)
 		.wr.ud = { .ah = ctx->ah, .remote_qpn = ctx->rem_qpn, .remote_qkey = PP_UD_QKEY },
 	};
 	struct dr_send_wr *bad_wr;
+	uint64_t end = 0;
+	int ret;
 
-	return dr_post_send(ctx->qp[qp_index], &wr, &bad_wr);
+	/*
+	 * rtc, pipeline: a worker shows a send completion (and signals its
+	 * event) a moment before it frees the WR's slot of the send queue
+	 * (dr_comp_progress() pushes the CQE, then moves the tail), so the next
+	 * SEND, posted as soon as the completion is polled, may find the queue
+	 * (of one WR) still full: ENOMEM for a moment, not for good.
+	 */
+	while ((ret = dr_post_send(ctx->qp[qp_index], &wr, &bad_wr)) == ENOMEM &&
+	       dr_app_engine_workers(&ctx->o->engine) && !pp_stop) {
+		uint64_t now = rte_get_timer_cycles();
+
+		if (end == 0)
+			end = now + rte_get_timer_hz() * PP_SQ_FULL_MS / 1000;
+		else if (now > end)
+			break;
+		dr_app_engine_idle(&ctx->o->engine);
+	}
+	return ret;
 }
 
 static int
@@ -222,9 +247,18 @@ wait_cq_event(struct pp_ctx *ctx, unsigned int *num_cq_events)
 	void *ev_ctx;
 	int rc;
 
-	/* non-blocking, so that a signal can end the wait; each try drives the transport */
-	while ((rc = dr_get_cq_event(ctx->channel, &ev_cq, &ev_ctx)) == -EAGAIN && !pp_stop)
-		;
+	/*
+	 * non-blocking, so that a signal can end the wait; inline, each try
+	 * drives the transport; rtc, pipeline: the workers signal the channel's
+	 * fd, we sleep on it meanwhile
+	 */
+	while ((rc = dr_get_cq_event(ctx->channel, &ev_cq, &ev_ctx)) == -EAGAIN && !pp_stop) {
+		if (dr_app_engine_workers(&ctx->o->engine)) {
+			struct pollfd pfd = { .fd = ctx->channel->fd, .events = POLLIN };
+
+			(void)poll(&pfd, 1, PP_EVENT_WAIT_MS);
+		}
+	}
 	if (rc != 0) {
 		fprintf(stderr, pp_stop ? "interrupted\n" : "Failed to get cq_event\n");
 		return 1;
@@ -264,6 +298,8 @@ pingpong(struct pp_ctx *ctx, const struct pp_opts *o, int *routs, struct dr_wc *
 				fprintf(stderr, "interrupted after %d sends, %d receives\n", scnt, rcnt);
 				return 1;
 			}
+			if (ne == 0)
+				dr_app_engine_idle(&o->engine);   /* rtc, pipeline: the workers may share our CPU */
 		} while (!o->use_event && ne < 1);
 		for (int i = 0; i < ne; ++i)
 			if (parse_single_wc(ctx, &scnt, &rcnt, routs, iters, &wc[i])) {
@@ -376,6 +412,9 @@ main(int argc, char **argv)
 	memset(&ctx, 0, sizeof(ctx));
 	ctx.o = &o;
 	ret = run(&ctx, &o, my_dest, rem_dest);
+	/* the session is over: nothing polls the port any more (rtc, pipeline: the workers stop) */
+	if (ctx.context != NULL)
+		(void)dr_stop_workers(ctx.context);
 	if (pp_close_ctx(&ctx))
 		ret = 1;
 	rte_eal_cleanup();

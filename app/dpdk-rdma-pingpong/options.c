@@ -6,7 +6,8 @@
  * The command line of ibv_rc_pingpong, ibv_uc_pingpong, ibv_ud_pingpong and
  * ibv_srq_pingpong (rdma-core v44) where it applies, and ours: --qp-type,
  * --ip (the port's IPv4 address: GID index 1), --ipv6 (GID index 2, 3),
- * --link-mtu, --timeout. As in rdma-core, -c is rc's only, -m is not ud's,
+ * --link-mtu, --timeout, and the engine's --mode, --workers, --idle,
+ * --queues (app/common/dr_app_engine.h). As in rdma-core, -c is rc's only, -m is not ud's,
  * -q is srq's only; ud's default size is 2048; srq refuses -s 0 and more QPs
  * than receives (-r).
  */
@@ -46,7 +47,7 @@ pp_usage(const char *argv0)
 	printf("  -r, --rx-depth=<dep>   number of receives to post at a time (default 500)\n");
 	printf("  -n, --iters=<iters>    number of exchanges (default 1000; srq: of all QPs together)\n");
 	printf("  -l, --sl=<sl>          service level value\n");
-	printf("  -e, --events           sleep on CQ events (default poll; our thread drives the transport meanwhile)\n");
+	printf("  -e, --events           sleep on CQ events (default poll; inline: our thread drives the transport meanwhile)\n");
 	printf("  -g, --gid-idx=<gid index> local port gid index (default: 1 with --ip, else 0)\n");
 	printf("  -c, --chk              validate received buffer (rc only)\n");
 	printf("      --qp-type=<rc|uc|ud|srq> ibv_rc_pingpong, ibv_uc_pingpong, ibv_ud_pingpong or\n");
@@ -55,6 +56,7 @@ pp_usage(const char *argv0)
 	printf("      --ipv6=<addr>      an IPv6 address of the DPDK port (GID index 2, then 3)\n");
 	printf("      --link-mtu=<bytes> link MTU: sets the active MTU as rxe does (1500: 1024)\n");
 	printf("      --timeout=<s>      give up the TCP exchange after <s> seconds (default 0: never)\n");
+	dr_app_engine_usage(stdout, 25);
 }
 
 static int
@@ -120,6 +122,7 @@ pp_parse_args(int argc, char **argv, struct pp_opts *o)
 		{ .name = "timeout", .has_arg = 1, .val = OPT_TIMEOUT },
 		{ .name = "qp-type", .has_arg = 1, .val = OPT_QP_TYPE },
 		{ .name = "ipv6", .has_arg = 1, .val = OPT_IPV6 },
+		DR_APP_ENGINE_LONG_OPTS,
 		{ 0 },
 	};
 	bool size_given = false, mtu_given = false, num_qp_given = false;
@@ -222,10 +225,23 @@ pp_parse_args(int argc, char **argv, struct pp_opts *o)
 				return bad(argv[0], "--qp-type %s: rc, uc, ud or srq", optarg);
 			o->use_srq = strcmp(optarg, "srq") == 0;
 			break;
+		case DR_APP_OPT_MODE:
+		case DR_APP_OPT_WORKERS:
+		case DR_APP_OPT_IDLE:
+		case DR_APP_OPT_QUEUES:
+			if (dr_app_engine_opt(&o->engine, PP_PROG, c, optarg) != 0) {
+				pp_usage(argv[0]);
+				return -1;
+			}
+			break;
 		default:
 			pp_usage(argv[0]);
 			return -1;
 		}
+	}
+	if (dr_app_engine_finish(&o->engine, PP_PROG) != 0) {
+		pp_usage(argv[0]);
+		return -1;
 	}
 	if (o->validate_buf && (o->qp_type != DR_QPT_RC || o->use_srq))
 		return bad(argv[0], "-c: %s",

@@ -18,6 +18,7 @@
 
 #include <rte_byteorder.h>
 
+#include "dr_app_engine.h"
 #include "dr_verbs.h"
 
 #define PP_PROG "dpdk-rdma-pingpong"
@@ -50,6 +51,7 @@ struct pp_opts {
 	enum dr_qp_type qp_type;  /* --qp-type: RC, UC or UD (srq: RC) */
 	bool use_srq;             /* --qp-type srq: num_qp RC QPs on one SRQ */
 	unsigned int num_qp;      /* -q (srq; 1 otherwise) */
+	struct dr_app_engine engine;   /* --mode, --workers, --idle, --queues */
 };
 
 /* Q_Key of ibv_ud_pingpong */

@@ -74,6 +74,19 @@ def require_peers():
         pytest.skip("rxe interop tests cannot run: %s" % why)
 
 
+def engine_mode(mode):
+    """(our EAL arguments, our own arguments) in engine mode MODE, rtc or
+    pipeline: one worker lcore or one pipeline group (rx, tx, completion),
+    every lcore of ours on one CPU (the last we may use), yielding when idle,
+    as test_perftest_engine_modes runs dpdk-rdma-perf."""
+    lcores = 3 if mode == "pipeline" else 1
+    return (["--lcores", "(0-%d)@%d" % (lcores, max(os.sched_getaffinity(0)))],
+            ["--mode", mode, "--workers", "1", "--idle", "yield"])
+
+
+ENGINE_MODES = ("rtc", "pipeline")
+
+
 def qpns(output):
     """(local, remote) QPNs of an ibv_*_pingpong or dr-opgen output."""
     m = re.findall(r"QPN (0x[0-9a-f]+)", output) or re.findall(r"qpn=(0x[0-9a-f]+)", output)

@@ -23,7 +23,7 @@ import pytest
 from rxepeer import rxe
 
 from . import wire
-from .conftest import PINGPONG_PORT, REPO, harness_session, qpns
+from .conftest import ENGINE_MODES, PINGPONG_PORT, REPO, engine_mode, harness_session, qpns
 
 VM = ("vm1", "10.99.0.2/24")
 OUR_IP = "10.99.0.10"
@@ -63,11 +63,11 @@ def pingpong_exe():
     return str(exe)
 
 
-def ours(peer, exe, args):
-    """dpdk-rdma-pingpong in the harness's namespace on the veth."""
+def ours(peer, exe, args, eal=()):
+    """dpdk-rdma-pingpong in the harness's namespace on the veth (eal: more EAL arguments)."""
     argv = [exe, "--no-pci", "--no-huge", "-m", "256", "--file-prefix=" + peer.prefix,
-            "--vdev", "net_af_packet0,iface=%s" % VETH, "--log-level=pmd.net.af_packet:warning",
-            "--", "--ip", OUR_IP, "--timeout", str(STEP_TIMEOUT)] + args
+            "--vdev", "net_af_packet0,iface=%s" % VETH, "--log-level=pmd.net.af_packet:warning"] + \
+        list(eal) + ["--", "--ip", OUR_IP, "--timeout", str(STEP_TIMEOUT)] + args
     return peer.harness.netns_popen(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                                     text=True)
 
@@ -164,17 +164,17 @@ CASES = [
 ]
 
 
-def run_pair(peer, exe, name, tool, opts, ours_args, we_serve):
-    """ibv_*_pingpong OPTS in the guest and ours (OURS_ARGS) on the veth, ours
-    the server when WE_SERVE, the VM's tap captured into NAME.pcap; both
-    outputs kept next to it. Returns (our exit status, our output, the
-    guest's ExecResult, the pcap)."""
+def run_pair(peer, exe, name, tool, opts, ours_args, we_serve, eal=()):
+    """ibv_*_pingpong OPTS in the guest and ours (OURS_ARGS; EAL: more EAL
+    arguments) on the veth, ours the server when WE_SERVE, the VM's tap
+    captured into NAME.pcap; both outputs kept next to it. Returns (our
+    output, the guest's ExecResult, the pcap) once both exited 0."""
     pcap = str(peer.outdir / (name + ".pcap"))
     peer.harness.capture_start(pcap, peer.vm.tap)
     job = proc = None
     try:
         if we_serve:
-            proc = ours(peer, exe, ours_args)
+            proc = ours(peer, exe, ours_args, eal)
             end = time.monotonic() + 30
             while not listening(peer, PINGPONG_PORT):
                 assert proc.poll() is None, finish(proc, 5)
@@ -187,7 +187,7 @@ def run_pair(peer, exe, name, tool, opts, ours_args, we_serve):
         else:
             job = peer.vm.spawn("%s -d rxe0 -g $RXE_GID_IDX %s" % (tool, opts), STEP_TIMEOUT)
             peer.vm.wait_tcp_listen(PINGPONG_PORT, timeout=30)
-            proc = ours(peer, exe, ours_args + [peer.vm.ip])
+            proc = ours(peer, exe, ours_args + [peer.vm.ip], eal)
             rc, out = finish(proc, STEP_TIMEOUT)
             theirs = job.wait(None if rc == 0 else 5)
     finally:
@@ -209,12 +209,14 @@ def check_lines(outputs, size):
         assert "invalid data" not in o, o
 
 
-def run_case(peer, dump_json, exe, name, size, mtu, chk, we_serve, qpt="rc", extra=""):
+def run_case(peer, dump_json, exe, name, size, mtu, chk, we_serve, qpt="rc", extra="", mode=None):
+    """mode: our engine mode (rtc, pipeline; None: inline)."""
     # ibv_ud_pingpong has no -m (the port's MTU) and, as ibv_uc_pingpong, no -c
     opts = "-s %d%s -n %d%s%s" % (size, "" if qpt == "ud" else " -m %d" % mtu, ITERS,
                                   " -c" if chk else "", extra)
+    eal, engine = engine_mode(mode) if mode else ((), [])
     out, theirs, pcap = run_pair(peer, exe, name, "ibv_%s_pingpong" % qpt, opts,
-                                 opts.split() + ["--qp-type", qpt], we_serve)
+                                 opts.split() + ["--qp-type", qpt] + engine, we_serve, eal)
     check_lines((out, theirs.output), size)
     our_qpn, their_qpn = qpns(out)
     assert qpns(theirs.output) == (their_qpn, our_qpn)
@@ -281,6 +283,34 @@ def test_ud_size_above_mtu_refused(pingpong_exe, tmp_path):
 def test_pingpong_bad_qp_type_options(pingpong_exe, args, why):
     p = subprocess.run([pingpong_exe, "--"] + args, capture_output=True, text=True, timeout=30)
     assert p.returncode == 1 and why in p.stderr, p.stderr
+
+
+ENGINE_CLI_ERRORS = [
+    (["--mode", "pipe"], "--mode: unknown mode 'pipe' (inline, rtc or pipeline)"),
+    (["--workers", "2"], "--workers: only with --mode rtc or pipeline (the default mode is inline)"),
+    (["--mode", "inline", "--idle", "yield"], "--idle: only with --mode rtc or pipeline\n"),
+    (["--queues", "1"], "--queues: only with --mode rtc or pipeline"),
+    (["--mode", "rtc", "--workers", "0"], "--workers: invalid value '0' (an integer from 1 to 16)"),
+    (["--mode", "pipeline", "--workers", "6"], "--workers: 6 pipeline groups: at most 5"),
+    (["--mode", "rtc", "--idle", "nap"], "--idle: unknown policy 'nap'"),
+    (["--mode", "rtc", "--workers", "2", "--queues", "3"], "--queues: 3 queue pairs for 2 workers"),
+]
+
+
+@pytest.mark.parametrize("args,why", ENGINE_CLI_ERRORS, ids=[" ".join(a) for a, _ in ENGINE_CLI_ERRORS])
+def test_engine_cli_errors(pingpong_exe, args, why):
+    """Bad engine options: exit 1 (as every usage error of the pingpongs) and
+    dpdk-rdma-perf's message naming the option, before EAL starts."""
+    p = subprocess.run([pingpong_exe, "--"] + args, capture_output=True, text=True, timeout=30)
+    assert p.returncode == 1 and "dpdk-rdma-pingpong: " + why in p.stderr, p.stderr
+    assert "EAL" not in p.stderr
+
+
+def test_engine_help(pingpong_exe):
+    p = subprocess.run([pingpong_exe, "--help"], capture_output=True, text=True, timeout=30)
+    assert p.returncode == 0
+    for opt in ("--mode M", "--workers N", "--idle P", "--queues N"):
+        assert "      %-19s" % opt in p.stdout, p.stdout
 
 
 @pytest.mark.parametrize("qpt", ["rc", "ud"])
@@ -351,26 +381,59 @@ SRQ_CASES = [
 ]
 
 
-@pytest.mark.parametrize("we_serve", [False, True], ids=["rxesrv", "oursrv"])
-@pytest.mark.parametrize("name,num_qp,size,extra", SRQ_CASES, ids=[c[0] for c in SRQ_CASES])
-def test_srq(rxe_peer, dump_json, pingpong_exe, name, num_qp, size, extra, we_serve):
-    """rdma-core's ibv_srq_pingpong against ours (--qp-type srq): num_qp RC
-    connections, each side's QPs receiving from one SRQ."""
+def run_srq(peer, dump_json, exe, name, num_qp, size, extra, we_serve, mode=None):
+    """ibv_srq_pingpong against ours (--qp-type srq; mode: our engine mode, None: inline)."""
     mtu = 1024
     opts = "%s-n %d -s %d -m %d%s" % ("" if num_qp == SRQ_DEFAULT_QPS else "-q %d " % num_qp,
                                       ITERS, size, mtu, extra)
-    out, theirs, pcap = run_pair(rxe_peer, pingpong_exe,
-                                 "%s_srq_%s" % ("oursrv" if we_serve else "rxesrv", name),
-                                 "ibv_srq_pingpong", opts, opts.split() + ["--qp-type", "srq"],
-                                 we_serve)
+    eal, engine = engine_mode(mode) if mode else ((), [])
+    out, theirs, pcap = run_pair(peer, exe, "%s_srq_%s" % ("oursrv" if we_serve else "rxesrv", name),
+                                 "ibv_srq_pingpong", opts,
+                                 opts.split() + ["--qp-type", "srq"] + engine, we_serve, eal)
     check_lines((out, theirs.output), size)
     our_local, our_remote = addresses(out)
     their_local, their_remote = addresses(theirs.output)
     assert len(our_local) == len(their_local) == num_qp, (out, theirs.output)
     assert (our_remote, their_remote) == (their_local, our_local), (out, theirs.output)
     frames = decode(dump_json, pcap)
-    check_wire_srq(frames, rxe_peer, list(zip(our_local, our_remote)), size, mtu)
-    assert ip_ttls(pcap) == {OUR_IP: {64}, rxe_peer.vm.ip: {64}}
+    check_wire_srq(frames, peer, list(zip(our_local, our_remote)), size, mtu)
+    assert ip_ttls(pcap) == {OUR_IP: {64}, peer.vm.ip: {64}}
+
+
+@pytest.mark.parametrize("we_serve", [False, True], ids=["rxesrv", "oursrv"])
+@pytest.mark.parametrize("name,num_qp,size,extra", SRQ_CASES, ids=[c[0] for c in SRQ_CASES])
+def test_srq(rxe_peer, dump_json, pingpong_exe, name, num_qp, size, extra, we_serve):
+    """rdma-core's ibv_srq_pingpong against ours (--qp-type srq): num_qp RC
+    connections, each side's QPs receiving from one SRQ."""
+    run_srq(rxe_peer, dump_json, pingpong_exe, name, num_qp, size, extra, we_serve)
+
+
+# ---- the engine modes: each program once per mode, the same wire from worker lcores ----
+
+ENGINE_CASES = [
+    # (QP type, we serve, size, extra options of both sides): both directions, -e twice
+    ("rc", False, 4096, " -e"),
+    ("uc", True, 10000, ""),
+    ("ud", False, 1024, ""),
+    ("srq", True, 4096, " -e"),
+]
+
+
+@pytest.mark.parametrize("mode", ENGINE_MODES)
+@pytest.mark.parametrize("qpt,we_serve,size,extra", ENGINE_CASES,
+                         ids=["%s_%s%s" % (c[0], "oursrv" if c[1] else "rxesrv",
+                                           c[3].replace(" -", "_")) for c in ENGINE_CASES])
+def test_engine_modes(rxe_peer, dump_json, pingpong_exe, qpt, we_serve, size, extra, mode):
+    """Ours in run-to-completion mode (one worker lcore) or pipeline mode (an
+    rx, a tx and a completion lcore), all on one CPU yielding when idle,
+    against rdma-core's pingpongs: the same lines and wire as inline; -e
+    sleeps on the completion channel while the workers run the transport."""
+    name = "%s_%s" % (mode, qpt)
+    if qpt == "srq":
+        run_srq(rxe_peer, dump_json, pingpong_exe, name, SRQ_QPS, size, extra, we_serve, mode)
+    else:
+        run_case(rxe_peer, dump_json, pingpong_exe, "%s_%s" % ("oursrv" if we_serve else "rxesrv", name),
+                 size, 1024, qpt == "rc", we_serve, qpt, extra, mode)
 
 
 @pytest.mark.parametrize("args,why", [

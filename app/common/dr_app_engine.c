@@ -1,0 +1,177 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 The dpdk-rdma authors.
+ */
+
+/* The engine options of every program (dr_app_engine.h). */
+
+#include <errno.h>
+#include <sched.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_common.h>
+#include <rte_pause.h>
+
+#include "dr_app_engine.h"
+
+static void
+engine_err(const char *prog, const char *opt, const char *fmt, ...)
+{
+	char text[256];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(text, sizeof(text), fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "%s: %s: %s\n", prog, opt, text);
+}
+
+/* A decimal unsigned number in [1, DR_MAX_WORKERS]. */
+static int
+parse_count(const char *prog, const char *opt, const char *s, uint16_t *v)
+{
+	unsigned long long n;
+	char *end;
+
+	errno = 0;
+	n = strtoull(s, &end, 10);
+	if (errno != 0 || end == s || *end != '\0' || *s == '-' || *s == '+' || n < 1 ||
+	    n > DR_MAX_WORKERS) {
+		engine_err(prog, opt, "invalid value '%s' (an integer from %u to %u)", s, 1u,
+			   (unsigned int)DR_MAX_WORKERS);
+		return -1;
+	}
+	*v = (uint16_t)n;
+	return 0;
+}
+
+static const char *const mode_names[] = {
+	[DR_PROGRESS_INLINE] = "inline",
+	[DR_PROGRESS_RTC] = "rtc",
+	[DR_PROGRESS_PIPELINE] = "pipeline",
+};
+
+static const char *const idle_names[] = {
+	[DR_IDLE_SPIN] = "spin",
+	[DR_IDLE_PAUSE] = "pause",
+	[DR_IDLE_YIELD] = "yield",
+};
+
+/* The index of @s in @names (@n of them), or -1. */
+static int
+lookup(const char *const *names, unsigned int n, const char *s)
+{
+	for (unsigned int i = 0; i < n; i++)
+		if (names[i] != NULL && strcmp(s, names[i]) == 0)
+			return (int)i;
+	return -1;
+}
+
+int
+dr_app_engine_opt(struct dr_app_engine *e, const char *prog, int c, const char *arg)
+{
+	int i;
+
+	switch (c) {
+	case DR_APP_OPT_MODE:
+		i = lookup(mode_names, RTE_DIM(mode_names), arg);
+		if (i < 0) {
+			engine_err(prog, "--mode", "unknown mode '%s' (inline, rtc or pipeline)", arg);
+			return -1;
+		}
+		e->mode = (enum dr_progress_mode)i;
+		e->mode_given = true;
+		return 0;
+	case DR_APP_OPT_WORKERS:
+		return parse_count(prog, "--workers", arg, &e->workers);
+	case DR_APP_OPT_QUEUES:
+		return parse_count(prog, "--queues", arg, &e->queues);
+	case DR_APP_OPT_IDLE:
+		i = lookup(idle_names, RTE_DIM(idle_names), arg);
+		if (i < 0) {
+			engine_err(prog, "--idle", "unknown policy '%s' (spin, pause or yield)", arg);
+			return -1;
+		}
+		e->idle = (enum dr_idle_policy)i;
+		e->idle_given = true;
+		return 0;
+	default:
+		engine_err(prog, "usage", "option %d is not an engine option", c);
+		return -1;
+	}
+}
+
+int
+dr_app_engine_finish(struct dr_app_engine *e, const char *prog)
+{
+	if (e->mode == DR_PROGRESS_INLINE && (e->workers != 0 || e->idle_given || e->queues != 0)) {
+		engine_err(prog, e->workers != 0 ? "--workers" : e->queues != 0 ? "--queues" : "--idle",
+			   "only with --mode rtc or pipeline%s",
+			   e->mode_given ? "" : " (the default mode is inline)");
+		return -1;
+	}
+	if (e->mode != DR_PROGRESS_INLINE && e->workers == 0)
+		e->workers = 1;
+	if (e->mode == DR_PROGRESS_PIPELINE && e->workers > DR_MAX_WORKERS / 3) {
+		engine_err(prog, "--workers", "%u pipeline groups: at most %u (3 lcores each)",
+			   e->workers, DR_MAX_WORKERS / 3);
+		return -1;
+	}
+	if (e->queues > e->workers) {
+		engine_err(prog, "--queues", "%u queue pairs for %u workers (at most one each)",
+			   e->queues, e->workers);
+		return -1;
+	}
+	return 0;
+}
+
+void
+dr_app_engine_attr(const struct dr_app_engine *e, struct dr_context_attr *attr)
+{
+	attr->mode = e->mode;
+	attr->nb_workers = e->workers;      /* the first idle EAL worker lcores */
+	attr->idle = e->idle;
+	attr->nb_queues = e->queues;
+}
+
+void
+dr_app_engine_idle(const struct dr_app_engine *e)
+{
+	if (e->mode == DR_PROGRESS_INLINE)
+		return;
+	if (e->idle == DR_IDLE_YIELD)
+		sched_yield();
+	else if (e->idle == DR_IDLE_PAUSE)
+		rte_pause();
+}
+
+/* One line of the usage text: @opt (NULL: a continuation) at column 6, @text at @col. */
+static void
+usage_line(FILE *out, int col, const char *opt, const char *text)
+{
+	if (opt != NULL)
+		fprintf(out, "      %-*s%s\n", col - 6, opt, text);
+	else
+		fprintf(out, "%*s%s\n", col, "", text);
+}
+
+void
+dr_app_engine_usage(FILE *out, int col)
+{
+	char most[64];
+
+	snprintf(most, sizeof(most), "(default 1; at most %u lcores in all)",
+		 (unsigned int)DR_MAX_WORKERS);
+	usage_line(out, col, "--mode M", "who drives the transport: inline (this thread, the");
+	usage_line(out, col, NULL, "default), rtc (run-to-completion worker lcores) or");
+	usage_line(out, col, NULL, "pipeline (groups of rx, tx and completion lcores)");
+	usage_line(out, col, "--workers N", "rtc: worker lcores; pipeline: groups of 3 lcores;");
+	usage_line(out, col, NULL, "taken from EAL's -l / --lcores after the main lcore");
+	usage_line(out, col, NULL, most);
+	usage_line(out, col, "--idle P", "rtc, pipeline: what an idle lcore does: spin (default,");
+	usage_line(out, col, NULL, "for isolated cores), pause, or yield (lcores sharing a CPU)");
+	usage_line(out, col, "--queues N", "rtc, pipeline: port queue pairs, one per worker (group)");
+	usage_line(out, col, NULL, "from the first (default: one each with RSS, else 1; a");
+	usage_line(out, col, NULL, "memif link needs the same number on both sides)");
+}

@@ -1,0 +1,88 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 The dpdk-rdma authors.
+ */
+
+#ifndef DR_APP_ENGINE_H
+#define DR_APP_ENGINE_H
+
+/*
+ * The engine options every dpdk-rdma program takes the same way: --mode
+ * inline|rtc|pipeline, --workers N, --idle spin|pause|yield, --queues N
+ * (doc/guides/api.rst, "Progress modes and threads"). A program adds
+ * DR_APP_ENGINE_LONG_OPTS to its getopt_long() table, hands the four
+ * DR_APP_OPT_* values to dr_app_engine_opt(), calls dr_app_engine_finish()
+ * once every option is read, dr_app_engine_attr() on its context's
+ * attributes, and dr_app_engine_idle() where its own loop found nothing to do.
+ */
+
+#include <getopt.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "dr_verbs.h"
+
+/* getopt_long() values of the engine options: above any program's own */
+enum {
+	DR_APP_OPT_MODE = 0x1000,
+	DR_APP_OPT_WORKERS,
+	DR_APP_OPT_IDLE,
+	DR_APP_OPT_QUEUES,
+};
+
+/* The four entries of a struct option table (comma-separated, no trailing comma). */
+#define DR_APP_ENGINE_LONG_OPTS \
+	{ "mode", required_argument, NULL, DR_APP_OPT_MODE }, \
+	{ "workers", required_argument, NULL, DR_APP_OPT_WORKERS }, \
+	{ "idle", required_argument, NULL, DR_APP_OPT_IDLE }, \
+	{ "queues", required_argument, NULL, DR_APP_OPT_QUEUES }
+
+/* The options as given; after dr_app_engine_finish(), what the context gets. */
+struct dr_app_engine {
+	enum dr_progress_mode mode;     /* --mode: inline (default), rtc or pipeline */
+	uint16_t workers;               /* --workers: rtc worker lcores, pipeline groups (default 1) */
+	enum dr_idle_policy idle;       /* --idle: spin (default), pause, yield */
+	uint16_t queues;                /* --queues: port queue pairs (0: the library's choice) */
+	bool mode_given;
+	bool idle_given;
+};
+
+/*
+ * One engine option: @c a DR_APP_OPT_* value, @arg its argument. Returns 0,
+ * or -1 after "@prog: OPTION: why" on stderr.
+ */
+int dr_app_engine_opt(struct dr_app_engine *e, const char *prog, int c, const char *arg);
+
+/*
+ * The checks that need every option (--workers, --idle and --queues only
+ * with an engine mode, the pipeline's group count, at most a queue pair per
+ * worker) and the default of --workers (1). Returns 0, or -1 after
+ * "@prog: OPTION: why" on stderr.
+ */
+int dr_app_engine_finish(struct dr_app_engine *e, const char *prog);
+
+/* mode, nb_workers (the first idle EAL worker lcores), idle and nb_queues of @attr. */
+void dr_app_engine_attr(const struct dr_app_engine *e, struct dr_context_attr *attr);
+
+/*
+ * A program's own loop found nothing to do. rtc, pipeline: its lcore may
+ * share a CPU with the engine's (--idle yield: sched_yield(); pause: a CPU
+ * pause); inline, spin: nothing (the loop itself is the transport, or the
+ * cores are isolated).
+ */
+void dr_app_engine_idle(const struct dr_app_engine *e);
+
+/* Is the transport run by worker lcores (rtc, pipeline)? */
+static inline bool
+dr_app_engine_workers(const struct dr_app_engine *e)
+{
+	return e->mode != DR_PROGRESS_INLINE;
+}
+
+/*
+ * The usage lines of the four options, each option's text starting at column
+ * @col (the program's own layout; at least 20).
+ */
+void dr_app_engine_usage(FILE *out, int col);
+
+#endif /* DR_APP_ENGINE_H */
