@@ -14,7 +14,10 @@
  * retry_cnt 7, rnr_retry 7, max_rd_atomic 4), output lines and verdict
  * (dr-opgen-ops.h). dr-opgen's server waits for receive completions on a
  * completion channel; ours polls the CQ, which drives the transport (inline
- * progress), and every TCP wait drives it too (tcp.c).
+ * progress), and every TCP wait drives it too (tcp.c); an empty poll sleeps
+ * OG_IDLE_US. --mode rtc or pipeline: worker lcores drive it instead (those
+ * sleeps leave them the CPU they may share with us), and stop once the
+ * session is over, before anything is destroyed.
  *
  * QP types are rows of a table (qpt_table): what each needs at INIT, RTR and
  * RTS and whether it sends through an address handle (UD); XRC has a row per
@@ -247,6 +250,7 @@ setup(void)
 	int n = 0, ret;
 
 	dr_app_context_attr(&cattr, o->ipv4, o->ipv6, o->num_ipv6, o->link_mtu);
+	dr_app_engine_attr(&o->engine, &cattr);
 	g.list = dr_get_device_list(&n);
 	if (g.list == NULL)
 		og_fail(OG_EXIT_SETUP, "dr_get_device_list: %s", strerror(errno));
@@ -615,12 +619,17 @@ run(void)
 	}
 	fflush(stdout);
 	linger();
+	/* the session is over: nothing polls the port any more (rtc, pipeline: the workers stop) */
+	(void)dr_stop_workers(g.ctx);
 	return ret;
 }
 
 static void
 release(void)
 {
+	/* an early end (og_fail()): the workers stop before anything goes */
+	if (g.ctx != NULL)
+		(void)dr_stop_workers(g.ctx);
 	if (g.fd >= 0)
 		close(g.fd);
 	/* the QP first: it invalidates the type 2 window bound through it */

@@ -20,6 +20,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "dr_app_engine.h"
 #include "dr_verbs.h"
 
 struct opgen_fault;
@@ -51,6 +52,7 @@ struct og_opts {
 	unsigned int num_ipv6;
 	uint32_t link_mtu;         /* --link-mtu */
 	double tcp_timeout_s;      /* --timeout: connect/accept and the exchange; 0: -T only */
+	struct dr_app_engine engine;   /* --mode, --workers, --idle, --queues */
 };
 
 extern volatile sig_atomic_t og_stop;

@@ -5,7 +5,8 @@
 /*
  * dr-opgen's command line (-t -d -g -p -m -s -T -L -E, a server address; -t
  * xrc is ours only) and
- * ours: --ip (GID index 1), --ipv6 (2, 3), --link-mtu, --timeout.
+ * ours: --ip (GID index 1), --ipv6 (2, 3), --link-mtu, --timeout, and the
+ * engine's --mode, --workers, --idle, --queues (app/common/dr_app_engine.h).
  */
 
 #include <arpa/inet.h>
@@ -55,12 +56,13 @@ usage(FILE *out)
 		"      --ip A.B.C.D   our IPv4 address (GID index 1)\n"
 		"      --ipv6 ADDR    an IPv6 address of ours (GID index 2, then 3)\n"
 		"      --link-mtu N   link MTU: the active MTU follows rxe's rule (4200: 4096)\n"
-		"      --timeout S    give up connecting and the exchange after S seconds\n"
-		"  -h, --help         this text\n"
-		"\n"
-		"Exit status: 0 both sides saw everything right, 1 a failed check, 2 usage\n"
-		"or setup error, 3 timeout.\n",
+		"      --timeout S    give up connecting and the exchange after S seconds\n",
 		OPGEN_PORT, OPGEN_CLIENT_PSN, OPGEN_SERVER_PSN, OPGEN_TIMEOUT_S);
+	dr_app_engine_usage(out, 21);
+	fputs("  -h, --help         this text\n"
+	      "\n"
+	      "Exit status: 0 both sides saw everything right, 1 a failed check, 2 usage\n"
+	      "or setup error, 3 timeout.\n", out);
 }
 
 static int
@@ -92,6 +94,7 @@ og_parse_args(int argc, char **argv, struct og_opts *o)
 		{ .name = "link-mtu", .has_arg = 1, .val = OPT_LINK_MTU },
 		{ .name = "timeout", .has_arg = 1, .val = OPT_TIMEOUT },
 		{ .name = "help", .has_arg = 0, .val = 'h' },
+		DR_APP_ENGINE_LONG_OPTS,
 		{ 0 },
 	};
 	struct in_addr a;
@@ -186,6 +189,13 @@ og_parse_args(int argc, char **argv, struct og_opts *o)
 			if (*end != '\0' || end == optarg || o->tcp_timeout_s < 0)
 				return bad("--timeout %s: seconds, 0 = -T only", optarg);
 			break;
+		case DR_APP_OPT_MODE:
+		case DR_APP_OPT_WORKERS:
+		case DR_APP_OPT_IDLE:
+		case DR_APP_OPT_QUEUES:
+			if (dr_app_engine_opt(&o->engine, OG_PROG, c, optarg) != 0)
+				return -1;
+			break;
 		case 'h':
 			usage(stdout);
 			return 1;
@@ -194,6 +204,8 @@ og_parse_args(int argc, char **argv, struct og_opts *o)
 			return -1;
 		}
 	}
+	if (dr_app_engine_finish(&o->engine, OG_PROG) != 0)
+		return -1;
 	if (o->fault != NULL) {
 		if (tset && o->qpt != o->fault->qpt) {
 			fprintf(stderr, OG_PROG ": -E %s is a %s fault, not -t %s\n", o->fault->name,

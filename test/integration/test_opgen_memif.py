@@ -121,6 +121,53 @@ def test_fault_usage(opgen_exe, args, msg):
     assert p.returncode == 2 and msg in p.stderr, p.stderr
 
 
+# (QP type, engine mode, the side in that mode): the other side runs inline
+ENGINE_CASES = [("rc", "rtc", "server"), ("rc", "pipeline", "client"),
+                ("xrc", "rtc", "client"), ("xrc", "pipeline", "server")]
+
+
+@pytest.mark.parametrize("qpt,mode,side", ENGINE_CASES, ids=["-".join(c) for c in ENGINE_CASES])
+def test_opgen_pair_engine_modes(opgen_exe, qpt, mode, side):
+    """One side in an engine mode (pair.engine(): one worker lcore or one
+    pipeline group, every lcore of that side on its CPU, yielding when idle),
+    the other inline on the other CPU: the same verdict. XRC here only (rxe
+    has none); RC against rxe in interop/test_opgen_rxe.py. Not both sides:
+    each side's control thread would share a CPU with the other side's
+    yielding lcores, which this host's scheduler lets starve for seconds."""
+    rows = table(opgen_exe, qpt)
+    extra, *engine_lcores = pair.engine(mode, 1)
+    _, *inline_lcores = pair.engine("inline")
+    kw = {"server_lcores": inline_lcores[0], "client_lcores": inline_lcores[1]}
+    kw[side + "_args"] = extra
+    kw[side + "_lcores"] = engine_lcores[0 if side == "server" else 1]
+    # a side with worker lcores takes longer to set its port up (pair.run_memif())
+    res = pair.run_memif(list(map(str, opgen_args(qpt))), exe=opgen_exe, timeout=RUN_TIMEOUT,
+                         start_gap=1.0, **kw)
+    assert_verdict(res, rows)
+
+
+ENGINE_CLI_ERRORS = [
+    (["--mode", "pipe"], "--mode: unknown mode 'pipe' (inline, rtc or pipeline)"),
+    (["--workers", "2"], "--workers: only with --mode rtc or pipeline (the default mode is inline)"),
+    (["--mode", "inline", "--idle", "yield"], "--idle: only with --mode rtc or pipeline\n"),
+    (["--queues", "1"], "--queues: only with --mode rtc or pipeline"),
+    (["--mode", "rtc", "--workers", "17"], "--workers: invalid value '17' (an integer from 1 to 16)"),
+    (["--mode", "pipeline", "--workers", "6"], "--workers: 6 pipeline groups: at most 5"),
+    (["--mode", "rtc", "--idle", "nap"], "--idle: unknown policy 'nap'"),
+    (["--mode", "pipeline", "--workers", "1", "--queues", "2"],
+     "--queues: 2 queue pairs for 1 workers"),
+]
+
+
+@pytest.mark.parametrize("args, msg", ENGINE_CLI_ERRORS, ids=[" ".join(a) for a, _ in ENGINE_CLI_ERRORS])
+def test_engine_cli_errors(opgen_exe, args, msg):
+    """Bad engine options: exit 2 (a usage error) and dpdk-rdma-perf's
+    message naming the option, before EAL starts."""
+    p = subprocess.run([str(opgen_exe), "--"] + args, capture_output=True, text=True, timeout=30)
+    assert p.returncode == 2 and "dpdk-rdma-opgen: " + msg in p.stderr, p.stderr
+    assert "EAL" not in p.stderr
+
+
 def test_xrc_table_is_rcs_without_the_window(opgen_exe):
     """-t xrc runs every RC row but the two through the server's type 2
     window: an XRC_RECV QP has no send queue to bind one through."""

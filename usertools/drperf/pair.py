@@ -265,11 +265,15 @@ def memif_sides(perf_args, exe, sock, port, tag, server_args=(), client_args=(),
 
 
 def run_memif(perf_args, exe=None, timeout=120, server_args=(), client_args=(),
-              bsize=MEMIF_BSIZE, tag=None, server_lcores=None, client_lcores=None):
+              bsize=MEMIF_BSIZE, tag=None, server_lcores=None, client_lcores=None,
+              start_gap=0.3):
     """One dpdk-rdma-perf pair over net_memif: returns a PairResult.
     perf_args go to both sides (TEST first); server_args/client_args to one.
     server_lcores/client_lcores: each side's EAL -l list (or --lcores mapping,
-    lcore_args()); by default each side gets its own CPU (default_lcores())."""
+    lcore_args()); by default each side gets its own CPU (default_lcores()).
+    start_gap: seconds between the server's start and the client's (run_pair();
+    a memif client that connects before the server's port is set up is told
+    "ID not found" and DPDK 22.11 does not try again: the link stays down)."""
     exe = exe or perf_exe()
     tag = tag or "%d_%d" % (os.getpid(), time.monotonic_ns() % 1000000000)
     sock = "/tmp/dr-memif-%s.sock" % tag
@@ -281,7 +285,7 @@ def run_memif(perf_args, exe=None, timeout=120, server_args=(), client_args=(),
     server, client = memif_sides(perf_args, exe, sock, port, tag, server_args, client_args,
                                  bsize, server_lcores, client_lcores)
     try:
-        return run_pair(server, client, timeout)
+        return run_pair(server, client, timeout, start_gap)
     finally:
         try:
             os.unlink(sock)

@@ -14,7 +14,7 @@ import time
 
 import pytest
 
-from .conftest import REPO, perftest_clock_failed
+from .conftest import REPO, engine_mode, perftest_clock_failed
 from .test_pingpong_rxe import finish, listening
 
 TIMEOUT = 60
@@ -51,16 +51,17 @@ class Peer:
         self.prefix = "%s%d" % (prefix, os.getpid())
         self.seq = 0
 
-    def eal(self, pmd, extra=""):
+    def eal(self, pmd, extra="", more=()):
+        """Our EAL arguments (more: beyond the usual ones, e.g. --lcores)."""
         self.seq += 1
-        return ["--no-pci", "--no-huge", "-m", "256",
+        return list(more) + ["--no-pci", "--no-huge", "-m", "256",
                 "--file-prefix=%s_%d" % (self.prefix, self.seq),
                 "--vdev", vdev(pmd, self.veth, extra),
                 "--log-level=pmd.net.af_packet:warning", "--log-level=pmd.net.pcap:warning",
                 "--log-level=pmd.net.af_xdp:warning"]
 
-    def ours(self, exe, pmd, args, extra=""):
-        argv = [exe] + self.eal(pmd, extra) + ["--"] + args
+    def ours(self, exe, pmd, args, extra="", eal=()):
+        argv = [exe] + self.eal(pmd, extra, eal) + ["--"] + args
         return self.harness.netns_popen(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                                         text=True)
 
@@ -72,27 +73,30 @@ class Peer:
             time.sleep(0.1)
 
     def run(self, name, exe, pmd, our_args, tool, port, we_serve, extra="", wait_listen=True,
-            timeout=TIMEOUT):
+            timeout=TIMEOUT, mode=None):
         """Our program and an rxe tool (a sh command line), one serving the
         other (the client gets the server's address appended), the VM's tap
-        captured into OUTDIR/name.pcap. Returns (our rc, our output, rxe
-        ExecResult, pcap). Runs once more when rxe's perftest could not
-        measure its clock (conftest.perftest_clock_failed)."""
+        captured into OUTDIR/name.pcap; mode: our engine mode (rtc,
+        pipeline: conftest.engine_mode(); None: inline). Returns (our rc, our
+        output, rxe ExecResult, pcap). Runs once more when rxe's perftest
+        could not measure its clock (conftest.perftest_clock_failed)."""
+        eal, engine = engine_mode(mode) if mode else ((), [])
+        our_args = list(our_args) + engine
         res = self._run_once(name, exe, pmd, our_args, tool, port, we_serve, extra,
-                             wait_listen, timeout)
+                             wait_listen, timeout, eal)
         if perftest_clock_failed(res[2].output):
             res = self._run_once(name, exe, pmd, our_args, tool, port, we_serve, extra,
-                                 wait_listen, timeout)
+                                 wait_listen, timeout, eal)
         return res
 
     def _run_once(self, name, exe, pmd, our_args, tool, port, we_serve, extra, wait_listen,
-                  timeout):
+                  timeout, eal):
         pcap = str(self.outdir / (name + ".pcap"))
         self.harness.capture_start(pcap, self.vm.tap)
         proc = None
         try:
             if we_serve:
-                proc = self.ours(exe, pmd, our_args, extra)
+                proc = self.ours(exe, pmd, our_args, extra, eal)
                 if wait_listen:
                     self.wait_listen(proc, port)
                 theirs = self.vm.exec("%s %s" % (tool, self.harness.host_ip), timeout)
@@ -101,7 +105,7 @@ class Peer:
                 job = self.vm.spawn(tool, timeout)
                 if wait_listen:
                     self.vm.wait_tcp_listen(port, timeout=30)
-                proc = self.ours(exe, pmd, our_args + [self.vm.ip], extra)
+                proc = self.ours(exe, pmd, our_args + [self.vm.ip], extra, eal)
                 rc, out = finish(proc, timeout)
                 theirs = job.wait(None if rc == 0 else 5)
         finally:

@@ -90,13 +90,34 @@ def requests(frames, addr):
 @pytest.mark.parametrize("we_serve", [False, True], ids=["rxe_server", "our_server"])
 @pytest.mark.parametrize("name", sorted(FAULTS))
 def test_fault(peer, dump_json, name, we_serve):
+    run_fault(peer, dump_json, name, we_serve)
+
+
+# (engine mode, fault, we serve): our requester's NAK handling from the
+# pipeline's completion lcore, our responder's NAK and LOC_LEN_ERR from an rtc worker
+ENGINE_CASES = [("rtc", "too-long", True), ("pipeline", "rkey", False)]
+
+
+@pytest.mark.parametrize("mode,name,we_serve", ENGINE_CASES,
+                         ids=["%s-%s-%s" % (m, n, "oursrv" if s else "rxesrv")
+                              for m, n, s in ENGINE_CASES])
+def test_fault_engine_modes(peer, dump_json, mode, name, we_serve):
+    """Ours in run-to-completion mode (one worker lcore) or pipeline mode (an
+    rx, a tx and a completion lcore), all on one CPU yielding when idle: the
+    same verdicts, NAK and QP states as in inline mode."""
+    run_fault(peer, dump_json, name, we_serve, mode)
+
+
+def run_fault(peer, dump_json, name, we_serve, mode=None):
+    """One fault against rxe, checked on both sides and on the wire; mode:
+    our engine mode (rtc, pipeline; None: inline)."""
     qpt, nak = faults()[name]
     common = ["-E", name, "-m", str(MTU), "-p", str(OPGEN_PORT)]
     our_args = ["--ip", OUR_IP, "--timeout", "30", "-g", "1"] + common
     tool = "dr-opgen %s -g 1" % " ".join(common)
-    run = "fault_%s_%s" % (name, "oursrv" if we_serve else "rxesrv")
+    run = "fault_%s_%s%s" % (name, "oursrv" if we_serve else "rxesrv", "_" + mode if mode else "")
     rc, out, theirs, pcap = peer.run(run, exe_of("dpdk-rdma-opgen"), "af_packet", our_args, tool,
-                                     OPGEN_PORT, we_serve, wait_listen=False)
+                                     OPGEN_PORT, we_serve, wait_listen=False, mode=mode)
     srv, cli = (out, theirs.output) if we_serve else (theirs.output, out)
     assert (rc, theirs.rc) == (0, 0), "ours:\n%s\nrxe:\n%s" % (out, theirs.output)
     assert "server done: fault %s, 0 failures, client reported 0: OK" % name in srv, srv

@@ -70,11 +70,11 @@ class Lossy(ours.Peer):
         self.resent = Counter()     # run name -> retransmitted requests in its capture
 
     def lossy_run(self, name, exe, our_args, tool, port, we_serve, wait_listen=True,
-                  keep_acks=False):
+                  keep_acks=False, mode=None):
         extra = ",xdp_prog=%s" % self.progs[keep_acks]
         rc, out, theirs, pcap = self.run(name, exe, "af_xdp", our_args, tool, port, we_serve,
                                          extra=extra, wait_listen=wait_listen,
-                                         timeout=TIMEOUT)
+                                         timeout=TIMEOUT, mode=mode)
         assert (rc, theirs.rc) == (0, 0), "ours:\n%s\nrxe:\n%s" % (out, theirs.output)
         frames = decode(self.dump_json, pcap)
         assert {f["src"] for f in frames} == {OUR_IP, self.vm.ip}
@@ -138,23 +138,43 @@ def test_perftest(lossy, test, we_serve):
         assert rows(test, text) == [(str(size), str(iters))], "%s:\n%s" % (who, text)
 
 
-@WAYS
-def test_opgen(lossy, we_serve):
-    """Every RC operation, every byte checked by both sides, through the loss."""
+def run_opgen(lossy, we_serve, mode=None):
+    """Every RC operation, every byte checked by both sides, through the loss;
+    mode: our engine mode (rtc, pipeline; None: inline)."""
     common = ["-t", "rc", "-m", "1024", "-p", str(OPGEN_PORT), "-T", "100"]
     out, rout, _ = lossy.lossy_run(
-        "opgen_%s" % ("oursrv" if we_serve else "rxesrv"), exe_of("dpdk-rdma-opgen"),
-        ["--ip", OUR_IP, "-g", "1"] + common, "dr-opgen -g 1 " + " ".join(common),
-        OPGEN_PORT, we_serve, wait_listen=False)
+        "opgen_%s%s" % ("oursrv" if we_serve else "rxesrv", "_" + mode if mode else ""),
+        exe_of("dpdk-rdma-opgen"), ["--ip", OUR_IP, "-g", "1"] + common,
+        "dr-opgen -g 1 " + " ".join(common), OPGEN_PORT, we_serve, wait_listen=False, mode=mode)
     srv, cli = (out, rout) if we_serve else (rout, out)
     assert "server done: 0 failures, client reported 0: OK" in srv, srv
     assert re.search(r"client done: 25 ops, 0 local failures, server OK", cli), cli
 
 
+@WAYS
+def test_opgen(lossy, we_serve):
+    """Every RC operation, every byte checked by both sides, through the loss."""
+    run_opgen(lossy, we_serve)
+
+
+# (engine mode, we serve): our requester resending from the pipeline's tx and
+# completion lcores, our responder answering gaps from an rtc worker
+ENGINE_CASES = [("rtc", True), ("pipeline", False)]
+
+
+@pytest.mark.parametrize("mode,we_serve", ENGINE_CASES,
+                         ids=["%s-%s" % (m, "oursrv" if s else "rxesrv") for m, s in ENGINE_CASES])
+def test_opgen_engine_modes(lossy, mode, we_serve):
+    """The opgen table through the loss with ours in run-to-completion mode
+    (one worker lcore) or pipeline mode (an rx, a tx and a completion lcore),
+    all on one CPU yielding when idle."""
+    run_opgen(lossy, we_serve, mode)
+
+
 def test_loss_happened(lossy):
     """Runs after the others (file order): frames were dropped by XDP and
     the transports resent."""
-    assert len(lossy.resent) == 10, lossy.resent
+    assert len(lossy.resent) == 10 + len(ENGINE_CASES), lossy.resent
     assert sum(lossy.resent.values()) > 0, lossy.resent
     (lossy.outdir / "resent.txt").write_text("%s\n" % dict(lossy.resent))
     print("\nretransmitted per run: %s" % dict(lossy.resent))

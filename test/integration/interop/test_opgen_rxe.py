@@ -27,7 +27,7 @@ import pytest
 from rxepeer import rxe
 
 from . import ours, wire
-from .conftest import OPGEN_PORT, harness_session, qpns
+from .conftest import ENGINE_MODES, OPGEN_PORT, harness_session, qpns
 from .ours import exe_of
 from .test_pingpong_rxe import decode
 
@@ -79,7 +79,8 @@ def windowed(cli):
     return {int(m) for m in re.findall(r"^client op +(\d+) .* window=0x", cli, re.M)}
 
 
-def run_opgen(peer, dump_json, case, we_serve):
+def run_opgen(peer, dump_json, case, we_serve, mode=None):
+    """mode: our engine mode (rtc, pipeline; None: inline)."""
     fam, mtu, pmd = CASES[case]
     our_gid, rxe_gid = (1, 1) if fam == "ipv4" else (2, peer.gid6)
     link = ["--link-mtu", str(LINK_MTU)] if pmd == "pcap" else []
@@ -87,10 +88,10 @@ def run_opgen(peer, dump_json, case, we_serve):
     our_args = ["--ip", OUR_IP, "--ipv6", OUR_IP6, "--timeout", "30"] + link + common + \
         ["-g", str(our_gid)]
     tool = "dr-opgen %s -g %d" % (" ".join(common), rxe_gid)
-    name = "opgen_%s_%s" % (case, "oursrv" if we_serve else "rxesrv")
+    name = "opgen_%s_%s%s" % (case, "oursrv" if we_serve else "rxesrv", "_" + mode if mode else "")
     # dr-opgen's client retries its connection: no need to wait for the listener
     rc, out, theirs, pcap = peer.run(name, exe_of("dpdk-rdma-opgen"), pmd, our_args, tool,
-                                     OPGEN_PORT, we_serve, wait_listen=False)
+                                     OPGEN_PORT, we_serve, wait_listen=False, mode=mode)
     assert (rc, theirs.rc) == (0, 0), "ours:\n%s\nrxe:\n%s" % (out, theirs.output)
     srv, cli = (out, theirs.output) if we_serve else (theirs.output, out)
     assert "server done: 0 failures, client reported 0: OK" in srv, srv
@@ -172,6 +173,15 @@ def run_opgen(peer, dump_json, case, we_serve):
 @pytest.mark.parametrize("case", list(CASES))
 def test_opgen_rc(peer, dump_json, case, we_serve):
     run_opgen(peer, dump_json, case, we_serve)
+
+
+@pytest.mark.parametrize("mode", ENGINE_MODES)
+@pytest.mark.parametrize("we_serve", [False, True], ids=["rxe_server", "our_server"])
+def test_opgen_engine_modes(peer, dump_json, we_serve, mode):
+    """Ours in run-to-completion mode (one worker lcore) or pipeline mode (an
+    rx, a tx and a completion lcore), all on one CPU yielding when idle: the
+    whole table with IPv4 GIDs at path MTU 1024, checked as in inline mode."""
+    run_opgen(peer, dump_json, "v4_1024", we_serve, mode)
 
 
 def test_list_is_dr_opgens(peer):
