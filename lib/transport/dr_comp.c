@@ -728,17 +728,23 @@ dr_comp_progress(struct dr_qp_impl *qp)
 				comp_rd_atomic_done(qp);
 			}
 			/* unsignaled successful WRs free their slot silently (ibv_post_send(3)) */
-			if (wqe->send_flags & DR_SEND_SIGNALED) {
-				comp_make_wc(qp, wqe, DR_WC_SUCCESS, &wc);
-				if (dr_cq_push(cq, &wc) != 0) {
-					/* CQ overrun: IBA 11.4.2.1, the QP goes to ERR (rxe class G) */
-					dr_sq_tail_set(sq, sq->tail + 1);
-					dr_qp_fail(qp, false);
-					return n;
-				}
-				n++;
+			if (!(wqe->send_flags & DR_SEND_SIGNALED)) {
+				dr_sq_tail_set(sq, sq->tail + 1);
+				continue;
 			}
+			/*
+			 * The slot is free before its completion can be polled: a WR
+			 * posted right after it must not find the queue full (the
+			 * completion is a copy; the slot is not read again)
+			 */
+			comp_make_wc(qp, wqe, DR_WC_SUCCESS, &wc);
 			dr_sq_tail_set(sq, sq->tail + 1);
+			if (dr_cq_push(cq, &wc) != 0) {
+				/* CQ overrun: IBA 11.4.2.1, the QP goes to ERR (rxe class G) */
+				dr_qp_fail(qp, false);
+				return n;
+			}
+			n++;
 			continue;
 		}
 		if (dr_wqe_failed(wqe)) {

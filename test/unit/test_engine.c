@@ -604,6 +604,46 @@ test_control_threads(struct rc_env *e)
 	free(sw);
 }
 
+/*
+ * ibv_post_send(3): a WR's slot is free once its completion is polled. With
+ * a one-WR send queue, each WRITE is posted the moment the previous one's
+ * completion comes out of the CQ: never ENOMEM (the completer frees the slot
+ * before it pushes the completion).
+ */
+static void
+test_slot_free_at_completion(struct rc_env *e)
+{
+	enum { N = 500, LEN = 64 };     /* rc_wcs holds 512 */
+	struct rc_side *a = &e->s[0], *b = &e->s[1];
+	struct rc_wcs *w = calloc(1, sizeof(*w));
+	struct rc_qp_params p;
+	struct rc_buf src, dst;
+	unsigned int i, refused = 0;
+
+	rc_params_default(&p);
+	p.max_wr = 1;
+	if (w == NULL || rc_connect(e, &p) != 0 || rc_buf_alloc(a, &src, LEN, DR_ACCESS_LOCAL_WRITE) != 0 ||
+	    rc_buf_alloc(b, &dst, LEN, DR_ACCESS_LOCAL_WRITE | DR_ACCESS_REMOTE_WRITE) != 0) {
+		RC_CHECK_MSG(0, "slot test setup");
+		free(w);
+		return;
+	}
+	for (i = 0; i < N; i++) {
+		struct dr_sge ls = { (uint64_t)(uintptr_t)src.p, LEN, src.mr->lkey };
+
+		refused += rc_post_send(a, i, DR_WR_RDMA_WRITE, &ls, 1, DR_SEND_SIGNALED,
+					(uint64_t)(uintptr_t)dst.p, dst.mr->rkey, 0) != 0;
+		if (!rc_wait_wcs(e, a->scq, w, i + 1, 5000000))
+			break;
+	}
+	RC_CHECK_EQ(refused, 0);
+	RC_CHECK_EQ(w->n, N);
+	rc_disconnect(e);
+	rc_buf_free(&src);
+	rc_buf_free(&dst);
+	free(w);
+}
+
 static void
 run(struct rc_env *e)
 {
@@ -616,6 +656,7 @@ run(struct rc_env *e)
 	test_lifecycle_under_traffic(e);
 	test_dereg_race(e);
 	test_control_threads(e);
+	test_slot_free_at_completion(e);
 }
 
 int
