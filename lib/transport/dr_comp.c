@@ -732,11 +732,8 @@ dr_comp_progress(struct dr_qp_impl *qp)
 				dr_sq_tail_set(sq, sq->tail + 1);
 				continue;
 			}
-			/*
-			 * The slot is free before its completion can be polled: a WR
-			 * posted right after it must not find the queue full (the
-			 * completion is a copy; the slot is not read again)
-			 */
+			/* the slot is free before its completion can be polled (the wc is a copy):
+			 * a WR posted right after the poll must not find the queue full */
 			comp_make_wc(qp, wqe, DR_WC_SUCCESS, &wc);
 			dr_sq_tail_set(sq, sq->tail + 1);
 			if (dr_cq_push(cq, &wc) != 0) {

@@ -59,6 +59,16 @@ write_ipv6(uint8_t *p, const struct dr_pkt_route *rt, uint16_t plen)
 	memcpy(p, &ip, sizeof(ip));
 }
 
+/* The BTH fields every built packet starts with; the caller sets the rest. */
+static void
+bth_init(struct dr_bth *bth, uint8_t opcode, uint8_t pad)
+{
+	dr_bth_set_opcode(bth, opcode);
+	dr_bth_set_pad(bth, pad);
+	dr_bth_set_tver(bth, DR_BTH_TVER);
+	dr_bth_set_pkey(bth, DR_DEFAULT_PKEY);
+}
+
 int
 dr_pkt_build(struct rte_mbuf *m, const struct dr_pkt_route *rt, uint16_t ip_id,
 	     uint8_t opcode, uint32_t paylen, struct dr_pkt_info *pi)
@@ -67,7 +77,6 @@ dr_pkt_build(struct rte_mbuf *m, const struct dr_pkt_route *rt, uint16_t ip_id,
 	uint32_t l2, l3, hdrlen, udp_len, ip_len;
 	uint8_t pad = (uint8_t)(-paylen & 3u);
 	struct rte_udp_hdr udp;
-	struct dr_bth *bth;
 	uint8_t *p;
 
 	if (info->name == NULL || m->pkt_len != 0)
@@ -139,11 +148,7 @@ dr_pkt_build(struct rte_mbuf *m, const struct dr_pkt_route *rt, uint16_t ip_id,
 	memcpy(pi->sgid, rt->sgid, 16);
 	memcpy(pi->dgid, rt->dgid, 16);
 
-	bth = dr_pkt_bth(pi);
-	dr_bth_set_opcode(bth, opcode);
-	dr_bth_set_pad(bth, pad);
-	dr_bth_set_tver(bth, DR_BTH_TVER);
-	dr_bth_set_pkey(bth, DR_DEFAULT_PKEY);
+	bth_init(dr_pkt_bth(pi), opcode, pad);
 	return 0;
 }
 
@@ -228,7 +233,6 @@ dr_pkt_build_tmpl(struct rte_mbuf *m, const struct dr_pkt_tmpl *t, uint16_t ip_i
 	uint8_t pad = (uint8_t)(-paylen & 3u);
 	uint32_t hdrlen, udp_len, ip_len;
 	uint16_t be;
-	struct dr_bth *bth;
 	uint8_t *p;
 
 	if (unlikely(info->name == NULL || m->pkt_len != 0 || paylen > UINT16_MAX ||
@@ -279,10 +283,6 @@ dr_pkt_build_tmpl(struct rte_mbuf *m, const struct dr_pkt_tmpl *t, uint16_t ip_i
 	memcpy(pi->sgid, t->sgid, 16);
 	memcpy(pi->dgid, t->dgid, 16);
 
-	bth = dr_pkt_bth(pi);
-	dr_bth_set_opcode(bth, opcode);
-	dr_bth_set_pad(bth, pad);
-	dr_bth_set_tver(bth, DR_BTH_TVER);
-	dr_bth_set_pkey(bth, DR_DEFAULT_PKEY);
+	bth_init(dr_pkt_bth(pi), opcode, pad);
 	return 0;
 }
