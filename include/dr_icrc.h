@@ -40,6 +40,12 @@ extern "C" {
 uint32_t dr_crc32_update(uint32_t crc, const void *buf, size_t len);
 
 /**
+ * dr_crc32_update() over @p len bytes at @p src that also copies them to
+ * @p dst, in one pass over the data where folding is in use.
+ */
+uint32_t dr_crc32_update_copy(uint32_t crc, void *dst, const void *src, size_t len);
+
+/**
  * Let dr_crc32_update() fold every run of 16 bytes and more by carry-less
  * multiplication (PCLMULQDQ, the register carried as with the table) when
  * the CPU has PCLMULQDQ and SSE4.1 and EAL's SIMD limit allows 128-bit
@@ -68,6 +74,12 @@ uint32_t dr_icrc_compute(const struct rte_mbuf *m, const struct dr_pkt_info *pi)
 
 /** As dr_icrc_compute(), for a contiguous frame. */
 uint32_t dr_icrc_compute_buf(const void *frame, const struct dr_pkt_info *pi);
+
+/**
+ * dr_icrc_compute() that also copies the packet's payload (@p pi->paylen
+ * bytes from @p pi->pay_off) to @p dst, reading it once.
+ */
+uint32_t dr_icrc_compute_copy(const struct rte_mbuf *m, const struct dr_pkt_info *pi, void *dst);
 
 #ifdef __cplusplus
 }

@@ -172,6 +172,17 @@ enum dr_pkt_status dr_pkt_check_icrc(const struct rte_mbuf *m, const struct dr_p
 /** As dr_pkt_check_icrc(), for a contiguous frame parsed with dr_pkt_parse_buf(). */
 enum dr_pkt_status dr_pkt_check_icrc_buf(const void *frame, const struct dr_pkt_info *pi);
 
+/**
+ * dr_pkt_check_icrc() that copies the payload (@p pi->paylen bytes) to
+ * @p dst in the same pass over it: a receiver places and verifies with one
+ * read of the data instead of two. The bytes are copied whatever the
+ * verdict: on DR_PKT_ERR_ICRC @p dst holds damaged data, so a caller only
+ * copies where a valid packet would have put the same bytes (its own
+ * expected place, rewritten when the packet is sent again).
+ * @return DR_PKT_OK or DR_PKT_ERR_ICRC.
+ */
+enum dr_pkt_status dr_pkt_copy_check_icrc(const struct rte_mbuf *m, const struct dr_pkt_info *pi, void *dst);
+
 /** Where a packet goes: everything below the transport, fixed per QP/AH. */
 struct dr_pkt_route {
 	struct rte_ether_addr dmac;  /**< destination MAC */
@@ -251,8 +262,27 @@ int dr_pkt_build_tmpl(struct rte_mbuf *m, const struct dr_pkt_tmpl *t, uint16_t 
 int dr_pkt_append(struct rte_mbuf *m, const void *data, uint32_t len);
 
 /**
+ * Chain @p len bytes at @p data after the frame @p m without copying them
+ * (zero-copy payload): an mbuf of @p mp attached to that memory as an
+ * external buffer (rte_pktmbuf_attach_extbuf(); its shared info lives in the
+ * mbuf's own data room, which an attached mbuf leaves unused), then an empty
+ * mbuf of @p mp that dr_pkt_finalize() writes the pad and ICRC into. When
+ * the payload mbuf is freed (by the PMD, once it has read the frame),
+ * @p free_cb(@p data, @p opaque) runs: the memory must stay mapped and
+ * unchanged until then. Its IOVA is its virtual address in IOVA-as-VA mode
+ * and RTE_BAD_IOVA otherwise: for ports that read frames with the CPU
+ * (software PMDs), or memory the device has mapped at its VA
+ * (rte_dev_dma_map()).
+ * @return 0; -EINVAL when @p len is 0 or above UINT16_MAX, @p free_cb is
+ *         NULL, or the data room of @p mp cannot hold the shared info;
+ *         -ENOBUFS when @p mp has no mbufs (@p m is unchanged).
+ */
+int dr_pkt_attach(struct rte_mbuf *m, struct rte_mempool *mp, void *data, uint32_t len,
+		  rte_mbuf_extbuf_free_callback_t free_cb, void *opaque);
+
+/**
  * Finish a packet started with dr_pkt_build(): append the pad bytes (zero)
- * and the ICRC to the last segment (dr_pkt_build() already wrote the IPv4
+ * and the ICRC to the last segment (after dr_pkt_attach(), its empty tail mbuf) (dr_pkt_build() already wrote the IPv4
  * header checksum: the caller changes transport fields only).
  * @return 0, -EINVAL when the payload appended is not the announced length,
  *         or -ENOSPC when the last segment has no room for pad + ICRC.

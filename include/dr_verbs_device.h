@@ -69,6 +69,10 @@ enum dr_idle_policy {
 	DR_IDLE_YIELD = 2,
 };
 
+/** Default of dr_context_attr.tx_zcopy_min: payloads from 2 KiB are attached,
+ *  shorter ones copied (measured over net_memif: doc/guides/perf.rst). */
+#define DR_TX_ZCOPY_MIN_DEFAULT 2048
+
 /** Largest number of worker lcores of one context (pipeline: 3 per group). */
 #define DR_MAX_WORKERS 16
 
@@ -130,6 +134,16 @@ struct dr_context_attr {
 	 *  for one worker with one queue pair of 1024 + 1024 descriptors).
 	 *  Each mbuf holds a 4096-byte-MTU frame: about 4.5 KiB of memory. */
 	uint32_t pool_mbufs;
+	/** Zero-copy transmit: a frame whose payload is at least this many
+	 *  bytes of one registered region (an SGE of a SEND or RDMA WRITE, a
+	 *  READ response) carries it attached from the memory itself
+	 *  (rte_pktmbuf_attach_extbuf(), headers in an mbuf in front) instead
+	 *  of a copy. Only on ports whose PMD reads frames with the CPU through
+	 *  virtual addresses and takes chained mbufs (software PMDs: memif,
+	 *  af_xdp, af_packet, tap, ring); other ports always copy.
+	 *  0 = DR_TX_ZCOPY_MIN_DEFAULT; UINT32_MAX = never. While such a frame
+	 *  is in flight its region cannot go: dr_dereg_mr() waits for it. */
+	uint32_t tx_zcopy_min;
 };
 
 /**

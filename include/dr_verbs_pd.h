@@ -46,7 +46,14 @@ struct dr_mr {
  * (EINVAL bad flags or range, ENOMEM table full).
  */
 struct dr_mr *dr_reg_mr(struct dr_pd *pd, void *addr, size_t length, int access);
-/** ibv_dereg_mr(3). @return 0 or -errno. */
+/**
+ * ibv_dereg_mr(3). Once it returns, nothing reads or writes the memory: it
+ * waits for frames sent zero-copy from the region (dr_context_attr.tx_zcopy_min)
+ * that the port still holds.
+ * @return 0, -EINVAL (not a region of the context), -EBUSY (memory windows
+ *         are bound to it, or the port held frames sent from it for a second:
+ *         the region stays registered).
+ */
 int dr_dereg_mr(struct dr_mr *mr);
 
 /* ------------------------------------------------------------------ */

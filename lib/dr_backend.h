@@ -78,6 +78,9 @@ struct dr_backend_port {
 	bool rss_udp;                       /* the rx queues are fed by RSS on UDP */
 	bool flow_isolated;                 /* rte_flow steers RoCEv2, ARP and ND to the rx queues
 					     * and leaves the port's other traffic to its owner */
+	bool tx_zcopy;                      /* tx_burst takes chains whose payload is attached from
+					     * any memory (dr_pkt_attach()): the PMD reads frames with
+					     * the CPU by virtual address (software PMDs) */
 	void *priv;                         /* the backend's own */
 };
 

@@ -46,6 +46,28 @@ parse_count(const char *prog, const char *opt, const char *s, uint16_t *v)
 	return 0;
 }
 
+/* --zcopy-min: "off", or payload bytes from 1 to 65535 (larger than any frame's: as off). */
+static int
+parse_zcopy_min(const char *prog, const char *s, uint32_t *v)
+{
+	unsigned long long n;
+	char *end;
+
+	if (strcmp(s, "off") == 0) {
+		*v = UINT32_MAX;
+		return 0;
+	}
+	errno = 0;
+	n = strtoull(s, &end, 10);
+	if (errno != 0 || end == s || *end != '\0' || *s == '-' || *s == '+' || n < 1 || n > UINT16_MAX) {
+		engine_err(prog, "--zcopy-min", "invalid value '%s' (payload bytes from 1 to %u, or off)",
+			   s, (unsigned int)UINT16_MAX);
+		return -1;
+	}
+	*v = (uint32_t)n;
+	return 0;
+}
+
 static const char *const mode_names[] = {
 	[DR_PROGRESS_INLINE] = "inline",
 	[DR_PROGRESS_RTC] = "rtc",
@@ -96,6 +118,8 @@ dr_app_engine_opt(struct dr_app_engine *e, const char *prog, int c, const char *
 		e->idle = (enum dr_idle_policy)i;
 		e->idle_given = true;
 		return 0;
+	case DR_APP_OPT_ZCOPY_MIN:
+		return parse_zcopy_min(prog, arg, &e->zcopy_min);
 	default:
 		engine_err(prog, "usage", "option %d is not an engine option", c);
 		return -1;
@@ -133,6 +157,7 @@ dr_app_engine_attr(const struct dr_app_engine *e, struct dr_context_attr *attr)
 	attr->nb_workers = e->workers;      /* the first idle EAL worker lcores */
 	attr->idle = e->idle;
 	attr->nb_queues = e->queues;
+	attr->tx_zcopy_min = e->zcopy_min;
 }
 
 void
@@ -174,4 +199,7 @@ dr_app_engine_usage(FILE *out, int col)
 	usage_line(out, col, "--queues N", "rtc, pipeline: port queue pairs, one per worker (group)");
 	usage_line(out, col, NULL, "from the first (default: one each with RSS, else 1; a");
 	usage_line(out, col, NULL, "memif link needs the same number on both sides)");
+	usage_line(out, col, "--zcopy-min B", "zero-copy transmit: payloads of at least B bytes");
+	usage_line(out, col, NULL, "(1..65535) go out attached from the MR, not copied;");
+	usage_line(out, col, NULL, "off: always copy (default 2048; software PMDs only)");
 }

@@ -8,8 +8,9 @@
 /*
  * The engine options every dpdk-rdma program takes the same way: --mode
  * inline|rtc|pipeline, --workers N, --idle spin|pause|yield, --queues N
- * (doc/guides/api.rst, "Progress modes and threads"). A program adds
- * DR_APP_ENGINE_LONG_OPTS to its getopt_long() table, hands the four
+ * (doc/guides/api.rst, "Progress modes and threads"), and --zcopy-min
+ * BYTES|off (zero-copy transmit, doc/guides/perf.rst). A program adds
+ * DR_APP_ENGINE_LONG_OPTS to its getopt_long() table, hands the
  * DR_APP_OPT_* values to dr_app_engine_opt(), calls dr_app_engine_finish()
  * once every option is read, dr_app_engine_attr() on its context's
  * attributes, and dr_app_engine_idle() where its own loop found nothing to do.
@@ -28,14 +29,16 @@ enum {
 	DR_APP_OPT_WORKERS,
 	DR_APP_OPT_IDLE,
 	DR_APP_OPT_QUEUES,
+	DR_APP_OPT_ZCOPY_MIN,
 };
 
-/* The four entries of a struct option table (comma-separated, no trailing comma). */
+/* The entries of a struct option table (comma-separated, no trailing comma). */
 #define DR_APP_ENGINE_LONG_OPTS \
 	{ "mode", required_argument, NULL, DR_APP_OPT_MODE }, \
 	{ "workers", required_argument, NULL, DR_APP_OPT_WORKERS }, \
 	{ "idle", required_argument, NULL, DR_APP_OPT_IDLE }, \
-	{ "queues", required_argument, NULL, DR_APP_OPT_QUEUES }
+	{ "queues", required_argument, NULL, DR_APP_OPT_QUEUES }, \
+	{ "zcopy-min", required_argument, NULL, DR_APP_OPT_ZCOPY_MIN }
 
 /* The options as given; after dr_app_engine_finish(), what the context gets. */
 struct dr_app_engine {
@@ -43,6 +46,8 @@ struct dr_app_engine {
 	uint16_t workers;               /* --workers: rtc worker lcores, pipeline groups (default 1) */
 	enum dr_idle_policy idle;       /* --idle: spin (default), pause, yield */
 	uint16_t queues;                /* --queues: port queue pairs (0: the library's choice) */
+	uint32_t zcopy_min;             /* --zcopy-min: tx_zcopy_min (0: the library's default,
+					 * UINT32_MAX: off) */
 	bool mode_given;
 	bool idle_given;
 };
@@ -61,7 +66,7 @@ int dr_app_engine_opt(struct dr_app_engine *e, const char *prog, int c, const ch
  */
 int dr_app_engine_finish(struct dr_app_engine *e, const char *prog);
 
-/* mode, nb_workers (the first idle EAL worker lcores), idle and nb_queues of @attr. */
+/* mode, nb_workers (the first idle EAL worker lcores), idle, nb_queues and tx_zcopy_min of @attr. */
 void dr_app_engine_attr(const struct dr_app_engine *e, struct dr_context_attr *attr);
 
 /*
@@ -80,7 +85,7 @@ dr_app_engine_workers(const struct dr_app_engine *e)
 }
 
 /*
- * The usage lines of the four options, each option's text starting at column
+ * The usage lines of the options, each option's text starting at column
  * @col (the program's own layout; at least 20).
  */
 void dr_app_engine_usage(FILE *out, int col);

@@ -580,6 +580,7 @@ perf_parse_args(int argc, char **argv, struct perf_opts *o)
 		case DR_APP_OPT_WORKERS:
 		case DR_APP_OPT_IDLE:
 		case DR_APP_OPT_QUEUES:
+		case DR_APP_OPT_ZCOPY_MIN:
 			if (dr_app_engine_opt(&o->engine, PERF_PROG, c, optarg) != 0)
 				return -1;
 			break;

@@ -18,8 +18,10 @@
 #include <inttypes.h>
 #include <string.h>
 
+#include <rte_bus.h>
 #include <rte_common.h>
 #include <rte_cycles.h>
+#include <rte_dev.h>
 #include <rte_ethdev.h>
 #include <rte_malloc.h>
 #include <rte_mbuf.h>
@@ -359,6 +361,25 @@ unconfigure(uint16_t port, struct dr_ethdev_priv *priv)
 	priv->configured = false;
 }
 
+/*
+ * True when the port's PMD reads what it sends with the CPU through virtual
+ * addresses: a software PMD on the vdev bus (memif, af_xdp, af_packet, tap,
+ * ring, pcap, null). Then a payload attached from any registered memory is
+ * safe to send. A device on a real bus (PCI) reads by DMA from IOVAs that
+ * application memory does not have unless mapped for it; such ports copy.
+ */
+static bool
+reads_by_va(uint16_t port)
+{
+	struct rte_eth_dev_info info;
+	const struct rte_bus *bus;
+
+	if (rte_eth_dev_info_get(port, &info) != 0 || info.device == NULL)
+		return false;
+	bus = rte_dev_bus(info.device);
+	return bus != NULL && strcmp(rte_bus_name(bus), "vdev") == 0;
+}
+
 static int
 ethdev_open(struct dr_backend_port *bp)
 {
@@ -387,6 +408,7 @@ ethdev_open(struct dr_backend_port *bp)
 	ret = bp->attr->configure_port ? configure_port(bp, priv) : use_port(bp, priv);
 	if (ret != 0)
 		goto fail;
+	bp->tx_zcopy = priv->tx_multi_seg && reads_by_va(port);
 	ret = rte_eth_macaddr_get(port, &bp->mac);
 	if (ret == 0 && rte_is_zero_ether_addr(&bp->mac) && bp->attr->configure_port)
 		ret = give_mac(port, &bp->mac);

@@ -163,6 +163,7 @@ rx_one(struct dr_worker *wk, struct rte_mbuf *m)
 	struct dr_pkt_info pi;
 	struct dr_qp_impl *qp;
 	enum dr_rx_verdict v;
+	bool deferred;
 
 	v = rx_check_parse(wk, m, &pi);
 	if (v == RX_OTHER) {
@@ -185,11 +186,26 @@ rx_one(struct dr_worker *wk, struct rte_mbuf *m)
 		rx_redirect(wk, qp->wk, m);
 		return;
 	}
-	if (rx_check_icrc(wk, m, &pi) != RX_OK)
+	/*
+	 * WRITE MIDDLE / LAST of a WRITE in progress, READ response MIDDLE /
+	 * LAST where the completer runs here: the ICRC is checked as the
+	 * payload is placed (dr_resp_place.c, dr_comp_place.c)
+	 */
+	deferred = pi.paylen >= DR_PLACE_MIN &&
+		   ((pi.mask & DR_OPF_REQ) ? dr_resp_place_eligible(qp, &pi) :
+		    wk->role != DR_WK_RX && dr_comp_place_eligible(qp, &pi));
+	if (!deferred && rx_check_icrc(wk, m, &pi) != RX_OK)
 		goto drop;
 	if (rx_check_transport(wk, qp, &pi) != RX_OK || rx_check_pkey(&pi) != RX_OK ||
 	    rx_check_addr(qp, &pi) != RX_OK)
 		goto drop;
+	if (deferred) {
+		if (pi.mask & DR_OPF_REQ)
+			dr_resp_rx_unverified(qp, m, &pi);
+		else
+			dr_comp_rx_unverified(qp, m, &pi);
+		return;
+	}
 	if (qp->pub.qp_type == DR_QPT_UD)
 		dr_resp_ud_rx(qp, m, &pi);
 	else if ((pi.mask & DR_OPF_REQ) && qp->pub.qp_type != DR_QPT_XRC_SEND)

@@ -114,18 +114,22 @@ tel_ctx_stats(const char *cmd, const char *params, struct rte_tel_data *d)
 	rte_tel_data_add_dict_string(d, "backend", ctx->be->name);
 	rte_tel_data_add_dict_int(d, "rss_udp", ctx->bport.rss_udp);
 	rte_tel_data_add_dict_int(d, "flow_isolated", ctx->bport.flow_isolated);
+	/* payload bytes from which frames are sent zero-copy; 0: never (the port copies) */
+	rte_tel_data_add_dict_u64(d, "tx_zcopy_min", ctx->tx_zcopy_min == UINT32_MAX ? 0 : ctx->tx_zcopy_min);
 	rte_tel_data_add_dict_int(d, "qps", (int)LOAD(ctx->num_qps));
 #define ADD(f) rte_tel_data_add_dict_u64(d, #f, st.f)
 	ADD(rx_pkts);
 	ADD(rx_not_roce);
 	ADD(rx_malformed);
 	ADD(rx_bad_icrc);
+	ADD(rx_placed);
 	ADD(rx_no_qp);
 	ADD(rx_dropped);
 	ADD(rx_redirected);
 	ADD(rx_redirect_full);
 	ADD(tx_pkts);
 	ADD(tx_nombuf);
+	ADD(tx_zcopy);
 	ADD(tx_dropped);
 	ADD(tx_ud_oversize);
 	ADD(tx_ud_unreachable);

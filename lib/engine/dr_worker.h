@@ -53,6 +53,7 @@ struct dr_ctx_stats {
 	uint64_t rx_not_roce;               /* handed to the backend (ARP, ND, ...) */
 	uint64_t rx_malformed;              /* dr_pkt_parse() errors */
 	uint64_t rx_bad_icrc;
+	uint64_t rx_placed;                 /* WRITE payloads placed as their ICRC was checked (one pass) */
 	uint64_t rx_no_qp;                  /* destination QPN unknown */
 	uint64_t rx_dropped;                /* requests dropped by the responder: RC ones it could not
 					     * hold behind a READ (retransmitted); UC / UD ones (Q_Key,
@@ -64,6 +65,7 @@ struct dr_ctx_stats {
 	uint64_t tx_ud_unreachable;         /* UD sends whose neighbour failed to resolve: dropped */
 	uint64_t tx_pkts;
 	uint64_t tx_nombuf;                 /* mbuf allocation failed: retried later */
+	uint64_t tx_zcopy;                  /* frames whose payload was attached, not copied */
 	uint64_t tx_dropped;                /* staging array full and the PMD took nothing */
 	/* reliability (RC, XRC): what the requester and responder did about loss */
 	uint64_t retries;                   /* go-back-N retries (NAK, implicit NAK, timeout) */

@@ -76,38 +76,8 @@ struct comp_ctx {
 	struct dr_send_wqe *wqe;
 	enum dr_wc_status status;  /* for COMP_ERROR */
 	uint64_t now;              /* TSC, read once when needed */
+	bool placed;               /* a READ response's payload is in place already (dr_comp_place.c) */
 };
-
-/*
- * IBA vol. 1 table 45 (9.7.5.2.8): the RNR NAK timer field in microseconds.
- * Code 0 is the longest wait, 655.36 ms. (rxe's table has 61410 for 61.44 ms;
- * we use the value of the table.)
- */
-static const uint32_t dr_rnr_usec[32] = {
-	655360, 10, 20, 30, 40, 60, 80, 120, 160, 240, 320, 480, 640, 960, 1280, 1920,
-	2560, 3840, 5120, 7680, 10240, 15360, 20480, 30720, 40960, 61440, 81920, 122880,
-	163840, 245760, 327680, 491520,
-};
-
-uint32_t
-dr_rnr_timer_usec(uint8_t code)
-{
-	return dr_rnr_usec[code & 0x1F];
-}
-
-uint64_t
-dr_ack_timeout_ticks(uint8_t timeout, uint64_t hz)
-{
-	uint64_t ns, ticks;
-
-	if (timeout == 0)
-		return 0;      /* IBA 9.7.6.1.3: 0 disables the timer */
-	if (timeout > 31)
-		timeout = 31;
-	ns = 4096ull << timeout;   /* 4.096 us * 2^timeout */
-	ticks = ns / 1000000000ull * hz + ns % 1000000000ull * hz / 1000000000ull;
-	return ticks != 0 ? ticks : 1;
-}
 
 static uint64_t
 comp_tsc_hz(const struct dr_qp_impl *qp)
@@ -368,7 +338,8 @@ read_place(struct dr_qp_impl *qp, struct dr_send_wqe *wqe, struct comp_ctx *c, b
 	if ((!last && paylen != qp->mtu) || paylen > wqe->length - wqe->resp_bytes ||
 	    (last && wqe->resp_bytes + paylen != wqe->length))
 		return DR_WC_BAD_RESP_ERR;
-	rc = dr_qp_sge_scatter(qp, wqe->sge, wqe->num_sge, wqe->resp_bytes, c->m, c->pi->pay_off, paylen);
+	rc = c->placed ? 0 : dr_qp_sge_scatter(qp, wqe->sge, wqe->num_sge, wqe->resp_bytes, c->m,
+						c->pi->pay_off, paylen);
 	if (rc != 0)
 		return rc == -EMSGSIZE ? DR_WC_LOC_LEN_ERR : DR_WC_LOC_PROT_ERR;
 	dr_wqe_set_resp_bytes(wqe, wqe->resp_bytes + paylen);
@@ -582,13 +553,14 @@ comp_count_nak(struct dr_qp_impl *qp, uint8_t syn)
 }
 
 void
-dr_comp_rx(struct dr_qp_impl *qp, struct rte_mbuf *m, struct dr_pkt_info *pi)
+dr_comp_rx_placed(struct dr_qp_impl *qp, struct rte_mbuf *m, struct dr_pkt_info *pi, bool placed)
 {
 	struct comp_ctx c = {
 		.m = m,
 		.pi = pi,
 		.psn = dr_bth_psn(dr_pkt_bth(pi)),
 		.idx = qp->sq.tail,
+		.placed = placed,
 	};
 	enum dr_comp_step step = COMP_GET_WQE;
 
@@ -620,6 +592,12 @@ dr_comp_rx(struct dr_qp_impl *qp, struct rte_mbuf *m, struct dr_pkt_info *pi)
 	}
 	rte_pktmbuf_free(m);
 	dr_comp_progress(qp);
+}
+
+void
+dr_comp_rx(struct dr_qp_impl *qp, struct rte_mbuf *m, struct dr_pkt_info *pi)
+{
+	dr_comp_rx_placed(qp, m, pi, false);
 }
 
 /* The oldest WQE that is not DONE (the one a timeout blames), or NULL. */

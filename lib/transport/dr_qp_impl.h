@@ -388,12 +388,36 @@ void dr_qp_flush_posted(struct dr_qp_impl *qp);
 struct rte_mbuf *dr_qp_pkt_start_ud(struct dr_qp_impl *qp, const struct dr_pkt_route *rt, uint32_t dest_qpn,
 				    uint8_t opcode, uint32_t paylen, uint32_t psn, struct dr_pkt_info *pi);
 
+/* Is the responder answering READs, or holding requests behind them (which must wait their turn)? */
+static inline bool
+dr_resp_busy(const struct dr_qp_impl *qp)
+{
+	return qp->resp.res_active >= 0 || qp->resp.res_qhead != qp->resp.res_qtail ||
+	       qp->resp.pend_head != qp->resp.pend_tail;
+}
+
 /* Stage entry points (dr_req.c, dr_resp.c, dr_resp_ud.c, dr_comp.c), run by dr_engine.c. */
 int dr_req_progress(struct dr_qp_impl *qp);            /* send what the window allows; returns pkts */
 void dr_resp_rx(struct dr_qp_impl *qp, struct rte_mbuf *m, struct dr_pkt_info *pi);  /* takes m (RC, UC) */
+/* dr_resp_rx() of a request whose payload is in place already (@placed, dr_resp_place.c) or not */
+void dr_resp_rx_placed(struct dr_qp_impl *qp, struct rte_mbuf *m, struct dr_pkt_info *pi, bool placed);
+/*
+ * Payloads from this many bytes are placed as their ICRC is checked
+ * (dr_resp_place.c, dr_comp_place.c); shorter ones are checked, then copied
+ * (one pass saves too little there).
+ */
+#define DR_PLACE_MIN 512u
+/* RC WRITE / SEND MIDDLE / LAST of at least DR_PLACE_MIN bytes whose ICRC is checked as it is placed */
+bool dr_resp_place_eligible(const struct dr_qp_impl *qp, const struct dr_pkt_info *pi);
+void dr_resp_rx_unverified(struct dr_qp_impl *qp, struct rte_mbuf *m, struct dr_pkt_info *pi); /* takes m */
 void dr_resp_ud_rx(struct dr_qp_impl *qp, struct rte_mbuf *m, struct dr_pkt_info *pi); /* takes m (UD) */
 int dr_resp_progress(struct dr_qp_impl *qp);           /* ACKs / READ responses owed */
 void dr_comp_rx(struct dr_qp_impl *qp, struct rte_mbuf *m, struct dr_pkt_info *pi);  /* takes m */
+/* dr_comp_rx() of a response whose payload is in place already (@placed, dr_comp_place.c) or not */
+void dr_comp_rx_placed(struct dr_qp_impl *qp, struct rte_mbuf *m, struct dr_pkt_info *pi, bool placed);
+/* RC READ response MIDDLE / LAST of at least DR_PLACE_MIN bytes, the same (dr_comp_place.c) */
+bool dr_comp_place_eligible(const struct dr_qp_impl *qp, const struct dr_pkt_info *pi);
+void dr_comp_rx_unverified(struct dr_qp_impl *qp, struct rte_mbuf *m, struct dr_pkt_info *pi); /* takes m */
 void dr_comp_timers(struct dr_qp_impl *qp, uint64_t now); /* local ACK timeout, RNR wait */
 int dr_comp_progress(struct dr_qp_impl *qp);           /* complete finished WQEs; returns CQEs */
 /* Free the requests the responder holds (resp.pend) and forget READ replies in

@@ -4,9 +4,11 @@
 
 /*
  * Packets of a QP: start one (neighbour resolution for a connected QP, mbuf,
- * headers, BTH; a UD packet along its AH's route), and move payload between packets and memory (WQE inline data, SGE
- * lists checked against their MRs, IBA 10.6.3.1). Every copy is bounded by
- * the MR checks: nothing outside a registered region is ever touched.
+ * headers, BTH; a UD packet along its AH's route), and move payload between
+ * packets and memory (WQE inline data, SGE lists checked against their MRs,
+ * IBA 10.6.3.1; long payloads attached from the memory instead of copied).
+ * Every access is bounded by the MR checks: nothing outside a registered
+ * region is ever touched.
  */
 
 #include <errno.h>
@@ -142,6 +144,49 @@ sge_seek(const struct dr_sge *sge, uint16_t num_sge, uint32_t offset, uint16_t *
 	return i < num_sge || offset == 0;
 }
 
+/* The PMD freed a frame whose payload was attached from @opaque's memory. */
+static void
+zc_release(void *addr __rte_unused, void *opaque)
+{
+	struct dr_mr_impl *mr = opaque;
+
+	__atomic_fetch_sub(&mr->zc_frames, 1, __ATOMIC_RELEASE);
+}
+
+int
+dr_qp_pkt_attach(struct dr_qp_impl *qp, struct rte_mbuf *m, struct dr_mr_impl *mr, void *data,
+		 uint32_t len)
+{
+	int rc;
+
+	/* counted before the frame exists: dereg_mr sees it once the builder's worker is quiescent */
+	__atomic_fetch_add(&mr->zc_frames, 1, __ATOMIC_RELAXED);
+	rc = dr_pkt_attach(m, qp->pub.context->pool, data, len, zc_release, mr);
+	if (unlikely(rc != 0)) {
+		__atomic_fetch_sub(&mr->zc_frames, 1, __ATOMIC_RELAXED);
+		dr_qp_wk(qp)->stats.tx_nombuf++;
+		return -ENOBUFS;
+	}
+	dr_qp_wk(qp)->stats.tx_zcopy++;
+	return 0;
+}
+
+/* Zero-copy: @len bytes from byte @in of one SGE, attached after its L_Key check (IBA 10.6.3.1). */
+static int
+payload_attach(struct dr_qp_impl *qp, struct rte_mbuf *m, const struct dr_sge *sge, uint32_t in,
+	       uint32_t len)
+{
+	struct dr_mr_impl *mr = dr_mr_lookup(qp->pub.context, sge->lkey);
+	int rc;
+
+	if (unlikely(mr == NULL || mr->pub.pd != qp->pub.pd))
+		return -EACCES;
+	rc = dr_mr_check_access(&mr->region, sge->addr, sge->length, 0);
+	if (unlikely(rc != 0))
+		return rc;
+	return dr_qp_pkt_attach(qp, m, mr, (void *)(uintptr_t)(sge->addr + in), len);
+}
+
 int
 dr_qp_pkt_add_payload(struct dr_qp_impl *qp, struct rte_mbuf *m, const struct dr_send_wqe *wqe,
 		      uint32_t offset, uint32_t len)
@@ -154,6 +199,13 @@ dr_qp_pkt_add_payload(struct dr_qp_impl *qp, struct rte_mbuf *m, const struct dr
 		return 0;
 	if (len > UINT16_MAX)
 		return -ENOSPC;
+	if (wqe->inline_data == NULL) {
+		if (!sge_seek(wqe->sge, wqe->num_sge, offset, &i, &in))
+			return -EFAULT;
+		/* long enough and in one SGE: attached, not copied */
+		if (len >= qp->pub.context->tx_zcopy_min && i < wqe->num_sge && in + len <= wqe->sge[i].length)
+			return payload_attach(qp, m, &wqe->sge[i], in, len);
+	}
 	dst = (uint8_t *)rte_pktmbuf_append(m, (uint16_t)len);
 	if (unlikely(dst == NULL))
 		return -ENOSPC;
@@ -161,8 +213,6 @@ dr_qp_pkt_add_payload(struct dr_qp_impl *qp, struct rte_mbuf *m, const struct dr
 		memcpy(dst, wqe->inline_data + offset, len);
 		return 0;
 	}
-	if (!sge_seek(wqe->sge, wqe->num_sge, offset, &i, &in))
-		return -EFAULT;
 	while (len > 0) {
 		uint32_t n;
 		int rc;
@@ -246,6 +296,19 @@ sge_put(struct dr_qp_impl *qp, const struct dr_sge *sge, uint16_t num_sge, uint3
 		i++;
 	}
 	return 0;
+}
+
+uint8_t *
+dr_qp_sge_span(struct dr_qp_impl *qp, const struct dr_sge *sge, uint16_t num_sge, uint32_t offset,
+	       uint32_t len)
+{
+	uint16_t i;
+	uint32_t in;
+
+	if (len == 0 || !sge_seek(sge, num_sge, offset, &i, &in) || i >= num_sge || in + len > sge[i].length ||
+	    sge_check(qp, &sge[i], DR_ACCESS_LOCAL_WRITE) != 0)
+		return NULL;
+	return (uint8_t *)(uintptr_t)(sge[i].addr + in);
 }
 
 int

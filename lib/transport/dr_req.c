@@ -342,8 +342,8 @@ req_send_segment(struct dr_qp_impl *qp, struct dr_send_wqe *wqe)
 	rc = dr_qp_pkt_add_payload(qp, m, wqe, off, paylen);
 	if (unlikely(rc != 0)) {
 		rte_pktmbuf_free(m);
-		if (rc == -ENOSPC)
-			return rc;      /* our mbuf is too small: not the WR's fault; retried */
+		if (rc == -ENOSPC || rc == -ENOBUFS)
+			return rc;      /* our mbuf is too small, or none: not the WR's fault; retried */
 		req_error(qp, wqe, DR_WC_LOC_PROT_ERR);   /* IBA 10.6.3.1: L_Key check failed */
 		return rc;
 	}
@@ -445,7 +445,7 @@ req_send_ud(struct dr_qp_impl *qp, struct dr_send_wqe *wqe)
 	rc = dr_qp_pkt_add_payload(qp, m, wqe, 0, wqe->length);
 	if (unlikely(rc != 0)) {
 		rte_pktmbuf_free(m);
-		if (rc == -ENOSPC)
+		if (rc == -ENOSPC || rc == -ENOBUFS)
 			return rc;
 		req_error(qp, wqe, DR_WC_LOC_PROT_ERR);   /* IBA 10.6.3.1: L_Key check failed */
 		return rc;

@@ -97,6 +97,7 @@ struct resp_ctx {
 	/* class C error: NAK code and the receive WQE's status */
 	uint8_t nak;
 	enum dr_wc_status status;
+	bool placed;                  /* the payload is in place already (dr_resp_place.c) */
 };
 
 /* Step CHK_PSN of UC (IBA 9.8.x: no duplicates and no NAKs on UC; rxe check_psn()). */
@@ -317,7 +318,8 @@ resp_exec_send(struct dr_qp_impl *qp, struct resp_ctx *c)
 
 	if (c->mask & DR_OPF_FIRST)
 		qp->resp.rcv_off = 0;
-	rc = dr_qp_sge_scatter(qp, rwqe->sge, rwqe->num_sge, qp->resp.rcv_off, c->m, c->pi->pay_off, c->paylen);
+	rc = c->placed ? 0 : dr_qp_sge_scatter(qp, rwqe->sge, rwqe->num_sge, qp->resp.rcv_off, c->m,
+						c->pi->pay_off, c->paylen);
 	if (rc != 0) {
 		/* the receive WQE's buffers are bad: class A/C, remote operational error (rxe ERR_MALFORMED_WQE) */
 		c->nak = rc == -EMSGSIZE ? DR_NAK_INVALID_REQ : DR_NAK_REM_OP_ERR;
@@ -352,7 +354,8 @@ resp_exec_write(struct dr_qp_impl *qp, struct resp_ctx *c)
 			c->status = DR_WC_REM_ACCESS_ERR;
 			return RESP_ERR_CLASS_C;
 		}
-		dr_mbuf_copy_out(c->m, c->pi->pay_off, c->paylen, dr_rkey_host(&t, rs->write_va));
+		if (!c->placed)
+			dr_mbuf_copy_out(c->m, c->pi->pay_off, c->paylen, dr_rkey_host(&t, rs->write_va));
 	}
 	rs->write_va += c->paylen;
 	rs->write_resid -= c->paylen;
@@ -633,9 +636,9 @@ resp_err_class_c(struct dr_qp_impl *qp, struct resp_ctx *c)
 	return RESP_DONE;
 }
 
-/* Run the checks and the execution of one request; frees @m. */
+/* Run the checks and the execution of one request (its payload @placed already or not); frees @m. */
 static void
-resp_handle(struct dr_qp_impl *qp, struct rte_mbuf *m, struct dr_pkt_info *pi)
+resp_handle(struct dr_qp_impl *qp, struct rte_mbuf *m, struct dr_pkt_info *pi, bool placed)
 {
 	struct resp_ctx c = {
 		.m = m,
@@ -643,6 +646,7 @@ resp_handle(struct dr_qp_impl *qp, struct rte_mbuf *m, struct dr_pkt_info *pi)
 		.mask = pi->mask,
 		.psn = dr_bth_psn(dr_pkt_bth(pi)),
 		.paylen = pi->paylen,
+		.placed = placed,
 	};
 	enum dr_resp_step step = RESP_CHK_PSN;
 
@@ -669,13 +673,6 @@ resp_handle(struct dr_qp_impl *qp, struct rte_mbuf *m, struct dr_pkt_info *pi)
 	rte_pktmbuf_free(m);
 }
 
-static inline bool
-resp_busy(const struct dr_qp_impl *qp)
-{
-	return qp->resp.res_active >= 0 || qp->resp.res_qhead != qp->resp.res_qtail ||
-	       qp->resp.pend_head != qp->resp.pend_tail;
-}
-
 /*
  * A new READ request in sequence while READs are being answered and no other
  * request waits: it is executed at once into a resource of its own and
@@ -694,7 +691,7 @@ resp_read_queueable(const struct dr_qp_impl *qp, const struct dr_pkt_info *pi)
 }
 
 void
-dr_resp_rx(struct dr_qp_impl *qp, struct rte_mbuf *m, struct dr_pkt_info *pi)
+dr_resp_rx_placed(struct dr_qp_impl *qp, struct rte_mbuf *m, struct dr_pkt_info *pi, bool placed)
 {
 	struct dr_resp_state *rs = &qp->resp;
 
@@ -703,7 +700,7 @@ dr_resp_rx(struct dr_qp_impl *qp, struct rte_mbuf *m, struct dr_pkt_info *pi)
 		rte_pktmbuf_free(m);
 		return;
 	}
-	if (resp_busy(qp) && !resp_read_queueable(qp, pi)) {
+	if (dr_resp_busy(qp) && !resp_read_queueable(qp, pi)) {
 		/*
 		 * READ responses first: keep the request for later; full, or the
 		 * worker's responders hold their share of the pool: drop, it is
@@ -718,7 +715,13 @@ dr_resp_rx(struct dr_qp_impl *qp, struct rte_mbuf *m, struct dr_pkt_info *pi)
 		qp->wk->resp_held++;
 		return;
 	}
-	resp_handle(qp, m, pi);
+	resp_handle(qp, m, pi, placed);
+}
+
+void
+dr_resp_rx(struct dr_qp_impl *qp, struct rte_mbuf *m, struct dr_pkt_info *pi)
+{
+	dr_resp_rx_placed(qp, m, pi, false);
 }
 
 /*
@@ -781,7 +784,7 @@ dr_resp_progress(struct dr_qp_impl *qp)
 			rte_pktmbuf_free(m);
 			continue;
 		}
-		resp_handle(qp, m, &pi);
+		resp_handle(qp, m, &pi, false);
 		if (!dr_qp_can_receive(qp))
 			return n;
 	}

@@ -65,6 +65,18 @@ dr_resp_find_res(struct dr_qp_impl *qp, uint32_t psn, int *idx)
 }
 
 /* Emit READ responses of the active resource, at most @budget (IBA 9.7.5.1.3; rxe read_reply()). */
+/* @pay bytes of the READ's memory at @va into @m: attached from @pay >= tx_zcopy_min on, else copied. */
+static int
+read_payload(struct dr_qp_impl *qp, struct rte_mbuf *m, const struct dr_rkey_target *t, uint64_t va,
+	     uint32_t pay)
+{
+	uint8_t *host = dr_rkey_host(t, va);
+
+	if (pay >= qp->pub.context->tx_zcopy_min)
+		return dr_qp_pkt_attach(qp, m, t->mr, host, pay);
+	return dr_pkt_append(m, host, pay);
+}
+
 int
 dr_resp_read_reply(struct dr_qp_impl *qp, int budget, bool *access_err)
 {
@@ -94,7 +106,7 @@ dr_resp_read_reply(struct dr_qp_impl *qp, int budget, bool *access_err)
 			break;
 		if (pi.mask & DR_OPF_AETH)
 			dr_aeth_set(dr_pkt_aeth(&pi), DR_RESP_SYN_ACK, qp->resp.msn);
-		if ((pay != 0 && dr_pkt_append(m, dr_rkey_host(&t, res->va + res->sent), pay) != 0) ||
+		if ((pay != 0 && read_payload(qp, m, &t, res->va + res->sent, pay) != 0) ||
 		    dr_pkt_finalize(m, &pi) != 0) {
 			rte_pktmbuf_free(m);
 			break;

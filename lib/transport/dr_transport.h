@@ -122,11 +122,29 @@ dr_tx_room(struct dr_worker *wk)
  * Append @len payload bytes of @wqe, from byte @offset of its message, to the
  * packet @m: from the inline copy when the WR was inline, else gathered from
  * its SGEs (each L_Key must name a valid MR of the QP's PD covering the SGE,
- * IBA 10.6.3.1). Returns 0, -EFAULT / -EACCES (bad local key or range),
- * or -ENOSPC (no room in the mbuf).
+ * IBA 10.6.3.1); attached instead of copied (zero-copy) when they lie in one
+ * SGE and are at least the context's tx_zcopy_min. Returns 0, -EFAULT /
+ * -EACCES (bad local key or range), or -ENOSPC / -ENOBUFS (no room in the
+ * mbuf, no mbuf: retried later).
  */
 int dr_qp_pkt_add_payload(struct dr_qp_impl *qp, struct rte_mbuf *m, const struct dr_send_wqe *wqe,
 			  uint32_t offset, uint32_t len);
+
+/*
+ * Attach @len bytes at @data, inside the region @mr, as the payload of @m
+ * (dr_pkt_attach()): @mr counts the frame in flight until the PMD frees it,
+ * and dr_dereg_mr() waits for that. Returns 0, or -ENOBUFS (no mbuf).
+ */
+int dr_qp_pkt_attach(struct dr_qp_impl *qp, struct rte_mbuf *m, struct dr_mr_impl *mr, void *data,
+		     uint32_t len);
+
+/*
+ * Where @len bytes from byte @offset of an SGE list land when they lie in one
+ * SGE whose L_Key names a region of the QP's PD with local write (IBA
+ * 10.6.3.1): the host address, else NULL (the caller scatters as usual).
+ */
+uint8_t *dr_qp_sge_span(struct dr_qp_impl *qp, const struct dr_sge *sge, uint16_t num_sge, uint32_t offset,
+			uint32_t len);
 
 /*
  * Scatter @len bytes of the packet @m, starting @moff bytes into it, into the

@@ -404,6 +404,9 @@ dr_open_device(struct dr_device *dev, const struct dr_context_attr *attr)
 	}
 	ctx->mac = bp->mac;
 	ctx->link_mtu = attr->mtu != 0 ? attr->mtu : bp->mtu;
+	/* zero-copy transmit where the PMD reads frames by virtual address (dr_pkt_attach()) */
+	ctx->tx_zcopy_min = !bp->tx_zcopy ? UINT32_MAX :
+			    attr->tx_zcopy_min != 0 ? attr->tx_zcopy_min : DR_TX_ZCOPY_MIN_DEFAULT;
 	ctx->rx_queue = bp->rx_queue;
 	ctx->tx_queue = bp->tx_queue;
 	ctx->nb_rxq = RTE_MAX(RTE_MIN(bp->nb_rxq, bp->nb_queues), 1);

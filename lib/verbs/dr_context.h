@@ -75,6 +75,7 @@ struct dr_context {
 	uint8_t gid_valid[DR_MAX_GIDS];
 	unsigned int num_gids;
 	uint64_t tsc_hz;
+	uint32_t tx_zcopy_min;              /* payload bytes from which frames attach it (UINT32_MAX: never) */
 
 	/*
 	 * Object tables, read lock-free by the workers (entries published with
@@ -123,6 +124,8 @@ struct dr_mr_impl {
 	struct dr_mr pub;
 	struct dr_mr_region region;         /* iova = addr, length, access */
 	uint32_t num_mw;                    /* memory windows bound to it (dereg: -EBUSY) */
+	uint32_t zc_frames;                 /* frames in flight with payload attached from it
+					     * (atomic: built by workers, freed by the PMD) */
 };
 
 /* MR of a local key (L_Key) or remote key (R_Key), NULL if none: full key must match. */

@@ -12,12 +12,39 @@
 
 #include <errno.h>
 
+#include <rte_cycles.h>
 #include <rte_malloc.h>
 
 #include "dr_context.h"
 #include "dr_control.h"
 #include "dr_engine.h"
 #include "dr_log.h"
+
+/* How long dr_dereg_mr() waits for the port to free frames sent zero-copy from the region. */
+#define DR_DEREG_ZC_WAIT_MS 1000
+
+/*
+ * Wait until no frame in flight holds payload attached from @mr (zero-copy
+ * transmit, dr_qp_pkt_attach()): the PMD frees them once it has read them,
+ * the workers flush their staging every round (inline: flushed here, the
+ * caller being the only thread that drives them). False after
+ * DR_DEREG_ZC_WAIT_MS (a port that holds frames, as a net_ring nobody reads).
+ */
+static bool
+zc_frames_gone(struct dr_context *ctx, struct dr_mr_impl *mr)
+{
+	uint64_t end = rte_get_timer_cycles() + rte_get_timer_hz() / 1000 * DR_DEREG_ZC_WAIT_MS;
+
+	while (__atomic_load_n(&mr->zc_frames, __ATOMIC_ACQUIRE) != 0) {
+		if (rte_get_timer_cycles() > end)
+			return false;
+		if (ctx->attr.mode == DR_PROGRESS_INLINE)
+			for (uint16_t i = 0; i < ctx->nb_workers; i++)
+				dr_wk_tx_flush(&ctx->wk[i]);
+		rte_delay_us_sleep(20);
+	}
+	return true;
+}
 
 static struct dr_mr *
 reg_fail(int err)
@@ -133,6 +160,12 @@ dereg_mr_ctl(struct dr_mr *pub)
 	 */
 	__atomic_store_n(&ctx->mr_table[idx], NULL, __ATOMIC_RELEASE);
 	dr_engine_sync(ctx);
+	if (!zc_frames_gone(ctx, mr)) {
+		DR_LOG(ctx, WARNING, "dereg_mr: %u frames sent zero-copy from it are still held by the port",
+		       __atomic_load_n(&mr->zc_frames, __ATOMIC_RELAXED));
+		__atomic_store_n(&ctx->mr_table[idx], mr, __ATOMIC_RELEASE);
+		return -EBUSY;
+	}
 	dr_idx_stack_put(&ctx->mr_free, idx);   /* no worker holds it: the slot may be reused */
 	ctx->num_mrs--;
 	pub->pd->refcnt--;

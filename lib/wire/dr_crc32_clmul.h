@@ -15,6 +15,14 @@
  * runs the rest with the table). dr_crc32_clmul.c.
  */
 uint32_t dr_crc32_clmul(uint32_t crc, const uint8_t *p, size_t len);
+/* The same, storing the @len bytes to @dst as it reads them. */
+uint32_t dr_crc32_clmul_copy(uint32_t crc, uint8_t *dst, const uint8_t *p, size_t len);
+/*
+ * Both on 256-bit registers (VPCLMULQDQ with AVX2; the caller checked both
+ * flags and EAL's SIMD limit): @len >= 128, (@len & ~15) bytes taken.
+ */
+uint32_t dr_crc32_clmul256(uint32_t crc, const uint8_t *p, size_t len);
+uint32_t dr_crc32_clmul256_copy(uint32_t crc, uint8_t *dst, const uint8_t *p, size_t len);
 
 /* Built for a CPU family that has the instruction (the run-time flag is checked apart). */
 bool dr_crc32_clmul_available(void);

@@ -37,6 +37,8 @@
 
 /* runs of this many bytes and more are folded (the tail under 16 goes to the table) */
 #define DR_CRC_FOLD_MIN 16
+/* ... from this many on on 256-bit registers where the CPU has VPCLMULQDQ and AVX2 */
+#define DR_CRC_FOLD256_MIN 256
 /* ... and from this many on, by rte_net_crc's AVX512 code where it is allowed */
 #define DR_CRC_WIDE_MIN 2048
 
@@ -44,6 +46,7 @@ static uint32_t crc_tab[8][256];
 /* x^(2^k) mod P in reflected order (bit 31 is x^0), for the combination */
 static uint32_t x_pow2k[64];
 static bool crc_folding;
+static bool crc_fold256;
 static bool crc_wide;
 
 /* a * b mod P, polynomials in reflected bit order (bit 31 = x^0) */
@@ -79,6 +82,9 @@ dr_crc32_enable_folding(void)
 	crc_folding = dr_crc32_clmul_available() && rte_cpu_get_flag_enabled(RTE_CPUFLAG_PCLMULQDQ) &&
 		      rte_cpu_get_flag_enabled(RTE_CPUFLAG_SSE4_1) &&
 		      rte_vect_get_max_simd_bitwidth() >= RTE_VECT_SIMD_128;
+	crc_fold256 = crc_folding && rte_cpu_get_flag_enabled(RTE_CPUFLAG_AVX2) &&
+		      rte_cpu_get_flag_enabled(RTE_CPUFLAG_VPCLMULQDQ) &&
+		      rte_vect_get_max_simd_bitwidth() >= RTE_VECT_SIMD_256;
 	/* rte_net_crc's AVX512 path: only where it beats ours (its SSE4.2 one does not) */
 	crc_wide = crc_folding && rte_cpu_get_flag_enabled(RTE_CPUFLAG_AVX512F) &&
 		   rte_cpu_get_flag_enabled(RTE_CPUFLAG_VPCLMULQDQ) &&
@@ -92,10 +98,11 @@ void
 dr_crc32_disable_folding(void)
 {
 	crc_folding = false;
+	crc_fold256 = false;
 	crc_wide = false;
 }
 
-static uint32_t
+static inline __attribute__((always_inline)) uint32_t
 crc32_update_table(uint32_t crc, const uint8_t *p, size_t len);
 
 uint32_t
@@ -112,10 +119,30 @@ dr_crc32_update(uint32_t crc, const void *buf, size_t len)
 	if (crc_folding && len >= DR_CRC_FOLD_MIN) {
 		size_t n = len & ~(size_t)15;
 
-		crc = dr_crc32_clmul(crc, p, n);
+		crc = crc_fold256 && n >= DR_CRC_FOLD256_MIN ? dr_crc32_clmul256(crc, p, n) :
+							       dr_crc32_clmul(crc, p, n);
 		p += n;
 		len -= n;
 	}
+	return crc32_update_table(crc, p, len);
+}
+
+uint32_t
+dr_crc32_update_copy(uint32_t crc, void *dst, const void *src, size_t len)
+{
+	const uint8_t *p = src;
+	uint8_t *d = dst;
+
+	if (crc_folding && len >= DR_CRC_FOLD_MIN) {
+		size_t n = len & ~(size_t)15;
+
+		crc = crc_fold256 && n >= DR_CRC_FOLD256_MIN ? dr_crc32_clmul256_copy(crc, d, p, n) :
+							       dr_crc32_clmul_copy(crc, d, p, n);
+		p += n;
+		d += n;
+		len -= n;
+	}
+	memcpy(d, p, len);
 	return crc32_update_table(crc, p, len);
 }
 
@@ -136,7 +163,7 @@ RTE_INIT(dr_crc32_tables_init)
 		x_pow2k[k] = gf2_mulmod(x_pow2k[k - 1], x_pow2k[k - 1]);
 }
 
-static uint32_t
+static inline __attribute__((always_inline)) uint32_t
 crc32_update_table(uint32_t crc, const uint8_t *p, size_t len)
 {
 
@@ -164,7 +191,7 @@ crc32_update_table(uint32_t crc, const uint8_t *p, size_t len)
  * BTH with their variant fields set to ones (A17.3.3; IPv4 options, if any,
  * are covered as they are).
  */
-static uint32_t
+static inline __attribute__((always_inline)) uint32_t
 icrc_pseudo_header(const struct dr_pkt_info *pi)
 {
 	/* the LRH's ones and the masked headers in one run (48 bytes for IPv4: 3 folds) */
@@ -196,6 +223,57 @@ dr_icrc_compute_buf(const void *frame, const struct dr_pkt_info *pi)
 	uint32_t crc = icrc_pseudo_header(pi);
 
 	crc = dr_crc32_update(crc, (const uint8_t *)frame + start, pi->frame_len - DR_ICRC_BYTES - start);
+	return ~crc;
+}
+
+/*
+ * The register over @n bytes at @p, frame offset @foff: the part inside the
+ * payload also copied to @dst (its payload offset), the rest only read.
+ */
+static uint32_t
+crc_span_copy(uint32_t crc, const uint8_t *p, uint32_t foff, uint32_t n, const struct dr_pkt_info *pi,
+	      uint8_t *dst)
+{
+	uint32_t pay_end = (uint32_t)pi->pay_off + pi->paylen;
+
+	if (foff < pi->pay_off) {                         /* extension headers */
+		uint32_t k = RTE_MIN(n, (uint32_t)pi->pay_off - foff);
+
+		crc = dr_crc32_update(crc, p, k);
+		p += k;
+		foff += k;
+		n -= k;
+	}
+	if (n > 0 && foff < pay_end) {                    /* payload */
+		uint32_t k = RTE_MIN(n, pay_end - foff);
+
+		crc = dr_crc32_update_copy(crc, dst + (foff - pi->pay_off), p, k);
+		p += k;
+		n -= k;
+	}
+	return n > 0 ? dr_crc32_update(crc, p, n) : crc;  /* pad */
+}
+
+uint32_t
+dr_icrc_compute_copy(const struct rte_mbuf *m, const struct dr_pkt_info *pi, void *dst)
+{
+	uint32_t off = (uint32_t)pi->bth_off + DR_BTH_BYTES, foff = off;
+	uint32_t left = pi->frame_len - DR_ICRC_BYTES - off;
+	uint32_t crc = icrc_pseudo_header(pi);
+
+	while (m != NULL && off >= m->data_len) {
+		off -= m->data_len;
+		m = m->next;
+	}
+	while (m != NULL && left > 0) {
+		uint32_t n = RTE_MIN((uint32_t)m->data_len - off, left);
+
+		crc = crc_span_copy(crc, rte_pktmbuf_mtod_offset(m, const uint8_t *, off), foff, n, pi, dst);
+		foff += n;
+		left -= n;
+		off = 0;
+		m = m->next;
+	}
 	return ~crc;
 }
 

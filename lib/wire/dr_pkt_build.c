@@ -5,7 +5,7 @@
 /*
  * Build of RoCEv2 frames (IBA vol. 1 Annex A17.4): the headers are written
  * in one pass into the first segment, the payload is appended by the caller
- * (copied or chained), and dr_pkt_finalize() adds pad and ICRC.
+ * (copied, or attached from the memory by dr_pkt_attach()), and dr_pkt_finalize() adds pad and ICRC.
  * The UDP checksum is 0 (A17.4.4: RoCEv2 relies on the ICRC).
  */
 
@@ -163,6 +163,35 @@ dr_pkt_append(struct rte_mbuf *m, const void *data, uint32_t len)
 	if (p == NULL)
 		return -ENOSPC;
 	memcpy(p, data, len);
+	return 0;
+}
+
+int
+dr_pkt_attach(struct rte_mbuf *m, struct rte_mempool *mp, void *data, uint32_t len,
+	      rte_mbuf_extbuf_free_callback_t free_cb, void *opaque)
+{
+	struct rte_mbuf_ext_shared_info *sh;
+	struct rte_mbuf *seg[2];
+	rte_iova_t iova;
+
+	if (len == 0 || len > UINT16_MAX || free_cb == NULL ||
+	    rte_pktmbuf_data_room_size(mp) < sizeof(*sh))
+		return -EINVAL;
+	if (rte_pktmbuf_alloc_bulk(mp, seg, 2) != 0)
+		return -ENOBUFS;
+	/* the payload mbuf's own buffer is unused while attached: its shared info goes there */
+	sh = (struct rte_mbuf_ext_shared_info *)seg[0]->buf_addr;
+	sh->free_cb = free_cb;
+	sh->fcb_opaque = opaque;
+	rte_mbuf_ext_refcnt_set(sh, 1);
+	iova = rte_eal_iova_mode() == RTE_IOVA_VA ? (rte_iova_t)(uintptr_t)data : RTE_BAD_IOVA;
+	rte_pktmbuf_attach_extbuf(seg[0], data, iova, (uint16_t)len, sh);
+	seg[0]->data_len = (uint16_t)len;
+	/* then the tail: pad and ICRC (dr_pkt_finalize() appends to the last segment) */
+	seg[0]->next = seg[1];
+	rte_pktmbuf_lastseg(m)->next = seg[0];
+	m->nb_segs = (uint16_t)(m->nb_segs + 2);
+	m->pkt_len += len;
 	return 0;
 }
 

@@ -278,3 +278,14 @@ dr_pkt_check_icrc(const struct rte_mbuf *m, const struct dr_pkt_info *pi)
 		return DR_PKT_ERR_ICRC;
 	return icrc_compare(dr_icrc_compute(m, pi), wire);
 }
+
+enum dr_pkt_status
+dr_pkt_copy_check_icrc(const struct rte_mbuf *m, const struct dr_pkt_info *pi, void *dst)
+{
+	uint8_t buf[DR_ICRC_BYTES];
+	const uint8_t *wire = rte_pktmbuf_read(m, pi->frame_len - DR_ICRC_BYTES, DR_ICRC_BYTES, buf);
+
+	if (wire == NULL)
+		return DR_PKT_ERR_ICRC;
+	return icrc_compare(dr_icrc_compute_copy(m, pi, dst), wire);
+}

@@ -39,7 +39,6 @@
 #define SIGNAL_EVERY 16u
 #define WARMUP 160u           /* 20480 WRs: every mbuf of the pool touched once (no first-touch faults measured) */
 #define BATCHES 64u
-#define MSG 64u
 #define SPIN_MAX 100000u
 
 enum step { REQ, RESP, ACK, NB_STEPS };
@@ -56,6 +55,7 @@ struct tally {
 
 static struct tally tallies[NB_OPS][NB_STEPS];
 static int collect_op = -1, collect_step = -1;   /* --collect OP_STEP */
+static uint32_t msg = 64;                        /* --size: bytes a message (one frame: MTU 4096) */
 
 static uint64_t step_t0;
 
@@ -96,7 +96,7 @@ one_batch(struct rc_env *e, enum op op, struct rc_buf *src, struct rc_buf *dst, 
 
 	if (op == OP_SEND) {
 		for (i = 0; i < BATCH; i++) {
-			struct dr_sge rs = { (uint64_t)(uintptr_t)(dst->p + (size_t)i * MSG), MSG, dst->mr->lkey };
+			struct dr_sge rs = { (uint64_t)(uintptr_t)(dst->p + (size_t)i * msg), msg, dst->mr->lkey };
 
 			if (rc_post_recv(b, i, &rs, 1) != 0)
 				return -1;
@@ -105,11 +105,11 @@ one_batch(struct rc_env *e, enum op op, struct rc_buf *src, struct rc_buf *dst, 
 	/* requester */
 	step_begin(op, REQ, counted);
 	for (i = 0; i < BATCH; i++) {
-		struct dr_sge ls = { (uint64_t)(uintptr_t)(src->p + (size_t)i * MSG), MSG, src->mr->lkey };
+		struct dr_sge ls = { (uint64_t)(uintptr_t)(src->p + (size_t)i * msg), msg, src->mr->lkey };
 		unsigned int flags = (i + 1) % SIGNAL_EVERY == 0 ? DR_SEND_SIGNALED : 0;
 
 		if (rc_post_send(a, i, op == OP_WRITE ? DR_WR_RDMA_WRITE : DR_WR_SEND, &ls, 1, flags,
-				 (uint64_t)(uintptr_t)(dst->p + (size_t)i * MSG), dst->mr->rkey, 0) != 0)
+				 (uint64_t)(uintptr_t)(dst->p + (size_t)i * msg), dst->mr->rkey, 0) != 0)
 			return -1;
 	}
 	for (spins = 0; tx_waiting(a) < BATCH && spins < SPIN_MAX; spins++)
@@ -170,9 +170,10 @@ body(struct rc_env *e)
 
 	rc_params_default(&p);
 	p.max_wr = 2 * BATCH;
+	p.mtu = msg > 1024 ? DR_MTU_4096 : DR_MTU_1024;   /* one frame a message */
 	p.sq_sig_all = 0;               /* every SIGNAL_EVERY-th WR is signaled, as perftest's bw tests */
-	if (rc_connect(e, &p) != 0 || rc_buf_alloc(a, &src, BATCH * MSG, DR_ACCESS_LOCAL_WRITE) != 0 ||
-	    rc_buf_alloc(b, &dst, BATCH * MSG, DR_ACCESS_LOCAL_WRITE | DR_ACCESS_REMOTE_WRITE) != 0) {
+	if (rc_connect(e, &p) != 0 || rc_buf_alloc(a, &src, BATCH * msg, DR_ACCESS_LOCAL_WRITE) != 0 ||
+	    rc_buf_alloc(b, &dst, BATCH * msg, DR_ACCESS_LOCAL_WRITE | DR_ACCESS_REMOTE_WRITE) != 0) {
 		RC_CHECK_MSG(0, "bench_instr: set-up");
 		return;
 	}
@@ -185,8 +186,9 @@ body(struct rc_env *e)
 			}
 		}
 	}
-	printf("bench_instr: 64-byte messages, batches of %u, %u measured, every %uth WR signaled, "
-	       "inline, ring ports\n", BATCH, BATCHES, SIGNAL_EVERY);
+	printf("bench_instr: %u-byte messages, batches of %u, %u measured, every %uth WR signaled, "
+	       "inline, ring ports, zero-copy from %u bytes\n", msg, BATCH, BATCHES, SIGNAL_EVERY,
+	       a->ctx->tx_zcopy_min);
 	printf("%-12s %10s %10s %14s %14s\n", "step", "ops", "frames", "cycles/op", "cycles/frame");
 	for (int op = 0; op < NB_OPS; op++) {
 		for (int st = 0; st < NB_STEPS; st++) {
@@ -207,6 +209,14 @@ int
 main(int argc, char **argv)
 {
 	for (int i = 1; i + 1 < argc; i++) {
+		if (strcmp(argv[i], "--size") == 0) {
+			msg = (uint32_t)strtoul(argv[i + 1], NULL, 10);
+			if (msg < 1 || msg > 4096) {
+				fprintf(stderr, "bench_instr: --size: 1 to 4096 bytes\n");
+				return 2;
+			}
+			continue;
+		}
 		if (strcmp(argv[i], "--collect") != 0)
 			continue;
 		for (int op = 0; op < NB_OPS; op++) {

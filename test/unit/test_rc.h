@@ -20,7 +20,9 @@
  * DR_TEST_VERBOSE prints frame counts, DR_TEST_WIRELOG prints the frames of
  * the every-Nth loss tests and of the random mix, DR_TEST_SEEDS=n makes
  * test_rc_loss a soak of the random mix over n seeds, DR_TEST_MIX=N,SEED,MTU
- * runs one case of it.
+ * runs one case of it. DR_TEST_ZCOPY_MIN=n sets both contexts'
+ * tx_zcopy_min (1: every payload attached zero-copy; 4294967295: never).
+ * The wire carries a chained frame as one flat copy, as a link does.
  */
 
 #include <stdbool.h>

@@ -38,11 +38,13 @@ unsigned int rc_passed, rc_failed;
 static enum dr_progress_mode test_mode = DR_PROGRESS_INLINE;
 static unsigned int test_workers = 1;
 static unsigned int test_queues = 1;
+static uint32_t test_zcopy_min;       /* DR_TEST_ZCOPY_MIN: dr_context_attr.tx_zcopy_min (0: default) */
 
 static int
 mode_from_env(void)
 {
 	const char *m = getenv("DR_TEST_MODE"), *w = getenv("DR_TEST_WORKERS"), *q = getenv("DR_TEST_QUEUES");
+	const char *z = getenv("DR_TEST_ZCOPY_MIN");
 
 	if (m == NULL || strcmp(m, "inline") == 0)
 		test_mode = DR_PROGRESS_INLINE;
@@ -62,6 +64,8 @@ mode_from_env(void)
 		if (test_queues < 1 || test_queues > RC_MAX_QUEUES || test_queues > test_workers)
 			return -1;
 	}
+	if (z != NULL)
+		test_zcopy_min = (uint32_t)strtoul(z, NULL, 0);
 	return 0;
 }
 
@@ -123,7 +127,7 @@ eal_start(const char *prog)
 
 	if (mode_from_env() != 0) {
 		fprintf(stderr, "DR_TEST_MODE must be inline, rtc or pipeline, DR_TEST_WORKERS 1..4, "
-			"DR_TEST_QUEUES 1..workers\n");
+			"DR_TEST_QUEUES 1..workers, DR_TEST_ZCOPY_MIN bytes\n");
 		return -1;
 	}
 	snprintf(args[argc++], sizeof(args[0]), "%s", prog);
@@ -178,6 +182,7 @@ side_open(struct rc_side *s, rte_be32_t ip, uint32_t link_mtu)
 	a.nb_rx_desc = 1024;
 	a.nb_tx_desc = 1024;
 	a.mode = test_mode;
+	a.tx_zcopy_min = test_zcopy_min;
 	if (test_mode != DR_PROGRESS_INLINE) {
 		a.nb_workers = (uint16_t)test_workers;
 		a.nb_queues = (uint16_t)test_queues;
@@ -560,7 +565,26 @@ wire_carry(struct rc_env *e, int dir)
 		e->carry_q = q;
 		while (rte_ring_sc_dequeue(src->tx[q], (void **)&m) == 0) {
 			struct dr_pkt_info pi;
-			bool roce = dr_pkt_parse(m, &pi) == DR_PKT_OK;
+			bool roce;
+
+			/*
+			 * A chain (headers, a payload attached zero-copy from the
+			 * sender's memory, ICRC) goes on as the bytes a link
+			 * carries: one flat copy, the sender's mbufs freed as a
+			 * PMD frees them once sent (a corrupting rule then flips
+			 * a byte of the frame, never of the sender's memory)
+			 */
+			if (m->nb_segs > 1) {
+				struct rte_mbuf *flat = rte_pktmbuf_copy(m, e->copy_pool, 0, UINT32_MAX);
+
+				rte_pktmbuf_free(m);
+				if (flat == NULL) {
+					e->dropped[dir]++;
+					continue;
+				}
+				m = flat;
+			}
+			roce = dr_pkt_parse(m, &pi) == DR_PKT_OK;
 			enum rc_action act = wire_decide(e, dir, &pi, roce);
 
 			e->frames[dir]++;
