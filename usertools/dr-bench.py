@@ -26,6 +26,7 @@ inline and rtc with one worker measure the engine rather than the scheduler."""
 import argparse
 import json
 import os
+import shlex
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -47,6 +48,8 @@ def perf_args(test, kind, raw, sizes, mtu, a):
     args = [name, "--sizes", ",".join(map(str, sizes)), "-m", str(mtu), "--link-mtu", str(LINK_MTU)]
     if raw:
         args += ["--raw-like", test]
+    else:
+        args += a.rdma_args
     if kind == "bw":
         args += ["-D", str(a.duration)]
     else:
@@ -191,17 +194,25 @@ def main():
                     type=lambda s: csv_list(s, int, (256, 512, 1024, 2048, 4096), "--mtus"))
     ap.add_argument("--modes", default=",".join(MODES),
                     type=lambda s: csv_list(s, str, MODES, "--modes"))
-    ap.add_argument("--runs", type=int, default=3, help="runs of each pair (default 3)")
+    ap.add_argument("--runs", type=int, default=None, help="runs of each pair (default 3; --quick: 1)")
     ap.add_argument("--duration", type=float, default=1.0, help="bw: seconds a size (default 1)")
-    ap.add_argument("--lat-iters", type=int, default=2000, help="lat: iterations a size (default 2000)")
+    ap.add_argument("--lat-iters", type=int, default=20000,
+                    help="lat: iterations a size (default 20000: the first thousand or so of a run "
+                         "are slower on a shared machine, and t_typical is their median)")
+    ap.add_argument("--rdma-args", default="", metavar="ARGS",
+                    help="more dpdk-rdma-perf arguments for the RDMA runs only, e.g. "
+                         "'--zcopy-min off' (split as a shell would)")
     ap.add_argument("--timeout", type=float, default=300, help="seconds a pair may take (default 300)")
     ap.add_argument("--quick", action="store_true",
-                    help="64 B and 64 KiB, MTU 4096, inline, one run")
+                    help="64 B and 64 KiB, MTU 4096, inline, one run unless --runs says")
     ap.add_argument("--json", metavar="FILE", help="also write the results as JSON")
     ap.add_argument("--png", metavar="FILE", help="also draw the ratios (needs matplotlib)")
     a = ap.parse_args()
     if a.quick:
-        a.sizes, a.mtus, a.modes, a.runs = [64, 65536], [4096], ["inline"], 1
+        a.sizes, a.mtus, a.modes = [64, 65536], [4096], ["inline"]
+    if a.runs is None:
+        a.runs = 1 if a.quick else 3
+    a.rdma_args = shlex.split(a.rdma_args)
     if a.runs < 1 or a.duration <= 0 or a.lat_iters < 5 or any(s < 0 or s > 1 << 30 for s in a.sizes):
         ap.error("--runs >= 1, --duration > 0, --lat-iters >= 5, sizes 0 .. 1 GiB")
     exe = a.perf
@@ -220,7 +231,8 @@ def main():
     if a.json:
         with open(a.json, "w") as f:
             json.dump({"cpus": len(cpus), "runs": a.runs, "perf": os.path.normpath(exe),
-                       "duration_s": a.duration, "lat_iters": a.lat_iters, "results": results},
+                       "duration_s": a.duration, "lat_iters": a.lat_iters,
+                       "rdma_args": a.rdma_args, "results": results},
                       f, indent=1)
     if a.png:
         draw_png(results, a.png)

@@ -44,10 +44,10 @@ def matrix_args(test, sizes, iters):
             "-n", str(iters)]
 
 
-def assert_checked_run(res, sizes, iters):
+def assert_checked_run(res, sizes, iters, mtu=MTU):
     """Both sides exited 0; every size has its row with `iters` iterations
     on the client (and on the server, which prints the same table); both
-    said the data check passed."""
+    said the data check passed, at path MTU `mtu`."""
     assert res.ok, "the pair failed:\n" + res.describe()
     for side in (res.client, res.server):
         rows = table.rows(side.stdout)
@@ -55,7 +55,7 @@ def assert_checked_run(res, sizes, iters):
         assert all(r["iters"] == iters for r in rows), side.describe()
         assert "Data check: OK" in side.stdout, side.describe()
         assert "data check failed" not in side.stderr, side.describe()
-        assert table.header(side.stdout).get("Mtu") == "%d[B]" % MTU, side.describe()
+        assert table.header(side.stdout).get("Mtu") == "%d[B]" % mtu, side.describe()
 
 
 def assert_size_row(res, size, iters):

@@ -33,9 +33,12 @@ def test_dr_bench_one_row(perf_exe, tmp_path):
     out = tmp_path / "bench.json"
     r = run([REPO / "usertools" / "dr-bench.py", "--perf", perf_exe, "--tests", "send,read",
              "--kinds", "bw,lat", "--sizes", "2048", "--mtus", "1024", "--modes", "inline",
-             "--runs", "1", "--duration", "0.3", "--lat-iters", "50", "--json", out], timeout=600)
+             "--runs", "1", "--duration", "0.3", "--lat-iters", "50", "--rdma-args", "--zcopy-min 1",
+             "--json", out], timeout=600)
     assert r.returncode == 0, r.stdout + r.stderr
-    res = json.loads(out.read_text())["results"]
+    doc = json.loads(out.read_text())
+    assert doc["rdma_args"] == ["--zcopy-min", "1"], doc["rdma_args"]
+    res = doc["results"]
     got = {(x["test"], x["kind"], x["metric"]) for x in res}
     assert got == {("send", "bw", "msg_rate"), ("send", "bw", "bw_avg"), ("read", "bw", "msg_rate"),
                    ("read", "bw", "bw_avg"), ("send", "lat", "t_typical"),
@@ -48,6 +51,15 @@ def test_dr_bench_one_row(perf_exe, tmp_path):
 def test_dr_bench_bad_arguments():
     r = run([REPO / "usertools" / "dr-bench.py", "--tests", "flush"])
     assert r.returncode == 2 and "--tests: one or more of write, send, read, atomic" in r.stderr
+
+
+def test_dr_bench_bad_rdma_args(perf_exe):
+    """Arguments the RDMA side refuses: the pair fails, dr-bench says so and exits 1."""
+    r = run([REPO / "usertools" / "dr-bench.py", "--perf", perf_exe, "--tests", "write", "--kinds", "bw",
+             "--sizes", "64", "--mtus", "1024", "--modes", "inline", "--runs", "1", "--duration", "0.2",
+             "--rdma-args", "--zcopy-min 0"], timeout=300)
+    assert r.returncode == 1, r.stdout + r.stderr
+    assert "the pair failed" in r.stderr and "--zcopy-min: invalid value '0'" in r.stderr, r.stderr
 
 
 def test_instr_one_step(tmp_path):

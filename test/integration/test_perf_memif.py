@@ -105,6 +105,17 @@ def test_mtu_4096(perf_exe, mode):
     assert [r["bytes"] for r in table.rows(res.client.stdout)] == [4095, 4096, 4097, 100000]
 
 
+@pytest.mark.parametrize("zcopy", ["1", "off"])
+@pytest.mark.parametrize("test", ["write_bw", "send_bw", "read_bw"])
+@pytest.mark.parametrize("mode", MODES)
+def test_zcopy_and_one_pass(perf_exe, mode, test, zcopy):
+    """Payloads attached from the MR (--zcopy-min 1: every one) or copied (off), and the
+    receiver's one-pass placement of MIDDLE / LAST packets, every byte checked."""
+    res = memif(perf_exe, test, "--check", "-m", 4096, "--link-mtu", 4200, "--zcopy-min", zcopy,
+                "--sizes", "100,4096,20000,65536", "-n", 200, mode=mode)
+    assert_checked_run(res, [100, 4096, 20000, 65536], 200, mtu=4096)
+
+
 def test_mtu_above_active_is_capped(perf_exe):
     """perftest's rule: -m above the port's active MTU is lowered to it, with a warning."""
     res = memif(perf_exe, "send_bw", "-m", 4096, "-s", 64, "-n", 100)
@@ -185,6 +196,9 @@ def test_rtc_against_inline(perf_exe, rtc_side):
     (["--mode", "rtc", "--idle", "nap"], "--idle: unknown policy 'nap'"),
     (["--mode", "rtc", "--workers", "0"], "--workers: invalid value '0'"),
     (["--mode", "rtc", "--workers", "2", "--queues", "3"], "--queues: 3 queue pairs for 2 workers"),
+    (["--zcopy-min", "0"], "--zcopy-min: invalid value '0'"),
+    (["--zcopy-min", "65536"], "--zcopy-min: invalid value '65536'"),
+    (["--zcopy-min", "never"], "--zcopy-min: invalid value 'never'"),
 ])
 def test_engine_cli_errors(perf_exe, args, msg):
     """Bad engine options: exit 2 and a message naming the option, before EAL starts."""
