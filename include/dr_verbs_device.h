@@ -70,7 +70,7 @@ enum dr_idle_policy {
 };
 
 /** Default of dr_context_attr.tx_zcopy_min: payloads from 2 KiB are attached,
- *  shorter ones copied (measured over net_memif: doc/guides/perf.rst). */
+ *  shorter ones copied (measured over net_memif: doc/guides/speed.rst). */
 #define DR_TX_ZCOPY_MIN_DEFAULT 2048
 
 /** Largest number of worker lcores of one context (pipeline: 3 per group). */

@@ -9,7 +9,7 @@
  * The engine options every dpdk-rdma program takes the same way: --mode
  * inline|rtc|pipeline, --workers N, --idle spin|pause|yield, --queues N
  * (doc/guides/api.rst, "Progress modes and threads"), and --zcopy-min
- * BYTES|off (zero-copy transmit, doc/guides/perf.rst). A program adds
+ * BYTES|off (zero-copy transmit, doc/guides/speed.rst). A program adds
  * DR_APP_ENGINE_LONG_OPTS to its getopt_long() table, hands the
  * DR_APP_OPT_* values to dr_app_engine_opt(), calls dr_app_engine_finish()
  * once every option is read, dr_app_engine_attr() on its context's
