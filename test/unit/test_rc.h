@@ -175,6 +175,8 @@ void rc_rules_clear(struct rc_env *e);
 struct rc_rule *rc_rule_add(struct rc_env *e, int dir, int opcode, uint32_t skip, uint32_t every,
 			    uint32_t count, enum rc_action action);
 
+/* Free every frame on the wire and held by it (test_rc_wire.c). */
+void rc_wire_flush(struct rc_env *e);
 /* One round: progress A, carry A->B, progress B, carry B->A. */
 void rc_round(struct rc_env *e);
 /* Run rounds for @usec microseconds of wall time, or until @done(e, arg) says so. Returns true if done. */

@@ -1,0 +1,238 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 The dpdk-rdma authors.
+ */
+
+/*
+ * The wire of the RC transport tests (test_rc.h): frames carried from one
+ * context's tx rings to the other's rx rings, queue to queue, through the
+ * rules that drop, duplicate, corrupt, swap or delay chosen ones; a chain
+ * goes on as one flat copy, as a link carries bytes.
+ */
+
+#include <string.h>
+
+#include <rte_mbuf.h>
+#include <rte_ring.h>
+
+#include "dr_psn.h"
+#include "test_rc.h"
+
+void
+rc_wire_flush(struct rc_env *e)
+{
+	struct rte_mbuf *m;
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		for (unsigned int q = 0; q < rc_queues(); q++) {
+			while (rte_ring_sc_dequeue(e->s[i].tx[q], (void **)&m) == 0)
+				rte_pktmbuf_free(m);
+			while (rte_ring_sc_dequeue(e->s[i].rx[q], (void **)&m) == 0)
+				rte_pktmbuf_free(m);
+		}
+		if (e->held[i] != NULL) {
+			rte_pktmbuf_free(e->held[i]);
+			e->held[i] = NULL;
+		}
+		while (e->ndelayed[i] > 0)
+			rte_pktmbuf_free(e->delayed[i][--e->ndelayed[i]]);
+	}
+}
+
+void
+rc_rules_clear(struct rc_env *e)
+{
+	memset(e->rules, 0, sizeof(e->rules));
+	e->nrules = 0;
+}
+
+struct rc_rule *
+rc_rule_add(struct rc_env *e, int dir, int opcode, uint32_t skip, uint32_t every, uint32_t count,
+	    enum rc_action action)
+{
+	struct rc_rule *r;
+
+	if (e->nrules >= RC_MAX_RULES)
+		return NULL;
+	r = &e->rules[e->nrules++];
+	memset(r, 0, sizeof(*r));
+	r->dir = dir;
+	r->opcode = opcode;
+	r->skip = skip;
+	r->every = every;
+	r->count = count;
+	r->action = action;
+	return r;
+}
+
+/* The first rule that acts on this frame decides. */
+static enum rc_action
+wire_decide(struct rc_env *e, int dir, const struct dr_pkt_info *pi, bool roce)
+{
+	uint32_t psn = roce ? dr_bth_psn(dr_pkt_bth(pi)) : 0;
+	bool fresh = false;
+	unsigned int i;
+
+	if (roce) {
+		/* a first transmission: beyond every PSN seen so far in this direction */
+		fresh = !e->any_psn[dir] || dr_psn_after(psn, e->max_psn[dir]);
+		if (fresh) {
+			e->max_psn[dir] = psn;
+			e->any_psn[dir] = true;
+		}
+	}
+	for (i = 0; i < e->nrules; i++) {
+		struct rc_rule *r = &e->rules[i];
+		uint32_t k;
+
+		if (r->dir != RC_ANY && r->dir != dir)
+			continue;
+		if (!roce || (r->opcode >= 0 && r->opcode != pi->opcode))
+			continue;
+		if (r->fresh && !fresh)
+			continue;
+		k = r->seen++;
+		if (k < r->skip)
+			continue;
+		if (r->count != 0 && r->done >= r->count)
+			continue;
+		if (r->random) {
+			r->seed = r->seed * 1103515245u + 12345u;
+			if ((r->seed >> 16) % (r->every != 0 ? r->every : 1) != 0)
+				continue;
+		} else if (r->every > 1 && (k - r->skip) % r->every != r->every - 1) {
+			continue;
+		}
+		r->done++;
+		return r->action;
+	}
+	return RC_PASS;
+}
+
+static void
+wire_put(struct rc_env *e, int dir, struct rte_mbuf *m)
+{
+	/* to the peer's rx queue of the tx queue being carried (held frames: of the one they go with) */
+	struct rte_ring *dst = e->s[dir == RC_A2B ? 1 : 0].rx[e->carry_q];
+
+	if (rte_ring_sp_enqueue(dst, m) != 0)
+		rte_pktmbuf_free(m);    /* a full link drops, as a real one would */
+}
+
+/*
+ * Carry every frame waiting in the source's tx rings to the destination's rx
+ * rings, queue q to queue q. Held and delayed frames go out with the queue
+ * being carried then (queue 0 when they start or end a carry).
+ */
+static void
+wire_carry(struct rc_env *e, int dir)
+{
+	struct rc_side *src = &e->s[dir == RC_A2B ? 0 : 1];
+	struct rte_mbuf *delayed[RTE_DIM(e->delayed[0])];
+	unsigned int ndelayed = e->ndelayed[dir], i, q;
+	struct rte_mbuf *m;
+	bool carried = false;
+
+	/* the frames RC_DELAY held in the last carry go first (taken now: this carry may delay others) */
+	memcpy(delayed, e->delayed[dir], ndelayed * sizeof(delayed[0]));
+	e->ndelayed[dir] = 0;
+	e->carry_q = 0;
+	for (i = 0; i < ndelayed; i++)
+		wire_put(e, dir, delayed[i]);
+	for (q = 0; q < rc_queues(); q++) {
+		e->carry_q = q;
+		while (rte_ring_sc_dequeue(src->tx[q], (void **)&m) == 0) {
+			struct dr_pkt_info pi;
+			bool roce;
+
+			/*
+			 * A chain (headers, a payload attached zero-copy from the
+			 * sender's memory, ICRC) goes on as the bytes a link
+			 * carries: one flat copy, the sender's mbufs freed as a
+			 * PMD frees them once sent (a corrupting rule then flips
+			 * a byte of the frame, never of the sender's memory)
+			 */
+			if (m->nb_segs > 1) {
+				struct rte_mbuf *flat = rte_pktmbuf_copy(m, e->copy_pool, 0, UINT32_MAX);
+
+				rte_pktmbuf_free(m);
+				if (flat == NULL) {
+					e->dropped[dir]++;
+					continue;
+				}
+				m = flat;
+			}
+			roce = dr_pkt_parse(m, &pi) == DR_PKT_OK;
+			enum rc_action act = wire_decide(e, dir, &pi, roce);
+
+			e->frames[dir]++;
+			if (e->logging && roce && e->nlog < RC_MAX_LOG) {
+				struct rc_log_entry *l = &e->log[e->nlog++];
+
+				l->dir = (uint8_t)dir;
+				l->opcode = pi.opcode;
+				l->action = (uint8_t)act;
+				l->psn = dr_bth_psn(dr_pkt_bth(&pi));
+				l->paylen = pi.paylen;
+				l->se = dr_bth_se(dr_pkt_bth(&pi));
+				l->ackreq = dr_bth_ackreq(dr_pkt_bth(&pi));
+				l->syn = (pi.mask & DR_OPF_AETH) ? dr_aeth_syndrome(dr_pkt_aeth(&pi)) : 0;
+			}
+			switch (act) {
+			case RC_DROP:
+				e->dropped[dir]++;
+				rte_pktmbuf_free(m);
+				continue;
+			case RC_DUP: {
+				struct rte_mbuf *c = rte_pktmbuf_copy(m, e->copy_pool, 0, UINT32_MAX);
+
+				wire_put(e, dir, m);
+				if (c != NULL)
+					wire_put(e, dir, c);
+				break;
+			}
+			case RC_CORRUPT: {
+				/* the last byte before the ICRC: payload, pad or an extension header */
+				uint8_t *b = rte_pktmbuf_mtod_offset(m, uint8_t *, pi.frame_len - DR_ICRC_BYTES - 1);
+
+				*b ^= 0x5A;
+				wire_put(e, dir, m);
+				break;
+			}
+			case RC_DELAY:
+				if (e->ndelayed[dir] < RTE_DIM(e->delayed[dir])) {
+					e->delayed[dir][e->ndelayed[dir]++] = m;
+					continue;
+				}
+				wire_put(e, dir, m);     /* no room to hold it: as if passed */
+				break;
+			case RC_SWAP:
+				if (e->held[dir] == NULL) {
+					e->held[dir] = m;
+					continue;      /* goes after the next one */
+				}
+				/* fall through */
+			default:
+				wire_put(e, dir, m);
+				break;
+			}
+			carried = true;
+			if (e->held[dir] != NULL && e->held[dir] != m) {
+				wire_put(e, dir, e->held[dir]);
+				e->held[dir] = NULL;
+			}
+		}
+	}
+	e->carry_q = 0;
+	/* a held frame with nothing behind it goes at the end of the next round */
+	if (!carried && e->held[dir] != NULL) {
+		wire_put(e, dir, e->held[dir]);
+		e->held[dir] = NULL;
+	}
+}
+
+void
+rc_carry(struct rc_env *e, enum rc_dir dir)
+{
+	wire_carry(e, dir);
+}
