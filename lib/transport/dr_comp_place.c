@@ -63,14 +63,7 @@ void
 dr_comp_rx_unverified(struct dr_qp_impl *qp, struct rte_mbuf *m, struct dr_pkt_info *pi)
 {
 	uint8_t *dst = place_of(qp, pi);
-	enum dr_pkt_status st;
 
-	st = dst != NULL ? dr_pkt_copy_check_icrc(m, pi, dst) : dr_pkt_check_icrc(m, pi);
-	if (st != DR_PKT_OK) {
-		dr_qp_wk(qp)->stats.rx_bad_icrc++;
-		rte_pktmbuf_free(m);
-		return;
-	}
-	dr_qp_wk(qp)->stats.rx_placed += dst != NULL;
-	dr_comp_rx_placed(qp, m, pi, dst != NULL);
+	if (dr_qp_rx_check_placing(qp, m, pi, dst))
+		dr_comp_rx_placed(qp, m, pi, dst != NULL);
 }

@@ -171,6 +171,20 @@ dr_qp_pkt_attach(struct dr_qp_impl *qp, struct rte_mbuf *m, struct dr_mr_impl *m
 	return 0;
 }
 
+bool
+dr_qp_rx_check_placing(struct dr_qp_impl *qp, struct rte_mbuf *m, const struct dr_pkt_info *pi, uint8_t *dst)
+{
+	enum dr_pkt_status st = dst != NULL ? dr_pkt_copy_check_icrc(m, pi, dst) : dr_pkt_check_icrc(m, pi);
+
+	if (st != DR_PKT_OK) {
+		dr_qp_wk(qp)->stats.rx_bad_icrc++;
+		rte_pktmbuf_free(m);
+		return false;
+	}
+	dr_qp_wk(qp)->stats.rx_placed += dst != NULL;
+	return true;
+}
+
 /* Zero-copy: @len bytes from byte @in of one SGE, attached after its L_Key check (IBA 10.6.3.1). */
 static int
 payload_attach(struct dr_qp_impl *qp, struct rte_mbuf *m, const struct dr_sge *sge, uint32_t in,

@@ -139,6 +139,15 @@ int dr_qp_pkt_attach(struct dr_qp_impl *qp, struct rte_mbuf *m, struct dr_mr_imp
 		     uint32_t len);
 
 /*
+ * The ICRC check of a frame left unchecked on receive (dr_resp_place.c,
+ * dr_comp_place.c): with @dst, done while the payload is copied there (one
+ * pass), else alone. A bad frame is counted (rx_bad_icrc) and freed: false.
+ * A good one placed is counted (rx_placed): true.
+ */
+bool dr_qp_rx_check_placing(struct dr_qp_impl *qp, struct rte_mbuf *m, const struct dr_pkt_info *pi,
+			    uint8_t *dst);
+
+/*
  * Where @len bytes from byte @offset of an SGE list land when they lie in one
  * SGE whose L_Key names a region of the QP's PD with local write (IBA
  * 10.6.3.1): the host address, else NULL (the caller scatters as usual).

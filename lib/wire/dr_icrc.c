@@ -254,33 +254,15 @@ crc_span_copy(uint32_t crc, const uint8_t *p, uint32_t foff, uint32_t n, const s
 	return n > 0 ? dr_crc32_update(crc, p, n) : crc;  /* pad */
 }
 
-uint32_t
-dr_icrc_compute_copy(const struct rte_mbuf *m, const struct dr_pkt_info *pi, void *dst)
+/*
+ * The ICRC over the mbuf chain: the pseudo-header, then every byte after the
+ * BTH up to the ICRC; with @dst the payload is also copied there in the same
+ * pass (crc_span_copy()), without it (a constant NULL: inlined away) only read.
+ */
+static inline __attribute__((always_inline)) uint32_t
+icrc_walk(const struct rte_mbuf *m, const struct dr_pkt_info *pi, uint8_t *dst)
 {
 	uint32_t off = (uint32_t)pi->bth_off + DR_BTH_BYTES, foff = off;
-	uint32_t left = pi->frame_len - DR_ICRC_BYTES - off;
-	uint32_t crc = icrc_pseudo_header(pi);
-
-	while (m != NULL && off >= m->data_len) {
-		off -= m->data_len;
-		m = m->next;
-	}
-	while (m != NULL && left > 0) {
-		uint32_t n = RTE_MIN((uint32_t)m->data_len - off, left);
-
-		crc = crc_span_copy(crc, rte_pktmbuf_mtod_offset(m, const uint8_t *, off), foff, n, pi, dst);
-		foff += n;
-		left -= n;
-		off = 0;
-		m = m->next;
-	}
-	return ~crc;
-}
-
-uint32_t
-dr_icrc_compute(const struct rte_mbuf *m, const struct dr_pkt_info *pi)
-{
-	uint32_t off = (uint32_t)pi->bth_off + DR_BTH_BYTES;
 	uint32_t left = pi->frame_len - DR_ICRC_BYTES - off;
 	uint32_t crc = icrc_pseudo_header(pi);
 
@@ -291,11 +273,25 @@ dr_icrc_compute(const struct rte_mbuf *m, const struct dr_pkt_info *pi)
 	}
 	while (m != NULL && left > 0) {
 		uint32_t n = RTE_MIN((uint32_t)m->data_len - off, left);
+		const uint8_t *p = rte_pktmbuf_mtod_offset(m, const uint8_t *, off);
 
-		crc = dr_crc32_update(crc, rte_pktmbuf_mtod_offset(m, const uint8_t *, off), n);
+		crc = dst != NULL ? crc_span_copy(crc, p, foff, n, pi, dst) : dr_crc32_update(crc, p, n);
+		foff += n;
 		left -= n;
 		off = 0;
 		m = m->next;
 	}
 	return ~crc;
+}
+
+uint32_t
+dr_icrc_compute_copy(const struct rte_mbuf *m, const struct dr_pkt_info *pi, void *dst)
+{
+	return icrc_walk(m, pi, dst);
+}
+
+uint32_t
+dr_icrc_compute(const struct rte_mbuf *m, const struct dr_pkt_info *pi)
+{
+	return icrc_walk(m, pi, NULL);
 }

@@ -189,14 +189,41 @@ test_dereg_waits(struct rc_env *e)
 	rc_disconnect(e);
 }
 
+/*
+ * One 20000-byte @op at MTU 4096 (FIRST, MIDDLE x 3, LAST) whose data arrive
+ * at @rx over @dir: its MIDDLE / LAST packets (payload >= 512) are placed in
+ * one pass (the FIRST is checked first: four placed); then, with the second
+ * MIDDLE and the LAST damaged, both dropped and the bytes right in the end,
+ * at least @placed_after placed in one pass.
+ */
+static void
+one_pass_case(struct rc_env *e, struct rc_side *rx, enum rc_dir dir, enum dr_wr_opcode op, uint8_t middle,
+	      uint8_t last, uint32_t seed, uint64_t placed_after, const char *name)
+{
+	struct rc_xfer x = { .op = op, .len = 20000, .nsge_l = 1, .nsge_r = 1, .seed = seed };
+	uint64_t placed0 = dr_ctx_stats_sum(rx->ctx).rx_placed, bad0;
+	char tag[64];
+
+	snprintf(tag, sizeof(tag), "%s, one pass", name);
+	RC_CHECK(rc_xfer_run(e, &x, tag) == 0);
+	RC_CHECK_EQ(dr_ctx_stats_sum(rx->ctx).rx_placed - placed0, 4);
+	placed0 = dr_ctx_stats_sum(rx->ctx).rx_placed;
+	bad0 = dr_ctx_stats_sum(rx->ctx).rx_bad_icrc;
+	rc_rule_add(e, dir, middle, 1, 0, 1, RC_CORRUPT);
+	rc_rule_add(e, dir, last, 0, 0, 1, RC_CORRUPT);
+	x.seed = seed + 1;
+	snprintf(tag, sizeof(tag), "%s, one pass, two frames damaged", name);
+	RC_CHECK(rc_xfer_run(e, &x, tag) == 0);
+	rc_rules_clear(e);
+	RC_CHECK_EQ(dr_ctx_stats_sum(rx->ctx).rx_bad_icrc - bad0, 2);
+	RC_CHECK(dr_ctx_stats_sum(rx->ctx).rx_placed - placed0 >= placed_after);
+}
+
 /* WRITE and SEND MIDDLE / LAST, READ response MIDDLE / LAST (payload >= 512) placed in one pass; damaged ones. */
 static void
 test_one_pass_receive(struct rc_env *e)
 {
-	struct rc_side *b = &e->s[1];
 	struct rc_qp_params p;
-	struct rc_xfer w = { .op = DR_WR_RDMA_WRITE, .len = 20000, .nsge_l = 1, .seed = 80 };
-	uint64_t placed0, bad0;
 
 	rc_params_default(&p);
 	p.mtu = DR_MTU_4096;
@@ -205,58 +232,20 @@ test_one_pass_receive(struct rc_env *e)
 		RC_CHECK_MSG(0, "connect");
 		return;
 	}
-	/* FIRST 4096 (RETH: checked first), MIDDLE x 3, LAST 3616: four placed in one pass */
-	placed0 = dr_ctx_stats_sum(b->ctx).rx_placed;
-	RC_CHECK(rc_xfer_run(e, &w, "write, one pass") == 0);
-	RC_CHECK_EQ(dr_ctx_stats_sum(b->ctx).rx_placed - placed0, 4);
-	/* a MIDDLE and the LAST damaged in their payload: dropped, resent, the bytes right in the end */
-	placed0 = dr_ctx_stats_sum(b->ctx).rx_placed;
-	bad0 = dr_ctx_stats_sum(b->ctx).rx_bad_icrc;
-	rc_rule_add(e, RC_A2B, DR_OPCODE(RC, WRITE_MIDDLE), 1, 0, 1, RC_CORRUPT);
-	rc_rule_add(e, RC_A2B, DR_OPCODE(RC, WRITE_LAST), 0, 0, 1, RC_CORRUPT);
-	w.seed = 81;
-	RC_CHECK(rc_xfer_run(e, &w, "write, one pass, two frames damaged") == 0);
-	rc_rules_clear(e);
-	RC_CHECK_EQ(dr_ctx_stats_sum(b->ctx).rx_bad_icrc - bad0, 2);
-	RC_CHECK(dr_ctx_stats_sum(b->ctx).rx_placed - placed0 >= 4);
-
+	/* go-back-N resends from the damaged MIDDLE: the first MIDDLE and three more placed */
+	one_pass_case(e, &e->s[1], RC_A2B, DR_WR_RDMA_WRITE, DR_OPCODE(RC, WRITE_MIDDLE),
+		      DR_OPCODE(RC, WRITE_LAST), 80, 4, "write");
 	/* SEND MIDDLE / LAST into the receive WQE's SGE, the same way */
-	{
-		struct rc_xfer snd = { .op = DR_WR_SEND, .len = 20000, .nsge_l = 1, .nsge_r = 1, .seed = 84 };
-
-		placed0 = dr_ctx_stats_sum(b->ctx).rx_placed;
-		RC_CHECK(rc_xfer_run(e, &snd, "send, one pass") == 0);
-		RC_CHECK_EQ(dr_ctx_stats_sum(b->ctx).rx_placed - placed0, 4);
-		placed0 = dr_ctx_stats_sum(b->ctx).rx_placed;
-		bad0 = dr_ctx_stats_sum(b->ctx).rx_bad_icrc;
-		rc_rule_add(e, RC_A2B, DR_OPCODE(RC, SEND_MIDDLE), 1, 0, 1, RC_CORRUPT);
-		rc_rule_add(e, RC_A2B, DR_OPCODE(RC, SEND_LAST), 0, 0, 1, RC_CORRUPT);
-		snd.seed = 85;
-		RC_CHECK(rc_xfer_run(e, &snd, "send, one pass, two frames damaged") == 0);
-		rc_rules_clear(e);
-		RC_CHECK_EQ(dr_ctx_stats_sum(b->ctx).rx_bad_icrc - bad0, 2);
-		RC_CHECK(dr_ctx_stats_sum(b->ctx).rx_placed - placed0 >= 4);
-	}
-
-	/* READ responses at the requester, where its completer runs on the receiving lcore */
-	if (strcmp(rc_mode_name(), "pipeline") != 0) {
-		struct rc_side *a = &e->s[0];
-		struct rc_xfer r = { .op = DR_WR_RDMA_READ, .len = 20000, .nsge_l = 1, .seed = 82 };
-
-		placed0 = dr_ctx_stats_sum(a->ctx).rx_placed;
-		RC_CHECK(rc_xfer_run(e, &r, "read, one pass") == 0);
-		RC_CHECK_EQ(dr_ctx_stats_sum(a->ctx).rx_placed - placed0, 4);
-		placed0 = dr_ctx_stats_sum(a->ctx).rx_placed;
-		bad0 = dr_ctx_stats_sum(a->ctx).rx_bad_icrc;
-		rc_rule_add(e, RC_B2A, DR_OPCODE(RC, READ_RESP_MIDDLE), 1, 0, 1, RC_CORRUPT);
-		rc_rule_add(e, RC_B2A, DR_OPCODE(RC, READ_RESP_LAST), 0, 0, 1, RC_CORRUPT);
-		r.seed = 83;
-		RC_CHECK(rc_xfer_run(e, &r, "read, one pass, two responses damaged") == 0);
-		rc_rules_clear(e);
-		RC_CHECK_EQ(dr_ctx_stats_sum(a->ctx).rx_bad_icrc - bad0, 2);
-		/* the first MIDDLE, then the READ asked again from the damaged one: FIRST, MIDDLE, LAST */
-		RC_CHECK(dr_ctx_stats_sum(a->ctx).rx_placed - placed0 >= 3);
-	}
+	one_pass_case(e, &e->s[1], RC_A2B, DR_WR_SEND, DR_OPCODE(RC, SEND_MIDDLE), DR_OPCODE(RC, SEND_LAST),
+		      84, 4, "send");
+	/*
+	 * READ responses at the requester, where its completer runs on the receiving
+	 * lcore: the first MIDDLE, then the READ asked again from the damaged one
+	 * (FIRST, MIDDLE, LAST)
+	 */
+	if (strcmp(rc_mode_name(), "pipeline") != 0)
+		one_pass_case(e, &e->s[0], RC_B2A, DR_WR_RDMA_READ, DR_OPCODE(RC, READ_RESP_MIDDLE),
+			      DR_OPCODE(RC, READ_RESP_LAST), 82, 3, "read");
 	rc_disconnect(e);
 }
 
