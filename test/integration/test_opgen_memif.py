@@ -140,9 +140,8 @@ def test_opgen_pair_engine_modes(opgen_exe, qpt, mode, side):
     kw = {"server_lcores": inline_lcores[0], "client_lcores": inline_lcores[1]}
     kw[side + "_args"] = extra
     kw[side + "_lcores"] = engine_lcores[0 if side == "server" else 1]
-    # a side with worker lcores takes longer to set its port up (pair.run_memif())
     res = pair.run_memif(list(map(str, opgen_args(qpt))), exe=opgen_exe, timeout=RUN_TIMEOUT,
-                         start_gap=1.0, **kw)
+                         **kw)
     assert_verdict(res, rows)
 
 

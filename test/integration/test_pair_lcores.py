@@ -7,6 +7,7 @@ on the command lines built, and through dr-memif-run.py with a stand-in for
 dpdk-rdma-perf that prints its arguments; nothing is timed, no build needed."""
 
 import os
+import time
 import subprocess
 import sys
 
@@ -99,3 +100,23 @@ def test_memif_run_lcore_options(echo_perf):
     server_line, client_line = p.stdout.splitlines()
     assert " -l 1 " in server_line and " --lcores 0@0 " in client_line
     assert "server on CPU 1 (EAL -l 1), client on CPU 0 (EAL --lcores 0@0)" in p.stderr
+
+
+def test_client_starts_after_the_server_is_ready(tmp_path):
+    """run_pair() starts the client once the server printed its ready line
+    (a memif client that connects earlier never gets its link), however long
+    the server takes; a server that never says so costs at most READY_WAIT_S."""
+    stamp = tmp_path / "client_started"
+    server = pair.Side("server", ["sh", "-c", "sleep 1.5; date +%s.%N; echo '* Waiting for "
+                                  "client to connect... *'; sleep 1"])
+    client = pair.Side("client", ["sh", "-c", "date +%%s.%%N > %s" % stamp])
+    res = pair.run_pair(server, client, TIMEOUT)
+    assert res.ok, res.describe()
+    ready_at = float(res.server.stdout.split()[0])
+    assert float(stamp.read_text()) > ready_at
+    # a server that exits without the line: the client still runs, at once
+    t0 = time.monotonic()
+    res = pair.run_pair(pair.Side("server", ["sh", "-c", "exit 3"]),
+                        pair.Side("client", ["true"]), TIMEOUT)
+    assert (res.server.rc, res.client.rc) == (3, 0)
+    assert time.monotonic() - t0 < 5

@@ -118,7 +118,7 @@ def test_no_server(perf_exe):
 
 def _output(side):
     """What a running side has printed so far (pread: the child's offset stays)."""
-    return os.pread(side.out.fileno(), 1 << 20, 0).decode(errors="replace")
+    return side.printed().decode(errors="replace")
 
 
 def _start_long_run(perf_exe, test, net=None):
@@ -142,7 +142,8 @@ def _start_long_run(perf_exe, test, net=None):
         side = pair.Side(role, cmd, prefixes=[prefix])
         side.start()
         sides.append(side)
-        time.sleep(0.3)
+        if role == "server":
+            side.wait_ready()             # its port started (pair.run_pair())
     deadline = time.monotonic() + TIMEOUT
     while " #bytes" not in _output(sides[1]) and time.monotonic() < deadline:
         if any(s.proc.poll() is not None for s in sides):

@@ -29,6 +29,10 @@ MEMIF_BSIZE = 10240          # memif buffer: one 9000-byte frame, headers includ
 EAL_MEM_MB = 512
 GRACE_S = 15                 # how long the other side may take once one has failed
 RTE_MAX_LCORE = 128          # Debian's DPDK 22.11: a CPU at or above needs --lcores
+# what a server prints once its port is started and it waits for its client
+# (dpdk-rdma-perf, perftest's banner; dpdk-rdma-opgen)
+SERVER_READY = re.compile(rb"Waiting for client to connect|server listening on tcp port")
+READY_WAIT_S = 30            # longest wait for that line before the client starts anyway
 
 
 def build_dir():
@@ -158,6 +162,20 @@ class Side:
                                      stdin=subprocess.DEVNULL, env=env,
                                      start_new_session=True)
 
+    def printed(self):
+        """What the running process wrote to stdout so far (bytes)."""
+        return os.pread(self.out.fileno(), 1 << 20, 0) if self.out else b""
+
+    def wait_ready(self, limit=READY_WAIT_S):
+        """Wait until the process prints SERVER_READY (True), exits or
+        `limit` seconds pass (False)."""
+        end = time.monotonic() + limit
+        while time.monotonic() < end and self.proc.poll() is None:
+            if SERVER_READY.search(self.printed()):
+                return True
+            time.sleep(0.02)
+        return False
+
     def kill(self):
         """SIGTERM by PID, then SIGKILL if it is still there 2 s later."""
         if self.proc is None or self.proc.poll() is not None:
@@ -205,12 +223,17 @@ class PairResult:
         return self.server.describe() + "\n" + self.client.describe()
 
 
-def run_pair(server, client, timeout, start_gap=0.3, env=None):
+def run_pair(server, client, timeout, start_gap=0.05, env=None):
     """Start server then client (Side objects), wait for both up to `timeout`
-    seconds; when one fails, the other gets GRACE_S more. Kills what is left."""
+    seconds; when one fails, the other gets GRACE_S more. Kills what is left.
+    The client starts start_gap seconds after the server said it is ready
+    (Side.wait_ready()): a memif client that connects before the server's
+    port is started is told "ID not found" and DPDK 22.11 never tries again,
+    the link stays down; a fixed delay is not enough on a loaded machine."""
     sides = (server, client)
     try:
         server.start(env)
+        server.wait_ready()
         time.sleep(start_gap)
         client.start(env)
         deadline = time.monotonic() + timeout
@@ -266,14 +289,13 @@ def memif_sides(perf_args, exe, sock, port, tag, server_args=(), client_args=(),
 
 def run_memif(perf_args, exe=None, timeout=120, server_args=(), client_args=(),
               bsize=MEMIF_BSIZE, tag=None, server_lcores=None, client_lcores=None,
-              start_gap=0.3):
+              start_gap=0.05):
     """One dpdk-rdma-perf pair over net_memif: returns a PairResult.
     perf_args go to both sides (TEST first); server_args/client_args to one.
     server_lcores/client_lcores: each side's EAL -l list (or --lcores mapping,
     lcore_args()); by default each side gets its own CPU (default_lcores()).
-    start_gap: seconds between the server's start and the client's (run_pair();
-    a memif client that connects before the server's port is set up is told
-    "ID not found" and DPDK 22.11 does not try again: the link stays down)."""
+    start_gap: seconds between the server saying it is ready and the client's
+    start (run_pair())."""
     exe = exe or perf_exe()
     tag = tag or "%d_%d" % (os.getpid(), time.monotonic_ns() % 1000000000)
     sock = "/tmp/dr-memif-%s.sock" % tag

@@ -108,6 +108,12 @@ class ExecResult:
         self.timed_out = timed_out
 
     @property
+    def note(self):
+        """A line saying the command was killed at its timeout ("" if not)."""
+        return "[killed after %.0f s: the command's timeout]\n" % self.seconds \
+            if self.timed_out else ""
+
+    @property
     def ok(self):
         return self.rc == 0
 
@@ -227,6 +233,30 @@ class Vm:
                 elif k:
                     out[k] = v
         return out
+
+    def report(self, timeout=10):
+        """What to look at when a command in this guest timed out: its
+        serial console's tail, then (if its agent still answers) the guest's
+        eth0 counters, neighbour tables and kernel log tail, and the host
+        side of its tap. Bounded by timeout seconds in the guest."""
+        parts = ["--- %s: console tail\n%s" % (self.name, self.console_tail(15))]
+        if self.running():
+            r = self.spawn("ip -s link show eth0; ip neigh show; ip -6 neigh show; "
+                           "dmesg | tail -n 15", timeout).wait()
+            parts.append("--- %s: eth0, neighbours, dmesg%s\n%s" % (
+                self.name, " (timed out)" if r.timed_out else "", r.output))
+        host = self.harness._ip("-s", "link", "show", self.tap, check=False)
+        neigh = self.harness._ip("neigh", "show", check=False)
+        parts.append("--- host: %s, neighbours\n%s" % (
+            self.tap, host.stdout + host.stderr + neigh.stdout + neigh.stderr))
+        return "".join(parts)
+
+    def explain(self, res):
+        """res (an ExecResult of this guest) with, when it timed out, its
+        note and report() added to its output, for an assertion message."""
+        if res is not None and res.timed_out:
+            res.output += res.note + self.report()
+        return res
 
     def console_tail(self, n=30):
         try:

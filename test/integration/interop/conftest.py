@@ -122,6 +122,8 @@ class Pair:
                 res = srv.wait(None if cli is not None and cli.rc == 0 else 5)
         finally:
             self.harness.capture_stop(pcap)
+        self.vm1.explain(res)
+        self.vm2.explain(cli)
         for what, r in (("server", res), ("client", cli)):
             with open(self.outdir / ("%s.%s.txt" % (name, what)), "w") as f:
                 f.write(r.output)

@@ -113,6 +113,7 @@ class Peer:
                 proc.kill()
                 proc.wait()
             self.harness.capture_stop(pcap)
+        self.vm.explain(theirs)
         (self.outdir / (name + ".ours.txt")).write_text(out)
         (self.outdir / (name + ".rxe.txt")).write_text(theirs.output)
         return rc, out, theirs, pcap

@@ -108,6 +108,7 @@ class Peer:
             self.harness.capture_stop(pcap)
         # the runtime directory EAL leaves for our --file-prefix
         shutil.rmtree("/var/run/dpdk/drpt%d_%d" % (os.getpid(), self.seq), ignore_errors=True)
+        self.vm.explain(res)
         for who, text in (("ours", out), ("rxe", res.output)):
             with open(self.outdir / ("%s.%s.txt" % (name, who)), "w") as f:
                 f.write(text)

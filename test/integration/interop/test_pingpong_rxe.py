@@ -195,6 +195,7 @@ def run_pair(peer, exe, name, tool, opts, ours_args, we_serve, eal=()):
             proc.kill()
             proc.wait()
         peer.harness.capture_stop(pcap)
+    peer.vm.explain(theirs)
     (peer.outdir / (name + ".ours.txt")).write_text(out)
     (peer.outdir / (name + ".rxe.txt")).write_text(theirs.output)
     assert (rc, theirs.rc) == (0, 0), "ours:\n%s\nrxe:\n%s" % (out, theirs.output)

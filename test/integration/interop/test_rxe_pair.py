@@ -71,6 +71,12 @@ def test_exec_semantics(rxe_pair):
     r = vm.exec("echo started; sleep 30", timeout=1.5)
     assert r.timed_out and r.rc == 124 and r.output == "started\n"
     assert time.monotonic() - t0 < 10
+    # explained for an assertion message: the note, the guest's link and log, the tap
+    vm.explain(r)
+    assert r.output.startswith("started\n[killed after 2 s: the command's timeout]\n"), r.output
+    for part in ("--- %s: console tail" % vm.name, "--- %s: eth0, neighbours, dmesg\n" % vm.name,
+                 "eth0: <", "RX:", "--- host: %s, neighbours\n" % vm.tap):
+        assert part in r.output, r.output
     # the killed job is gone from the guest
     assert "sleep 30" not in vm.check("ps", timeout=20)
     assert vm.check("echo $RXE_DEV $RXE_GID_IDX $RXE_IP", timeout=20).split() == \
