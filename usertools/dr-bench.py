@@ -40,6 +40,21 @@ MTUS = (1024, 4096)
 MODES = ("inline", "rtc", "pipeline")
 ATOMIC_SIZE = 8
 LINK_MTU = 4200             # an IP MTU that lets -m 4096 through (rxe's rule)
+HUGE_NEED_MB = 512          # hugepages a pair takes at most: two EALs' pools and 1 MiB buffers
+
+
+def choose_memory(a):
+    """Set a.huge and a.memory_text from --memory and the free hugepages;
+    an error message when hugepages were asked for and are not there."""
+    free, kb = pair.hugepages_free()
+    have = free * kb >> 10
+    a.huge = a.memory == "huge" or (a.memory == "auto" and have >= HUGE_NEED_MB)
+    if a.memory == "huge" and have < HUGE_NEED_MB:
+        return ("--memory huge: %d MiB of hugepages free, a pair needs %d (usertools/dr-setup.py "
+                "hugepages --reserve 1G)" % (have, HUGE_NEED_MB))
+    a.memory_text = ("hugepages (%d kB pages, %d free)" % (kb, free) if a.huge else
+                     "no hugepages (EAL --no-huge: %d MiB of hugepages free)" % have)
+    return None
 
 
 def perf_args(test, kind, raw, sizes, mtu, a):
@@ -50,6 +65,8 @@ def perf_args(test, kind, raw, sizes, mtu, a):
         args += ["--raw-like", test]
     else:
         args += a.rdma_args
+    if a.huge:
+        args.append("--use_hugepages")      # the buffers of both, the MR of RDMA
     if kind == "bw":
         args += ["-D", str(a.duration)]
     else:
@@ -57,11 +74,11 @@ def perf_args(test, kind, raw, sizes, mtu, a):
     return args
 
 
-def run_once(exe, args, mode, cpus, timeout):
+def run_once(exe, args, mode, cpus, a):
     """{size: row} of the client's table, or None when the pair failed."""
     extra, srv, cli, _ = bench.placement(mode, 1, cpus)
-    res = pair.run_memif(args + extra, exe=exe, timeout=timeout, server_lcores=srv,
-                         client_lcores=cli)
+    res = pair.run_memif(args + extra, exe=exe, timeout=a.timeout, server_lcores=srv,
+                         client_lcores=cli, huge=a.huge)
     if not res.ok:
         print("dr-bench: %s (%s): the pair failed\n%s" % (" ".join(args), mode, res.describe()),
               file=sys.stderr)
@@ -90,7 +107,7 @@ def collect(exe, a, cpus):
                     for _ in range(a.runs):                 # A B A B ...
                         for raw in (False, True):
                             rows = run_once(exe, perf_args(test, kind, raw, sizes, mtu, a), mode,
-                                            cpus, a.timeout)
+                                            cpus, a)
                             if rows is not None:
                                 samples[raw].append(rows)
                     for size in sizes:
@@ -122,7 +139,7 @@ def human_size(n):
 
 def print_table(results, cpus, a):
     print("dpdk-rdma-perf vs the raw link (raw_bw / raw_lat, same frames) over net_memif, "
-          "%d CPUs, median of %d runs" % (len(cpus), a.runs))
+          "%d CPUs, median of %d runs, %s" % (len(cpus), a.runs, a.memory_text))
     print("ratio = RDMA / raw: rates higher is better (1.00 = the wire), latencies lower is better")
     print("%-10s %-9s %5s %8s %-10s %12s %12s %7s" % ("test", "mode", "MTU", "size", "metric",
                                                       "RDMA", "raw", "ratio"))
@@ -205,6 +222,10 @@ def main():
     ap.add_argument("--timeout", type=float, default=300, help="seconds a pair may take (default 300)")
     ap.add_argument("--quick", action="store_true",
                     help="64 B and 64 KiB, MTU 4096, inline, one run unless --runs says")
+    ap.add_argument("--memory", choices=("auto", "huge", "small"), default="auto",
+                    help="EAL memory, pools and the buffers (the MR): hugepages (huge), the "
+                         "process's own pages (small, EAL --no-huge), or huge when at least "
+                         "%d MiB of hugepages are free (auto, the default)" % HUGE_NEED_MB)
     ap.add_argument("--json", metavar="FILE", help="also write the results as JSON")
     ap.add_argument("--png", metavar="FILE", help="also draw the ratios (needs matplotlib)")
     a = ap.parse_args()
@@ -224,7 +245,10 @@ def main():
         print("dr-bench: %s is not built (usertools/dr-build.sh build-rel -Dbuildtype=release)" % exe,
               file=sys.stderr)
         return 1
-    print("dr-bench: %s" % os.path.normpath(exe), file=sys.stderr)
+    err = choose_memory(a)
+    if err:
+        ap.error(err)
+    print("dr-bench: %s, %s" % (os.path.normpath(exe), a.memory_text), file=sys.stderr)
     cpus = sorted(os.sched_getaffinity(0))
     results = collect(exe, a, cpus)
     print_table(results, cpus, a)
@@ -232,7 +256,8 @@ def main():
         with open(a.json, "w") as f:
             json.dump({"cpus": len(cpus), "runs": a.runs, "perf": os.path.normpath(exe),
                        "duration_s": a.duration, "lat_iters": a.lat_iters,
-                       "rdma_args": a.rdma_args, "results": results},
+                       "rdma_args": a.rdma_args, "memory": "huge" if a.huge else "small",
+                       "results": results},
                       f, indent=1)
     if a.png:
         draw_png(results, a.png)

@@ -335,6 +335,12 @@ main(int argc, char **argv)
 		perf_err("dr_eal_init", "%s (EAL arguments before \"--\")", strerror(-ret));
 		return PERF_EXIT_FAIL;
 	}
+	if (o.use_hugepages && !rte_eal_has_hugepages()) {
+		perf_err("--use_hugepages", "EAL runs without hugepages (--no-huge, or none "
+			 "reserved): reserve some and leave --no-huge out");
+		rte_eal_cleanup();
+		return PERF_EXIT_USAGE;
+	}
 	p.test = o.test;
 	p.server = o.server == NULL;
 	p.tsc_hz = rte_get_tsc_hz();

@@ -27,6 +27,7 @@ enum {
 	OPT_PERFTEST,
 	OPT_IPV6,
 	OPT_RAW_LIKE,
+	OPT_HUGEPAGES,
 };
 
 static const char short_opts[] = ":p:s:n:aD:m:t:r:Q:q:Fd:i:x:A:o:hV";
@@ -53,6 +54,7 @@ static const struct option long_opts[] = {
 	{ "ipv6", required_argument, NULL, OPT_IPV6 },
 	{ "peer-mac", required_argument, NULL, OPT_PEER_MAC },
 	{ "check", no_argument, NULL, OPT_CHECK },
+	{ "use_hugepages", no_argument, NULL, OPT_HUGEPAGES },
 	{ "link-mtu", required_argument, NULL, OPT_LINK_MTU },
 	{ "sizes", required_argument, NULL, OPT_SIZES },
 	{ "oob-bind", required_argument, NULL, OPT_OOB_BIND },
@@ -102,6 +104,8 @@ perf_usage(FILE *out)
 		"                        (default: the MAC the peer sends over TCP)\n"
 		"      --link-mtu N      IP MTU given to the context (default: the port's)\n"
 		"      --check           fill every message with a pattern and verify every byte\n"
+		"      --use_hugepages   message buffers (the MR) in EAL's hugepage memory\n"
+		"                        (default: the process's own pages; EAL needs hugepages)\n"
 		"      --perftest-compat speak perftest's exchange: an ib_* tool is the peer\n"
 		"      --raw-like OP     raw_bw, raw_lat (the bare link): frames shaped as OP's\n"
 		"                        requests (write, the default, send, atomic) or\n"
@@ -564,6 +568,9 @@ perf_parse_args(int argc, char **argv, struct perf_opts *o)
 			break;
 		case OPT_CHECK:
 			o->check = true;
+			break;
+		case OPT_HUGEPAGES:
+			o->use_hugepages = true;
 			break;
 		case OPT_LINK_MTU:
 			if (parse_uint("--link-mtu", optarg, PERF_MIN_LINK_MTU, PERF_MAX_LINK_MTU, &v) != 0)

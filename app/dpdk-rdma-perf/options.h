@@ -115,6 +115,7 @@ struct perf_opts {
 	struct rte_ether_addr peer_mac; /**< --peer-mac */
 	bool peer_mac_given;
 	bool check;                     /**< --check */
+	bool use_hugepages;             /**< --use_hugepages: buffers in EAL's hugepage memory */
 	uint32_t link_mtu;              /**< --link-mtu: IP MTU of the context; 0: the port's */
 	bool perftest;                  /**< --perftest-compat: perftest's OOB exchange */
 	struct dr_app_engine engine;    /**< --mode, --workers, --idle, --queues (app/common) */

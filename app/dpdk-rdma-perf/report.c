@@ -96,6 +96,8 @@ perf_print_header(const struct perf *p)
 	printf(" Data ex. method : Ethernet\n");
 	if (p->check)
 		printf(" Data check      : ON\n");
+	if (o->use_hugepages)
+		printf(" Buffers         : hugepages (EAL memory)\n");
 	if (t->raw) {
 		static const char *const like[] = {
 			[PERF_SEND] = "SEND requests", [PERF_WRITE] = "RDMA_Write requests",

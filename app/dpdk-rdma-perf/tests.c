@@ -15,6 +15,8 @@
 #include <string.h>
 #include <sys/mman.h>
 
+#include <rte_malloc.h>
+#include <rte_memory.h>
 #include <rte_random.h>
 
 #include "check.h"
@@ -219,6 +221,44 @@ create_qp(struct perf *p, struct perf_qp *q)
 	return PERF_OK;
 }
 
+/*
+ * The message buffers, which one MR covers: zero pages of the process's own,
+ * page-aligned, outside EAL's memory (the default: an application's buffer);
+ * or with --use_hugepages from EAL's memory, hugepages (fewer TLB misses on
+ * large messages; main() refused the option when EAL has none).
+ */
+static int
+buf_alloc(struct perf *p)
+{
+	if (p->o->use_hugepages) {
+		p->buf = rte_zmalloc("perf_buffers", p->buf_len, RTE_PGSIZE_4K);
+		if (p->buf == NULL) {
+			perf_err("--use_hugepages", "no %zu bytes of hugepage memory left in EAL "
+				 "(reserve more hugepages, or give EAL more with -m)", p->buf_len);
+			return PERF_FAIL;
+		}
+		return PERF_OK;
+	}
+	p->buf = mmap(NULL, p->buf_len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p->buf == MAP_FAILED) {
+		p->buf = NULL;
+		perf_err("buffer", "mmap of %zu bytes: %s", p->buf_len, strerror(errno));
+		return PERF_FAIL;
+	}
+	return PERF_OK;
+}
+
+static void
+buf_free(struct perf *p)
+{
+	if (p->buf == NULL)
+		return;
+	if (p->o->use_hugepages)
+		rte_free(p->buf);
+	else
+		munmap(p->buf, p->buf_len);
+}
+
 static int
 perf_setup(struct perf *p)
 {
@@ -235,13 +275,8 @@ perf_setup(struct perf *p)
 
 	per_qp = ((size_t)p->qps[0].tx_slots + p->qps[0].rx_slots) * p->slot_size;
 	p->buf_len = RTE_MAX(per_qp * p->nb_qps, (size_t)64);
-	/* zero pages, page-aligned, outside the EAL's memory: the transport copies */
-	p->buf = mmap(NULL, p->buf_len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (p->buf == MAP_FAILED) {
-		p->buf = NULL;
-		perf_err("buffer", "mmap of %zu bytes: %s", p->buf_len, strerror(errno));
+	if (buf_alloc(p) != PERF_OK)
 		return PERF_FAIL;
-	}
 	for (unsigned int i = 0; i < p->nb_qps; i++) {
 		struct perf_qp *q = &p->qps[i];
 
@@ -305,8 +340,7 @@ perf_teardown(struct perf *p)
 		teardown_err(p, "dr_dereg_mr", dr_dereg_mr(p->mr));
 	if (p->pd != NULL)
 		teardown_err(p, "dr_dealloc_pd", dr_dealloc_pd(p->pd));
-	if (p->buf != NULL)
-		munmap(p->buf, p->buf_len);
+	buf_free(p);
 	free(p->qps);
 	p->qps = NULL;
 	p->recv_cq = p->send_cq = NULL;

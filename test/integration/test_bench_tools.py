@@ -10,7 +10,7 @@ import subprocess
 
 import pytest
 
-from perfutil import REPO
+from perfutil import REPO, pair
 
 PY = "/usr/bin/python3"
 
@@ -34,10 +34,11 @@ def test_dr_bench_one_row(perf_exe, tmp_path):
     r = run([REPO / "usertools" / "dr-bench.py", "--perf", perf_exe, "--tests", "send,read",
              "--kinds", "bw,lat", "--sizes", "2048", "--mtus", "1024", "--modes", "inline",
              "--runs", "1", "--duration", "0.3", "--lat-iters", "50", "--rdma-args", "--zcopy-min 1",
-             "--json", out], timeout=600)
+             "--memory", "small", "--json", out], timeout=600)
     assert r.returncode == 0, r.stdout + r.stderr
     doc = json.loads(out.read_text())
     assert doc["rdma_args"] == ["--zcopy-min", "1"], doc["rdma_args"]
+    assert doc["memory"] == "small" and "no hugepages (EAL --no-huge" in r.stdout.splitlines()[0]
     res = doc["results"]
     got = {(x["test"], x["kind"], x["metric"]) for x in res}
     assert got == {("send", "bw", "msg_rate"), ("send", "bw", "bw_avg"), ("read", "bw", "msg_rate"),
@@ -72,3 +73,13 @@ def test_instr_one_step(tmp_path):
     assert r.returncode == 0, r.stdout + r.stderr
     got = json.loads(out.read_text())["ack_write"]
     assert got["ops"] == 8192 and got["frames"] > 0 and got["per_op"] > 10, got
+
+
+def test_dr_bench_memory_huge_without_hugepages():
+    """--memory huge where no hugepages are free: exit 2, how much is free and how to reserve."""
+    free, kb = pair.hugepages_free()
+    if free * kb >= 512 << 10:
+        pytest.skip("this machine has hugepages free")
+    r = run([REPO / "usertools" / "dr-bench.py", "--memory", "huge", "--quick"])
+    assert r.returncode == 2, r.stdout + r.stderr
+    assert "--memory huge: %d MiB of hugepages free, a pair needs 512" % (free * kb >> 10) in r.stderr

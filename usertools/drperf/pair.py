@@ -117,16 +117,36 @@ def engine(mode, workers=1, queues=None, cpus=None):
     return args, mapping(server_cpu), mapping(client_cpu)
 
 
-def eal_common(prefix, mem_mb=EAL_MEM_MB, lcores=None):
-    return (["--no-huge", "-m", str(mem_mb), "--no-pci", "--file-prefix=" + prefix]
-            + lcore_args(lcores))
+def eal_common(prefix, mem_mb=EAL_MEM_MB, lcores=None, huge=False):
+    """EAL's arguments: mem_mb of the process's own pages (--no-huge), or
+    with huge, hugepages as EAL needs them (--huge-unlink: nothing is left
+    in hugetlbfs when a process is killed; huge a path: that hugetlbfs
+    mount, --huge-dir)."""
+    mem = ["--no-huge", "-m", str(mem_mb)]
+    if huge:
+        mem = ["--huge-unlink"] + (["--huge-dir", huge] if isinstance(huge, str) else [])
+    return mem + ["--no-pci", "--file-prefix=" + prefix] + lcore_args(lcores)
 
 
-def memif_eal(role, sock, prefix, bsize=MEMIF_BSIZE, lcores=None):
+def hugepages_free():
+    """(free pages, page size in kB) of the default hugepage size (/proc/meminfo);
+    no pages when no hugetlbfs is mounted (EAL could not use them)."""
+    info = {}
+    with open("/proc/meminfo") as f:
+        for line in f:
+            k, _, v = line.partition(":")
+            info[k] = v.split()
+    with open("/proc/mounts") as f:
+        mounted = any(line.split()[2] == "hugetlbfs" for line in f if len(line.split()) > 2)
+    free = int(info.get("HugePages_Free", ["0"])[0]) if mounted else 0
+    return free, int(info.get("Hugepagesize", ["0"])[0])
+
+
+def memif_eal(role, sock, prefix, bsize=MEMIF_BSIZE, lcores=None, huge=False):
     """EAL arguments of one memif endpoint (role "server" or "client"); lcores:
-    an lcore_args() spec, or None for EAL's default."""
+    an lcore_args() spec, or None for EAL's default; huge: hugepage memory."""
     vdev = "net_memif0,role=%s,socket=%s,socket-abstract=no,bsize=%d" % (role, sock, bsize)
-    return eal_common(prefix, lcores=lcores) + ["--vdev=" + vdev]
+    return eal_common(prefix, lcores=lcores, huge=huge) + ["--vdev=" + vdev]
 
 
 def afxdp_eal(iface, prefix, extra=""):
@@ -267,20 +287,20 @@ def perf_cmd(exe, eal, perf_args, ip, port, server_addr=None, netns=None, oob_bi
 
 
 def memif_sides(perf_args, exe, sock, port, tag, server_args=(), client_args=(),
-                bsize=MEMIF_BSIZE, server_lcores=None, client_lcores=None):
+                bsize=MEMIF_BSIZE, server_lcores=None, client_lcores=None, huge=False):
     """The server and client Sides of a memif pair, not started. Each side's
-    lcores default to its own CPU (default_lcores())."""
+    lcores default to its own CPU (default_lcores()); huge: EAL on hugepages."""
     if server_lcores is None or client_lcores is None:
         defaults = default_lcores()
         server_lcores = defaults[0] if server_lcores is None else server_lcores
         client_lcores = defaults[1] if client_lcores is None else client_lcores
     prefixes = ("drps_" + tag, "drpc_" + tag)
     server = Side("server", perf_cmd(exe, memif_eal("server", sock, prefixes[0], bsize,
-                                                    server_lcores),
+                                                    server_lcores, huge),
                                      list(perf_args) + list(server_args), SERVER_IP, port),
                   prefixes=[prefixes[0]], lcores=str(server_lcores))
     client = Side("client", perf_cmd(exe, memif_eal("client", sock, prefixes[1], bsize,
-                                                    client_lcores),
+                                                    client_lcores, huge),
                                      list(perf_args) + list(client_args), CLIENT_IP, port,
                                      server_addr="127.0.0.1"),
                   prefixes=[prefixes[1]], lcores=str(client_lcores))
@@ -289,13 +309,13 @@ def memif_sides(perf_args, exe, sock, port, tag, server_args=(), client_args=(),
 
 def run_memif(perf_args, exe=None, timeout=120, server_args=(), client_args=(),
               bsize=MEMIF_BSIZE, tag=None, server_lcores=None, client_lcores=None,
-              start_gap=0.05):
+              start_gap=0.05, huge=False):
     """One dpdk-rdma-perf pair over net_memif: returns a PairResult.
     perf_args go to both sides (TEST first); server_args/client_args to one.
     server_lcores/client_lcores: each side's EAL -l list (or --lcores mapping,
     lcore_args()); by default each side gets its own CPU (default_lcores()).
     start_gap: seconds between the server saying it is ready and the client's
-    start (run_pair())."""
+    start (run_pair()). huge: both EALs on hugepages (eal_common())."""
     exe = exe or perf_exe()
     tag = tag or "%d_%d" % (os.getpid(), time.monotonic_ns() % 1000000000)
     sock = "/tmp/dr-memif-%s.sock" % tag
@@ -305,7 +325,7 @@ def run_memif(perf_args, exe=None, timeout=120, server_args=(), client_args=(),
     except FileNotFoundError:
         pass
     server, client = memif_sides(perf_args, exe, sock, port, tag, server_args, client_args,
-                                 bsize, server_lcores, client_lcores)
+                                 bsize, server_lcores, client_lcores, huge)
     try:
         return run_pair(server, client, timeout, start_gap)
     finally:
