@@ -590,6 +590,17 @@ dr_comp_rx_placed(struct dr_qp_impl *qp, struct rte_mbuf *m, struct dr_pkt_info 
 		default: step = COMP_DONE; break;
 		}
 	}
+	/*
+	 * A response came while requests are outstanding: the local ACK timer
+	 * starts again, whatever the response did (rxe's completer re-arms it
+	 * each time it has run, COMPST_EXIT). A responder that is still
+	 * streaming a long READ reply after one of its packets was lost is
+	 * alive: its later, out-of-order responses keep the timer from
+	 * expiring, and so from spending a retry on each timeout, until the
+	 * stream ends and the missing part is asked for again.
+	 */
+	if (qp->comp.timeout_at != 0 && dr_qp_can_send(qp))
+		comp_timer_restart(qp, &c);
 	rte_pktmbuf_free(m);
 	dr_comp_progress(qp);
 }
@@ -640,6 +651,16 @@ dr_comp_timers(struct dr_qp_impl *qp, uint64_t now)
 	wqe = comp_oldest_pending(qp);
 	if (wqe == NULL || dr_ho_sent_psn(qp) == qp->comp.psn) {
 		qp->comp.timeout_at = 0;      /* everything sent was answered */
+		return;
+	}
+	/*
+	 * The go-back-N asked for last has not gone out yet (the requester's
+	 * lcore had no turn): nothing sent since has gone unanswered, the timer
+	 * measures the wait for an answer (IBA 9.7.6.1.3), so it runs again and
+	 * no retry is spent.
+	 */
+	if (dr_ho_rewind_pending(qp)) {
+		comp_timer_restart(qp, &c);
 		return;
 	}
 	c.wqe = wqe;

@@ -40,7 +40,11 @@
  *     go back          dr_ho_rewind() / dr_ho_rewind_due(): retransmit from
  *                      the acked PSN (go-back-N, IBA 9.7.5.2.x; after an RNR
  *                      wait, 9.7.5.2.8). The requester rewinds itself at its
- *                      next run: a request, not a write into its state.
+ *                      next run: a request, not a write into its state. It
+ *                      answers with the request it acted on (req_out,
+ *                      dr_ho_rewind_pending()): a local ACK timeout that
+ *                      comes before the retransmission went out is not a
+ *                      retry that failed.
  *     RNR wait         dr_ho_rnr_wait() / dr_ho_rnr_waiting(): nothing goes
  *                      out while an RNR NAK's timer runs (IBA 9.7.5.2.8).
  *
@@ -170,7 +174,10 @@ dr_ho_rewind(struct dr_qp_impl *qp)
 	__atomic_store_n(&qp->comp_out.rewind_seq, qp->comp_out.rewind_seq + 1, __ATOMIC_RELEASE);
 }
 
-/* A go-back-N is due: true once per dr_ho_rewind() (the requester's view moves on). */
+/*
+ * A go-back-N is due: true once per dr_ho_rewind() (the requester's view
+ * moves on, and it says so: dr_ho_rewind_pending()).
+ */
 static inline bool
 dr_ho_rewind_due(struct dr_qp_impl *qp)
 {
@@ -179,7 +186,18 @@ dr_ho_rewind_due(struct dr_qp_impl *qp)
 	if (seq == qp->req.rewind_seen)
 		return false;
 	qp->req.rewind_seen = seq;
+	__atomic_store_n(&qp->req_out.rewind_done, seq, __ATOMIC_RELEASE);
 	return true;
+}
+
+/*
+ * Completer: its last go-back-N request has not been acted on yet (the
+ * requester has not run since: its lcore had no turn, in pipeline mode).
+ */
+static inline bool
+dr_ho_rewind_pending(const struct dr_qp_impl *qp)
+{
+	return __atomic_load_n(&qp->req_out.rewind_done, __ATOMIC_ACQUIRE) != qp->comp_out.rewind_seq;
 }
 
 static inline void

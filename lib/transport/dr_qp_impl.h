@@ -153,6 +153,7 @@ struct dr_req_state {
 /* What the requester publishes for the completer (dr_handoff.h; written by dr_req.c only). */
 struct dr_req_out {
 	uint32_t sent_psn;             /* PSN after the newest request sent */
+	uint32_t rewind_done;          /* the newest go-back-N request acted on (rewind_seq) */
 } __rte_cache_aligned;
 
 /* What the completer publishes for the requester (dr_handoff.h; written by dr_comp.c only). */

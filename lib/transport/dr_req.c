@@ -616,6 +616,7 @@ dr_req_reset(struct dr_qp_impl *qp)
 	memset(&qp->req_out, 0, sizeof(qp->req_out));
 	/* the completer's go-back-N requests so far are not for this incarnation */
 	qp->req.rewind_seen = __atomic_load_n(&qp->comp_out.rewind_seq, __ATOMIC_ACQUIRE);
+	__atomic_store_n(&qp->req_out.rewind_done, qp->req.rewind_seen, __ATOMIC_RELEASE);
 	qp->req.rd_taken = __atomic_load_n(&qp->comp_out.rd_freed, __ATOMIC_ACQUIRE);
 }
 

@@ -83,12 +83,17 @@ test_rewind(void)
 	dr_comp_start(qp, 100);
 	dr_req_start(qp, 100);
 	CHECK(!dr_ho_rewind_due(qp));
+	CHECK(!dr_ho_rewind_pending(qp));
 	dr_ho_rewind(qp);
+	CHECK(dr_ho_rewind_pending(qp));    /* asked for, not acted on: the completer can tell */
 	CHECK(dr_ho_rewind_due(qp));
+	CHECK(!dr_ho_rewind_pending(qp));
 	CHECK(!dr_ho_rewind_due(qp));      /* once */
 	dr_ho_rewind(qp);
 	dr_ho_rewind(qp);
+	CHECK(dr_ho_rewind_pending(qp));
 	CHECK(dr_ho_rewind_due(qp));       /* two requests before the requester ran: one rewind */
+	CHECK(!dr_ho_rewind_pending(qp));
 	CHECK(!dr_ho_rewind_due(qp));
 	dr_ho_rewind(qp);                   /* asked for, then the QP is reset and started again */
 	dr_comp_reset(qp);
@@ -96,6 +101,7 @@ test_rewind(void)
 	dr_comp_start(qp, 7);
 	dr_req_start(qp, 7);
 	CHECK(!dr_ho_rewind_due(qp));
+	CHECK(!dr_ho_rewind_pending(qp));  /* nothing owed to the new incarnation */
 	free(qp);
 }
 
@@ -223,8 +229,9 @@ test_credits_two_threads(void)
 
 /*
  * Go-back-N requests from another thread: every burst of requests the
- * completer makes is seen by the requester as at least one rewind, and no
- * rewind is seen that was not asked for.
+ * completer makes is seen by the requester as at least one rewind, no
+ * rewind is seen that was not asked for, and the completer learns when
+ * its request was acted on.
  */
 struct rewind_run {
 	struct dr_qp_impl *qp;
@@ -262,6 +269,14 @@ test_rewind_two_threads(void)
 	for (i = 0; i < ROUNDS; i++) {
 		dr_ho_rewind(r.qp);
 		r.asked++;
+		if (i % 1024 == 0) {
+			/* the completer sees the request acted on (a timeout then spends a retry) */
+			uint32_t spins = 0;
+
+			while (dr_ho_rewind_pending(r.qp) && spins++ < 10000000)
+				sched_yield();
+			CHECK(!dr_ho_rewind_pending(r.qp));
+		}
 	}
 	__atomic_store_n(&r.done, 1, __ATOMIC_RELEASE);
 	pthread_join(a, NULL);

@@ -175,6 +175,8 @@ void rc_rules_clear(struct rc_env *e);
 struct rc_rule *rc_rule_add(struct rc_env *e, int dir, int opcode, uint32_t skip, uint32_t every,
 			    uint32_t count, enum rc_action action);
 
+/* DR_TEST_WIRELOG: print the frames the wire carried, at most @max of them (test_rc_wire.c). */
+void rc_wirelog_print(const struct rc_env *e, uint32_t max);
 /* Free every frame on the wire and held by it (test_rc_wire.c). */
 void rc_wire_flush(struct rc_env *e);
 /* One round: progress A, carry A->B, progress B, carry B->A. */

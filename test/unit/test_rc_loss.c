@@ -38,16 +38,6 @@ connect_default(struct rc_env *e, struct rc_qp_params *p)
 	return 0;
 }
 
-/* DR_TEST_WIRELOG: the frames the wire carried, at most @max of them. */
-static void
-wirelog_print(const struct rc_env *e, uint32_t max)
-{
-	for (uint32_t j = 0; j < e->nlog && j < max; j++)
-		printf("%s %-32s psn %#x len %u act %u syn %#x\n", e->log[j].dir ? "B>A" : "A>B",
-		       dr_opcode_name(e->log[j].opcode), e->log[j].psn, e->log[j].paylen, e->log[j].action,
-		       e->log[j].syn);
-}
-
 /* Drop packet @k (0-based) of the data stream of a 4-packet message, for every opcode. */
 static void
 test_drop_kth(struct rc_env *e, uint32_t k, const char *what)
@@ -269,7 +259,7 @@ test_drop_every(struct rc_env *e, enum dr_mtu mtu, uint32_t n, bool both, uint32
 		e->logging = getenv("DR_TEST_WIRELOG") != NULL;
 		rc_xfer_run(e, &x, tag);
 		if (e->logging)
-			wirelog_print(e, 400);
+			rc_wirelog_print(e, 400);
 		if (getenv("DR_TEST_VERBOSE") != NULL)
 			printf("%s: %" PRIu64 "/%" PRIu64 " frames, %" PRIu64 "/%" PRIu64 " dropped\n", tag,
 			       e->frames[0], e->frames[1], e->dropped[0], e->dropped[1]);
@@ -347,199 +337,6 @@ test_pipeline(struct rc_env *e)
 	rc_disconnect(e);
 }
 
-/*
- * Eight READs in flight, one response of the first lost: only that READ is
- * asked again, from its first missing byte (one more READ request on the
- * wire, its PSN the lost response's), the responses of the seven others are
- * kept as they come; every byte right, completions in order.
- */
-static void
-test_read_reread(struct rc_env *e)
-{
-	enum { NREAD = 8, RLEN = 4 * 1024 };
-	struct rc_side *a = &e->s[0], *b = &e->s[1];
-	const int acc = DR_ACCESS_LOCAL_WRITE | DR_ACCESS_REMOTE_READ;
-	struct rc_wcs sw = { .n = 0 };
-	struct rc_qp_params p;
-	struct rc_buf la, rb;
-	uint32_t reqs = 0, lost_psn = 0, reread_psn = 0, i;
-
-	rc_params_default(&p);
-	p.max_rd_atomic = p.max_dest_rd_atomic = NREAD;
-	if (rc_connect(e, &p) != 0 || rc_buf_alloc(a, &la, NREAD * RLEN, acc) != 0 ||
-	    rc_buf_alloc(b, &rb, NREAD * RLEN, acc) != 0) {
-		RC_CHECK_MSG(0, "reread setup");
-		return;
-	}
-	rc_fill(rb.p, NREAD * RLEN, 77);
-	memset(la.p, 0, NREAD * RLEN);
-	/* the second response of the first READ (MTU 1024: four per READ) */
-	rc_rule_add(e, RC_B2A, -1, 1, 0, 1, RC_DROP);
-	e->logging = true;
-	for (i = 0; i < NREAD; i++) {
-		struct dr_sge sge = { (uint64_t)(uintptr_t)(la.p + i * RLEN), RLEN, la.mr->lkey };
-
-		RC_CHECK_EQ(rc_post_send(a, i, DR_WR_RDMA_READ, &sge, 1, DR_SEND_SIGNALED,
-					 (uint64_t)(uintptr_t)(rb.p + i * RLEN), rb.mr->rkey, 0), 0);
-	}
-	RC_CHECK(rc_wait_wcs(e, a->scq, &sw, NREAD, 3000000));
-	for (i = 0; i < sw.n; i++)
-		RC_CHECK(sw.wc[i].wr_id == i && sw.wc[i].status == DR_WC_SUCCESS);
-	RC_CHECK(memcmp(la.p, rb.p, NREAD * RLEN) == 0);
-	for (i = 0; i < e->nlog; i++) {
-		if (e->log[i].dir == RC_A2B && e->log[i].opcode == DR_OPCODE(RC, READ_REQ)) {
-			reqs++;
-			reread_psn = e->log[i].psn;
-		}
-		if (e->log[i].dir == RC_B2A && e->log[i].action == RC_DROP)
-			lost_psn = e->log[i].psn;
-	}
-	/* (rtc, pipeline: engine lcores share a CPU here; a local ACK timeout may add a retry) */
-	RC_CHECK_MSG(reqs == NREAD + 1 || (strcmp(rc_mode_name(), "inline") != 0 && reqs <= NREAD + 3),
-		     "%u READ requests for %u READs and one lost response", reqs, NREAD);
-	if (getenv("DR_TEST_WIRELOG") != NULL)
-		wirelog_print(e, UINT32_MAX);
-	RC_CHECK_EQ(reread_psn, lost_psn);
-	rc_buf_free(&la);
-	rc_buf_free(&rb);
-	rc_disconnect(e);
-}
-
-/*
- * A READ answered in full ahead of an older atomic whose ACK was lost
- * (comp_read_ahead()), then replayed by the go-back-N retry: a replayed
- * response of that READ that also acknowledges the SEND before it
- * (implicitly, its PSN is later) is a duplicate for the READ and must be
- * dropped, not matched against the WQE after the READ (which made it a
- * "bad response error"). Found by the random mix in rtc mode.
- */
-static void
-test_read_ahead_dup(struct rc_env *e)
-{
-	/* longer than a responder round (DR_RESP_PKTS_PER_ROUND): its last responses come a round later */
-	enum { RLEN = (DR_MAX_PKTS_PER_QP_ROUND + 2) * 1024 };
-	struct rc_side *a = &e->s[0], *b = &e->s[1];
-	const int acc = DR_ACCESS_LOCAL_WRITE | DR_ACCESS_REMOTE_WRITE | DR_ACCESS_REMOTE_READ |
-			DR_ACCESS_REMOTE_ATOMIC;
-	struct rc_wcs sw = { .n = 0 }, rw = { .n = 0 };
-	struct rc_qp_params p;
-	struct rc_buf la, rb;
-	struct dr_sge s8, s64, srd, r64;
-	uint64_t v;
-	unsigned int i;
-
-	rc_params_default(&p);
-	p.mtu = DR_MTU_1024;
-	if (rc_connect(e, &p) != 0 || rc_buf_alloc(a, &la, 4096 + RLEN, acc) != 0 ||
-	    rc_buf_alloc(b, &rb, 4096 + RLEN, acc) != 0) {
-		RC_CHECK_MSG(0, "read-ahead dup setup");
-		return;
-	}
-	rc_fill(rb.p + 4096, RLEN, 31);
-	v = 100;
-	memcpy(rb.p, &v, 8);
-	s8 = (struct dr_sge){ (uint64_t)(uintptr_t)la.p, 8, la.mr->lkey };
-	s64 = (struct dr_sge){ (uint64_t)(uintptr_t)(la.p + 64), 64, la.mr->lkey };
-	srd = (struct dr_sge){ (uint64_t)(uintptr_t)(la.p + 4096), RLEN, la.mr->lkey };
-	for (i = 0; i < 2; i++) {
-		r64 = (struct dr_sge){ (uint64_t)(uintptr_t)(rb.p + 1024 + 128 * i), 128, rb.mr->lkey };
-		RC_CHECK_EQ(rc_post_recv(b, 10 + i, &r64, 1), 0);
-	}
-	/*
-	 * The atomic's first ACK and the first plain ACKs are lost: the READ's
-	 * responses come first (placed ahead; the atomic is retried, the READ
-	 * asked again), its last ones a round later, then the atomic's ACK and
-	 * the replayed READ responses, the SEND before the READ unacknowledged.
-	 */
-	rc_rule_add(e, RC_B2A, DR_OPCODE(RC, ATOMIC_ACK), 0, 0, 1, RC_DROP);
-	rc_rule_add(e, RC_B2A, DR_OPCODE(RC, ACK), 0, 0, 3, RC_DROP);
-	e->logging = true;
-	RC_CHECK_EQ(rc_post_send(a, 0, DR_WR_ATOMIC_FETCH_AND_ADD, &s8, 1, DR_SEND_SIGNALED,
-				 (uint64_t)(uintptr_t)rb.p, rb.mr->rkey, 0), 0);
-	RC_CHECK_EQ(rc_post_send(a, 1, DR_WR_SEND, &s64, 1, DR_SEND_SIGNALED, 0, 0, 0), 0);
-	RC_CHECK_EQ(rc_post_send(a, 2, DR_WR_RDMA_READ, &srd, 1, DR_SEND_SIGNALED,
-				 (uint64_t)(uintptr_t)(rb.p + 4096), rb.mr->rkey, 0), 0);
-	RC_CHECK_EQ(rc_post_send(a, 3, DR_WR_SEND, &s64, 1, DR_SEND_SIGNALED, 0, 0, 0), 0);
-	RC_CHECK(rc_wait_wcs(e, a->scq, &sw, 4, 5000000));
-	RC_CHECK(rc_wait_wcs(e, b->rcq, &rw, 2, 2000000));
-	for (i = 0; i < sw.n; i++)
-		RC_CHECK_MSG(sw.wc[i].wr_id == i && sw.wc[i].status == DR_WC_SUCCESS, "read-ahead dup: wr %u: %s", i,
-			     dr_wc_status_str(sw.wc[i].status));
-	RC_CHECK(memcmp(la.p + 4096, rb.p + 4096, RLEN) == 0);
-	memcpy(&v, la.p, 8);
-	RC_CHECK_EQ(v, 100);
-	memcpy(&v, rb.p, 8);
-	RC_CHECK_EQ(v, 101);            /* added once */
-	if (getenv("DR_TEST_WIRELOG") != NULL)
-		wirelog_print(e, UINT32_MAX);
-	rc_buf_free(&la);
-	rc_buf_free(&rb);
-	rc_disconnect(e);
-}
-
-/*
- * A READ re-requested whole by a retry, whose first original response then
- * comes late, ahead of the older atomic's ACK: placed ahead. The SEND
- * between them is acknowledged only implicitly, by the replayed first
- * response, which must then be taken as the duplicate it is (the READ's
- * next response PSN is past it), not placed again at the next offset
- * (which wrote wrong bytes). Found by the random mix in rtc mode.
- */
-static void
-test_read_ahead_replay(struct rc_env *e)
-{
-	enum { RLEN = 3 * 1024 };
-	struct rc_side *a = &e->s[0], *b = &e->s[1];
-	const int acc = DR_ACCESS_LOCAL_WRITE | DR_ACCESS_REMOTE_WRITE | DR_ACCESS_REMOTE_READ |
-			DR_ACCESS_REMOTE_ATOMIC;
-	struct rc_wcs sw = { .n = 0 }, rw = { .n = 0 };
-	struct rc_qp_params p;
-	struct rc_buf la, rb;
-	struct dr_sge s8, s64, srd, r64;
-	uint64_t v;
-	unsigned int i;
-
-	rc_params_default(&p);
-	p.mtu = DR_MTU_1024;
-	if (rc_connect(e, &p) != 0 || rc_buf_alloc(a, &la, 8192, acc) != 0 || rc_buf_alloc(b, &rb, 8192, acc) != 0) {
-		RC_CHECK_MSG(0, "read-ahead replay setup");
-		return;
-	}
-	rc_fill(rb.p + 4096, RLEN, 57);
-	memset(la.p, 0, 8192);
-	v = 7;
-	memcpy(rb.p, &v, 8);
-	s8 = (struct dr_sge){ (uint64_t)(uintptr_t)la.p, 8, la.mr->lkey };
-	s64 = (struct dr_sge){ (uint64_t)(uintptr_t)(la.p + 64), 64, la.mr->lkey };
-	srd = (struct dr_sge){ (uint64_t)(uintptr_t)(la.p + 4096), RLEN, la.mr->lkey };
-	r64 = (struct dr_sge){ (uint64_t)(uintptr_t)(rb.p + 1024), 128, rb.mr->lkey };
-	RC_CHECK_EQ(rc_post_recv(b, 10, &r64, 1), 0);
-	/* the atomic's first ACK and the plain ACKs lost; the READ's first response a round late */
-	rc_rule_add(e, RC_B2A, DR_OPCODE(RC, ATOMIC_ACK), 0, 0, 1, RC_DROP);
-	rc_rule_add(e, RC_B2A, DR_OPCODE(RC, ACK), 0, 0, 3, RC_DROP);
-	rc_rule_add(e, RC_B2A, DR_OPCODE(RC, READ_RESP_FIRST), 0, 0, 1, RC_DELAY);
-	e->logging = true;
-	RC_CHECK_EQ(rc_post_send(a, 0, DR_WR_ATOMIC_FETCH_AND_ADD, &s8, 1, DR_SEND_SIGNALED,
-				 (uint64_t)(uintptr_t)rb.p, rb.mr->rkey, 0), 0);
-	RC_CHECK_EQ(rc_post_send(a, 1, DR_WR_SEND, &s64, 1, DR_SEND_SIGNALED, 0, 0, 0), 0);
-	RC_CHECK_EQ(rc_post_send(a, 2, DR_WR_RDMA_READ, &srd, 1, DR_SEND_SIGNALED,
-				 (uint64_t)(uintptr_t)(rb.p + 4096), rb.mr->rkey, 0), 0);
-	RC_CHECK(rc_wait_wcs(e, a->scq, &sw, 3, 5000000));
-	RC_CHECK(rc_wait_wcs(e, b->rcq, &rw, 1, 2000000));
-	for (i = 0; i < sw.n; i++)
-		RC_CHECK_MSG(sw.wc[i].wr_id == i && sw.wc[i].status == DR_WC_SUCCESS, "read-ahead replay: wr %u: %s",
-			     i, dr_wc_status_str(sw.wc[i].status));
-	RC_CHECK_MSG(memcmp(la.p + 4096, rb.p + 4096, RLEN) == 0, "read-ahead replay: the READ's data");
-	memcpy(&v, rb.p, 8);
-	RC_CHECK_EQ(v, 8);              /* added once */
-	if (getenv("DR_TEST_WIRELOG") != NULL)
-		wirelog_print(e, UINT32_MAX);
-	rc_buf_free(&la);
-	rc_buf_free(&rb);
-	rc_disconnect(e);
-}
-
-/* The atomic ACK is lost: the retried request gets the saved result; the add is done once (IBA 9.7.5.1.4). */
 static void
 test_atomic_ack_loss(struct rc_env *e)
 {
@@ -680,7 +477,7 @@ test_random_mixed(struct rc_env *e, uint32_t n, uint32_t seed, enum dr_mtu mtu)
 	e->logging = getenv("DR_TEST_WIRELOG") != NULL;
 	RC_CHECK_MSG(rc_wait_wcs(e, a->scq, &sw, NWR, 60000000), "%s: %u of %u completions", tag, sw.n, NWR);
 	if (e->logging) {
-		wirelog_print(e, UINT32_MAX);
+		rc_wirelog_print(e, UINT32_MAX);
 		for (i = 0; i < NWR; i++)
 			printf("wr %u %s len %u\n", i, op_name(op[i]), len[i]);
 	}
@@ -821,12 +618,6 @@ test_held_cap(struct rc_env *e)
 static void
 run(struct rc_env *e)
 {
-	if (getenv("DR_TEST_REREAD") != NULL) {
-		test_read_reread(e);
-		test_read_ahead_dup(e);
-		test_read_ahead_replay(e);
-		return;
-	}
 	if (getenv("DR_TEST_MIX") != NULL) {
 		/* one case of the mix: "N,SEED,MTU" (1 in N lost; MTU 1024 or 4096), e.g. "8,4,1024" */
 		unsigned int n = 8, sd = 1, mtu = 1024;
@@ -858,9 +649,6 @@ run(struct rc_env *e)
 	test_drop_every(e, DR_MTU_1024, 13, true, 0xFFFF00);   /* across the PSN wrap */
 	test_pipeline(e);
 	test_atomic_ack_loss(e);
-	test_read_reread(e);
-	test_read_ahead_dup(e);
-	test_read_ahead_replay(e);
 	test_held_cap(e);
 	test_random_mixed(e, 50, 1, DR_MTU_1024);
 	test_random_mixed(e, 20, 2, DR_MTU_1024);

@@ -9,6 +9,7 @@
  * goes on as one flat copy, as a link carries bytes.
  */
 
+#include <stdio.h>
 #include <string.h>
 
 #include <rte_mbuf.h>
@@ -235,4 +236,13 @@ void
 rc_carry(struct rc_env *e, enum rc_dir dir)
 {
 	wire_carry(e, dir);
+}
+
+void
+rc_wirelog_print(const struct rc_env *e, uint32_t max)
+{
+	for (uint32_t j = 0; j < e->nlog && j < max; j++)
+		printf("%s %-32s psn %#x len %u act %u syn %#x\n", e->log[j].dir ? "B>A" : "A>B",
+		       dr_opcode_name(e->log[j].opcode), e->log[j].psn, e->log[j].paylen, e->log[j].action,
+		       e->log[j].syn);
 }

@@ -263,3 +263,21 @@ def test_perftest_atomic(peer, dump_json, test, atype, iters, more, ours_server)
             start.setdefault(w, 0 if ours_server else orig)
             want = start[w] + visit if op == wire.FETCH_ADD else start[w]
             assert orig == want % (1 << 64), (i, e, a, start[w])
+
+
+# ---- large READs served by rxe ----
+
+@pytest.mark.parametrize("ours_server", [False, True], ids=["rxe_server", "our_server"])
+def test_large_read_lat(peer, ours_server):
+    """ib_read_lat at 8 MiB: rxe streams each reply of 8192 responses (under
+    TCG, slower than our 67 ms ACK timeout) and a response lost on the way
+    makes our requester ask again while the stream goes on. Every response
+    that arrives re-arms our local ACK timer, as rxe's completer does: the
+    run completes where, before, each timeout spent a retry and the seventh
+    ended it with "transport retry counter exceeded". And rxe's requester
+    against our responder, the same size."""
+    size, iters = 8 << 20, 5
+    rc, out, rrc, rout, _ = peer.run("read_lat", size, iters, [], ours_server)
+    assert rc == 0 and rrc == 0, "ours %d:\n%s\nrxe %d:\n%s" % (rc, out, rrc, rout)
+    client = rout if ours_server else out
+    assert rows("read_lat", client) == [(str(size), str(iters))], client

@@ -1,0 +1,373 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 The dpdk-rdma authors.
+ */
+
+/*
+ * RC recovery of READs and the local ACK timer (IBA 9.7.5.2.x, 9.7.6.1.3):
+ * a lost READ response asked again from its first missing byte only, READ
+ * responses kept ahead of an older request, a long READ reply that goes on
+ * arriving after a loss (every response re-arms the timer, as rxe's
+ * completer does), and a timeout that comes before the last go-back-N went
+ * out (no retry spent). Every byte checked, completions exactly once.
+ */
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_cycles.h>
+
+#include "dr_transport.h"
+#include "test_rc.h"
+
+/*
+ * Eight READs in flight, one response of the first lost: only that READ is
+ * asked again, from its first missing byte (one more READ request on the
+ * wire, its PSN the lost response's), the responses of the seven others are
+ * kept as they come; every byte right, completions in order.
+ */
+static void
+test_read_reread(struct rc_env *e)
+{
+	enum { NREAD = 8, RLEN = 4 * 1024 };
+	struct rc_side *a = &e->s[0], *b = &e->s[1];
+	const int acc = DR_ACCESS_LOCAL_WRITE | DR_ACCESS_REMOTE_READ;
+	struct rc_wcs sw = { .n = 0 };
+	struct rc_qp_params p;
+	struct rc_buf la, rb;
+	uint32_t reqs = 0, lost_psn = 0, reread_psn = 0, i;
+
+	rc_params_default(&p);
+	p.max_rd_atomic = p.max_dest_rd_atomic = NREAD;
+	if (rc_connect(e, &p) != 0 || rc_buf_alloc(a, &la, NREAD * RLEN, acc) != 0 ||
+	    rc_buf_alloc(b, &rb, NREAD * RLEN, acc) != 0) {
+		RC_CHECK_MSG(0, "reread setup");
+		return;
+	}
+	rc_fill(rb.p, NREAD * RLEN, 77);
+	memset(la.p, 0, NREAD * RLEN);
+	/* the second response of the first READ (MTU 1024: four per READ) */
+	rc_rule_add(e, RC_B2A, -1, 1, 0, 1, RC_DROP);
+	e->logging = true;
+	for (i = 0; i < NREAD; i++) {
+		struct dr_sge sge = { (uint64_t)(uintptr_t)(la.p + i * RLEN), RLEN, la.mr->lkey };
+
+		RC_CHECK_EQ(rc_post_send(a, i, DR_WR_RDMA_READ, &sge, 1, DR_SEND_SIGNALED,
+					 (uint64_t)(uintptr_t)(rb.p + i * RLEN), rb.mr->rkey, 0), 0);
+	}
+	RC_CHECK(rc_wait_wcs(e, a->scq, &sw, NREAD, 3000000));
+	for (i = 0; i < sw.n; i++)
+		RC_CHECK(sw.wc[i].wr_id == i && sw.wc[i].status == DR_WC_SUCCESS);
+	RC_CHECK(memcmp(la.p, rb.p, NREAD * RLEN) == 0);
+	for (i = 0; i < e->nlog; i++) {
+		if (e->log[i].dir == RC_A2B && e->log[i].opcode == DR_OPCODE(RC, READ_REQ)) {
+			reqs++;
+			reread_psn = e->log[i].psn;
+		}
+		if (e->log[i].dir == RC_B2A && e->log[i].action == RC_DROP)
+			lost_psn = e->log[i].psn;
+	}
+	/* (rtc, pipeline: engine lcores share a CPU here; a local ACK timeout may add a retry) */
+	RC_CHECK_MSG(reqs == NREAD + 1 || (strcmp(rc_mode_name(), "inline") != 0 && reqs <= NREAD + 3),
+		     "%u READ requests for %u READs and one lost response", reqs, NREAD);
+	if (getenv("DR_TEST_WIRELOG") != NULL)
+		rc_wirelog_print(e, UINT32_MAX);
+	RC_CHECK_EQ(reread_psn, lost_psn);
+	rc_buf_free(&la);
+	rc_buf_free(&rb);
+	rc_disconnect(e);
+}
+
+/*
+ * A READ answered in full ahead of an older atomic whose ACK was lost
+ * (comp_read_ahead()), then replayed by the go-back-N retry: a replayed
+ * response of that READ that also acknowledges the SEND before it
+ * (implicitly, its PSN is later) is a duplicate for the READ and must be
+ * dropped, not matched against the WQE after the READ (which made it a
+ * "bad response error"). Found by the random mix in rtc mode.
+ */
+static void
+test_read_ahead_dup(struct rc_env *e)
+{
+	/* longer than a responder round (DR_RESP_PKTS_PER_ROUND): its last responses come a round later */
+	enum { RLEN = (DR_MAX_PKTS_PER_QP_ROUND + 2) * 1024 };
+	struct rc_side *a = &e->s[0], *b = &e->s[1];
+	const int acc = DR_ACCESS_LOCAL_WRITE | DR_ACCESS_REMOTE_WRITE | DR_ACCESS_REMOTE_READ |
+			DR_ACCESS_REMOTE_ATOMIC;
+	struct rc_wcs sw = { .n = 0 }, rw = { .n = 0 };
+	struct rc_qp_params p;
+	struct rc_buf la, rb;
+	struct dr_sge s8, s64, srd, r64;
+	uint64_t v;
+	unsigned int i;
+
+	rc_params_default(&p);
+	p.mtu = DR_MTU_1024;
+	if (rc_connect(e, &p) != 0 || rc_buf_alloc(a, &la, 4096 + RLEN, acc) != 0 ||
+	    rc_buf_alloc(b, &rb, 4096 + RLEN, acc) != 0) {
+		RC_CHECK_MSG(0, "read-ahead dup setup");
+		return;
+	}
+	rc_fill(rb.p + 4096, RLEN, 31);
+	v = 100;
+	memcpy(rb.p, &v, 8);
+	s8 = (struct dr_sge){ (uint64_t)(uintptr_t)la.p, 8, la.mr->lkey };
+	s64 = (struct dr_sge){ (uint64_t)(uintptr_t)(la.p + 64), 64, la.mr->lkey };
+	srd = (struct dr_sge){ (uint64_t)(uintptr_t)(la.p + 4096), RLEN, la.mr->lkey };
+	for (i = 0; i < 2; i++) {
+		r64 = (struct dr_sge){ (uint64_t)(uintptr_t)(rb.p + 1024 + 128 * i), 128, rb.mr->lkey };
+		RC_CHECK_EQ(rc_post_recv(b, 10 + i, &r64, 1), 0);
+	}
+	/*
+	 * The atomic's first ACK and the first plain ACKs are lost: the READ's
+	 * responses come first (placed ahead; the atomic is retried, the READ
+	 * asked again), its last ones a round later, then the atomic's ACK and
+	 * the replayed READ responses, the SEND before the READ unacknowledged.
+	 */
+	rc_rule_add(e, RC_B2A, DR_OPCODE(RC, ATOMIC_ACK), 0, 0, 1, RC_DROP);
+	rc_rule_add(e, RC_B2A, DR_OPCODE(RC, ACK), 0, 0, 3, RC_DROP);
+	e->logging = true;
+	RC_CHECK_EQ(rc_post_send(a, 0, DR_WR_ATOMIC_FETCH_AND_ADD, &s8, 1, DR_SEND_SIGNALED,
+				 (uint64_t)(uintptr_t)rb.p, rb.mr->rkey, 0), 0);
+	RC_CHECK_EQ(rc_post_send(a, 1, DR_WR_SEND, &s64, 1, DR_SEND_SIGNALED, 0, 0, 0), 0);
+	RC_CHECK_EQ(rc_post_send(a, 2, DR_WR_RDMA_READ, &srd, 1, DR_SEND_SIGNALED,
+				 (uint64_t)(uintptr_t)(rb.p + 4096), rb.mr->rkey, 0), 0);
+	RC_CHECK_EQ(rc_post_send(a, 3, DR_WR_SEND, &s64, 1, DR_SEND_SIGNALED, 0, 0, 0), 0);
+	RC_CHECK(rc_wait_wcs(e, a->scq, &sw, 4, 5000000));
+	RC_CHECK(rc_wait_wcs(e, b->rcq, &rw, 2, 2000000));
+	for (i = 0; i < sw.n; i++)
+		RC_CHECK_MSG(sw.wc[i].wr_id == i && sw.wc[i].status == DR_WC_SUCCESS, "read-ahead dup: wr %u: %s", i,
+			     dr_wc_status_str(sw.wc[i].status));
+	RC_CHECK(memcmp(la.p + 4096, rb.p + 4096, RLEN) == 0);
+	memcpy(&v, la.p, 8);
+	RC_CHECK_EQ(v, 100);
+	memcpy(&v, rb.p, 8);
+	RC_CHECK_EQ(v, 101);            /* added once */
+	if (getenv("DR_TEST_WIRELOG") != NULL)
+		rc_wirelog_print(e, UINT32_MAX);
+	rc_buf_free(&la);
+	rc_buf_free(&rb);
+	rc_disconnect(e);
+}
+
+/*
+ * A READ re-requested whole by a retry, whose first original response then
+ * comes late, ahead of the older atomic's ACK: placed ahead. The SEND
+ * between them is acknowledged only implicitly, by the replayed first
+ * response, which must then be taken as the duplicate it is (the READ's
+ * next response PSN is past it), not placed again at the next offset
+ * (which wrote wrong bytes). Found by the random mix in rtc mode.
+ */
+static void
+test_read_ahead_replay(struct rc_env *e)
+{
+	enum { RLEN = 3 * 1024 };
+	struct rc_side *a = &e->s[0], *b = &e->s[1];
+	const int acc = DR_ACCESS_LOCAL_WRITE | DR_ACCESS_REMOTE_WRITE | DR_ACCESS_REMOTE_READ |
+			DR_ACCESS_REMOTE_ATOMIC;
+	struct rc_wcs sw = { .n = 0 }, rw = { .n = 0 };
+	struct rc_qp_params p;
+	struct rc_buf la, rb;
+	struct dr_sge s8, s64, srd, r64;
+	uint64_t v;
+	unsigned int i;
+
+	rc_params_default(&p);
+	p.mtu = DR_MTU_1024;
+	if (rc_connect(e, &p) != 0 || rc_buf_alloc(a, &la, 8192, acc) != 0 || rc_buf_alloc(b, &rb, 8192, acc) != 0) {
+		RC_CHECK_MSG(0, "read-ahead replay setup");
+		return;
+	}
+	rc_fill(rb.p + 4096, RLEN, 57);
+	memset(la.p, 0, 8192);
+	v = 7;
+	memcpy(rb.p, &v, 8);
+	s8 = (struct dr_sge){ (uint64_t)(uintptr_t)la.p, 8, la.mr->lkey };
+	s64 = (struct dr_sge){ (uint64_t)(uintptr_t)(la.p + 64), 64, la.mr->lkey };
+	srd = (struct dr_sge){ (uint64_t)(uintptr_t)(la.p + 4096), RLEN, la.mr->lkey };
+	r64 = (struct dr_sge){ (uint64_t)(uintptr_t)(rb.p + 1024), 128, rb.mr->lkey };
+	RC_CHECK_EQ(rc_post_recv(b, 10, &r64, 1), 0);
+	/* the atomic's first ACK and the plain ACKs lost; the READ's first response a round late */
+	rc_rule_add(e, RC_B2A, DR_OPCODE(RC, ATOMIC_ACK), 0, 0, 1, RC_DROP);
+	rc_rule_add(e, RC_B2A, DR_OPCODE(RC, ACK), 0, 0, 3, RC_DROP);
+	rc_rule_add(e, RC_B2A, DR_OPCODE(RC, READ_RESP_FIRST), 0, 0, 1, RC_DELAY);
+	e->logging = true;
+	RC_CHECK_EQ(rc_post_send(a, 0, DR_WR_ATOMIC_FETCH_AND_ADD, &s8, 1, DR_SEND_SIGNALED,
+				 (uint64_t)(uintptr_t)rb.p, rb.mr->rkey, 0), 0);
+	RC_CHECK_EQ(rc_post_send(a, 1, DR_WR_SEND, &s64, 1, DR_SEND_SIGNALED, 0, 0, 0), 0);
+	RC_CHECK_EQ(rc_post_send(a, 2, DR_WR_RDMA_READ, &srd, 1, DR_SEND_SIGNALED,
+				 (uint64_t)(uintptr_t)(rb.p + 4096), rb.mr->rkey, 0), 0);
+	RC_CHECK(rc_wait_wcs(e, a->scq, &sw, 3, 5000000));
+	RC_CHECK(rc_wait_wcs(e, b->rcq, &rw, 1, 2000000));
+	for (i = 0; i < sw.n; i++)
+		RC_CHECK_MSG(sw.wc[i].wr_id == i && sw.wc[i].status == DR_WC_SUCCESS, "read-ahead replay: wr %u: %s",
+			     i, dr_wc_status_str(sw.wc[i].status));
+	RC_CHECK_MSG(memcmp(la.p + 4096, rb.p + 4096, RLEN) == 0, "read-ahead replay: the READ's data");
+	memcpy(&v, rb.p, 8);
+	RC_CHECK_EQ(v, 8);              /* added once */
+	if (getenv("DR_TEST_WIRELOG") != NULL)
+		rc_wirelog_print(e, UINT32_MAX);
+	rc_buf_free(&la);
+	rc_buf_free(&rb);
+	rc_disconnect(e);
+}
+
+
+/* A QP counter written by the QP's worker lcore, read from the test's thread. */
+static uint64_t
+qp_counter(const uint64_t *c)
+{
+	return __atomic_load_n(c, __ATOMIC_RELAXED);
+}
+
+/*
+ * A 1 MiB READ reply (1024 responses at MTU 1024) loses its third response;
+ * the requester asks again at once, but the responder does not answer the
+ * re-asks while it streams (the wire drops them, as rxe, which serves one
+ * request at a time, would answer only after its multi-megabyte reply).
+ * Every response that arrives starts the local ACK timer again (rxe's
+ * completer re-arms it whenever it ran, COMPST_EXIT): while the stream
+ * lasts, many timeouts long, no timeout and no retry; once it ends the timer
+ * asks again and the READ completes with retry_cnt 2. Before, each timeout
+ * spent a retry: ib_read_lat of 4 to 8 MB against rxe ended in "transport
+ * retry counter exceeded". Inline the stream is paced by the test's rounds
+ * (64 responses each, 0.6 timeouts apart); with engine lcores it may come
+ * at once, so only the outcome is checked there.
+ */
+static void
+test_read_stream_keeps_timer(struct rc_env *e)
+{
+	enum { RLEN = 1 << 20, TIMEOUT = 8, ROUND_US = 630 };   /* 4.096 us << 8 = 1.05 ms */
+	struct rc_side *a = &e->s[0], *b = &e->s[1];
+	struct dr_qp_impl *qa, *qb;
+	struct rc_wcs sw = { .n = 0 };
+	struct rc_qp_params p;
+	struct rc_buf la, rb;
+	struct dr_sge sge;
+	uint64_t end, timeouts;
+	unsigned int rounds = 0;
+	bool inline_mode = strcmp(rc_mode_name(), "inline") == 0;
+
+	rc_params_default(&p);
+	p.timeout = inline_mode ? TIMEOUT : 12;     /* engine lcores share 2 CPUs: no 1 ms timer there */
+	p.retry_cnt = 2;
+	if (rc_connect(e, &p) != 0 || rc_buf_alloc(a, &la, RLEN, DR_ACCESS_LOCAL_WRITE) != 0 ||
+	    rc_buf_alloc(b, &rb, RLEN, DR_ACCESS_LOCAL_WRITE | DR_ACCESS_REMOTE_READ) != 0) {
+		RC_CHECK_MSG(0, "read stream setup");
+		return;
+	}
+	qa = dr_qp_impl(a->qp);
+	qb = dr_qp_impl(b->qp);
+	rc_fill(rb.p, RLEN, 91);
+	memset(la.p, 0, RLEN);
+	rc_rule_add(e, RC_B2A, DR_OPCODE(RC, READ_RESP_MIDDLE), 1, 0, 1, RC_DROP);
+	rc_rule_add(e, RC_A2B, DR_OPCODE(RC, READ_REQ), 1, 0, 0, RC_DROP);
+	sge = (struct dr_sge){ (uint64_t)(uintptr_t)la.p, RLEN, la.mr->lkey };
+	RC_CHECK_EQ(rc_post_send(a, 1, DR_WR_RDMA_READ, &sge, 1, DR_SEND_SIGNALED,
+				 (uint64_t)(uintptr_t)rb.p, rb.mr->rkey, 0), 0);
+	/* the stream: rounds a little over half a timeout apart until the responder has sent it all */
+	end = rte_get_timer_cycles() + 5 * rte_get_timer_hz();
+	do {
+		rc_round(e);
+		rte_delay_us_sleep(ROUND_US);
+		rounds++;
+	} while (__atomic_load_n(&qb->resp.res_active, __ATOMIC_ACQUIRE) >= 0 &&
+		 rte_get_timer_cycles() < end);
+	rc_round(e);                       /* what the last round left on the wire */
+	timeouts = qp_counter(&qa->cnt.ack_timeouts);
+	if (inline_mode) {
+		RC_CHECK_MSG(rounds >= 8, "the stream took %u rounds (want several timeouts)", rounds);
+		RC_CHECK_MSG(timeouts == 0, "%" PRIu64 " local ACK timeouts while responses kept coming "
+			     "(%u rounds of %u us, timeout 1.05 ms)", timeouts, rounds, ROUND_US);
+		RC_CHECK_EQ(qp_counter(&qa->cnt.rereads), 1);
+	}
+	/* the stream is over: the re-asks get through, the timer asks once more */
+	rc_rules_clear(e);
+	RC_CHECK(rc_wait_wcs(e, a->scq, &sw, 1, 5000000));
+	RC_CHECK(sw.n == 1 && sw.wc[0].wr_id == 1 && sw.wc[0].status == DR_WC_SUCCESS);
+	if (sw.n == 1 && sw.wc[0].status != DR_WC_SUCCESS)
+		printf("read stream: %s after %" PRIu64 " timeouts\n", dr_wc_status_str(sw.wc[0].status),
+		       qp_counter(&qa->cnt.ack_timeouts));
+	RC_CHECK(memcmp(la.p, rb.p, RLEN) == 0);
+	rc_buf_free(&la);
+	rc_buf_free(&rb);
+	rc_disconnect(e);
+}
+
+/*
+ * IBA 9.7.6.1.3: the local ACK timer measures the wait for an answer to what
+ * was sent. A timeout that comes while the go-back-N the last one asked for
+ * has not gone out yet (the requester's lcore had no turn: pipeline mode on
+ * a busy machine) spends no retry; the timer runs again. Played inline: the
+ * test runs the completer's timer by hand between rounds, the requester not
+ * at all; with retry_cnt 1 the second timeout would otherwise end the QP.
+ */
+static void
+test_timeout_before_retransmission(struct rc_env *e)
+{
+	struct rc_side *a = &e->s[0], *b = &e->s[1];
+	struct rc_wcs sw = { .n = 0 };
+	struct rc_qp_params p;
+	struct rc_buf la, rb;
+	struct dr_qp_impl *qa;
+	struct dr_sge sge;
+	uint64_t t, later;
+
+	if (strcmp(rc_mode_name(), "inline") != 0) {
+		printf("test_timeout_before_retransmission: skipped in %s mode (the test plays the "
+		       "completer's timer on its own thread)\n", rc_mode_name());
+		return;
+	}
+	rc_params_default(&p);
+	p.timeout = 8;
+	p.retry_cnt = 1;
+	if (rc_connect(e, &p) != 0 || rc_buf_alloc(a, &la, 512, DR_ACCESS_LOCAL_WRITE) != 0 ||
+	    rc_buf_alloc(b, &rb, 512, DR_ACCESS_LOCAL_WRITE | DR_ACCESS_REMOTE_WRITE) != 0) {
+		RC_CHECK_MSG(0, "timeout setup");
+		return;
+	}
+	qa = dr_qp_impl(a->qp);
+	rc_fill(la.p, 512, 5);
+	memset(rb.p, 0, 512);
+	rc_rule_add(e, RC_A2B, -1, 0, 0, 1, RC_DROP);
+	sge = (struct dr_sge){ (uint64_t)(uintptr_t)la.p, 512, la.mr->lkey };
+	RC_CHECK_EQ(rc_post_send(a, 7, DR_WR_RDMA_WRITE, &sge, 1, DR_SEND_SIGNALED,
+				 (uint64_t)(uintptr_t)rb.p, rb.mr->rkey, 0), 0);
+	rc_round(e);                        /* sent, lost */
+	dr_comp_timers(qa, rte_rdtsc());    /* the ACK timer runs (IBA 9.7.6.1.3) */
+	RC_CHECK(qa->comp.timeout_at != 0);
+	t = qa->comp.timeout_at;
+	dr_comp_timers(qa, t + 1);          /* the timeout: a retry, a go-back-N asked for */
+	RC_CHECK_EQ(qa->cnt.ack_timeouts, 1);
+	RC_CHECK_EQ(qa->comp.retry_left, 0);
+	later = qa->comp.timeout_at + 1;
+	dr_comp_timers(qa, later);          /* again, the requester has not run: not a failed retry */
+	RC_CHECK_EQ(qa->cnt.ack_timeouts, 1);
+	RC_CHECK(dr_qp_can_send(qa));
+	RC_CHECK(qa->comp.timeout_at > later);
+	/* the requester runs, resends, the ACK comes */
+	RC_CHECK(rc_wait_wcs(e, a->scq, &sw, 1, 3000000));
+	RC_CHECK(sw.n == 1 && sw.wc[0].wr_id == 7 && sw.wc[0].status == DR_WC_SUCCESS);
+	RC_CHECK(memcmp(la.p, rb.p, 512) == 0);
+	rc_buf_free(&la);
+	rc_buf_free(&rb);
+	rc_disconnect(e);
+}
+
+static void
+run(struct rc_env *e)
+{
+	test_read_reread(e);
+	test_read_ahead_dup(e);
+	test_read_ahead_replay(e);
+	test_read_stream_keeps_timer(e);
+	test_timeout_before_retransmission(e);
+}
+
+int
+main(int argc, char **argv)
+{
+	RTE_SET_USED(argc);
+	return rc_main("test_rc_recovery", argv[0], 4200, run);
+}
