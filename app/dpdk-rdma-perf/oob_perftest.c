@@ -257,7 +257,7 @@ bits_dbl(uint64_t be)
 }
 
 int
-pt_xchg_bw_reports(struct perf *p, double *vals, uint64_t *iters)
+pt_xchg_bw_reports(struct perf *p, double *vals, uint64_t *iters, uint64_t *size)
 {
 	const double f = p->o->report_gbits ? GBITS_FACTOR : MBS_FACTOR;
 	const bool have = !p->server || p->test->verb == PERF_SEND;
@@ -271,6 +271,7 @@ pt_xchg_bw_reports(struct perf *p, double *vals, uint64_t *iters)
 	for (unsigned int i = 0; i < 5; i++)
 		if (pt_xchg(p, &mine[i], &theirs[i], sizeof(mine[i]), true) != PERF_OK)
 			return PERF_FAIL;
+	*size = rte_be_to_cpu_64(theirs[0]);
 	*iters = rte_be_to_cpu_64(theirs[1]);
 	vals[0] = bits_dbl(theirs[2]) * f;
 	vals[1] = bits_dbl(theirs[3]) * f;

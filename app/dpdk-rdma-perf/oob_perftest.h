@@ -61,8 +61,8 @@ int pt_preamble(struct perf *p);
 /** ctx_hand_shake with our QP @p qi's address; @p parse: it is the peer's QP @p qi. */
 int pt_hand_shake(struct perf *p, unsigned int qi, bool parse);
 
-/** xchg_bw_reports: ours out, the peer's into @p vals (bytes/s) and @p iters. */
-int pt_xchg_bw_reports(struct perf *p, double *vals, uint64_t *iters);
+/** xchg_bw_reports: ours out, the peer's into @p vals (bytes/s), @p iters and @p size. */
+int pt_xchg_bw_reports(struct perf *p, double *vals, uint64_t *iters, uint64_t *size);
 
 /** ctx_close_connection: one more hand shake, then "done". */
 int pt_close(struct perf *p);

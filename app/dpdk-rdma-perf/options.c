@@ -385,6 +385,7 @@ finish(struct perf_opts *o, bool have_ip, bool tx_given, bool all, bool size_opt
 	}
 	if (finish_atomic(o, all, atomic_given, outs_given) != 0)
 		return -1;
+	o->all = all;
 	if (all) {
 		o->nb_sizes = 0;
 		for (unsigned int s = PERF_ALL_MIN_SHIFT; s <= PERF_ALL_MAX_SHIFT; s++)
@@ -430,10 +431,10 @@ finish(struct perf_opts *o, bool have_ip, bool tx_given, bool all, bool size_opt
 		perf_err("--oob-bind", "only for the server (the client connects to %s)", o->server);
 		return -1;
 	}
-	if (o->perftest && (o->nb_sizes != 1 || o->duration > 0 ||
+	if (o->perftest && ((o->nb_sizes != 1 && !o->all) || o->duration > 0 ||
 			    (o->check && o->test->verb != PERF_ATOMIC))) {
-		perf_err("--perftest-compat", "one size (-s), no -D, -a or --sizes, and --check "
-			 "only for the atomic tests: perftest's exchange has none of them");
+		perf_err("--perftest-compat", "one size (-s) or perftest's -a, no -D or --sizes, "
+			 "and --check only for the atomic tests: perftest's exchange has none of them");
 		return -1;
 	}
 	if (o->oob_bind == NULL)

@@ -96,6 +96,7 @@ struct perf_opts {
 	const char *oob_bind;           /**< --oob-bind: server's listen address */
 	uint32_t sizes[PERF_MAX_SIZES]; /**< -s, -a or --sizes */
 	unsigned int nb_sizes;
+	bool all;                       /**< -a: perftest's sizes 2 ... 2^23 */
 	bool size_given;                /**< -s, -a or --sizes was given */
 	uint64_t iters;                 /**< -n */
 	bool iters_given;

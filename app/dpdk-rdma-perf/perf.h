@@ -127,6 +127,7 @@ struct perf {
 	uint32_t pt_peer_mtu;       /**< path MTU bytes the peer offered */
 	uint32_t pt_out_reads;      /**< the peer's outstanding READs (its responder depth) */
 	uint64_t verified_total;    /**< bytes checked here and by the peer, all sizes */
+	uint32_t lat_written;       /**< write_lat: the largest size run so far (bytes past it never written) */
 	bool cleanup_failed;        /**< a destroy or close call failed (said): exit status 1 */
 };
 

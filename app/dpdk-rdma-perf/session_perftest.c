@@ -7,10 +7,11 @@
  * main() of each test, so that its ib_* tools can be either side.
  *
  * perftest's server learns nothing from its client: both sides must be
- * given the same test, -s, -n and -q (and -A). So do we: each side runs its
- * own options (one size, iterations; no -D, -a or --sizes, and --check only
- * for the atomic tests, where each side checks perftest's operands on its
- * own: the original values a client gets, the words a server ends with).
+ * given the same test, -s or -a, -n and -q (and -A). So do we: each side
+ * runs its own options (one size or -a's 2 ... 2^23, iterations; no -D or
+ * --sizes, and --check only for the atomic tests, where each side checks
+ * perftest's operands on its own: the original values a client gets, the
+ * words a server ends with).
  *
  * The hand shakes (108-byte address messages) before the run, N the QPs:
  *   write_bw, read_bw, atomic_bw    N addresses, connect, N again, 1 after RTR
@@ -26,6 +27,16 @@
  *                         for LINGER_MS (the peer's last ACK) and exit
  * where close is a hand shake then "done". The client's first message
  * after its run tells a server that the run is over (pt_poll()).
+ *
+ * -a (perftest's RUN_ALL), size after size, nothing between two sizes but:
+ *   write_bw, read_bw     the client runs and prints each size; the server
+ *                         waits once and prints the client's last report
+ *   send_bw               receives, 1, run, row, 1 for each size
+ *   send_lat              receives, 1, run, row for each size
+ *   write_lat             run, row for each size (the polled byte of a larger
+ *                         size was never written: nothing to clear between)
+ *   read_lat              the client runs and prints each size, the server
+ *                         waits once
  */
 
 #include <errno.h>
@@ -45,9 +56,12 @@ adopt_own(struct perf *p)
 {
 	const struct perf_opts *o = p->o;
 
-	p->nb_sizes = 1;
-	p->sizes[0] = o->sizes[0];
-	p->max_size = o->sizes[0];
+	p->nb_sizes = o->nb_sizes;          /* one, or -a's (options.c) */
+	p->max_size = 0;
+	for (unsigned int i = 0; i < o->nb_sizes; i++) {
+		p->sizes[i] = o->sizes[i];
+		p->max_size = RTE_MAX(p->max_size, o->sizes[i]);
+	}
 	p->iters = o->iters;
 	p->duration = 0;
 	p->check = o->check;    /* the atomic tests only (options.c) */
@@ -123,39 +137,97 @@ linger(struct perf *p)
 	return PERF_OK;
 }
 
-/* After the run: the results and the close, in the test's order; prints the row. */
+/*
+ * Sides that do not run the sizes: perftest's write_bw / read_bw server
+ * (the client's WRITEs and READs need nothing of it) and read_lat /
+ * atomic_lat server wait once, for the client's message after its last size.
+ */
+static bool
+waits_once(const struct perf *p)
+{
+	const struct perf_test *t = p->test;
+
+	return p->server && (t->kind == PERF_BW ? t->verb != PERF_SEND : perf_verb_fetches(t->verb));
+}
+
+/* The next of -a's sizes: its receives or polled byte ready, then send's hand shake. */
+static int
+next_size(struct perf *p, unsigned int k)
+{
+	p->size_index = k;
+	p->size = p->sizes[k];
+	memset(&p->res, 0, sizeof(p->res));
+	p->peer_done_seen = p->done_sent = false;
+	if (perf_prepare_size(p) != PERF_OK)
+		return PERF_FAIL;
+	return p->test->verb == PERF_SEND ? pt_hand_shake(p, 0, false) : PERF_OK;
+}
+
+/* A size's row, where the test prints one, and send_bw -a's hand shake after it. */
+static int
+size_done(struct perf *p)
+{
+	const struct perf_test *t = p->test;
+	/* perftest's bw rows count the messages of all QPs */
+	const uint64_t ours = p->res.iters * (t->kind == PERF_BW ? p->nb_qps : 1);
+
+	if (!waits_once(p))
+		perf_print_row(p, ours, p->res.vals);
+	if (p->o->all && t->kind == PERF_BW && t->verb == PERF_SEND)
+		return pt_hand_shake(p, 0, false);
+	return PERF_OK;
+}
+
+/* After the last size: the client's report for a waiting server, and the close. */
 static int
 after_run(struct perf *p)
 {
 	const struct perf_test *t = p->test;
 	double vals[OOB_NB_VALS] = { 0 };
-	uint64_t iters = 0;
-
-	/* perftest's bw rows count the messages of all QPs */
-	const uint64_t ours = p->res.iters * (t->kind == PERF_BW ? p->nb_qps : 1);
+	uint64_t iters = 0, size = p->size;
 
 	if (t->kind == PERF_BW && t->verb != PERF_SEND) {
 		if (pt_hand_shake(p, 0, false) != PERF_OK ||
-		    pt_xchg_bw_reports(p, vals, &iters) != PERF_OK)
+		    pt_xchg_bw_reports(p, vals, &iters, &size) != PERF_OK)
 			return PERF_FAIL;
-		if (p->server)
+		if (p->server) {
+			p->size = (uint32_t)size;     /* the client's last size (-a: 2^23) */
 			perf_print_row(p, iters, vals);
-		else
-			perf_print_row(p, ours, p->res.vals);
+		}
 		return pt_close(p);
 	}
-	if (!(p->server && t->kind == PERF_LAT && perf_verb_fetches(t->verb)))
-		perf_print_row(p, ours, p->res.vals);
 	if (t->kind == PERF_LAT && t->verb == PERF_WRITE)
 		return linger(p);
 	return pt_close(p);
+}
+
+/* Every size in turn (one unless -a), or the one wait of a side that waits. */
+static int
+run_sizes(struct perf *p)
+{
+	const struct perf_test *t = p->test;
+	const unsigned int n = waits_once(p) ? 1 : p->nb_sizes;
+	int ret;
+
+	for (unsigned int k = 0; k < n; k++) {
+		if (k > 0 && next_size(p, k) != PERF_OK)
+			return PERF_FAIL;
+		/* a perftest client's first message after its run ends a server's */
+		p->pt_expect_key = p->server && !(t->kind == PERF_LAT && t->verb == PERF_WRITE);
+		ret = t->run(p);
+		p->pt_expect_key = false;
+		if (ret != PERF_OK || size_done(p) != PERF_OK)
+			return PERF_FAIL;
+		if (p->check && p->res.bad.found)
+			return PERF_OK;           /* perf_pt_session() reports it */
+	}
+	return PERF_OK;
 }
 
 int
 perf_pt_session(struct perf *p)
 {
 	const struct perf_test *t = p->test;
-	int ret;
 
 	p->perftest = true;
 	adopt_own(p);
@@ -168,13 +240,7 @@ perf_pt_session(struct perf *p)
 		if (p->tstamp == NULL)
 			return perf_api_err("calloc", ENOMEM);
 	}
-	if (before_run(p) != PERF_OK)
-		return PERF_FAIL;
-	/* a perftest client's first message after its run ends a server's */
-	p->pt_expect_key = p->server && !(t->kind == PERF_LAT && t->verb == PERF_WRITE);
-	ret = t->run(p);
-	p->pt_expect_key = false;
-	if (ret != PERF_OK || after_run(p) != PERF_OK)
+	if (before_run(p) != PERF_OK || run_sizes(p) != PERF_OK || after_run(p) != PERF_OK)
 		return PERF_FAIL;
 	perf_print_table_end();
 	if (p->check && p->res.bad.found) {

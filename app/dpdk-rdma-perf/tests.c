@@ -520,11 +520,18 @@ perf_prepare_size(struct perf *p)
 			for (uint32_t s = 0; s < q->rx_slots; s++)
 				perf_check_fill(q->rx + (size_t)s * p->slot_size, p->size,
 						perf_seed(p, true, i, s));
-		} else if (t->verb == PERF_WRITE && t->kind == PERF_LAT) {
-			/* the polled byte: no stale tag of an earlier size may pass for this one's */
+		} else if (t->verb == PERF_WRITE && t->kind == PERF_LAT && p->size <= p->lat_written) {
+			/*
+			 * The polled byte: no stale tag of an earlier size may pass for
+			 * this one's. A size larger than every earlier one polls a byte
+			 * never written (-a's sizes grow: perftest's peer starts the next
+			 * size without a word, and clearing now could erase its first tag).
+			 */
 			memset(q->rx, 0, rx_len);
 		}
 	}
+	if (t->verb == PERF_WRITE && t->kind == PERF_LAT)
+		p->lat_written = RTE_MAX(p->lat_written, p->size);
 	if (t->verb == PERF_ATOMIC)
 		return perf_atomic_prepare(p);
 	return PERF_OK;

@@ -13,9 +13,11 @@
  * four: ibv_srq_pingpong's, over num_qp QPs (1 but for srq), each with its
  * own pending WRs, completions found by QP number, receives reposted (to the
  * SRQ or the QP) when no more than num_qp remain; -n counts the SENDs and
- * RECVs of all QPs together, as the source does. -c as v44's rc: the client
- * zeroes the first byte of every page before its first SEND, the server
- * checks them after the run ("invalid data in page N"). --mode rtc or
+ * RECVs of all QPs together, as the source does. -c as v44's four: the
+ * client zeroes the first byte of every page of its message (UD: past the
+ * 40-byte GRH area, where its SENDs start and its receives put the
+ * payload) before its first SEND, the server checks them after the run
+ * ("invalid data in page N"). --mode rtc or
  * pipeline: worker lcores drive the transport, our loop polls the CQ
  * (yielding per --idle), -e sleeps on the channel's fd, and the workers stop
  * once the run is over, before anything is destroyed.
@@ -335,9 +337,10 @@ run(struct pp_ctx *ctx, const struct pp_opts *o, struct pp_dest *my_dest, struct
 		fprintf(stderr, "Couldn't request CQ notification\n");
 		return 1;
 	}
+	/* -c: the first byte of every page of the message the client sends (past UD's GRH area) */
 	if (o->servername != NULL && o->validate_buf)
 		for (unsigned int i = 0; i < o->size; i += (unsigned int)pp_page_size)
-			ctx->buf[i] = (uint8_t)(i / pp_page_size % sizeof(char));
+			ctx->buf[ctx->grh + i] = (uint8_t)(i / pp_page_size % sizeof(char));
 	for (unsigned int i = 0; i < ctx->num_qp; i++) {
 		ctx->pending[i] = PINGPONG_RECV_WRID;
 		if (o->servername == NULL)
@@ -376,7 +379,7 @@ run(struct pp_ctx *ctx, const struct pp_opts *o, struct pp_dest *my_dest, struct
 		       iters, usec / 1000000., usec / iters);
 		if (o->servername == NULL && o->validate_buf)
 			for (unsigned int i = 0; i < o->size; i += (unsigned int)pp_page_size)
-				if (ctx->buf[i] != i / pp_page_size % sizeof(char))
+				if (ctx->buf[ctx->grh + i] != i / pp_page_size % sizeof(char))
 					printf("invalid data in page %ld\n", i / pp_page_size);
 		fflush(stdout);
 	}

@@ -7,7 +7,8 @@
  * ibv_srq_pingpong (rdma-core v44) where it applies, and ours: --qp-type,
  * --ip (the port's IPv4 address: GID index 1), --ipv6 (GID index 2, 3),
  * --link-mtu, --timeout, and the engine's --mode, --workers, --idle,
- * --queues (app/common/dr_app_engine.h). As in rdma-core, -c is rc's only, -m is not ud's,
+ * --queues (app/common/dr_app_engine.h). As in rdma-core v44, -c is in all four, -m is not
+ * ud's,
  * -q is srq's only; ud's default size is 2048; srq refuses -s 0 and more QPs
  * than receives (-r).
  */
@@ -49,7 +50,7 @@ pp_usage(const char *argv0)
 	printf("  -l, --sl=<sl>          service level value\n");
 	printf("  -e, --events           sleep on CQ events (default poll; inline: our thread drives the transport meanwhile)\n");
 	printf("  -g, --gid-idx=<gid index> local port gid index (default: 1 with --ip, else 0)\n");
-	printf("  -c, --chk              validate received buffer (rc only)\n");
+	printf("  -c, --chk              validate received buffer\n");
 	printf("      --qp-type=<rc|uc|ud|srq> ibv_rc_pingpong, ibv_uc_pingpong, ibv_ud_pingpong or\n");
 	printf("                         ibv_srq_pingpong (RC QPs on one SRQ) (default rc)\n");
 	printf("      --ip=<A.B.C.D>     IPv4 address of the DPDK port (GID index 1)\n");
@@ -244,9 +245,6 @@ pp_parse_args(int argc, char **argv, struct pp_opts *o)
 		pp_usage(argv[0]);
 		return -1;
 	}
-	if (o->validate_buf && (o->qp_type != DR_QPT_RC || o->use_srq))
-		return bad(argv[0], "-c: %s",
-			   "ibv_uc_pingpong, ibv_ud_pingpong and ibv_srq_pingpong have no -c");
 	if (num_qp_given && !o->use_srq)
 		return bad(argv[0], "-q: %s", "only ibv_srq_pingpong (--qp-type srq) has more than one QP");
 	if (mtu_given && o->qp_type == DR_QPT_UD)

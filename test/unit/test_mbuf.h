@@ -12,16 +12,21 @@
  */
 
 #include <stdlib.h>
+#include <string.h>
 
 #include <rte_mbuf.h>
 
+/* struct rte_mbuf is cache-line aligned: so must its memory be (calloc gives 16 bytes) */
 static inline struct rte_mbuf *
 tmbuf_new(uint16_t room)
 {
-	struct rte_mbuf *m = calloc(1, sizeof(*m) + RTE_PKTMBUF_HEADROOM + room);
+	size_t len = RTE_ALIGN_CEIL(sizeof(struct rte_mbuf) + RTE_PKTMBUF_HEADROOM + room,
+				    RTE_CACHE_LINE_SIZE);
+	struct rte_mbuf *m = aligned_alloc(RTE_CACHE_LINE_SIZE, len);
 
 	if (m == NULL)
 		abort();
+	memset(m, 0, len);
 	m->buf_addr = (char *)(m + 1);
 	m->buf_len = (uint16_t)(RTE_PKTMBUF_HEADROOM + room);
 	m->data_off = RTE_PKTMBUF_HEADROOM;

@@ -544,6 +544,7 @@ class Harness:
                 old = st["vms"].get(name)
                 if old and self._our_qemu(old.get("pid"), old["qemu_name"]):
                     raise HarnessError("%s is already running" % name)
+                self._check_address(st, name, iface)
                 shutil.rmtree(d, ignore_errors=True)
                 os.makedirs(os.path.join(d, "share", "jobs"))
                 self._net_up(st)
@@ -589,6 +590,18 @@ class Harness:
         if not vm.ready().get("gid_index"):
             raise HarnessError("%s: rxe has no GID for %s:\n%s" % (name, vm.ip, vm.console_tail()))
         return vm
+
+    def _check_address(self, st, name, iface):
+        """Refuse an address that another running VM of the session, or the
+        host side of the bridge, already has: two guests answering ARP for one
+        address make every run between them depend on which answered first."""
+        if str(iface.ip) == self.host_ip:
+            raise HarnessError("%s: %s is the host's address on the bridge" % (name, iface.ip))
+        for other, info in st["vms"].items():
+            if other == name or not self._our_qemu(info.get("pid"), info["qemu_name"]):
+                continue
+            if ipaddress.ip_interface(info["ip"]).ip == iface.ip:
+                raise HarnessError("%s: %s is %s's address already" % (name, iface.ip, other))
 
     def _launch(self, name, iface, mtu, mem, accel, image, d, tap, qname):
         """The VM's tap, then qemu (daemonized, in the namespace): (run result, pid, t0)."""

@@ -212,7 +212,7 @@ def check_lines(outputs, size):
 
 def run_case(peer, dump_json, exe, name, size, mtu, chk, we_serve, qpt="rc", extra="", mode=None):
     """mode: our engine mode (rtc, pipeline; None: inline)."""
-    # ibv_ud_pingpong has no -m (the port's MTU) and, as ibv_uc_pingpong, no -c
+    # ibv_ud_pingpong has no -m (the port's MTU)
     opts = "-s %d%s -n %d%s%s" % (size, "" if qpt == "ud" else " -m %d" % mtu, ITERS,
                                   " -c" if chk else "", extra)
     eal, engine = engine_mode(mode) if mode else ((), [])
@@ -253,13 +253,16 @@ UC_UD_CASES = [
 
 @pytest.mark.parametrize("qpt,name,size,mtu", UC_UD_CASES, ids=["%s-%s" % c[:2] for c in UC_UD_CASES])
 def test_uc_ud_rxe_server_ours_client(rxe_peer, dump_json, pingpong_exe, qpt, name, size, mtu):
-    run_case(rxe_peer, dump_json, pingpong_exe, "rxesrv_%s_%s" % (qpt, name), size, mtu, False, False,
+    """-c on both sides (v44's uc and ud have it): rxe's server checks the
+    first byte of every page our client sent (UD: past the 40-byte GRH
+    area), which rdma-core's buffers start at 0x7b and a -c client zeroes."""
+    run_case(rxe_peer, dump_json, pingpong_exe, "rxesrv_%s_%s" % (qpt, name), size, mtu, True, False,
              qpt)
 
 
 @pytest.mark.parametrize("qpt,name,size,mtu", UC_UD_CASES, ids=["%s-%s" % c[:2] for c in UC_UD_CASES])
 def test_uc_ud_ours_server_rxe_client(rxe_peer, dump_json, pingpong_exe, qpt, name, size, mtu):
-    run_case(rxe_peer, dump_json, pingpong_exe, "oursrv_%s_%s" % (qpt, name), size, mtu, False, True,
+    run_case(rxe_peer, dump_json, pingpong_exe, "oursrv_%s_%s" % (qpt, name), size, mtu, True, True,
              qpt)
 
 
@@ -277,7 +280,6 @@ def test_ud_size_above_mtu_refused(pingpong_exe, tmp_path):
 
 
 @pytest.mark.parametrize("args,why", [
-    (["--qp-type", "uc", "-c"], "no -c"),
     (["--qp-type", "ud", "-m", "1024"], "no -m"),
     (["--qp-type", "xrc"], "rc, uc, ud or srq"),
 ])
@@ -376,7 +378,7 @@ def check_wire_srq(frames, peer, conns, size, mtu):
 SRQ_DEFAULT_QPS = 16
 SRQ_CASES = [
     # (name, QPs, size, extra options of both sides)
-    ("s4096", SRQ_QPS, 4096, ""),
+    ("s4096", SRQ_QPS, 4096, " -c"),          # v44's srq has -c too
     ("events", SRQ_QPS, 1024, " -e"),
     ("default_q", SRQ_DEFAULT_QPS, 64, ""),    # no -q on either side: 16 QPs
 ]
@@ -440,11 +442,10 @@ def test_engine_modes(rxe_peer, dump_json, pingpong_exe, qpt, we_serve, size, ex
 @pytest.mark.parametrize("args,why", [
     (["-q", "8", "-r", "4"], "rx_depth 4 is too small for 8 QPs -- must have at least one receive per QP.\n"),
     (["-r", "8"], "rx_depth 8 is too small for 16 QPs"),   # -q's default: 16
-    (["-c"], "ibv_srq_pingpong have no -c"),
     (["-q", "257"], "1 to 256 QPs"),
-], ids=["q8-r4", "q16-r8", "chk", "q257"])
+], ids=["q8-r4", "q16-r8", "q257"])
 def test_srq_bad_options(pingpong_exe, args, why):
-    """ibv_srq_pingpong's refusals (exit 1 before anything), and -c, which it does not have."""
+    """ibv_srq_pingpong's refusals (exit 1 before anything)."""
     p = subprocess.run([pingpong_exe, "--", "--qp-type", "srq"] + args, capture_output=True,
                        text=True, timeout=30)
     assert p.returncode == 1 and why in p.stderr, p.stderr

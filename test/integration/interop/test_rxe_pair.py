@@ -83,6 +83,16 @@ def test_exec_semantics(rxe_pair):
         ["rxe0", "1", vm.ip]
 
 
+def test_address_clash_refused(rxe_pair):
+    """A third VM with vm1's address, or the host's, is refused before anything starts."""
+    h = rxe_pair.harness
+    for cidr, why in ((rxe_pair.vm1.cidr, "is %s's address already" % rxe_pair.vm1.name),
+                      (h.host_ip + "/24", "is the host's address on the bridge")):
+        with pytest.raises(rxepeer.HarnessError, match=re.escape(why)):
+            h.start("clash", cidr, timeout=30)
+    assert "clash" not in h.state()["vms"]
+
+
 def test_cli_drives_the_same_vms(rxe_pair):
     """dr-rxe-peer.py on the fixture's session: exec status and output, info, list."""
     h = rxe_pair.harness
