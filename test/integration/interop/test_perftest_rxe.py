@@ -37,8 +37,9 @@ PORT = 18515
 TIMEOUT = 60
 
 BW_ROW = re.compile(r"^ (\d+)\s+(\d+)\s+[\d.]+\s+[\d.]+\s+[\d.]+\s*$", re.M)
-LAT_ROW = re.compile(r"^ (\d+)\s+(\d+)\s+[\d.]+\s+[\d.]+\s+[\d.]+\s+[\d.]+\s+[\d.]+\s+[\d.]+\s+[\d.]+\s*$",
-                     re.M)
+# perftest prints -nan for a standard deviation it cannot compute (ib_write_lat -a at 8 MiB)
+_NUM = r"(?:[\d.]+|-?nan)"
+LAT_ROW = re.compile(r"^ (\d+)\s+(\d+)" + r"\s+" + (r"\s+").join([_NUM] * 7) + r"\s*$", re.M)
 
 # (test, size, iterations, more arguments for both sides)
 CASES = [("write_bw", 64, 100, []), ("write_bw", 8192, 100, []),
