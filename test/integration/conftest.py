@@ -55,6 +55,11 @@ def opgen_exe():
 
 
 @pytest.fixture(scope="session")
+def faultlink_exe():
+    return app_exe("dpdk-rdma-faultlink")
+
+
+@pytest.fixture(scope="session")
 def vectors():
     return VECTORS
 

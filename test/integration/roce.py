@@ -165,3 +165,18 @@ def read_pcap(path):
         frames.append(data[off + 16:off + 16 + caplen])
         off += 16 + caplen
     return frames
+
+
+def read_pcap_timed(path):
+    """[(seconds, frame)] of a classic pcap (microsecond or nanosecond stamps)."""
+    with open(path, "rb") as f:
+        data = f.read()
+    magic = struct.unpack_from("<I", data, 0)[0]
+    end = "<" if magic in (0xA1B2C3D4, 0xA1B23C4D) else ">"
+    scale = 1e9 if struct.unpack_from(end + "I", data, 0)[0] == 0xA1B23C4D else 1e6
+    out, off = [], 24
+    while off + 16 <= len(data):
+        sec, frac, caplen = struct.unpack_from(end + "III", data, off)
+        out.append((sec + frac / scale, data[off + 16:off + 16 + caplen]))
+        off += 16 + caplen
+    return out

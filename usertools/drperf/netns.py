@@ -27,14 +27,17 @@ def _in_ns(ns, *cmd, check=True):
 
 
 class VethNetns:
-    """ns_a/ns_b with data veth if_a <-> if_b and control veth ctl_a <-> ctl_b."""
+    """ns_a/ns_b with data veth if_a <-> if_b and control veth ctl_a <-> ctl_b
+    (data=False: the control veth only, the data link is someone else's,
+    e.g. a fault link's, FaultLink in faultlink.py)."""
 
-    def __init__(self, tag=None, mtu=1500):
+    def __init__(self, tag=None, mtu=1500, data=True):
         tag = str(tag if tag is not None else os.getpid())[-9:]
         self.ns_a, self.ns_b = "dr-a-" + tag, "dr-b-" + tag
         self.if_a, self.if_b = "dra" + tag, "drb" + tag
         self.ctl_a, self.ctl_b = "drca" + tag, "drcb" + tag
         self.mtu = mtu
+        self.data = data
         self.created = False
 
     def create(self):
@@ -42,7 +45,8 @@ class VethNetns:
         self.created = True
         _ip("netns", "add", self.ns_a)
         _ip("netns", "add", self.ns_b)
-        for a, b in ((self.if_a, self.if_b), (self.ctl_a, self.ctl_b)):
+        links = ((self.if_a, self.if_b),) if self.data else ()
+        for a, b in links + ((self.ctl_a, self.ctl_b),):
             _ip("link", "add", a, "type", "veth", "peer", "name", b)
             _ip("link", "set", a, "netns", self.ns_a)
             _ip("link", "set", b, "netns", self.ns_b)
@@ -51,8 +55,9 @@ class VethNetns:
             for iface in (data, ctl, "lo"):
                 _in_ns(ns, "sysctl", "-qw", "net.ipv6.conf.%s.disable_ipv6=1" % iface,
                        check=False)
-            _ip("link", "set", data, "mtu", str(self.mtu), ns=ns)
-            _ip("link", "set", data, "up", ns=ns)
+            if self.data:
+                _ip("link", "set", data, "mtu", str(self.mtu), ns=ns)
+                _ip("link", "set", data, "up", ns=ns)
             _ip("addr", "add", addr + "/24", "dev", ctl, ns=ns)
             _ip("link", "set", ctl, "up", ns=ns)
             _ip("link", "set", "lo", "up", ns=ns)

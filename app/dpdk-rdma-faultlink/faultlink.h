@@ -1,0 +1,128 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 The dpdk-rdma authors.
+ */
+
+#ifndef FAULTLINK_H
+#define FAULTLINK_H
+
+/*
+ * dpdk-rdma-faultlink: a wire between two DPDK ports that loses, reorders,
+ * duplicates, corrupts, delays and rate-limits what it carries, each
+ * direction with its own impairments (doc/guides/faultlink.rst). It is what
+ * tc-netem is for kernel links, for DPDK links (memif, af_xdp, any PMD).
+ *
+ * A direction (struct fl_dir) is an input port's rx queue, the impairment
+ * stages (impair.h) and an output queue (queue.h) drained into another
+ * port's tx queue. Each direction is owned by one lcore: its counters are
+ * written by that lcore only and read by telemetry with relaxed loads.
+ */
+
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "impair.h"
+#include "queue.h"
+
+#define FL_PROG "dpdk-rdma-faultlink"
+#define FL_DIRS 2
+#define FL_DEFAULT_BURST 32u
+#define FL_MAX_BURST 512u
+#define FL_DEFAULT_MAX_FRAME 9216u  /* a jumbo frame: MTU 9000 and headers fit */
+#define FL_NB_DESC 1024u
+
+enum fl_exit {
+	FL_EXIT_OK = 0,
+	FL_EXIT_SETUP = 1,     /* EAL, ports, memory */
+	FL_EXIT_USAGE = 2,     /* the command line */
+};
+
+struct fl_opts {
+	uint16_t port[FL_DIRS];       /* a and b: a->b is direction 0, b->a direction 1 */
+	bool ports_given;
+	struct fl_impair_conf conf[FL_DIRS];
+	uint64_t seed;
+	uint32_t burst;
+	uint32_t idle_us;             /* sleep this long at most when a pass found nothing */
+	uint32_t max_frame;           /* largest frame carried (mbuf data room) */
+	uint16_t mtu;                 /* set on both ports (0: the PMD's) */
+	bool roce_only;               /* impair UDP/4791 only; other frames pass as on a wire */
+	double duration_s;            /* 0: until SIGINT/SIGTERM */
+};
+
+/* What a direction did; written by its lcore only (FL_ADD), read anywhere (FL_GET). */
+struct fl_counters {
+	uint64_t rx, rx_bytes;
+	uint64_t passed;      /* not RoCEv2 with --roce-only: carried unimpaired */
+	uint64_t lost;
+	uint64_t duplicated;  /* copies made (each also counts in tx or a drop) */
+	uint64_t corrupted;   /* frames with bits flipped */
+	uint64_t reordered;   /* frames held back */
+	uint64_t hold_full;   /* would have been held, the hold was full: sent in order */
+	uint64_t queue_drop;  /* tail drop: the queue held limit frames */
+	uint64_t nombuf;      /* a duplicate could not be made: no mbuf */
+	uint64_t too_big;     /* the output port cannot send it (chained, larger than it takes) */
+	uint64_t tx, tx_bytes;
+	uint64_t left;        /* still queued or held at exit, freed */
+};
+
+#define FL_COUNTER_NAMES \
+	X(rx) X(rx_bytes) X(passed) X(lost) X(duplicated) X(corrupted) X(reordered) X(hold_full) \
+	X(queue_drop) X(nombuf) X(too_big) X(tx) X(tx_bytes) X(left)
+
+#define FL_ADD(c, f, n) __atomic_store_n(&(c)->f, (c)->f + (n), __ATOMIC_RELAXED)
+#define FL_GET(c, f) __atomic_load_n(&(c)->f, __ATOMIC_RELAXED)
+
+struct rte_mempool;
+
+struct fl_port {
+	uint16_t id;
+	char name[64];               /* the ethdev's name */
+	const char *driver;
+	struct rte_mempool *pool;    /* its rx queue's mbufs, and the copies of what it receives */
+	bool multiseg_tx;            /* the PMD sends chained mbufs */
+	uint32_t max_tx_frame;       /* the largest frame it can send (0: no limit known) */
+	bool started;
+};
+
+struct fl_dir {
+	unsigned int idx;
+	const char *name;            /* "a->b" (the exit lines) */
+	const char *key;             /* "a_to_b" (telemetry: names are [A-Za-z0-9_/]) */
+	struct fl_port *in, *out;
+	struct fl_impair_conf conf;
+	struct fl_impair im;
+	struct fl_tq q;
+	struct fl_hold hold;
+	bool roce_only;
+	uint32_t burst;
+	struct fl_counters c;
+};
+
+struct fl_app {
+	struct fl_opts o;
+	struct fl_port port[FL_DIRS];
+	struct fl_dir dir[FL_DIRS];
+	uint64_t hz;
+};
+
+extern volatile sig_atomic_t fl_stop;
+
+/* options.c: parse the program's own arguments; FL_EXIT_OK, or FL_EXIT_USAGE after saying why
+ * (or -1 after --help) */
+int fl_parse_args(int argc, char **argv, struct fl_opts *o);
+
+/* port.c */
+int fl_port_open(struct fl_port *p, uint16_t id, const struct fl_opts *o, uint32_t nb_mbufs);
+void fl_port_close(struct fl_port *p);
+
+/* fwd.c: the per-lcore loop over @n directions until fl_stop or @end_tsc (0: none) */
+void fl_forward(struct fl_dir **dirs, unsigned int n, uint32_t idle_us, uint64_t end_tsc);
+/* free what is still queued or held, counted as left */
+void fl_dir_drain(struct fl_dir *d);
+
+/* stats.c */
+void fl_stats_print(const struct fl_app *app);
+int fl_telemetry_register(struct fl_app *app);
+
+#endif /* FAULTLINK_H */
