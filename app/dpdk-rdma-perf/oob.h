@@ -48,6 +48,7 @@ enum oob_type {
 #define OOB_F_CMP_SWAP 4u   /**< atomic tests: CMP_AND_SWAP (else FETCH_AND_ADD) */
 #define OOB_F_RAW_LIKE_SHIFT 3    /**< raw tests: bits 3-4, the enum perf_verb of --raw-like */
 #define OOB_F_RAW_LIKE_MASK (3u << OOB_F_RAW_LIKE_SHIFT)
+#define OOB_F_IMM 32u       /**< send tests: SEND_WITH_IMM; write_bw: RDMA_WRITE_WITH_IMM */
 
 /** Status of OOB_DONE. */
 enum oob_status {

@@ -28,6 +28,8 @@ enum {
 	OPT_IPV6,
 	OPT_RAW_LIKE,
 	OPT_HUGEPAGES,
+	OPT_SEND_IMM,
+	OPT_WRITE_IMM,
 };
 
 static const char short_opts[] = ":p:s:n:aD:m:t:r:Q:q:Fd:i:x:A:o:hV";
@@ -55,6 +57,8 @@ static const struct option long_opts[] = {
 	{ "peer-mac", required_argument, NULL, OPT_PEER_MAC },
 	{ "check", no_argument, NULL, OPT_CHECK },
 	{ "use_hugepages", no_argument, NULL, OPT_HUGEPAGES },
+	{ "send_with_imm", no_argument, NULL, OPT_SEND_IMM },
+	{ "write_with_imm", no_argument, NULL, OPT_WRITE_IMM },
 	{ "link-mtu", required_argument, NULL, OPT_LINK_MTU },
 	{ "sizes", required_argument, NULL, OPT_SIZES },
 	{ "oob-bind", required_argument, NULL, OPT_OOB_BIND },
@@ -104,6 +108,9 @@ perf_usage(FILE *out)
 		"                        (default: the MAC the peer sends over TCP)\n"
 		"      --link-mtu N      IP MTU given to the context (default: the port's)\n"
 		"      --check           fill every message with a pattern and verify every byte\n"
+		"      --send_with_imm   send tests: SEND_WITH_IMM, the immediate the message's\n"
+		"                        number (the receiver checks it with --check)\n"
+		"      --write_with_imm  write_bw: RDMA_WRITE_WITH_IMM, one receive each (likewise)\n"
 		"      --use_hugepages   message buffers (the MR) in EAL's hugepage memory\n"
 		"                        (default: the process's own pages; EAL needs hugepages)\n"
 		"      --perftest-compat speak perftest's exchange: an ib_* tool is the peer\n"
@@ -368,6 +375,31 @@ finish_raw(struct perf_opts *o, bool raw_like_given)
 	return 0;
 }
 
+/* --send_with_imm / --write_with_imm: the tests they apply to (perftest's rule), ours only. */
+static int
+finish_imm(const struct perf_opts *o)
+{
+	if (o->send_imm && o->test->verb != PERF_SEND) {
+		perf_err("--send_with_imm", "only for the send tests (send_bw, send_lat)");
+		return -1;
+	}
+	if (o->write_imm && (o->test->verb != PERF_WRITE || o->test->raw)) {
+		perf_err("--write_with_imm", "only for the write tests (write_bw)");
+		return -1;
+	}
+	if (o->write_imm && o->test->kind == PERF_LAT) {
+		perf_err("--write_with_imm", "not for write_lat yet: its ping-pong polls the last "
+			 "byte of each message (write_bw takes it)");
+		return -1;
+	}
+	if ((o->send_imm || o->write_imm) && o->perftest) {
+		perf_err(o->send_imm ? "--send_with_imm" : "--write_with_imm",
+			 "not with --perftest-compat (its exchange is not implemented for them)");
+		return -1;
+	}
+	return 0;
+}
+
 /* Defaults and the checks that need every option. */
 static int
 finish(struct perf_opts *o, bool have_ip, bool tx_given, bool all, bool size_opt, bool sizes_opt,
@@ -437,6 +469,8 @@ finish(struct perf_opts *o, bool have_ip, bool tx_given, bool all, bool size_opt
 			 "and --check only for the atomic tests: perftest's exchange has none of them");
 		return -1;
 	}
+	if (finish_imm(o) != 0)
+		return -1;
 	if (o->oob_bind == NULL)
 		o->oob_bind = "127.0.0.1";
 	return 0;
@@ -572,6 +606,12 @@ perf_parse_args(int argc, char **argv, struct perf_opts *o)
 			break;
 		case OPT_HUGEPAGES:
 			o->use_hugepages = true;
+			break;
+		case OPT_SEND_IMM:
+			o->send_imm = true;
+			break;
+		case OPT_WRITE_IMM:
+			o->write_imm = true;
 			break;
 		case OPT_LINK_MTU:
 			if (parse_uint("--link-mtu", optarg, PERF_MIN_LINK_MTU, PERF_MAX_LINK_MTU, &v) != 0)

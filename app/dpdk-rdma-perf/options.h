@@ -123,6 +123,8 @@ struct perf_opts {
 	enum perf_atomic_type atomic;   /**< -A: atomic tests */
 	uint32_t out_reads;             /**< -o: outstanding READs/atomics; 0: the device's max */
 	enum perf_verb raw_like;        /**< --raw-like: the frames of raw_bw / raw_lat (default write) */
+	bool send_imm;                  /**< --send_with_imm: send tests post SEND_WITH_IMM */
+	bool write_imm;                 /**< --write_with_imm: write_bw posts RDMA_WRITE_WITH_IMM */
 };
 
 /**

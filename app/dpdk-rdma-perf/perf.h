@@ -79,6 +79,7 @@ struct perf {
 	uint32_t max_size;          /**< largest of sizes */
 	enum perf_atomic_type atomic; /**< the client's -A (adopted by the server) */
 	enum perf_verb raw_like;    /**< the client's --raw-like (adopted by the server) */
+	bool imm;                   /**< --send_with_imm / --write_with_imm (either side's) */
 
 	/* device (port.c) */
 	struct dr_device **dev_list;
@@ -160,6 +161,20 @@ static inline uint64_t
 perf_seed(const struct perf *p, bool from_server, uint32_t qp, uint64_t iter)
 {
 	return perf_check_seed(qp | (from_server ? 1u << 16 : 0), p->size_index, iter);
+}
+
+/** The server posts receives: the send tests, and write_bw with immediate data. */
+static inline bool
+perf_uses_recv(const struct perf *p)
+{
+	return p->test->verb == PERF_SEND || (p->test->verb == PERF_WRITE && p->imm);
+}
+
+/** The immediate data of message @p iter (network order). */
+static inline rte_be32_t
+perf_imm(uint64_t iter)
+{
+	return rte_cpu_to_be_32((uint32_t)iter);
 }
 
 /** wr_id of send WR @p iter on QP @p qp, and back. */

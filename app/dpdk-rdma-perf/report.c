@@ -96,6 +96,8 @@ perf_print_header(const struct perf *p)
 	printf(" Data ex. method : Ethernet\n");
 	if (p->check)
 		printf(" Data check      : ON\n");
+	if (p->imm)
+		printf(" Immediate data  : ON (each message's number)\n");
 	if (o->use_hugepages)
 		printf(" Buffers         : hugepages (EAL memory)\n");
 	if (t->raw) {

@@ -7,9 +7,10 @@
  *
  * The client keeps up to `window` send WRs in flight per QP, signals one in
  * cq_mod (and the last), and counts a signaled completion as the completion
- * of every earlier WR of its QP. The send_bw server keeps rq_depth receives
- * posted per QP and reposts each as it completes. The write_bw, read_bw and
- * atomic_bw servers only drive their transport until the client's DONE.
+ * of every earlier WR of its QP. The send_bw server (and write_bw's with
+ * --write_with_imm) keeps rq_depth receives posted per QP and reposts each as
+ * it completes. The write_bw, read_bw and atomic_bw servers only drive their
+ * transport until the client's DONE.
  *
  * --check: the client fills message i with its pattern before posting it
  * (a slot is reused only once the WR that last used it is complete). The
@@ -245,7 +246,12 @@ perf_run_bw(struct perf *p)
 {
 	if (!p->server)
 		return bw_client(p);
-	if (p->test->verb == PERF_SEND)
-		return bw_recv_server(p);
-	return bw_passive_server(p);
+	if (!perf_uses_recv(p))
+		return bw_passive_server(p);
+	if (bw_recv_server(p) != PERF_OK)
+		return PERF_FAIL;
+	/* RDMA_WRITE_WITH_IMM: every receive came, in order (its immediates); now the data */
+	if (p->check && p->test->verb == PERF_WRITE)
+		verify_writes(p, p->res.iters);
+	return PERF_OK;
 }

@@ -28,7 +28,8 @@ hello_from_opts(const struct perf_opts *o, struct oob_hello *h)
 	h->num_qps = o->num_qps;
 	h->flags = (o->check ? OOB_F_CHECK : 0) | (o->duration > 0 ? OOB_F_DURATION : 0) |
 		   (o->test->verb == PERF_ATOMIC && o->atomic == PERF_CMP_AND_SWAP ? OOB_F_CMP_SWAP : 0) |
-		   ((uint32_t)o->raw_like << OOB_F_RAW_LIKE_SHIFT);
+		   ((uint32_t)o->raw_like << OOB_F_RAW_LIKE_SHIFT) |
+		   (o->send_imm || o->write_imm ? OOB_F_IMM : 0);
 	h->iters = o->iters;
 	h->duration_ms = (uint32_t)(o->duration * 1000 + 0.5);
 	h->nb_sizes = o->nb_sizes;
@@ -63,6 +64,16 @@ refusal(const struct perf *p, const struct oob_hello *h, char *why, size_t len)
 			 h->duration_ms);
 		return why;
 	}
+	if (!(h->flags & OOB_F_IMM) && (o->send_imm || o->write_imm)) {
+		snprintf(why, len, "the server has --%s_with_imm, the client not", o->send_imm ? "send" :
+			 "write");
+		return why;
+	}
+	if ((h->flags & OOB_F_IMM) && (o->test->verb == PERF_READ || o->test->verb == PERF_ATOMIC ||
+				       (o->test->verb == PERF_WRITE && o->test->kind == PERF_LAT))) {
+		snprintf(why, len, "bad request: immediate data for %s", o->test->name);
+		return why;
+	}
 	for (unsigned int i = 0; i < h->nb_sizes; i++) {
 		if (h->sizes[i] > DR_MAX_MSG_SIZE ||
 		    (h->sizes[i] == 0 && o->test->verb == PERF_WRITE && o->test->kind == PERF_LAT) ||
@@ -93,6 +104,7 @@ adopt(struct perf *p, const struct oob_hello *h, bool check)
 	p->check = check;
 	p->atomic = (h->flags & OOB_F_CMP_SWAP) ? PERF_CMP_AND_SWAP : PERF_FETCH_AND_ADD;
 	p->raw_like = (enum perf_verb)((h->flags & OOB_F_RAW_LIKE_MASK) >> OOB_F_RAW_LIKE_SHIFT);
+	p->imm = (h->flags & OOB_F_IMM) != 0;
 }
 
 static int

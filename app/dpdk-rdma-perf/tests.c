@@ -121,6 +121,9 @@ layout(struct perf *p)
 				p->rq_depth = RTE_MIN(p->rq_depth, rx);
 		} else if (t->verb != PERF_ATOMIC) {
 			rx = p->check ? check_slots(p, msgs) : 1;
+			/* RDMA_WRITE_WITH_IMM: a receive each, without a buffer */
+			if (perf_uses_recv(p))
+				p->rq_depth = (uint32_t)RTE_MIN((uint64_t)o->rx_depth, msgs);
 		}
 	} else if (t->verb == PERF_ATOMIC) {
 		/* one atomic at a time: two result slots, one reused once the other's WR is complete */
@@ -454,6 +457,13 @@ perf_fill_recv(struct perf *p, struct perf_qp *q)
 			.sg_list = &sge,
 			.num_sge = 1,
 		};
+
+		if (p->test->verb == PERF_WRITE) {
+			/* RDMA_WRITE_WITH_IMM consumes a receive, not its buffer */
+			wr.wr_id = (uint64_t)q->index << 32;
+			wr.sg_list = NULL;
+			wr.num_sge = 0;
+		}
 		struct dr_recv_wr *bad = NULL;
 		int ret;
 
@@ -463,6 +473,33 @@ perf_fill_recv(struct perf *p, struct perf_qp *q)
 		q->recv_posted++;
 	}
 	return PERF_OK;
+}
+
+/*
+ * The opcode and immediate data of a receive completion (ibv_poll_cq(3)):
+ * IBV_WC_RECV for a SEND, IBV_WC_RECV_RDMA_WITH_IMM for a WRITE with
+ * immediate; IBV_WC_WITH_IMM exactly when one was sent, and with --check
+ * the immediate is the message's number: nothing lost, duplicated or
+ * reordered (RC). true after saying what is wrong.
+ */
+static bool
+recv_imm_err(const struct perf *p, const struct perf_qp *q, const struct dr_wc *wc)
+{
+	enum dr_wc_opcode want = p->test->verb == PERF_WRITE ? DR_WC_RECV_RDMA_WITH_IMM : DR_WC_RECV;
+	bool has_imm = (wc->wc_flags & DR_WC_WITH_IMM) != 0;
+
+	if (wc->opcode != want || has_imm != p->imm) {
+		perf_err("completion", "QP %u message %" PRIu64 ": opcode %d%s, expected %d%s", q->index,
+			 q->received, (int)wc->opcode, has_imm ? " with immediate" : "", (int)want,
+			 p->imm ? " with immediate" : "");
+		return true;
+	}
+	if (p->imm && p->check && wc->imm_data != perf_imm(q->received)) {
+		perf_err("completion", "QP %u message %" PRIu64 ": immediate data 0x%08x, sent 0x%08x",
+			 q->index, q->received, rte_be_to_cpu_32(wc->imm_data), (uint32_t)q->received);
+		return true;
+	}
+	return false;
 }
 
 int
@@ -483,7 +520,9 @@ perf_recv_complete(struct perf *p, const struct dr_wc *wc)
 			 qi, q->received, wc->byte_len, p->size);
 		return PERF_FAIL;
 	}
-	if (p->check) {
+	if (recv_imm_err(p, q, wc))
+		return PERF_FAIL;
+	if (p->check && p->test->verb == PERF_SEND) {
 		const uint8_t *b = q->rx + (size_t)slot * p->slot_size;
 		unsigned int want, got;
 		size_t off = perf_check_verify(b, p->size, perf_seed(p, !p->server, qi, q->received),
@@ -508,7 +547,7 @@ perf_prepare_size(struct perf *p)
 		size_t rx_len = (size_t)q->rx_slots * p->slot_size;
 
 		q->posted = q->completed = q->received = 0;
-		if (t->verb == PERF_SEND) {
+		if (perf_uses_recv(p)) {
 			if (p->rq_depth > 0 && perf_fill_recv(p, q) != PERF_OK)
 				return PERF_FAIL;
 			continue;
@@ -542,10 +581,14 @@ perf_wr_target(const struct perf *p, const struct perf_qp *q, uint64_t i, struct
 {
 	switch (p->test->verb) {
 	case PERF_SEND:
-		wr->opcode = DR_WR_SEND;
+		wr->opcode = p->imm ? DR_WR_SEND_WITH_IMM : DR_WR_SEND;
+		if (p->imm)
+			wr->imm_data = perf_imm(i);
 		return;
 	case PERF_WRITE:
-		wr->opcode = DR_WR_RDMA_WRITE;
+		wr->opcode = p->imm ? DR_WR_RDMA_WRITE_WITH_IMM : DR_WR_RDMA_WRITE;
+		if (p->imm)
+			wr->imm_data = perf_imm(i);
 		break;
 	case PERF_READ:
 		wr->opcode = DR_WR_RDMA_READ;

@@ -26,6 +26,14 @@ BAD = [
     ("raw-like-unknown", ["raw_bw", *IP, "--raw-like", "flush"], "--raw-like: unknown operation 'flush'"),
     ("raw-like-not-raw", ["write_bw", *IP, "--raw-like", "send"], "--raw-like: only for the raw tests"),
     ("raw-check", ["raw_bw", *IP, "--check"], "--check: not for the raw tests"),
+    ("send-imm-write", ["write_bw", *IP, "--send_with_imm"],
+     "--send_with_imm: only for the send tests"),
+    ("write-imm-send", ["send_bw", *IP, "--write_with_imm"],
+     "--write_with_imm: only for the write tests"),
+    ("write-imm-lat", ["write_lat", *IP, "--write_with_imm"], "--write_with_imm: not for write_lat"),
+    ("write-imm-raw", ["raw_bw", *IP, "--write_with_imm"], "--write_with_imm: only for the write"),
+    ("imm-perftest", ["send_bw", *IP, "--send_with_imm", "--perftest-compat"],
+     "--send_with_imm: not with --perftest-compat"),
     ("raw-lat-duration", ["raw_lat", *IP, "-D", "2"], "-D/--duration: not for the raw tests"),
     ("raw-qps", ["raw_bw", *IP, "-q", "2"], "-q/--qp: not for the raw tests"),
     ("raw-perftest", ["raw_bw", *IP, "--perftest-compat"], "--perftest-compat: not for the raw tests"),
@@ -145,6 +153,8 @@ def test_version(perf_exe):
                  id="atomic-lat-outs-above-device"),
     pytest.param(["atomic_bw", *IP, "--perftest-compat", "--check"], id="perftest-atomic-check"),
     pytest.param(["read_bw", *IP, "-o", "1"], id="read-outs"),
+    pytest.param(["send_lat", *IP, "--send_with_imm"], id="send-imm"),
+    pytest.param(["write_bw", *IP, "--write_with_imm", "--check"], id="write-imm"),
 ])
 def test_good_arguments_pass_the_parser(perf_exe, args):
     """Valid command lines get past the parser: EAL then finds no device

@@ -96,6 +96,28 @@ def test_duration(perf_exe, test):
     assert "Data check: OK" in res.client.stdout
 
 
+@pytest.mark.parametrize("test, flag, qps", [("send_bw", "--send_with_imm", 2),
+                                             ("send_lat", "--send_with_imm", 1),
+                                             ("write_bw", "--write_with_imm", 2)])
+def test_immediate_data(perf_exe, test, flag, qps):
+    """SEND_WITH_IMM / RDMA_WRITE_WITH_IMM: every receive completion has the
+    right opcode and, checked, the message's number as its immediate."""
+    res = memif(perf_exe, test, flag, "--check", "--sizes", "0,1,1025,65537", "-n", 40, "-q", qps)
+    assert res.ok, res.describe()
+    for side in (res.client, res.server):
+        assert "Immediate data  : ON" in side.stdout and "Data check: OK" in side.stdout, \
+            res.describe()
+        assert [r["iters"] for r in table.rows(side.stdout)] == [40] * 4, res.describe()
+
+
+def test_immediate_data_mismatch_refused(perf_exe):
+    """A server given --write_with_imm refuses a client without it (both exit 1)."""
+    res = memif(perf_exe, "write_bw", "-n", 10, server_args=["--write_with_imm"])
+    assert res.server.rc == 1 and res.client.rc == 1, res.describe()
+    assert "the server has --write_with_imm, the client not" in res.server.stderr, res.describe()
+    assert "the server refused the run" in res.client.stderr, res.describe()
+
+
 @pytest.mark.parametrize("mode", MODES)
 def test_mtu_4096(perf_exe, mode):
     res = memif(perf_exe, "write_bw", "--check", "-m", 4096, "--link-mtu", 4200, "--sizes",

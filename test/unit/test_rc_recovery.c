@@ -355,9 +355,92 @@ test_timeout_before_retransmission(struct rc_env *e)
 	rc_disconnect(e);
 }
 
+/*
+ * A stream of FETCH_ADDs, max_rd_atomic deep, through random loss,
+ * duplication and reordering both ways (dpdk-rdma-perf atomic_bw through
+ * dpdk-rdma-faultlink found it: "transport retry counter exceeded"). Every
+ * atomic completes once, in order, with its original value, and the word
+ * ends at the sum.
+ */
+static void
+test_atomic_stream(struct rc_env *e, uint32_t n_atomics, uint32_t every, uint32_t seed)
+{
+	enum { WINDOW = 64 };
+	struct rc_side *a = &e->s[0], *b = &e->s[1];
+	struct rc_qp_params p;
+	struct rc_buf res, ctr;
+	struct rc_wcs sw = { .n = 0 };
+	uint32_t posted = 0, done = 0, fails = 0;
+	uint64_t deadline, sum = 0;
+	struct rc_rule *r;
+	char tag[64];
+
+	snprintf(tag, sizeof(tag), "atomic stream, 1/%u lost, seed %u", every, seed);
+	rc_params_default(&p);
+	p.max_rd_atomic = p.max_dest_rd_atomic = 16;
+	p.max_wr = WINDOW;
+	p.sq_sig_all = 1;
+	if (rc_connect(e, &p) != 0 || rc_buf_alloc(a, &res, WINDOW * 8, DR_ACCESS_LOCAL_WRITE) != 0 ||
+	    rc_buf_alloc(b, &ctr, 8, DR_ACCESS_LOCAL_WRITE | DR_ACCESS_REMOTE_ATOMIC) != 0) {
+		RC_CHECK_MSG(0, "%s: setup", tag);
+		return;
+	}
+	memset(ctr.p, 0, 8);
+	for (int k = 0; k < 2; k++) {
+		r = rc_rule_add(e, k, -1, 0, every, 0, RC_DROP);
+		r->random = true;
+		r->seed = seed * 7 + (uint32_t)k;
+		r = rc_rule_add(e, k, -1, 0, 10 * every, 0, RC_DUP);
+		r->random = true;
+		r->seed = seed * 11 + (uint32_t)k;
+		r = rc_rule_add(e, k, -1, 0, 2 * every, 0, RC_SWAP);
+		r->random = true;
+		r->seed = seed * 13 + (uint32_t)k;
+	}
+	deadline = rte_rdtsc() + rte_get_tsc_hz() * 60;
+	while (done < n_atomics && rte_rdtsc() < deadline) {
+		while (posted < n_atomics && posted - done < WINDOW) {
+			struct dr_sge s = { (uint64_t)(uintptr_t)(res.p + (posted % WINDOW) * 8), 8, res.mr->lkey };
+			struct dr_send_wr wr = { .wr_id = posted, .sg_list = &s, .num_sge = 1,
+						 .opcode = DR_WR_ATOMIC_FETCH_AND_ADD,
+						 .send_flags = DR_SEND_SIGNALED }, *bad;
+
+			wr.wr.atomic.remote_addr = (uint64_t)(uintptr_t)ctr.p;
+			wr.wr.atomic.rkey = ctr.mr->rkey;
+			wr.wr.atomic.compare_add = 1;
+			if (dr_post_send(a->qp, &wr, &bad) != 0)
+				break;
+			posted++;
+		}
+		rc_round(e);
+		sw.n = 0;
+		rc_poll(a->scq, &sw);
+		for (unsigned int i = 0; i < sw.n; i++) {
+			if (sw.wc[i].status != DR_WC_SUCCESS || sw.wc[i].wr_id != done) {
+				if (fails++ == 0)
+					RC_CHECK_MSG(0, "%s: completion %u: wr_id %" PRIu64 " %s", tag, done,
+						     sw.wc[i].wr_id, dr_wc_status_str(sw.wc[i].status));
+				done = n_atomics;
+				break;
+			}
+			done++;
+		}
+	}
+	RC_CHECK_MSG(done == n_atomics && fails == 0, "%s: %u of %u completed", tag, done, n_atomics);
+	memcpy(&sum, ctr.p, 8);
+	RC_CHECK_MSG(fails != 0 || sum == n_atomics, "%s: the word is %" PRIu64 ", want %u", tag, sum,
+		     n_atomics);
+	rc_rules_clear(e);
+	rc_buf_free(&res);
+	rc_buf_free(&ctr);
+	rc_disconnect(e);
+}
+
 static void
 run(struct rc_env *e)
 {
+	for (uint32_t seed = 1; seed <= 2; seed++)
+		test_atomic_stream(e, 1500, 10, seed);
 	test_read_reread(e);
 	test_read_ahead_dup(e);
 	test_read_ahead_replay(e);

@@ -18,6 +18,24 @@
 #include "dr_psn.h"
 #include "test_rc.h"
 
+/*
+ * The random rules' draws: a 32-bit state stepped by the golden ratio and
+ * hashed (the finaliser of MurmurHash3). An LCG taken modulo a small number
+ * is not random enough here: a go-back-N resends the same window round
+ * after round, and the LCG gave the first frame of each round the same
+ * fate (a QP that lost its oldest FETCH_ADD 6 rounds of 8 and ran out of
+ * retries).
+ */
+static uint32_t
+rc_rand(uint32_t *state)
+{
+	uint32_t z = (*state += 0x9E3779B9u);
+
+	z = (z ^ (z >> 16)) * 0x85EBCA6Bu;
+	z = (z ^ (z >> 13)) * 0xC2B2AE35u;
+	return z ^ (z >> 16);
+}
+
 void
 rc_wire_flush(struct rc_env *e)
 {
@@ -98,8 +116,7 @@ wire_decide(struct rc_env *e, int dir, const struct dr_pkt_info *pi, bool roce)
 		if (r->count != 0 && r->done >= r->count)
 			continue;
 		if (r->random) {
-			r->seed = r->seed * 1103515245u + 12345u;
-			if ((r->seed >> 16) % (r->every != 0 ? r->every : 1) != 0)
+			if (rc_rand(&r->seed) % (r->every != 0 ? r->every : 1) != 0)
 				continue;
 		} else if (r->every > 1 && (k - r->skip) % r->every != r->every - 1) {
 			continue;
