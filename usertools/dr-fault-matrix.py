@@ -2,17 +2,18 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # Copyright (c) 2026 The dpdk-rdma authors.
 """The fault matrix at benchmark size (usertools/drperf/matrix.py): every
-RC opcode of dpdk-rdma-perf in every engine mode through
-dpdk-rdma-faultlink (10% loss, 5% reordering, 1% duplication, 0.5%
-corruption both ways by default), --check on. A cell is one opcode in one
-mode: sizes 0, 1, MTU-1, MTU, MTU+1 with --small-iters messages each (by
-default 20000: 10^5 messages a cell) and 64 KiB+1, 1 MiB with
---large-iters each. Prints one line per cell (messages, seconds, frames the
-sender sent per frame a lossless run needs, frames lost on the wire,
-ok/FAIL) and exits 1 if any cell failed.
+opcode of every QP type (RC, UC, UD) of dpdk-rdma-perf in every engine mode
+through dpdk-rdma-faultlink (10% loss, 5% reordering, 1% duplication, 0.5%
+corruption both ways by default), --check on. A cell is one opcode over one
+QP type in one mode: sizes 0, 1, MTU-1, MTU, MTU+1 with --small-iters
+messages each (by default 20000: 10^5 messages a cell) and 64 KiB+1, 1 MiB
+with --large-iters each (not UD). Prints one line per cell (messages,
+seconds, frames the sender sent per frame a lossless run needs, frames lost
+on the wire, UC/UD messages the receiver counted lost, ok/FAIL) and exits 1
+if any cell failed.
 
   usertools/dr-fault-matrix.py                                # the whole matrix, 10^5 a cell
-  usertools/dr-fault-matrix.py --ops WRITE,READ --modes inline --small-iters 1000
+  usertools/dr-fault-matrix.py --conns RC --ops WRITE,READ --modes inline --small-iters 1000
   usertools/dr-fault-matrix.py --impair 'loss 1%' --link af_xdp --json out.json
 
 Slow by design where the loss is high: go-back-N resends from the first
@@ -43,6 +44,8 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--ops", type=csv("opcode", list(matrix.OPS)), default=list(matrix.OPS))
+    ap.add_argument("--conns", type=csv("QP type", list(matrix.CONNS)), default=list(matrix.CONNS),
+                    help="QP types (default RC,UC,UD; each runs the opcodes it has)")
     ap.add_argument("--modes", type=csv("mode", matrix.MODES), default=list(matrix.MODES))
     ap.add_argument("--small-iters", type=int, default=20000,
                     help="messages per size up to MTU+1 (default 20000)")
@@ -61,23 +64,26 @@ def main():
         ap.error("needs root (network namespaces for the endpoints)")
 
     cells = []
-    for op in a.ops:
-        groups = [((matrix.ATOMIC_SIZE,), a.small_iters)] if matrix.is_atomic(op) else \
-            [(matrix.SMALL, a.small_iters)] + ([(matrix.LARGE, a.large_iters)] if a.large_iters else [])
-        for mode in a.modes:
-            for sizes, iters in groups:
-                c = matrix.run_cell(op, mode, sizes, iters, kinds=(a.link, a.link), impair=a.impair,
-                                    seed=a.seed, timeout=a.timeout)
-                cells.append(c)
-                print(matrix.format_table([c]).splitlines()[-1], flush=True)
-                if not c.ok:
-                    print(c.why, file=sys.stderr)
+    for conn in a.conns:
+        for op in [o for o in a.ops if o in matrix.CONNS[conn]]:
+            groups = [((matrix.ATOMIC_SIZE,), a.small_iters)] if matrix.is_atomic(op) else \
+                [(matrix.SMALL, a.small_iters)]
+            if a.large_iters and not matrix.is_atomic(op) and conn != "UD":
+                groups.append((matrix.LARGE, a.large_iters))
+            for mode in a.modes:
+                for sizes, iters in groups:
+                    c = matrix.run_cell(op, mode, sizes, iters, kinds=(a.link, a.link),
+                                        impair=a.impair, seed=a.seed, timeout=a.timeout, conn=conn)
+                    cells.append(c)
+                    print(matrix.format_table([c]).splitlines()[-1], flush=True)
+                    if not c.ok:
+                        print(c.why, file=sys.stderr)
     print()
     print("impairments, both directions: %s (seed %d), link %s" % (a.impair, a.seed, a.link))
     print(matrix.format_table(cells))
     if a.json:
         with open(a.json, "w") as f:
-            json.dump([{"op": c.op, "mode": c.mode, "sizes": c.sizes, "iters": c.iters,
+            json.dump([{"conn": c.conn, "op": c.op, "mode": c.mode, "sizes": c.sizes, "iters": c.iters,
                         "ok": c.ok, "seconds": c.seconds, "sent": c.sent, "ideal": c.ideal,
                         "counters": c.counters} for c in cells], f, indent=1)
     return 0 if all(c.ok for c in cells) else 1

@@ -64,11 +64,12 @@ struct fl_counters {
 	uint64_t too_big;     /* the output port cannot send it (chained, larger than it takes) */
 	uint64_t tx, tx_bytes;
 	uint64_t left;        /* still queued or held at exit, freed */
+	uint64_t changes;     /* impairment changes taken from /faultlink/set */
 };
 
 #define FL_COUNTER_NAMES \
 	X(rx) X(rx_bytes) X(passed) X(lost) X(duplicated) X(corrupted) X(reordered) X(hold_full) \
-	X(queue_drop) X(nombuf) X(too_big) X(tx) X(tx_bytes) X(left)
+	X(queue_drop) X(nombuf) X(too_big) X(tx) X(tx_bytes) X(left) X(changes)
 
 #define FL_ADD(c, f, n) __atomic_store_n(&(c)->f, (c)->f + (n), __ATOMIC_RELAXED)
 #define FL_GET(c, f) __atomic_load_n(&(c)->f, __ATOMIC_RELAXED)
@@ -85,6 +86,17 @@ struct fl_port {
 	bool started;
 };
 
+/*
+ * A change of a direction's impairments, published by the telemetry thread
+ * (/faultlink/set, control.c) and taken by the direction's lcore between
+ * two passes: a sequence lock, seq odd while the configuration is written.
+ * The lcore never waits: a change it sees half written it takes next pass.
+ */
+struct fl_change {
+	uint32_t seq;
+	struct fl_impair_conf conf;
+};
+
 struct fl_dir {
 	unsigned int idx;
 	const char *name;            /* "a->b" (the exit lines) */
@@ -96,6 +108,10 @@ struct fl_dir {
 	struct fl_hold hold;
 	bool roce_only;
 	uint32_t burst;
+	uint64_t hz, seed;
+	struct fl_change change;     /* written by telemetry, read by the lcore */
+	uint32_t change_seen;        /* the lcore's: the last seq it took */
+	struct fl_impair_conf shown; /* telemetry's: what it published last (/faultlink/config) */
 	struct fl_counters c;
 };
 
@@ -120,6 +136,11 @@ void fl_port_close(struct fl_port *p);
 void fl_forward(struct fl_dir **dirs, unsigned int n, uint32_t idle_us, uint64_t end_tsc);
 /* free what is still queued or held, counted as left */
 void fl_dir_drain(struct fl_dir *d);
+
+/* control.c: the lcore takes a published change of @d's impairments, if any */
+void fl_dir_take_change(struct fl_dir *d);
+/* control.c: /faultlink/set */
+int fl_control_register(struct fl_app *app);
 
 /* stats.c */
 void fl_stats_print(const struct fl_app *app);

@@ -186,6 +186,7 @@ fl_forward(struct fl_dir **dirs, unsigned int n, uint32_t idle_us, uint64_t end_
 		work = 0;
 		next = UINT64_MAX;
 		for (unsigned int i = 0; i < n; i++) {
+			fl_dir_take_change(dirs[i]);
 			work += poll_dir(dirs[i], now);
 			next = RTE_MIN(next, next_event(dirs[i]));
 		}

@@ -102,6 +102,8 @@ setup(void)
 		d->conf = app.o.conf[i];
 		d->roce_only = app.o.roce_only;
 		d->burst = app.o.burst;
+		d->hz = app.hz;
+		d->seed = app.o.seed;
 		fl_impair_init(&d->im, &d->conf, app.hz, app.o.seed, i);
 		fl_hold_init(&d->hold);
 		if (fl_tq_init(&d->q, d->conf.limit) != 0) {
@@ -109,7 +111,7 @@ setup(void)
 			return FL_EXIT_SETUP;
 		}
 	}
-	if (fl_telemetry_register(&app) != 0)
+	if (fl_control_register(&app) != 0 || fl_telemetry_register(&app) != 0)
 		fprintf(stderr, FL_PROG ": warning: telemetry commands not registered\n");
 	return FL_EXIT_OK;
 }

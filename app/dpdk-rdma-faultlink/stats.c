@@ -83,7 +83,7 @@ tel_config(const char *cmd, const char *params, struct rte_tel_data *d)
 	rte_tel_data_add_dict_u64(d, "port_b", tel_app->port[1].id);
 	rte_tel_data_add_dict_string(d, "roce_only", tel_app->o.roce_only ? "yes" : "no");
 	for (unsigned int i = 0; i < FL_DIRS; i++) {
-		if (fl_spec_format(&tel_app->dir[i].conf, spec, sizeof(spec)) != 0)
+		if (fl_spec_format(&tel_app->dir[i].shown, spec, sizeof(spec)) != 0)
 			spec[0] = '\0';
 		rte_tel_data_add_dict_string(d, tel_app->dir[i].key, spec);
 	}

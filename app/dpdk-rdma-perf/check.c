@@ -71,3 +71,24 @@ perf_check_verify(const uint8_t *buf, size_t len, uint64_t seed,
 	}
 	return SIZE_MAX;
 }
+
+size_t
+perf_check_verify_at(const uint8_t *buf, size_t off, size_t len, uint64_t seed,
+		     unsigned int *expected, unsigned int *got)
+{
+	for (size_t o = off, blk = off / 8; o < off + len; o += 8, blk++) {
+		uint64_t w = block(seed, blk);
+		size_t n = off + len - o < 8 ? off + len - o : 8;
+
+		for (size_t i = 0; i < n; i++) {
+			uint8_t want = (uint8_t)(w >> (8 * i));
+
+			if (buf[o + i] != want) {
+				*expected = want;
+				*got = buf[o + i];
+				return o + i;
+			}
+		}
+	}
+	return SIZE_MAX;
+}

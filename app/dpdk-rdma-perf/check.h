@@ -43,4 +43,11 @@ void perf_check_fill(uint8_t *buf, size_t len, uint64_t seed);
 size_t perf_check_verify(const uint8_t *buf, size_t len, uint64_t seed,
 			 unsigned int *expected, unsigned int *got);
 
+/**
+ * Compare bytes [@p off, @p off + @p len) of @p buf (@p off a multiple of 8)
+ * with the pattern of @p seed at the same offsets. @return as perf_check_verify().
+ */
+size_t perf_check_verify_at(const uint8_t *buf, size_t off, size_t len, uint64_t seed,
+			    unsigned int *expected, unsigned int *got);
+
 #endif /* PERF_CHECK_H */

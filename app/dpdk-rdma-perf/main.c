@@ -113,6 +113,7 @@ perf_oob_poll(struct perf *p, bool force)
 	}
 	p->peer_done = m.u.done;
 	p->peer_done_seen = true;
+	p->peer_done_tsc = rte_rdtsc();
 	return PERF_OK;
 }
 
@@ -242,6 +243,10 @@ report_size(struct perf *p)
 		ok = false;
 	}
 	p->verified_total += p->res.verified + d->verified;
+	if (perf_unreliable(p) && p->server && !perf_verb_fetches(p->test->verb)) {
+		p->lost_total += p->res.lost;
+		p->sent_total += d->iters * p->nb_qps;
+	}
 	return ok;
 }
 
@@ -261,7 +266,8 @@ run_session(struct perf *p)
 			return abort_run(p);
 		}
 	}
-	if (perf_exchange_qps(p) != PERF_OK || perf_connect_qps(p) != PERF_OK)
+	if (perf_exchange_qps(p) != PERF_OK || perf_unrel_sizes(p) != PERF_OK ||
+	    perf_connect_qps(p) != PERF_OK)
 		return abort_run(p);
 	perf_port_wait_link(p, LINK_WAIT_S, true);
 	perf_print_header(p);
@@ -282,6 +288,10 @@ run_session(struct perf *p)
 		ok = report_size(p);
 	}
 	perf_print_table_end();
+	if (perf_unreliable(p) && p->server && (perf_uses_recv(p) || (p->check && t->kind == PERF_BW)))
+		/* UC, UD: what the receiver counted (a UC WRITE without --check leaves no trace) */
+		printf(" Messages lost   : %" PRIu64 " of %" PRIu64 " (%s: no retransmission)\n",
+		       p->lost_total, p->sent_total, perf_conn_name(p->conn));
 	if (ok && p->check)
 		printf(" Data check: OK, %" PRIu64 " bytes verified\n", p->verified_total);
 	fflush(stdout);

@@ -49,6 +49,8 @@ enum oob_type {
 #define OOB_F_RAW_LIKE_SHIFT 3    /**< raw tests: bits 3-4, the enum perf_verb of --raw-like */
 #define OOB_F_RAW_LIKE_MASK (3u << OOB_F_RAW_LIKE_SHIFT)
 #define OOB_F_IMM 32u       /**< send tests: SEND_WITH_IMM; write_bw: RDMA_WRITE_WITH_IMM */
+#define OOB_F_CONN_SHIFT 6  /**< bits 6-7: the enum perf_conn of -c */
+#define OOB_F_CONN_MASK (3u << OOB_F_CONN_SHIFT)
 
 /** Status of OOB_DONE. */
 enum oob_status {

@@ -11,6 +11,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "dr_app.h"
 #include "dr_version.h"
@@ -32,7 +33,7 @@ enum {
 	OPT_WRITE_IMM,
 };
 
-static const char short_opts[] = ":p:s:n:aD:m:t:r:Q:q:Fd:i:x:A:o:hV";
+static const char short_opts[] = ":p:s:n:aD:m:t:r:Q:q:Fd:i:x:A:o:c:hV";
 
 static const struct option long_opts[] = {
 	{ "port", required_argument, NULL, 'p' },
@@ -51,6 +52,7 @@ static const struct option long_opts[] = {
 	{ "ib-port", required_argument, NULL, 'i' },
 	{ "gid-index", required_argument, NULL, 'x' },
 	{ "atomic_type", required_argument, NULL, 'A' },
+	{ "connection", required_argument, NULL, 'c' },
 	{ "outs", required_argument, NULL, 'o' },
 	{ "ip", required_argument, NULL, OPT_IP },
 	{ "ipv6", required_argument, NULL, OPT_IPV6 },
@@ -100,6 +102,8 @@ perf_usage(FILE *out)
 		"  -i, --ib-port N       port of the device: 1\n"
 		"  -x, --gid-index N     source GID index (default %d: the IPv4-mapped GID)\n"
 		"  -A, --atomic_type T   atomic tests: CMP_AND_SWAP or FETCH_AND_ADD (default)\n"
+		"  -c, --connection T    QP type: RC (default), UC (send, write tests), UD (send\n"
+		"                        tests, messages up to the path MTU)\n"
 		"  -o, --outs N          read and atomic tests: outstanding READs/atomics\n"
 		"                        (default: the device's maximum, %u)\n"
 		"      --ip A.B.C.D      our IPv4 address (required: GID index 1)\n"
@@ -270,6 +274,31 @@ parse_mac(const char *s, struct rte_ether_addr *mac)
 	return 0;
 }
 
+static const char *const conn_names[] = {
+	[PERF_RC] = "RC", [PERF_UC] = "UC", [PERF_UD] = "UD",
+};
+
+const char *
+perf_conn_name(enum perf_conn c)
+{
+	return conn_names[c];
+}
+
+/* -c: perftest's connection types that dpdk-rdma has (XRC is the library's, not this tool's) */
+static int
+parse_conn(const char *s, enum perf_conn *c)
+{
+	for (unsigned int i = 0; i < RTE_DIM(conn_names); i++) {
+		if (strcasecmp(s, conn_names[i]) == 0) {
+			*c = (enum perf_conn)i;
+			return 0;
+		}
+	}
+	perf_err("-c/--connection", "'%s': RC, UC or UD (perftest's XRC, DC and SRD are not "
+		 "dpdk-rdma-perf's)", s);
+	return -1;
+}
+
 static const char *const atomic_names[] = {
 	[PERF_CMP_AND_SWAP] = "CMP_AND_SWAP",
 	[PERF_FETCH_AND_ADD] = "FETCH_AND_ADD",
@@ -294,45 +323,6 @@ parse_atomic(const char *s, enum perf_atomic_type *t)
 	return -1;
 }
 
-/* The atomic tests' rules: 8-byte messages (perftest: "Message size cannot be changed"). */
-static int
-finish_atomic(struct perf_opts *o, bool all, bool atomic_given, bool outs_given)
-{
-	if (o->test->verb != PERF_ATOMIC) {
-		if (atomic_given) {
-			perf_err("-A/--atomic_type", "only for the atomic tests (atomic_bw, atomic_lat)");
-			return -1;
-		}
-		if (outs_given && !perf_verb_fetches(o->test->verb)) {
-			perf_err("-o/--outs", "only for the read and atomic tests");
-			return -1;
-		}
-		return 0;
-	}
-	if (all) {
-		perf_err("-a/--all", "not for the atomic tests: their messages are %u bytes",
-			 PERF_ATOMIC_SIZE);
-		return -1;
-	}
-	for (unsigned int i = 0; i < o->nb_sizes; i++) {
-		if (o->sizes[i] != PERF_ATOMIC_SIZE) {
-			perf_err("-s/--size", "the atomic tests move %u bytes, not %u (as perftest, "
-				 "the size cannot be changed)", PERF_ATOMIC_SIZE, o->sizes[i]);
-			return -1;
-		}
-	}
-	return 0;
-}
-
-uint32_t
-perf_max_size(const struct perf_opts *o)
-{
-	uint32_t m = 0;
-
-	for (unsigned int i = 0; i < o->nb_sizes; i++)
-		m = RTE_MAX(m, o->sizes[i]);
-	return m;
-}
 
 static int
 parse_raw_like(const char *s, enum perf_verb *v)
@@ -351,130 +341,6 @@ parse_raw_like(const char *s, enum perf_verb *v)
 	return -1;
 }
 
-/* The raw tests' rules: the bare link has no data check, no duration mode, one flow. */
-static int
-finish_raw(struct perf_opts *o, bool raw_like_given)
-{
-	if (!o->test->raw) {
-		if (raw_like_given) {
-			perf_err("--raw-like", "only for the raw tests (raw_bw, raw_lat)");
-			return -1;
-		}
-		return 0;
-	}
-	if (!raw_like_given)
-		o->raw_like = PERF_WRITE;
-	if (o->check || (o->duration > 0 && o->test->kind == PERF_LAT) || o->perftest ||
-	    o->num_qps > 1) {
-		perf_err(o->check ? "--check" : o->perftest ? "--perftest-compat" :
-			 o->num_qps > 1 ? "-q/--qp" : "-D/--duration",
-			 "not for the raw tests: they time frames on one flow (raw_lat: -n of "
-			 "them), with no transport to check or to speak perftest's exchange");
-		return -1;
-	}
-	return 0;
-}
-
-/* --send_with_imm / --write_with_imm: the tests they apply to (perftest's rule), ours only. */
-static int
-finish_imm(const struct perf_opts *o)
-{
-	if (o->send_imm && o->test->verb != PERF_SEND) {
-		perf_err("--send_with_imm", "only for the send tests (send_bw, send_lat)");
-		return -1;
-	}
-	if (o->write_imm && (o->test->verb != PERF_WRITE || o->test->raw)) {
-		perf_err("--write_with_imm", "only for the write tests (write_bw)");
-		return -1;
-	}
-	if (o->write_imm && o->test->kind == PERF_LAT) {
-		perf_err("--write_with_imm", "not for write_lat yet: its ping-pong polls the last "
-			 "byte of each message (write_bw takes it)");
-		return -1;
-	}
-	if ((o->send_imm || o->write_imm) && o->perftest) {
-		perf_err(o->send_imm ? "--send_with_imm" : "--write_with_imm",
-			 "not with --perftest-compat (its exchange is not implemented for them)");
-		return -1;
-	}
-	return 0;
-}
-
-/* Defaults and the checks that need every option. */
-static int
-finish(struct perf_opts *o, bool have_ip, bool tx_given, bool all, bool size_opt, bool sizes_opt,
-       bool atomic_given, bool outs_given)
-{
-	const bool lat = o->test->kind == PERF_LAT;
-
-	if (!have_ip) {
-		perf_err("--ip", "required: our IPv4 address (it gives GID index 1)");
-		return -1;
-	}
-	if ((all ? 1 : 0) + (size_opt ? 1 : 0) + (sizes_opt ? 1 : 0) > 1) {
-		perf_err("-s/-a/--sizes", "give only one of them");
-		return -1;
-	}
-	if (finish_atomic(o, all, atomic_given, outs_given) != 0)
-		return -1;
-	o->all = all;
-	if (all) {
-		o->nb_sizes = 0;
-		for (unsigned int s = PERF_ALL_MIN_SHIFT; s <= PERF_ALL_MAX_SHIFT; s++)
-			o->sizes[o->nb_sizes++] = 1u << s;
-	} else if (!o->size_given) {
-		o->sizes[0] = o->test->verb == PERF_ATOMIC ? PERF_ATOMIC_SIZE :
-			      lat ? PERF_DEF_SIZE_LAT : PERF_DEF_SIZE_BW;
-		o->nb_sizes = 1;
-	}
-	if (o->test->verb == PERF_WRITE && lat) {
-		for (unsigned int i = 0; i < o->nb_sizes; i++) {
-			if (o->sizes[i] == 0) {
-				perf_err("-s", "write_lat needs messages of 1 byte at least "
-					 "(each side polls the last byte)");
-				return -1;
-			}
-		}
-	}
-	if (o->iters_given && o->duration > 0) {
-		perf_err("-D/--duration", "cannot be combined with -n/--iters");
-		return -1;
-	}
-	if (!o->iters_given)
-		o->iters = o->test->verb == PERF_ATOMIC ? PERF_DEF_ITERS_ATOMIC :
-			   lat ? PERF_DEF_ITERS_LAT : PERF_DEF_ITERS_BW;
-	if (lat && o->iters < PERF_MIN_ITERS_LAT) {
-		perf_err("-n/--iters", "latency tests need %u iterations at least "
-			 "(the 2 largest samples are dropped)", PERF_MIN_ITERS_LAT);
-		return -1;
-	}
-	if (lat && o->iters > PERF_MAX_ITERS_LAT) {
-		perf_err("-n/--iters", "latency tests keep one timestamp per iteration: "
-			 "%llu at most", (unsigned long long)PERF_MAX_ITERS_LAT);
-		return -1;
-	}
-	if (lat && o->num_qps > 1) {
-		perf_err("-q/--qp", "multiple QPs only available on bw tests");
-		return -1;
-	}
-	if (!tx_given)
-		o->tx_depth = lat ? PERF_DEF_TX_LAT : PERF_DEF_TX_BW;
-	if (o->server != NULL && o->oob_bind != NULL) {
-		perf_err("--oob-bind", "only for the server (the client connects to %s)", o->server);
-		return -1;
-	}
-	if (o->perftest && ((o->nb_sizes != 1 && !o->all) || o->duration > 0 ||
-			    (o->check && o->test->verb != PERF_ATOMIC))) {
-		perf_err("--perftest-compat", "one size (-s) or perftest's -a, no -D or --sizes, "
-			 "and --check only for the atomic tests: perftest's exchange has none of them");
-		return -1;
-	}
-	if (finish_imm(o) != 0)
-		return -1;
-	if (o->oob_bind == NULL)
-		o->oob_bind = "127.0.0.1";
-	return 0;
-}
 
 int
 perf_parse_args(int argc, char **argv, struct perf_opts *o)
@@ -579,6 +445,11 @@ perf_parse_args(int argc, char **argv, struct perf_opts *o)
 				return -1;
 			atomic_given = true;
 			break;
+		case 'c':
+			if (parse_conn(optarg, &o->conn) != 0)
+				return -1;
+			o->conn_given = true;
+			break;
 		case 'o':
 			/* perftest lowers a count above the device's to it, with a warning */
 			if (parse_uint("-o/--outs", optarg, 1, UINT8_MAX, &v) != 0)
@@ -676,7 +547,7 @@ perf_parse_args(int argc, char **argv, struct perf_opts *o)
 	o->server = argc == 2 ? argv[1] : NULL;
 	if (dr_app_engine_finish(&o->engine, PERF_PROG) != 0)
 		return -1;
-	if (finish_raw(o, raw_like_given) != 0)
+	if (perf_opts_finish_raw(o, raw_like_given) != 0)
 		return -1;
-	return finish(o, have_ip, tx_given, all, size_opt, sizes_opt, atomic_given, outs_given);
+	return perf_opts_finish(o, have_ip, tx_given, all, size_opt, sizes_opt, atomic_given, outs_given);
 }

@@ -81,6 +81,16 @@ perf_verb_fetches(enum perf_verb v)
 }
 
 /** How it measures. */
+/** perftest's -c: the QP type (perftest's connection types dpdk-rdma has). */
+enum perf_conn {
+	PERF_RC,
+	PERF_UC,
+	PERF_UD,
+};
+
+#define PERF_UD_GRH 40u              /* a UD receive buffer starts with the GRH (ibv_post_recv(3)) */
+#define PERF_UD_QKEY 0x11111111u     /* perftest's DEF_QKEY */
+
 enum perf_kind {
 	PERF_BW,
 	PERF_LAT,
@@ -123,6 +133,8 @@ struct perf_opts {
 	enum perf_atomic_type atomic;   /**< -A: atomic tests */
 	uint32_t out_reads;             /**< -o: outstanding READs/atomics; 0: the device's max */
 	enum perf_verb raw_like;        /**< --raw-like: the frames of raw_bw / raw_lat (default write) */
+	enum perf_conn conn;            /**< -c: RC (default), UC, UD */
+	bool conn_given;
 	bool send_imm;                  /**< --send_with_imm: send tests post SEND_WITH_IMM */
 	bool write_imm;                 /**< --write_with_imm: write_bw posts RDMA_WRITE_WITH_IMM */
 };
@@ -137,8 +149,20 @@ int perf_parse_args(int argc, char **argv, struct perf_opts *o);
 /** The usage text. */
 void perf_usage(FILE *out);
 
+/** "RC", "UC", "UD". */
+const char *perf_conn_name(enum perf_conn c);
+
 /** perftest's name of an atomic type: "CMP_AND_SWAP", "FETCH_AND_ADD". */
 const char *perf_atomic_name(enum perf_atomic_type t);
+
+/**
+ * options_rules.c: the checks and defaults that need every option (options.c
+ * says which were given). @return 0, or -1 after a message on stderr.
+ */
+int perf_opts_finish(struct perf_opts *o, bool have_ip, bool tx_given, bool all, bool size_opt,
+		     bool sizes_opt, bool atomic_given, bool outs_given);
+/** options_rules.c: the raw tests' rules (@p raw_like_given: --raw-like was given). */
+int perf_opts_finish_raw(struct perf_opts *o, bool raw_like_given);
 
 /** Largest message size of the run. */
 uint32_t perf_max_size(const struct perf_opts *o);

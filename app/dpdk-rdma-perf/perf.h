@@ -45,6 +45,10 @@ struct perf_qp {
 	uint64_t recv_posted;       /**< receive WRs posted, all sizes */
 	uint64_t recv_done;         /**< receive completions, all sizes */
 	uint64_t received;          /**< receive completions of this size */
+	uint64_t next_iter;         /**< UC/UD: the message expected next (the one after the last arrived) */
+	uint64_t unique, dups;      /**< UC/UD: messages arrived once, and again (UD) */
+	uint64_t *seen;             /**< UC/UD: a bit per message arrived (NULL with -D) */
+	struct dr_ah *ah;           /**< UD: the peer's address */
 	uint64_t *atomic_start;     /**< a perftest server's words: their first values (atomic.c) */
 };
 
@@ -62,6 +66,7 @@ struct perf_bad {
 struct perf_result {
 	uint64_t iters;             /**< messages completed */
 	uint64_t verified;          /**< bytes checked */
+	uint64_t lost;              /**< UC/UD receiver: messages that never arrived (or arrived cut) */
 	double vals[OOB_NB_VALS];   /**< report.c's row */
 	struct perf_bad bad;
 };
@@ -80,6 +85,7 @@ struct perf {
 	enum perf_atomic_type atomic; /**< the client's -A (adopted by the server) */
 	enum perf_verb raw_like;    /**< the client's --raw-like (adopted by the server) */
 	bool imm;                   /**< --send_with_imm / --write_with_imm (either side's) */
+	enum perf_conn conn;        /**< -c (the client's, adopted by the server) */
 
 	/* device (port.c) */
 	struct dr_device **dev_list;
@@ -116,6 +122,7 @@ struct perf {
 	uint32_t size;              /**< message size of this round */
 	struct oob_done peer_done;  /**< the peer's OOB_DONE of this size */
 	bool peer_done_seen;
+	uint64_t peer_done_tsc;     /**< when it came (UC, UD: the receiver's wait for stragglers) */
 	bool done_sent;
 	uint64_t last_oob_check;    /**< TSC of the last look at the socket */
 	struct perf_result res;     /**< ours, this size */
@@ -128,6 +135,8 @@ struct perf {
 	uint32_t pt_peer_mtu;       /**< path MTU bytes the peer offered */
 	uint32_t pt_out_reads;      /**< the peer's outstanding READs (its responder depth) */
 	uint64_t verified_total;    /**< bytes checked here and by the peer, all sizes */
+	uint64_t lost_total;        /**< UC/UD receiver: messages lost, all sizes */
+	uint64_t sent_total;        /**< ... of the messages the peer sent */
 	uint32_t lat_written;       /**< write_lat: the largest size run so far (bytes past it never written) */
 	bool cleanup_failed;        /**< a destroy or close call failed (said): exit status 1 */
 };
@@ -168,6 +177,20 @@ static inline bool
 perf_uses_recv(const struct perf *p)
 {
 	return p->test->verb == PERF_SEND || (p->test->verb == PERF_WRITE && p->imm);
+}
+
+/** UC and UD deliver what arrives and drop the rest: the receiver counts, it does not wait. */
+static inline bool
+perf_unreliable(const struct perf *p)
+{
+	return p->conn != PERF_RC;
+}
+
+/** Bytes before the message in a receive buffer: the GRH of UD (ibv_post_recv(3)). */
+static inline uint32_t
+perf_grh(const struct perf *p)
+{
+	return p->conn == PERF_UD ? PERF_UD_GRH : 0;
 }
 
 /** The immediate data of message @p iter (network order). */
@@ -229,6 +252,28 @@ int perf_exchange_qps(struct perf *p);
 /* session_perftest.c */
 /** The whole session in perftest's exchange (--perftest-compat). */
 int perf_pt_session(struct perf *p);
+
+/* unreliable.c: -c UC / UD, the receiver's side */
+/** Bitmaps of the messages arrived, when the iterations are known. */
+int perf_unrel_setup(struct perf *p);
+void perf_unrel_free(struct perf *p);
+/** Before a size: nothing arrived yet on @p q. */
+void perf_unrel_reset(struct perf *p, struct perf_qp *q);
+/** Which message @p msg (its completion @p wc) is: 0 and *@p iter, or -1. */
+int perf_unrel_identify(const struct perf *p, const struct perf_qp *q, const struct dr_wc *wc,
+			const uint8_t *msg, uint64_t *iter);
+/** Message @p iter arrived on @p q (once more: a double). */
+void perf_unrel_arrived(struct perf_qp *q, uint64_t iter);
+/** @p iter is a message of this run. */
+bool perf_unrel_in_range(const struct perf *p, uint64_t iter);
+/** Messages of @p sent_per_qp a QP that never arrived, over every QP. */
+uint64_t perf_unrel_lost(const struct perf *p, uint64_t sent_per_qp);
+/** Messages arrived once, over every QP. */
+uint64_t perf_unrel_unique(const struct perf *p);
+/** UC write_bw server, --check: every slot of the @p n messages whole or untouched (lost). */
+void perf_unrel_verify_writes(struct perf *p, uint64_t n);
+/** UD: a size above the path MTU becomes the MTU, as perftest does (both sides alike). */
+int perf_unrel_sizes(struct perf *p);
 
 /* run_bw.c */
 int perf_run_bw(struct perf *p);

@@ -77,7 +77,7 @@ perf_print_header(const struct perf *p)
 		printf("                    %s\n", t->title);
 	printf(" Dual-port       : OFF\t\tDevice         : %s\n", dr_get_device_name(p->dev));
 	printf(" Number of qps   : %u\t\tTransport type : IB\n", p->nb_qps);
-	printf(" Connection type : RC\t\tUsing SRQ      : OFF\n");
+	printf(" Connection type : %s\t\tUsing SRQ      : OFF\n", perf_conn_name(p->conn));
 	printf(" ibv_wr* API     : OFF\n");
 	if (!p->server)
 		printf(" TX depth        : %u\n", t->kind == PERF_BW ? p->window : o->tx_depth);

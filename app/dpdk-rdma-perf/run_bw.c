@@ -162,9 +162,17 @@ bw_client(struct perf *p)
 	return PERF_OK;
 }
 
+/*
+ * UC, UD: after the client's DONE (it has sent everything), what has not
+ * come within this long is lost; the wait starts again at each arrival.
+ */
+#define UNREL_QUIET_MS 100
+
 static bool
 all_received(const struct perf *p, uint64_t total)
 {
+	if (perf_unreliable(p))         /* only the sender knows how many it sent */
+		return p->peer_done_seen && perf_unrel_unique(p) >= p->peer_done.iters * p->nb_qps;
 	if (p->peer_done_seen)
 		return total >= p->peer_done.iters * p->nb_qps;
 	if (p->duration > 0)
@@ -181,11 +189,16 @@ bw_recv_server(struct perf *p)
 	struct bw_peak pk = { .min_msgs = RTE_MIN(p->o->cq_mod, p->rq_depth),
 			      .min_cycles = p->tsc_hz / 1000000 * PEAK_MIN_US };
 	struct dr_wc wc[BW_BURST];
-	uint64_t start, last, total = 0;
+	uint64_t start, last, total = 0, quiet = p->tsc_hz / 1000 * UNREL_QUIET_MS;
 
 	start = last = pk.mark = rte_rdtsc();
 	while (!all_received(p, total)) {
-		int n = dr_poll_cq(p->recv_cq, BW_BURST, wc);
+		int n;
+
+		if (perf_unreliable(p) && p->peer_done_seen &&
+		    rte_rdtsc() - RTE_MAX(last, p->peer_done_tsc) > quiet)
+			break;                  /* the rest was lost */
+		n = dr_poll_cq(p->recv_cq, BW_BURST, wc);
 
 		if (n < 0)
 			return perf_api_err("dr_poll_cq", -n);
@@ -203,6 +216,11 @@ bw_recv_server(struct perf *p)
 			return PERF_FAIL;
 	}
 	p->res.iters = total / p->nb_qps;
+	if (perf_unreliable(p)) {
+		/* the row says what was sent, as the client's; lost is said below the table */
+		p->res.iters = p->peer_done.iters;
+		p->res.lost = perf_unrel_lost(p, p->peer_done.iters);
+	}
 	perf_bw_result(p, total, last - start, pk.best);
 	return PERF_OK;
 }
@@ -228,13 +246,29 @@ verify_writes(struct perf *p, uint64_t n)
 	}
 }
 
+/* UC write_bw: the client's WRITEs complete as they leave; let the last ones land first. */
+static int
+let_land(struct perf *p)
+{
+	uint64_t end = rte_rdtsc() + p->tsc_hz / 1000 * UNREL_QUIET_MS;
+
+	while (rte_rdtsc() < end)
+		if (perf_progress(p) != PERF_OK)
+			return PERF_FAIL;
+	return PERF_OK;
+}
+
 static int
 bw_passive_server(struct perf *p)
 {
 	if (perf_wait_peer_done(p) != PERF_OK)
 		return PERF_FAIL;
+	if (perf_unreliable(p) && let_land(p) != PERF_OK)
+		return PERF_FAIL;
 	p->res.iters = p->peer_done.iters;
-	if (p->check && p->test->verb == PERF_WRITE)
+	if (p->check && p->test->verb == PERF_WRITE && perf_unreliable(p))
+		perf_unrel_verify_writes(p, p->peer_done.iters);
+	else if (p->check && p->test->verb == PERF_WRITE)
 		verify_writes(p, p->peer_done.iters);
 	if (p->check && p->test->verb == PERF_ATOMIC)
 		perf_atomic_verify_words(p, p->peer_done.iters);
@@ -251,7 +285,13 @@ perf_run_bw(struct perf *p)
 	if (bw_recv_server(p) != PERF_OK)
 		return PERF_FAIL;
 	/* RDMA_WRITE_WITH_IMM: every receive came, in order (its immediates); now the data */
-	if (p->check && p->test->verb == PERF_WRITE)
+	if (p->check && p->test->verb == PERF_WRITE && perf_unreliable(p)) {
+		uint64_t lost = p->res.lost;
+
+		perf_unrel_verify_writes(p, p->res.iters);
+		p->res.lost = lost;         /* the receives counted them */
+	} else if (p->check && p->test->verb == PERF_WRITE) {
 		verify_writes(p, p->res.iters);
+	}
 	return PERF_OK;
 }

@@ -29,7 +29,8 @@ hello_from_opts(const struct perf_opts *o, struct oob_hello *h)
 	h->flags = (o->check ? OOB_F_CHECK : 0) | (o->duration > 0 ? OOB_F_DURATION : 0) |
 		   (o->test->verb == PERF_ATOMIC && o->atomic == PERF_CMP_AND_SWAP ? OOB_F_CMP_SWAP : 0) |
 		   ((uint32_t)o->raw_like << OOB_F_RAW_LIKE_SHIFT) |
-		   (o->send_imm || o->write_imm ? OOB_F_IMM : 0);
+		   (o->send_imm || o->write_imm ? OOB_F_IMM : 0) |
+		   ((uint32_t)o->conn << OOB_F_CONN_SHIFT);
 	h->iters = o->iters;
 	h->duration_ms = (uint32_t)(o->duration * 1000 + 0.5);
 	h->nb_sizes = o->nb_sizes;
@@ -41,7 +42,7 @@ static const char *
 refusal(const struct perf *p, const struct oob_hello *h, char *why, size_t len)
 {
 	const struct perf_opts *o = p->o;
-	uint32_t max = 0;
+	uint32_t max = 0, conn;
 
 	if (strcmp(h->test, o->test->name) != 0) {
 		snprintf(why, len, "test mismatch: the server runs %s, the client asked for %s",
@@ -62,6 +63,19 @@ refusal(const struct perf *p, const struct oob_hello *h, char *why, size_t len)
 	     (o->test->kind == PERF_LAT && h->iters > PERF_MAX_ITERS_LAT))) {
 		snprintf(why, len, "bad request: %" PRIu64 " iterations, %u ms", h->iters,
 			 h->duration_ms);
+		return why;
+	}
+	conn = (h->flags & OOB_F_CONN_MASK) >> OOB_F_CONN_SHIFT;
+	if (conn > PERF_UD || (o->conn_given && conn != o->conn)) {
+		snprintf(why, len, "connection type mismatch: the server has -c %s, the client asked "
+			 "for %s", perf_conn_name(o->conn), conn > PERF_UD ? "?" :
+			 perf_conn_name((enum perf_conn)conn));
+		return why;
+	}
+	if ((conn == PERF_UD && o->test->verb != PERF_SEND) ||
+	    (conn == PERF_UC && perf_verb_fetches(o->test->verb))) {
+		snprintf(why, len, "bad request: %s over %s", o->test->name,
+			 perf_conn_name((enum perf_conn)conn));
 		return why;
 	}
 	if (!(h->flags & OOB_F_IMM) && (o->send_imm || o->write_imm)) {
@@ -105,6 +119,7 @@ adopt(struct perf *p, const struct oob_hello *h, bool check)
 	p->atomic = (h->flags & OOB_F_CMP_SWAP) ? PERF_CMP_AND_SWAP : PERF_FETCH_AND_ADD;
 	p->raw_like = (enum perf_verb)((h->flags & OOB_F_RAW_LIKE_MASK) >> OOB_F_RAW_LIKE_SHIFT);
 	p->imm = (h->flags & OOB_F_IMM) != 0;
+	p->conn = (enum perf_conn)((h->flags & OOB_F_CONN_MASK) >> OOB_F_CONN_SHIFT);
 }
 
 static int

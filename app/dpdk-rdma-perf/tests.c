@@ -92,7 +92,7 @@ layout(struct perf *p)
 	uint32_t tx = 0, rx = 0;
 
 	/* a perftest peer may touch a whole cycle buffer (the page) from the start */
-	p->slot_size = RTE_ALIGN_CEIL(RTE_MAX(RTE_MAX(p->max_size, 1u), p->pt_cycle), 64u);
+	p->slot_size = RTE_ALIGN_CEIL(RTE_MAX(RTE_MAX(p->max_size, 1u) + perf_grh(p), p->pt_cycle), 64u);
 	p->sq_depth = 1;
 	p->rq_depth = 0;
 	p->window = 1;
@@ -182,6 +182,12 @@ out_reads(const struct perf *p)
 	return (uint8_t)(p->o->out_reads > 0 ? p->o->out_reads : max);
 }
 
+static enum dr_qp_type
+qp_type(const struct perf *p)
+{
+	return p->conn == PERF_UD ? DR_QPT_UD : p->conn == PERF_UC ? DR_QPT_UC : DR_QPT_RC;
+}
+
 static int
 create_qp(struct perf *p, struct perf_qp *q)
 {
@@ -196,14 +202,17 @@ create_qp(struct perf *p, struct perf_qp *q)
 			.max_recv_sge = 1,
 			.max_inline_data = 0,
 		},
-		.qp_type = DR_QPT_RC,
+		.qp_type = qp_type(p),
 		.sq_sig_all = 0,
 	};
 	struct dr_qp_attr a = {
 		.qp_state = DR_QPS_INIT,
 		.pkey_index = 0,
 		.port_num = p->o->ib_port,
-		.qp_access_flags = perf_access(p),
+		/* a UC QP takes RDMA WRITEs only (IBA 9.8.x) */
+		.qp_access_flags = p->conn == PERF_UC ? DR_ACCESS_LOCAL_WRITE | DR_ACCESS_REMOTE_WRITE :
+				   perf_access(p),
+		.qkey = PERF_UD_QKEY,
 	};
 	int ret;
 
@@ -218,7 +227,7 @@ create_qp(struct perf *p, struct perf_qp *q)
 	}
 	q->psn = rte_rand() & 0xffffff;
 	ret = dr_modify_qp(q->qp, &a, DR_QP_STATE | DR_QP_PKEY_INDEX | DR_QP_PORT |
-			   DR_QP_ACCESS_FLAGS);
+			   (p->conn == PERF_UD ? DR_QP_QKEY : DR_QP_ACCESS_FLAGS));
 	if (ret != 0)
 		return perf_api_err("dr_modify_qp(INIT)", -ret);
 	return PERF_OK;
@@ -314,7 +323,7 @@ perf_setup(struct perf *p)
 		if (ret != PERF_OK)
 			return ret;
 	}
-	return PERF_OK;
+	return perf_unrel_setup(p);
 }
 
 /* A destroy call that failed: said, and the exit status says it too. */
@@ -333,8 +342,11 @@ perf_teardown(struct perf *p)
 	for (unsigned int i = 0; p->qps != NULL && i < p->nb_qps; i++) {
 		if (p->qps[i].qp != NULL)
 			teardown_err(p, "dr_destroy_qp", dr_destroy_qp(p->qps[i].qp));
+		if (p->qps[i].ah != NULL)
+			teardown_err(p, "dr_destroy_ah", dr_destroy_ah(p->qps[i].ah));
 		free(p->qps[i].atomic_start);
 	}
+	perf_unrel_free(p);
 	if (p->recv_cq != NULL)
 		teardown_err(p, "dr_destroy_cq", dr_destroy_cq(p->recv_cq));
 	if (p->send_cq != NULL)
@@ -377,6 +389,27 @@ peer_out_reads(const struct perf *p, const struct perf_qp *q)
 	if (p->dev_attr.max_qp_init_rd_atom > 0)
 		n = RTE_MIN(n, (uint32_t)p->dev_attr.max_qp_init_rd_atom);
 	return (uint8_t)RTE_MIN(n, (uint32_t)UINT8_MAX);
+}
+
+/* The RTR and RTS masks of each QP type (ibv_modify_qp(3)'s required attributes). */
+static int
+rtr_mask(const struct perf *p)
+{
+	if (p->conn == PERF_UD)
+		return DR_QP_STATE;
+	if (p->conn == PERF_UC)
+		return DR_QP_STATE | DR_QP_AV | DR_QP_PATH_MTU | DR_QP_DEST_QPN | DR_QP_RQ_PSN;
+	return DR_QP_STATE | DR_QP_AV | DR_QP_PATH_MTU | DR_QP_DEST_QPN | DR_QP_RQ_PSN |
+	       DR_QP_MAX_DEST_RD_ATOMIC | DR_QP_MIN_RNR_TIMER;
+}
+
+static int
+rts_mask(const struct perf *p)
+{
+	if (p->conn != PERF_RC)
+		return DR_QP_STATE | DR_QP_SQ_PSN;
+	return DR_QP_STATE | DR_QP_TIMEOUT | DR_QP_RETRY_CNT | DR_QP_RNR_RETRY | DR_QP_SQ_PSN |
+	       DR_QP_MAX_QP_RD_ATOMIC;
 }
 
 int
@@ -428,15 +461,18 @@ perf_connect_qps(struct perf *p)
 		};
 
 		memcpy(rtr.ah_attr.grh.dgid.raw, q->remote.gid, sizeof(rtr.ah_attr.grh.dgid.raw));
-		ret = dr_modify_qp(q->qp, &rtr, DR_QP_STATE | DR_QP_AV | DR_QP_PATH_MTU |
-				   DR_QP_DEST_QPN | DR_QP_RQ_PSN | DR_QP_MAX_DEST_RD_ATOMIC |
-				   DR_QP_MIN_RNR_TIMER);
+		ret = dr_modify_qp(q->qp, &rtr, rtr_mask(p));
 		if (ret != 0)
 			return perf_api_err("dr_modify_qp(RTR)", -ret);
-		ret = dr_modify_qp(q->qp, &rts, DR_QP_STATE | DR_QP_TIMEOUT | DR_QP_RETRY_CNT |
-				   DR_QP_RNR_RETRY | DR_QP_SQ_PSN | DR_QP_MAX_QP_RD_ATOMIC);
+		ret = dr_modify_qp(q->qp, &rts, rts_mask(p));
 		if (ret != 0)
 			return perf_api_err("dr_modify_qp(RTS)", -ret);
+		if (p->conn == PERF_UD) {
+			/* ibv_ud_pingpong's: the peer's address is an AH, named in each send WR */
+			q->ah = dr_create_ah(p->pd, &rtr.ah_attr);
+			if (q->ah == NULL)
+				return perf_api_err("dr_create_ah", errno);
+		}
 	}
 	return PERF_OK;
 }
@@ -494,12 +530,41 @@ recv_imm_err(const struct perf *p, const struct perf_qp *q, const struct dr_wc *
 			 p->imm ? " with immediate" : "");
 		return true;
 	}
-	if (p->imm && p->check && wc->imm_data != perf_imm(q->received)) {
+	/* UC, UD: numbers may be missing (perf_unrel_identify() places the message) */
+	if (p->imm && p->check && !perf_unreliable(p) && wc->imm_data != perf_imm(q->received)) {
 		perf_err("completion", "QP %u message %" PRIu64 ": immediate data 0x%08x, sent 0x%08x",
 			 q->index, q->received, rte_be_to_cpu_32(wc->imm_data), (uint32_t)q->received);
 		return true;
 	}
 	return false;
+}
+
+/*
+ * UC, UD: place the message (perf_unrel_identify()), verify it with its own
+ * pattern (a SEND's payload; a WRITE_WITH_IMM's data is checked at the end),
+ * count it. A message no pattern explains is a data error.
+ */
+static int
+recv_unreliable(struct perf *p, struct perf_qp *q, const struct dr_wc *wc, const uint8_t *msg)
+{
+	uint64_t it = q->next_iter;
+	unsigned int want = 0, got = 0;
+	size_t off;
+
+	if (p->check || p->imm) {
+		if (perf_unrel_identify(p, q, wc, msg, &it) != 0 || !perf_unrel_in_range(p, it)) {
+			perf_note_bad(p, q->index, q->next_iter, 0, 0, p->size > 0 ? msg[0] : 0);
+			return PERF_OK;
+		}
+	}
+	if (p->check && p->test->verb == PERF_SEND) {
+		off = perf_check_verify(msg, p->size, perf_seed(p, !p->server, q->index, it), &want, &got);
+		if (off != SIZE_MAX)
+			perf_note_bad(p, q->index, it, off, want, got);
+		p->res.verified += p->size;
+	}
+	perf_unrel_arrived(q, it);
+	return PERF_OK;
 }
 
 int
@@ -515,14 +580,18 @@ perf_recv_complete(struct perf *p, const struct dr_wc *wc)
 		return PERF_FAIL;
 	}
 	q = &p->qps[qi];
-	if (wc->byte_len != p->size) {
-		perf_err("completion", "QP %u message %" PRIu64 ": received %u bytes, sent %u",
-			 qi, q->received, wc->byte_len, p->size);
+	/* a UD receive starts with the 40 bytes of the GRH, counted in byte_len (ibv_poll_cq(3)) */
+	if (wc->byte_len != p->size + (p->test->verb == PERF_SEND ? perf_grh(p) : 0)) {
+		perf_err("completion", "QP %u message %" PRIu64 ": received %u bytes, sent %u%s",
+			 qi, q->received, wc->byte_len, p->size, perf_grh(p) ? " and the GRH" : "");
 		return PERF_FAIL;
 	}
 	if (recv_imm_err(p, q, wc))
 		return PERF_FAIL;
-	if (p->check && p->test->verb == PERF_SEND) {
+	if (perf_unreliable(p)) {
+		if (recv_unreliable(p, q, wc, q->rx + (size_t)slot * p->slot_size + perf_grh(p)) != PERF_OK)
+			return PERF_FAIL;
+	} else if (p->check && p->test->verb == PERF_SEND) {
 		const uint8_t *b = q->rx + (size_t)slot * p->slot_size;
 		unsigned int want, got;
 		size_t off = perf_check_verify(b, p->size, perf_seed(p, !p->server, qi, q->received),
@@ -547,6 +616,10 @@ perf_prepare_size(struct perf *p)
 		size_t rx_len = (size_t)q->rx_slots * p->slot_size;
 
 		q->posted = q->completed = q->received = 0;
+		perf_unrel_reset(p, q);
+		if (perf_unreliable(p) && t->verb == PERF_WRITE && t->kind == PERF_BW && p->server &&
+		    p->check)
+			memset(q->rx, 0, rx_len);   /* a lost UC WRITE leaves its slot untouched: zero */
 		if (perf_uses_recv(p)) {
 			if (p->rq_depth > 0 && perf_fill_recv(p, q) != PERF_OK)
 				return PERF_FAIL;
@@ -584,6 +657,11 @@ perf_wr_target(const struct perf *p, const struct perf_qp *q, uint64_t i, struct
 		wr->opcode = p->imm ? DR_WR_SEND_WITH_IMM : DR_WR_SEND;
 		if (p->imm)
 			wr->imm_data = perf_imm(i);
+		if (p->conn == PERF_UD) {
+			wr->wr.ud.ah = q->ah;
+			wr->wr.ud.remote_qpn = q->remote.qpn;
+			wr->wr.ud.remote_qkey = PERF_UD_QKEY;
+		}
 		return;
 	case PERF_WRITE:
 		wr->opcode = p->imm ? DR_WR_RDMA_WRITE_WITH_IMM : DR_WR_RDMA_WRITE;

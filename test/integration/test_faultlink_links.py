@@ -71,7 +71,8 @@ def _query(prefix, cmds):
     r = subprocess.run(["/usr/bin/python3", TELEMETRY_PY, "-f", prefix],
                        input="\n".join(cmds) + "\n", capture_output=True, text=True, timeout=30)
     replies = [json.loads(line) for line in r.stdout.splitlines() if line.startswith("{")]
-    return [rep[c] for rep, c in zip(replies, cmds)] if len(replies) == len(cmds) else None
+    return [rep[c.split(",")[0]] for rep, c in zip(replies, cmds)] \
+        if len(replies) == len(cmds) else None
 
 
 @pytest.mark.skipif(not os.access(TELEMETRY_PY, os.X_OK), reason="dpdk-telemetry.py not installed")
@@ -102,3 +103,33 @@ def test_telemetry_while_forwarding(perf_exe, faultlink_exe):
     assert "in_flight" in stats["b_to_a"]
     final = fl.counters["b->a"]
     assert final["rx"] >= stats["b_to_a"]["rx"] and final["lost"] >= stats["b_to_a"]["lost"]
+
+
+@pytest.mark.skipif(not os.access(TELEMETRY_PY, os.X_OK), reason="dpdk-telemetry.py not installed")
+def test_change_while_running(perf_exe, faultlink_exe):
+    """/faultlink/set as tc qdisc change: a clean link turns lossy for a
+    while and clean again under a checked run; bad changes are refused."""
+    with faultlink.FaultLink(("memif", "memif"), [], exe=faultlink_exe) as fl:
+        prefix = fl.side.prefixes[0]
+        out = {}
+        th = threading.Thread(target=lambda: out.setdefault("res", fl.run_perf(
+            ["send_bw", "-D", "5", "-s", "4096", "--check"], exe=perf_exe, timeout=RUN_TIMEOUT)))
+        th.start()
+        time.sleep(1.5)
+        lossy = _query(prefix, ["/faultlink/set,both loss 20% duplicate 1%"])[0]
+        time.sleep(1.5)
+        bad = _query(prefix, ["/faultlink/set,a_to_b loss 20", "/faultlink/set,sideways none",
+                              "/faultlink/set,both limit 5000", "/faultlink/set"])
+        clean = _query(prefix, ["/faultlink/set,both none", "/faultlink/config"])
+        th.join(RUN_TIMEOUT)
+    assert out["res"].ok, out["res"].describe()
+    assert "Data check: OK" in out["res"].client.stdout + out["res"].server.stdout
+    assert lossy == {"a_to_b": "loss 20% duplicate 1% limit 1000",
+                     "b_to_a": "loss 20% duplicate 1% limit 1000"}, lossy
+    assert "not a percentage" in bad[0]["error"] and "unknown direction" in bad[1]["error"]
+    assert "capacity" in bad[2]["error"] and "give a direction" in bad[3]["error"], bad
+    assert clean[0] == {"a_to_b": "none limit 1000", "b_to_a": "none limit 1000"}, clean
+    assert clean[1]["a_to_b"] == "none limit 1000"
+    for d in fl.counters.values():
+        assert d["changes"] == 2 and faultlink.conserved(d), fl.counters
+    assert fl.counters["b->a"]["lost"] > 0 and fl.counters["b->a"]["duplicated"] > 0

@@ -26,6 +26,12 @@ BAD = [
     ("raw-like-unknown", ["raw_bw", *IP, "--raw-like", "flush"], "--raw-like: unknown operation 'flush'"),
     ("raw-like-not-raw", ["write_bw", *IP, "--raw-like", "send"], "--raw-like: only for the raw tests"),
     ("raw-check", ["raw_bw", *IP, "--check"], "--check: not for the raw tests"),
+    ("conn-xrc", ["send_bw", *IP, "-c", "XRC"], "-c/--connection: 'XRC': RC, UC or UD"),
+    ("conn-ud-write", ["write_bw", *IP, "-c", "UD"], "UD: only the send tests"),
+    ("conn-uc-read", ["read_bw", *IP, "-c", "UC"], "UC: only the send and write tests"),
+    ("conn-uc-atomic", ["atomic_lat", *IP, "--connection=UC"], "UC: only the send and write"),
+    ("conn-raw", ["raw_bw", *IP, "-c", "UD"], "-c/--connection: not for the raw tests"),
+    ("conn-perftest", ["send_bw", *IP, "-c", "UD", "--perftest-compat"], "UD not yet with"),
     ("send-imm-write", ["write_bw", *IP, "--send_with_imm"],
      "--send_with_imm: only for the send tests"),
     ("write-imm-send", ["send_bw", *IP, "--write_with_imm"],
@@ -154,6 +160,8 @@ def test_version(perf_exe):
     pytest.param(["atomic_bw", *IP, "--perftest-compat", "--check"], id="perftest-atomic-check"),
     pytest.param(["read_bw", *IP, "-o", "1"], id="read-outs"),
     pytest.param(["send_lat", *IP, "--send_with_imm"], id="send-imm"),
+    pytest.param(["send_bw", *IP, "-c", "UD", "--check"], id="conn-ud"),
+    pytest.param(["write_lat", *IP, "--connection=uc"], id="conn-uc-lowercase"),
     pytest.param(["write_bw", *IP, "--write_with_imm", "--check"], id="write-imm"),
 ])
 def test_good_arguments_pass_the_parser(perf_exe, args):

@@ -110,6 +110,34 @@ def test_immediate_data(perf_exe, test, flag, qps):
         assert [r["iters"] for r in table.rows(side.stdout)] == [40] * 4, res.describe()
 
 
+@pytest.mark.parametrize("test, conn, extra", [
+    ("send_bw", "UC", []), ("send_bw", "UD", ["--send_with_imm"]), ("write_bw", "UC", []),
+    ("write_bw", "UC", ["--write_with_imm"]), ("send_lat", "UD", []), ("write_lat", "UC", []),
+])
+def test_uc_ud_checked(perf_exe, test, conn, extra):
+    """-c UC / UD on a clean link: every message arrives, checked; the receiver
+    says none was lost. UD: a size above the MTU becomes the MTU (perftest)."""
+    sizes = "1,1023,1024,1025" if conn == "UD" else "1,1025,65537"
+    res = memif(perf_exe, test, "-c", conn, "--check", "-m", 1024, "--sizes", sizes, "-n", 30,
+                *extra)
+    assert res.ok, res.describe()
+    for side in (res.client, res.server):
+        assert "Connection type : %s" % conn in side.stdout and "Data check: OK" in side.stdout
+    want = [1, 1023, 1024] if conn == "UD" else [1, 1025, 65537]
+    assert [r["bytes"] for r in table.rows(res.client.stdout)] == want, res.describe()
+    if conn == "UD":
+        assert "Max msg size in UD is MTU 1024" in res.client.stdout
+    if kind(test) == "bw":
+        assert re.search(r"Messages lost\s+: 0 of 90 \(%s" % conn, res.server.stdout), res.describe()
+
+
+def test_connection_mismatch_refused(perf_exe):
+    res = memif(perf_exe, "send_bw", "-n", 10, server_args=["-c", "UD"])
+    assert res.server.rc == 1 and res.client.rc == 1, res.describe()
+    assert "connection type mismatch: the server has -c UD, the client asked for RC" in \
+        res.server.stderr, res.describe()
+
+
 def test_immediate_data_mismatch_refused(perf_exe):
     """A server given --write_with_imm refuses a client without it (both exit 1)."""
     res = memif(perf_exe, "write_bw", "-n", 10, server_args=["--write_with_imm"])

@@ -6,11 +6,12 @@
         res = fl.run_perf(["write_bw", "-s", "4096", "--check"])
     fl.counters["a->b"]["lost"]
 
-The endpoints run in two network namespaces joined by a control veth (the
-OOB TCP exchange); their data link is the fault link's: a memif side is a
-memif client of the fault link's memif server socket, an af_xdp side a veth
-whose other end the fault link drives with net_af_xdp from a namespace of
-its own. The perf server is on side a, the client on side b: "a->b" is
+The endpoints' data link is the fault link's: a memif side is a memif
+client of the fault link's memif server socket, an af_xdp side a veth whose
+other end the fault link drives with net_af_xdp from a namespace of its
+own. With an af_xdp side the endpoints run in two network namespaces joined
+by a control veth (the OOB TCP exchange: an AF_XDP port takes every frame
+of its queue); memif to memif, they stay here and meet on loopback. The perf server is on side a, the client on side b: "a->b" is
 client-bound traffic at the server's sending. The fault link starts first
 and says it forwards before an endpoint starts (a memif client that comes
 before its server is never connected in DPDK 22.11), and stops last, after
@@ -88,9 +89,9 @@ class FaultLink:
         return "af_xdp" in self.kinds
 
     def _make_links(self):
-        self.net.create()
         if not self._netns_needed():
             return
+        self.net.create()
         netns._ip("netns", "del", self.ns_fl, check=False)
         netns._ip("netns", "add", self.ns_fl)
         netns._in_ns(self.ns_fl, "sysctl", "-qw", "net.ipv6.conf.all.disable_ipv6=1", check=False)
@@ -170,8 +171,8 @@ class FaultLink:
             s.collect()
             self.stdout, self.stderr = s.stdout, s.stderr
             self.counters = parse_counters(s.stdout)
-        self.net.destroy()
         if self._netns_needed():
+            self.net.destroy()
             netns._ip("netns", "del", self.ns_fl, check=False)
         self._unlink_socks()
         return self.counters
@@ -196,12 +197,15 @@ class FaultLink:
         tag = "%s_%d" % (self.tag, time.monotonic_ns() % 100000)
         prefixes = ("drfs_" + tag, "drfc_" + tag)
         args = list(map(str, perf_args)) + extra
+        ns = self._netns_needed()
         server = pair.Side("server", pair.perf_cmd(
             exe, self.endpoint_eal("a", prefixes[0], srv_lcores), args + list(server_args),
-            pair.SERVER_IP, port, netns=self.net.ns_a, oob_bind=netns.CTL_A),
+            pair.SERVER_IP, port, netns=self.net.ns_a if ns else None,
+            oob_bind=netns.CTL_A if ns else None),
             prefixes=[prefixes[0]], lcores=str(srv_lcores))
         client = pair.Side("client", pair.perf_cmd(
             exe, self.endpoint_eal("b", prefixes[1], cli_lcores), args + list(client_args),
-            pair.CLIENT_IP, port, server_addr=netns.CTL_A, netns=self.net.ns_b),
+            pair.CLIENT_IP, port, server_addr=netns.CTL_A if ns else "127.0.0.1",
+            netns=self.net.ns_b if ns else None),
             prefixes=[prefixes[1]], lcores=str(cli_lcores))
         return pair.run_pair(server, client, timeout)

@@ -1,0 +1,129 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
+# Copyright (c) 2026 The dpdk-rdma authors.
+"""Goodput against loss: dpdk-rdma-perf write_bw (64 KiB messages by
+default) through dpdk-rdma-faultlink dropping a share of the RoCEv2 frames
+in both directions (--roce-only: ARP passes), for each loss rate asked, on
+the same link in the same run. Prints per loss rate the goodput, its ratio
+to the lossless run, and what the loss cost on the wire: frames the
+requester sent per frame a lossless run needs (the fault link counts what
+it received; the need is the messages completed times their packets). With
+--runs N the rates are run N times interleaved (0, 1, 5, ... 0, 1, 5, ...)
+and the medians printed. A benchmark, not a test: nothing is asserted.
+
+  usertools/dr-loss-curve.py                          # 0, 0.1, 1, 5, 10 % on memif
+  usertools/dr-loss-curve.py --loss 0,1 --runs 3 --link af_xdp --json out.json
+
+The curve for doc/guides/reliability.rst; with matplotlib installed
+(python3-matplotlib), --png draws it."""
+
+import argparse
+import json
+import os
+import re
+import statistics
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+from drperf import faultlink, table  # noqa: E402
+
+
+def loss_list(s):
+    try:
+        vals = [float(v) for v in s.split(",") if v]
+    except ValueError:
+        raise argparse.ArgumentTypeError("'%s' is not a list of percentages" % s)
+    if not vals or any(v < 0 or v > 100 for v in vals):
+        raise argparse.ArgumentTypeError("'%s': percentages from 0 to 100" % s)
+    return vals
+
+
+def one_point(a, loss):
+    """(goodput MB/s, frames sent per frame needed, frames lost) of one run, or None."""
+    spec = "loss %g%%" % loss if loss > 0 else "none"
+    args = ["--roce-only", "--both", spec, "--seed", str(a.seed)]
+    with faultlink.FaultLink((a.link, a.link), args) as fl:
+        res = fl.run_perf([a.test, "-s", str(a.size), "-D", str(a.duration)], timeout=a.duration + 120)
+    if not res.ok:
+        print("dr-loss-curve: loss %g%%: the pair failed\n%s" % (loss, res.describe()),
+              file=sys.stderr)
+        return None
+    rows = table.rows(res.client.stdout)
+    mtu = re.match(r"(\d+)", table.header(res.client.stdout).get("Mtu", "1024"))
+    mtu = int(mtu.group(1)) if mtu else 1024
+    if not rows or not fl.counters:
+        return None
+    needed = rows[0]["iters"] * max(1, -(-a.size // mtu))
+    # the data's frames: requests from the client (side b), READ responses from the server
+    sent = fl.counters["a->b" if a.test == "read_bw" else "b->a"]["rx"]
+    lost = fl.counters["b->a"]["lost"] + fl.counters["a->b"]["lost"]
+    return rows[0]["bw_avg"], (sent / needed if needed else 0.0), lost
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--loss", type=loss_list, default=[0, 0.1, 1, 5, 10],
+                    help="loss rates in %% (default 0,0.1,1,5,10)")
+    ap.add_argument("--test", choices=("write_bw", "send_bw", "read_bw"), default="write_bw")
+    ap.add_argument("--size", type=int, default=65536)
+    ap.add_argument("--duration", type=float, default=5.0, help="seconds a point runs (-D)")
+    ap.add_argument("--runs", type=int, default=1)
+    ap.add_argument("--link", choices=("memif", "af_xdp"), default="memif")
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--json")
+    ap.add_argument("--png")
+    a = ap.parse_args()
+    if a.runs < 1 or a.size < 1 or a.duration <= 0:
+        ap.error("--runs, --size and --duration must be positive")
+    if os.geteuid() != 0:
+        ap.error("needs root (network namespaces for the endpoints)")
+    losses = sorted(set([0.0] + a.loss))
+    got = {p: [] for p in losses}
+    for _ in range(a.runs):
+        for p in losses:
+            r = one_point(a, p)
+            if r is not None:
+                got[p].append(r)
+    med = {p: tuple(statistics.median(x[i] for x in got[p]) for i in range(3))
+           for p in losses if got[p]}
+    base = med.get(0.0, (0, 0, 0))[0]
+    print("%s %d B, %s, both directions, median of %d, goodput ratio to 0%% loss in this run"
+          % (a.test, a.size, a.link, a.runs))
+    print("%8s %14s %8s %16s %12s" % ("loss %", "goodput MB/s", "ratio", "sent/needed", "frames lost"))
+    out = []
+    for p in losses:
+        if p not in med:
+            print("%8g %14s" % (p, "failed"))
+            continue
+        bw, fpn, lost = med[p]
+        ratio = bw / base if base else 0.0
+        print("%8g %14.2f %8.3f %16.2f %12d" % (p, bw, ratio, fpn, lost))
+        out.append({"loss": p, "goodput_mbs": bw, "ratio": ratio, "sent_per_needed": fpn,
+                    "lost": lost, "runs": len(got[p])})
+    if a.json:
+        with open(a.json, "w") as f:
+            json.dump({"test": a.test, "size": a.size, "link": a.link, "points": out}, f, indent=1)
+    if a.png:
+        try:
+            import matplotlib
+            matplotlib.use("Agg")
+            import matplotlib.pyplot as plt
+        except ImportError:
+            print("dr-loss-curve: --png needs matplotlib (python3-matplotlib)", file=sys.stderr)
+            return 0
+        fig, ax = plt.subplots(figsize=(6, 4))
+        ax.plot([o["loss"] for o in out], [o["ratio"] for o in out], marker="o", label="go-back-N")
+        ax.set_xlabel("frames lost, each direction (%)")
+        ax.set_ylabel("goodput / lossless goodput")
+        ax.set_xscale("symlog", linthresh=0.1)
+        ax.grid(True, alpha=0.3)
+        ax.legend()
+        fig.tight_layout()
+        fig.savefig(a.png)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
