@@ -45,19 +45,30 @@ fits_output(const struct fl_dir *d, struct rte_mbuf *m)
 	return d->out->max_tx_frame == 0 || m->pkt_len <= d->out->max_tx_frame;
 }
 
-/* Into the output queue at @now with this frame's delay and serialisation time. */
+/*
+ * Into the output queue at @now: an impaired frame with its delay and
+ * serialisation time, a frame --roce-only spares with none (it still waits
+ * behind the frames ahead of it). Counted and freed when it cannot go.
+ */
 static void
-enqueue(struct fl_dir *d, struct rte_mbuf *m, uint64_t now)
+admit(struct fl_dir *d, struct rte_mbuf *m, uint64_t now, bool impaired)
 {
 	if (!fits_output(d, m)) {
 		FL_ADD(&d->c, too_big, 1);
 		rte_pktmbuf_free(m);
 		return;
 	}
-	if (!fl_tq_push(&d->q, m, now, fl_impair_delay(&d->im), fl_impair_tx_cycles(&d->im, m->pkt_len))) {
+	if (!fl_tq_push(&d->q, m, now, impaired ? fl_impair_delay(&d->im) : 0,
+			impaired ? fl_impair_tx_cycles(&d->im, m->pkt_len) : 0)) {
 		FL_ADD(&d->c, queue_drop, 1);
 		rte_pktmbuf_free(m);
 	}
+}
+
+static inline void
+enqueue(struct fl_dir *d, struct rte_mbuf *m, uint64_t now)
+{
+	admit(d, m, now, true);
 }
 
 /* Held frames whose time came (count or deadline), into the queue in the order held. */
@@ -113,13 +124,7 @@ ingress(struct fl_dir *d, struct rte_mbuf *m, uint64_t now)
 	FL_ADD(&d->c, rx_bytes, m->pkt_len);
 	if (d->roce_only && !fl_frame_is_roce(rte_pktmbuf_mtod(m, const uint8_t *), m->data_len)) {
 		FL_ADD(&d->c, passed, 1);
-		if (!fits_output(d, m)) {
-			FL_ADD(&d->c, too_big, 1);
-			rte_pktmbuf_free(m);
-		} else if (!fl_tq_push(&d->q, m, now, 0, 0)) {
-			FL_ADD(&d->c, queue_drop, 1);
-			rte_pktmbuf_free(m);
-		}
+		admit(d, m, now, false);
 		return;
 	}
 	if (fl_impair_lose(&d->im)) {

@@ -55,21 +55,7 @@ size_t
 perf_check_verify(const uint8_t *buf, size_t len, uint64_t seed,
 		  unsigned int *expected, unsigned int *got)
 {
-	for (size_t off = 0, blk = 0; off < len; off += 8, blk++) {
-		uint64_t w = block(seed, blk);
-		size_t n = len - off < 8 ? len - off : 8;
-
-		for (size_t i = 0; i < n; i++) {
-			uint8_t want = (uint8_t)(w >> (8 * i));
-
-			if (buf[off + i] != want) {
-				*expected = want;
-				*got = buf[off + i];
-				return off + i;
-			}
-		}
-	}
-	return SIZE_MAX;
+	return perf_check_verify_at(buf, 0, len, seed, expected, got);
 }
 
 size_t

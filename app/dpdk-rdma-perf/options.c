@@ -323,7 +323,6 @@ parse_atomic(const char *s, enum perf_atomic_type *t)
 	return -1;
 }
 
-
 static int
 parse_raw_like(const char *s, enum perf_verb *v)
 {
@@ -340,7 +339,6 @@ parse_raw_like(const char *s, enum perf_verb *v)
 	perf_err("--raw-like", "unknown operation '%s' (write, send, read or atomic)", s);
 	return -1;
 }
-
 
 int
 perf_parse_args(int argc, char **argv, struct perf_opts *o)

@@ -270,8 +270,8 @@ bool perf_unrel_in_range(const struct perf *p, uint64_t iter);
 uint64_t perf_unrel_lost(const struct perf *p, uint64_t sent_per_qp);
 /** Messages arrived once, over every QP. */
 uint64_t perf_unrel_unique(const struct perf *p);
-/** UC write_bw server, --check: every slot of the @p n messages whole or untouched (lost). */
-void perf_unrel_verify_writes(struct perf *p, uint64_t n);
+/** UC write_bw server, --check: every slot of the @p n messages whole or untouched. @return those not whole. */
+uint64_t perf_unrel_verify_writes(struct perf *p, uint64_t n);
 /** UD: a size above the path MTU becomes the MTU, as perftest does (both sides alike). */
 int perf_unrel_sizes(struct perf *p);
 

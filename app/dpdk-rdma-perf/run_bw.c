@@ -168,6 +168,12 @@ bw_client(struct perf *p)
  */
 #define UNREL_QUIET_MS 100
 
+static inline uint64_t
+unrel_quiet(const struct perf *p)
+{
+	return p->tsc_hz / 1000 * UNREL_QUIET_MS;
+}
+
 static bool
 all_received(const struct perf *p, uint64_t total)
 {
@@ -189,7 +195,7 @@ bw_recv_server(struct perf *p)
 	struct bw_peak pk = { .min_msgs = RTE_MIN(p->o->cq_mod, p->rq_depth),
 			      .min_cycles = p->tsc_hz / 1000000 * PEAK_MIN_US };
 	struct dr_wc wc[BW_BURST];
-	uint64_t start, last, total = 0, quiet = p->tsc_hz / 1000 * UNREL_QUIET_MS;
+	uint64_t start, last, total = 0, quiet = unrel_quiet(p);
 
 	start = last = pk.mark = rte_rdtsc();
 	while (!all_received(p, total)) {
@@ -246,11 +252,26 @@ verify_writes(struct perf *p, uint64_t n)
 	}
 }
 
+/*
+ * write_bw's server, --check: the data written (verify_writes(); UC: each
+ * slot whole or untouched). @return UC messages not whole (lost or cut).
+ */
+static uint64_t
+check_written(struct perf *p, uint64_t n)
+{
+	if (!p->check || p->test->verb != PERF_WRITE)
+		return 0;
+	if (perf_unreliable(p))
+		return perf_unrel_verify_writes(p, n);
+	verify_writes(p, n);
+	return 0;
+}
+
 /* UC write_bw: the client's WRITEs complete as they leave; let the last ones land first. */
 static int
 let_land(struct perf *p)
 {
-	uint64_t end = rte_rdtsc() + p->tsc_hz / 1000 * UNREL_QUIET_MS;
+	uint64_t end = rte_rdtsc() + unrel_quiet(p);
 
 	while (rte_rdtsc() < end)
 		if (perf_progress(p) != PERF_OK)
@@ -266,10 +287,7 @@ bw_passive_server(struct perf *p)
 	if (perf_unreliable(p) && let_land(p) != PERF_OK)
 		return PERF_FAIL;
 	p->res.iters = p->peer_done.iters;
-	if (p->check && p->test->verb == PERF_WRITE && perf_unreliable(p))
-		perf_unrel_verify_writes(p, p->peer_done.iters);
-	else if (p->check && p->test->verb == PERF_WRITE)
-		verify_writes(p, p->peer_done.iters);
+	p->res.lost = check_written(p, p->peer_done.iters);
 	if (p->check && p->test->verb == PERF_ATOMIC)
 		perf_atomic_verify_words(p, p->peer_done.iters);
 	return PERF_OK;
@@ -284,14 +302,8 @@ perf_run_bw(struct perf *p)
 		return bw_passive_server(p);
 	if (bw_recv_server(p) != PERF_OK)
 		return PERF_FAIL;
-	/* RDMA_WRITE_WITH_IMM: every receive came, in order (its immediates); now the data */
-	if (p->check && p->test->verb == PERF_WRITE && perf_unreliable(p)) {
-		uint64_t lost = p->res.lost;
-
-		perf_unrel_verify_writes(p, p->res.iters);
-		p->res.lost = lost;         /* the receives counted them */
-	} else if (p->check && p->test->verb == PERF_WRITE) {
-		verify_writes(p, p->res.iters);
-	}
+	/* RDMA_WRITE_WITH_IMM: the receives came (their immediates checked, UC's losses counted);
+	 * now the data */
+	(void)check_written(p, p->res.iters);
 	return PERF_OK;
 }
