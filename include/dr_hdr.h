@@ -107,6 +107,18 @@ struct dr_ieth {
 	rte_be32_t rkey;      /**< R_Key to invalidate */
 } __rte_packed;
 
+/**
+ * Payload of a selective acknowledgement (dpdk-rdma's SACK, opcode
+ * DR_OPCODE_SACK; doc/guides/reliability.rst): sent only to a peer that
+ * negotiated selective repeat (dr_set_ece(), DR_ECE_OPT_SELECTIVE_REPEAT).
+ * The BTH and AETH before it are those of an RC ACKNOWLEDGE (IBA 9.7.5.1.6).
+ */
+struct dr_sack {
+	rte_be32_t epsn;      /**< bits 23:0: the responder's expected PSN, the oldest missing one */
+	/** bit i (byte i / 8, bit i % 8 from the least significant) set: PSN epsn + 1 + i is held */
+	uint8_t bits[32];
+} __rte_packed;
+
 /** Header sizes in bytes. */
 enum {
 	DR_BTH_BYTES = 12,
@@ -122,9 +134,14 @@ enum {
 	DR_IETH_BYTES = 4,
 	/** CNP payload: 16 reserved bytes (IBA Annex A17.9.3). */
 	DR_CNP_PAYLOAD_BYTES = 16,
+	/** SACK payload: the expected PSN and a 256-bit map of the PSNs after it (struct dr_sack). */
+	DR_SACK_PAYLOAD_BYTES = 36,
+	/** PSNs after the expected one a SACK describes. */
+	DR_SACK_BITS = 256,
 };
 
 static_assert(sizeof(struct dr_bth) == DR_BTH_BYTES, "BTH is 12 bytes");
+static_assert(sizeof(struct dr_sack) == DR_SACK_PAYLOAD_BYTES, "SACK payload is 36 bytes");
 static_assert(sizeof(struct dr_rdeth) == DR_RDETH_BYTES, "RDETH is 4 bytes");
 static_assert(sizeof(struct dr_deth) == DR_DETH_BYTES, "DETH is 8 bytes");
 static_assert(sizeof(struct dr_xrceth) == DR_XRCETH_BYTES, "XRCETH is 4 bytes");

@@ -31,6 +31,7 @@ enum dr_transport {
 	DR_TRANSPORT_UD = 0x60,   /**< Unreliable Datagram */
 	DR_TRANSPORT_CNP = 0x80,  /**< Congestion Notification Packet (RoCEv2, A17.9.3) */
 	DR_TRANSPORT_XRC = 0xA0,  /**< eXtended Reliable Connection */
+	DR_TRANSPORT_VENDOR = 0xC0, /**< manufacturer specific (IBA table 38: 110 and 111) */
 };
 
 /** Transport bits of an opcode. */
@@ -74,6 +75,13 @@ enum dr_op {
 #define DR_OPCODE(t, op) ((uint8_t)((DR_TRANSPORT_##t) | (DR_OP_##op)))
 /** The RoCEv2 CNP opcode (IBA Annex A17.9.3): transport CNP, operation 0x01. */
 #define DR_OPCODE_CNP ((uint8_t)(DR_TRANSPORT_CNP | 0x01))
+
+/**
+ * dpdk-rdma's selective acknowledgement, in the manufacturer-specific
+ * range (IBA table 38): BTH, AETH as an RC ACKNOWLEDGE, then struct dr_sack.
+ * Sent only to a peer that negotiated selective repeat (dr_set_ece()).
+ */
+#define DR_OPCODE_SACK ((uint8_t)(DR_TRANSPORT_VENDOR | 0x01))
 
 /** Headers a packet may carry, in wire order after the BTH. */
 enum dr_hdr_type {

@@ -144,7 +144,17 @@ struct dr_context_attr {
 	 *  0 = DR_TX_ZCOPY_MIN_DEFAULT; UINT32_MAX = never. While such a frame
 	 *  is in flight its region cannot go: dr_dereg_mr() waits for it. */
 	uint32_t tx_zcopy_min;
+	/** Bytes a reliable QP may have sent and not yet acknowledged: its
+	 *  send window, in packets of its path MTU (at least 16, at most 2048;
+	 *  with selective repeat at most 256, what the peer's reorder map
+	 *  covers). Near the bandwidth-delay product, a loss costs go-back-N at
+	 *  most that much resent (IRN's BDP flow control). 0 =
+	 *  DR_INFLIGHT_BYTES_DEFAULT. */
+	uint32_t inflight_bytes;
 };
+
+/** Default of dr_context_attr.inflight_bytes. */
+#define DR_INFLIGHT_BYTES_DEFAULT (256u * 1024u)
 
 /**
  * Initialise DPDK's EAL from an argument vector, for applications that do not

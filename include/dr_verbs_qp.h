@@ -64,6 +64,50 @@ struct dr_qp *dr_create_qp(struct dr_pd *pd, struct dr_qp_init_attr *init_attr);
  */
 int dr_modify_qp(struct dr_qp *qp, struct dr_qp_attr *attr, int attr_mask);
 
+/**
+ * Enhanced connection establishment (struct ibv_ece, ibv_query_ece(3),
+ * ibv_set_ece(3)): options two providers of the same vendor agree on while
+ * the application connects the QPs, carried in its own connection exchange
+ * (or rdma_cm's). dpdk-rdma has one: selective repeat on RC and XRC
+ * (doc/guides/reliability.rst). A peer that never set it (rxe, hardware,
+ * an application that does not exchange ECE) gets IBA's go-back-N.
+ */
+struct dr_ece {
+	/** Who defines the options: DR_ECE_VENDOR_ID for dpdk-rdma's (it has no
+	 *  IEEE OUI: the value is not one, so no OUI-keyed peer takes it for its own). */
+	uint32_t vendor_id;
+	uint32_t options;    /**< DR_ECE_OPT_* bits */
+	uint32_t comp_mask;  /**< no optional fields: 0 */
+};
+
+/** dr_ece.vendor_id of dpdk-rdma's options ("DR" in the top bytes: not an IEEE OUI). */
+#define DR_ECE_VENDOR_ID 0x44520000u
+/**
+ * Selective repeat (RC, XRC): the responder keeps requests that arrive
+ * after a gap and tells the requester exactly what is missing (DR_OPCODE_SACK);
+ * the requester resends only that. Both sides must set it.
+ */
+#define DR_ECE_OPT_SELECTIVE_REPEAT (1u << 0)
+
+/**
+ * ibv_query_ece(3): the QP's ECE, to send to the peer: the options set by
+ * dr_set_ece(), or before that every option the QP supports (RC and XRC:
+ * DR_ECE_OPT_SELECTIVE_REPEAT; UC and UD: none).
+ * @return 0, or -EINVAL (NULL QP or @p ece).
+ */
+int dr_query_ece(struct dr_qp *qp, struct dr_ece *ece);
+
+/**
+ * ibv_set_ece(3): take the peer's ECE (what its dr_query_ece() gave): the
+ * QP uses the options both support, written back to @p ece->options. Set
+ * it in RESET or INIT, before the move to RTR; an ECE of another vendor
+ * leaves no option on. Selective repeat is used only when both sides set
+ * it: each must take the other's ECE.
+ * @return 0, or -EINVAL (NULL, comp_mask not 0, the QP past INIT),
+ *         -ENOMEM (the receive reorder buffer could not be allocated).
+ */
+int dr_set_ece(struct dr_qp *qp, struct dr_ece *ece);
+
 /** ibv_query_qp(3). @return 0 or -errno. */
 int dr_query_qp(struct dr_qp *qp, struct dr_qp_attr *attr, int attr_mask, struct dr_qp_init_attr *init_attr);
 

@@ -57,6 +57,8 @@ def main():
                     help="both endpoints' link to the fault link")
     ap.add_argument("--timeout", type=float, default=3600, help="seconds a cell may take")
     ap.add_argument("--json", help="write the cells here")
+    ap.add_argument("--go-back-n", action="store_true",
+                    help="RC: IBA's go-back-N (dpdk-rdma-perf --go-back-n), not selective repeat")
     a = ap.parse_args()
     if a.small_iters < 1 or a.large_iters < 0:
         ap.error("--small-iters must be at least 1, --large-iters at least 0")
@@ -73,13 +75,15 @@ def main():
             for mode in a.modes:
                 for sizes, iters in groups:
                     c = matrix.run_cell(op, mode, sizes, iters, kinds=(a.link, a.link),
-                                        impair=a.impair, seed=a.seed, timeout=a.timeout, conn=conn)
+                                        impair=a.impair, seed=a.seed, timeout=a.timeout, conn=conn,
+                                        perf_args=["--go-back-n"] if a.go_back_n else [])
                     cells.append(c)
                     print(matrix.format_table([c]).splitlines()[-1], flush=True)
                     if not c.ok:
                         print(c.why, file=sys.stderr)
     print()
-    print("impairments, both directions: %s (seed %d), link %s" % (a.impair, a.seed, a.link))
+    print("impairments, both directions: %s (seed %d), link %s, %s" % (
+        a.impair, a.seed, a.link, "go-back-N" if a.go_back_n else "selective repeat (RC)"))
     print(matrix.format_table(cells))
     if a.json:
         with open(a.json, "w") as f:

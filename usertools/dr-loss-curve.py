@@ -39,12 +39,16 @@ def loss_list(s):
     return vals
 
 
-def one_point(a, loss):
+RECOVERY = {"sr": "selective repeat", "gbn": "go-back-N"}
+
+
+def one_point(a, loss, rec):
     """(goodput MB/s, frames sent per frame needed, frames lost) of one run, or None."""
     spec = "loss %g%%" % loss if loss > 0 else "none"
     args = ["--roce-only", "--both", spec, "--seed", str(a.seed)]
+    perf = [a.test, "-s", str(a.size), "-D", str(a.duration)] + (["--go-back-n"] if rec == "gbn" else [])
     with faultlink.FaultLink((a.link, a.link), args) as fl:
-        res = fl.run_perf([a.test, "-s", str(a.size), "-D", str(a.duration)], timeout=a.duration + 120)
+        res = fl.run_perf(perf, timeout=a.duration + 120)
     if not res.ok:
         print("dr-loss-curve: loss %g%%: the pair failed\n%s" % (loss, res.describe()),
               file=sys.stderr)
@@ -72,6 +76,9 @@ def main():
     ap.add_argument("--runs", type=int, default=1)
     ap.add_argument("--link", choices=("memif", "af_xdp"), default="memif")
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--recovery", default="sr,gbn",
+                    help="loss recoveries to compare: sr (selective repeat, negotiated), "
+                         "gbn (--go-back-n); default both")
     ap.add_argument("--json")
     ap.add_argument("--png")
     a = ap.parse_args()
@@ -79,29 +86,34 @@ def main():
         ap.error("--runs, --size and --duration must be positive")
     if os.geteuid() != 0:
         ap.error("needs root (network namespaces for the endpoints)")
+    recs = [r for r in a.recovery.split(",") if r]
+    if not recs or any(r not in RECOVERY for r in recs):
+        ap.error("--recovery takes sr and/or gbn")
     losses = sorted(set([0.0] + a.loss))
-    got = {p: [] for p in losses}
+    got = {(r, p): [] for r in recs for p in losses}
     for _ in range(a.runs):
         for p in losses:
-            r = one_point(a, p)
-            if r is not None:
-                got[p].append(r)
-    med = {p: tuple(statistics.median(x[i] for x in got[p]) for i in range(3))
-           for p in losses if got[p]}
-    base = med.get(0.0, (0, 0, 0))[0]
+            for r in recs:
+                x = one_point(a, p, r)
+                if x is not None:
+                    got[(r, p)].append(x)
+    med = {k: tuple(statistics.median(x[i] for x in v) for i in range(3)) for k, v in got.items() if v}
     print("%s %d B, %s, both directions, median of %d, goodput ratio to 0%% loss in this run"
           % (a.test, a.size, a.link, a.runs))
-    print("%8s %14s %8s %16s %12s" % ("loss %", "goodput MB/s", "ratio", "sent/needed", "frames lost"))
+    print("%-17s %8s %14s %8s %16s %12s" % ("recovery", "loss %", "goodput MB/s", "ratio",
+                                           "sent/needed", "frames lost"))
     out = []
-    for p in losses:
-        if p not in med:
-            print("%8g %14s" % (p, "failed"))
-            continue
-        bw, fpn, lost = med[p]
-        ratio = bw / base if base else 0.0
-        print("%8g %14.2f %8.3f %16.2f %12d" % (p, bw, ratio, fpn, lost))
-        out.append({"loss": p, "goodput_mbs": bw, "ratio": ratio, "sent_per_needed": fpn,
-                    "lost": lost, "runs": len(got[p])})
+    for r in recs:
+        base = med.get((r, 0.0), (0, 0, 0))[0]
+        for p in losses:
+            if (r, p) not in med:
+                print("%-17s %8g %14s" % (RECOVERY[r], p, "failed"))
+                continue
+            bw, fpn, lost = med[(r, p)]
+            ratio = bw / base if base else 0.0
+            print("%-17s %8g %14.2f %8.3f %16.2f %12d" % (RECOVERY[r], p, bw, ratio, fpn, lost))
+            out.append({"recovery": r, "loss": p, "goodput_mbs": bw, "ratio": ratio,
+                        "sent_per_needed": fpn, "lost": lost, "runs": len(got[(r, p)])})
     if a.json:
         with open(a.json, "w") as f:
             json.dump({"test": a.test, "size": a.size, "link": a.link, "points": out}, f, indent=1)
@@ -114,7 +126,9 @@ def main():
             print("dr-loss-curve: --png needs matplotlib (python3-matplotlib)", file=sys.stderr)
             return 0
         fig, ax = plt.subplots(figsize=(6, 4))
-        ax.plot([o["loss"] for o in out], [o["ratio"] for o in out], marker="o", label="go-back-N")
+        for r in recs:
+            pts = [o for o in out if o["recovery"] == r]
+            ax.plot([o["loss"] for o in pts], [o["ratio"] for o in pts], marker="o", label=RECOVERY[r])
         ax.set_xlabel("frames lost, each direction (%)")
         ax.set_ylabel("goodput / lossless goodput")
         ax.set_xscale("symlog", linthresh=0.1)

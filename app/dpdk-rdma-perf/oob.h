@@ -22,7 +22,7 @@
 #include "options.h"
 
 #define OOB_MAGIC 0x44525046u      /* "DRPF" */
-#define OOB_VERSION 1
+#define OOB_VERSION 2
 #define OOB_HDR_LEN 12
 #define OOB_MAX_PAYLOAD 240        /* OOB_DONE's */
 #define OOB_TEST_NAME_LEN 16
@@ -88,6 +88,8 @@ struct oob_qp {
 	uint8_t out_reads;     /**< its responder depth (max_dest_rd_atomic); 0: not said, 16 */
 	uint32_t slots;        /**< slots in that region */
 	uint32_t slot_size;    /**< bytes between slots */
+	uint32_t ece_vendor;   /**< its QP's ECE (dr_query_ece()): vendor_id */
+	uint32_t ece_options;  /**< and options (0: none offered, --go-back-n) */
 };
 
 struct oob_barrier {

@@ -16,12 +16,12 @@
 #define LEN_HELLO (OOB_TEST_NAME_LEN + 4 + 4 + 8 + 4 + 4 + 4 * PERF_MAX_SIZES)  /* 168 */
 #define LEN_ACCEPT 4
 #define LEN_REJECT OOB_TEXT_LEN
-#define LEN_QP (4 * 4 + 8 + 16 + 6 + 1 + 1 + 4 + 4)                                 /* 56 */
+#define LEN_QP (4 * 4 + 8 + 16 + 6 + 1 + 1 + 4 + 4 + 4 + 4)                         /* 64 */
 #define LEN_BARRIER 8
 #define LEN_DONE (4 + 4 + 8 + 8 + 4 + 4 + 8 + 8 + 8 * OOB_NB_VALS + OOB_TEXT_LEN) /* 240 */
 #define LEN_FIN 0
 _Static_assert(LEN_DONE <= OOB_MAX_PAYLOAD, "OOB_MAX_PAYLOAD too small");
-_Static_assert(LEN_HELLO == 168 && LEN_QP == 56 && LEN_DONE == 240, "OOB layouts changed");
+_Static_assert(LEN_HELLO == 168 && LEN_QP == 64 && LEN_DONE == 240, "OOB layouts changed");
 
 static const uint32_t payload_len[] = {
 	[OOB_HELLO] = LEN_HELLO, [OOB_ACCEPT] = LEN_ACCEPT, [OOB_REJECT] = LEN_REJECT,
@@ -168,6 +168,8 @@ oob_encode(const struct oob_msg *m, uint8_t *b)
 		putb(&c, "", 1);
 		put32(&c, m->u.qp.slots);
 		put32(&c, m->u.qp.slot_size);
+		put32(&c, m->u.qp.ece_vendor);
+		put32(&c, m->u.qp.ece_options);
 		break;
 	case OOB_BARRIER:
 		put32(&c, m->u.barrier.size_index);
@@ -244,6 +246,8 @@ oob_decode(struct oob_msg *m, uint8_t *b)
 		c.p += 1;
 		m->u.qp.slots = get32(&c);
 		m->u.qp.slot_size = get32(&c);
+		m->u.qp.ece_vendor = get32(&c);
+		m->u.qp.ece_options = get32(&c);
 		break;
 	case OOB_BARRIER:
 		m->u.barrier.size_index = get32(&c);

@@ -30,6 +30,7 @@ enum {
 	OPT_RAW_LIKE,
 	OPT_HUGEPAGES,
 	OPT_SEND_IMM,
+	OPT_GO_BACK_N,
 	OPT_WRITE_IMM,
 };
 
@@ -60,6 +61,7 @@ static const struct option long_opts[] = {
 	{ "check", no_argument, NULL, OPT_CHECK },
 	{ "use_hugepages", no_argument, NULL, OPT_HUGEPAGES },
 	{ "send_with_imm", no_argument, NULL, OPT_SEND_IMM },
+	{ "go-back-n", no_argument, NULL, OPT_GO_BACK_N },
 	{ "write_with_imm", no_argument, NULL, OPT_WRITE_IMM },
 	{ "link-mtu", required_argument, NULL, OPT_LINK_MTU },
 	{ "sizes", required_argument, NULL, OPT_SIZES },
@@ -115,6 +117,9 @@ perf_usage(FILE *out)
 		"      --send_with_imm   send tests: SEND_WITH_IMM, the immediate the message's\n"
 		"                        number (the receiver checks it with --check)\n"
 		"      --write_with_imm  write_bw: RDMA_WRITE_WITH_IMM, one receive each (likewise)\n"
+		"      --go-back-n       RC: offer no selective repeat in the ECE exchange, so\n"
+		"                        both sides recover from loss with IBA's go-back-N\n"
+		"                        (default: selective repeat between two dpdk-rdma-perf)\n"
 		"      --use_hugepages   message buffers (the MR) in EAL's hugepage memory\n"
 		"                        (default: the process's own pages; EAL needs hugepages)\n"
 		"      --perftest-compat speak perftest's exchange: an ib_* tool is the peer\n"
@@ -481,6 +486,9 @@ perf_parse_args(int argc, char **argv, struct perf_opts *o)
 			break;
 		case OPT_WRITE_IMM:
 			o->write_imm = true;
+			break;
+		case OPT_GO_BACK_N:
+			o->go_back_n = true;
 			break;
 		case OPT_LINK_MTU:
 			if (parse_uint("--link-mtu", optarg, PERF_MIN_LINK_MTU, PERF_MAX_LINK_MTU, &v) != 0)

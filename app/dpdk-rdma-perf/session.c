@@ -213,6 +213,15 @@ send_qps(struct perf *p)
 		a->slots = q->rx_slots;
 		a->slot_size = p->slot_size;
 		a->out_reads = p->out_reads;
+		/* ECE (ibv_query_ece(3)): what the QP offers; nothing with --go-back-n */
+		if (!p->o->go_back_n) {
+			struct dr_ece ece;
+
+			if (dr_query_ece(q->qp, &ece) == 0) {
+				a->ece_vendor = ece.vendor_id;
+				a->ece_options = ece.options;
+			}
+		}
 		len += oob_encode(&m, buf + len);
 	}
 	ret = oob_write_raw(&p->ob, buf, len);

@@ -461,6 +461,14 @@ perf_connect_qps(struct perf *p)
 		};
 
 		memcpy(rtr.ah_attr.grh.dgid.raw, q->remote.gid, sizeof(rtr.ah_attr.grh.dgid.raw));
+		/* ibv_set_ece(3) before RTR: the options both offered (perftest's peers offer none) */
+		if (!p->perftest && !o->go_back_n && q->remote.ece_options != 0) {
+			struct dr_ece ece = { .vendor_id = q->remote.ece_vendor, .options = q->remote.ece_options };
+
+			ret = dr_set_ece(q->qp, &ece);
+			if (ret != 0)
+				return perf_api_err("dr_set_ece", -ret);
+		}
 		ret = dr_modify_qp(q->qp, &rtr, rtr_mask(p));
 		if (ret != 0)
 			return perf_api_err("dr_modify_qp(RTR)", -ret);

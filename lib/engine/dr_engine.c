@@ -103,6 +103,9 @@ rx_check_transport(struct dr_worker *wk, const struct dr_qp_impl *qp, const stru
 {
 	if ((pi->opcode & DR_OPCODE_TRANSPORT_MASK) == qp_transport(qp->pub.qp_type))
 		return RX_OK;
+	/* dpdk-rdma's SACK (selective repeat, dr_set_ece()) answers RC and XRC requests */
+	if (pi->opcode == DR_OPCODE_SACK && dr_qp_reliable(qp))
+		return RX_OK;
 	wk->stats.rx_no_qp++;
 	return RX_DROP;
 }

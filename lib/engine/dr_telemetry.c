@@ -143,6 +143,10 @@ tel_ctx_stats(const char *cmd, const char *params, struct rte_tel_data *d)
 	ADD(naks_seq_tx);
 	ADD(naks_rnr_tx);
 	ADD(naks_err_tx);
+	ADD(rx_sr_held);
+	ADD(sacks_tx);
+	ADD(sacks_rx);
+	ADD(sr_resends);
 #undef ADD
 	dr_ctx_registry_unlock();
 	return 0;
@@ -241,6 +245,9 @@ qp_info(struct rte_tel_data *d, struct dr_qp_impl *qp)
 	rte_tel_data_add_dict_u64(d, "naks_rx", LOAD(qp->cnt.naks_rx));
 	rte_tel_data_add_dict_u64(d, "rnr_naks_rx", LOAD(qp->cnt.rnr_naks_rx));
 	rte_tel_data_add_dict_u64(d, "naks_tx", LOAD(qp->cnt.naks_tx));
+	rte_tel_data_add_dict_u64(d, "sr_resends", LOAD(qp->cnt.sr_resends));
+	rte_tel_data_add_dict_int(d, "selective_repeat", dr_qp_sr(qp));
+	rte_tel_data_add_dict_int(d, "window", (int)LOAD(qp->window));
 	dr_qp_mem_get(qp, &mem);
 	rte_tel_data_add_dict_u64(d, "mem_bytes", mem.total);
 }

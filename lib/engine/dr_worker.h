@@ -78,6 +78,11 @@ struct dr_ctx_stats {
 	uint64_t naks_seq_tx;
 	uint64_t naks_rnr_tx;
 	uint64_t naks_err_tx;
+	/* selective repeat (dr_set_ece()): requests held after a gap, SACKs, what was resent for them */
+	uint64_t rx_sr_held;
+	uint64_t sacks_tx;
+	uint64_t sacks_rx;
+	uint64_t sr_resends;
 };
 
 /* Busy / idle accounting of a worker lcore (dr_engine_lcore.c). */

@@ -601,6 +601,12 @@ dr_comp_rx_placed(struct dr_qp_impl *qp, struct rte_mbuf *m, struct dr_pkt_info 
 	 */
 	if (qp->comp.timeout_at != 0 && dr_qp_can_send(qp))
 		comp_timer_restart(qp, &c);
+	/* selective repeat: the responder spoke; a SACK's map, after its ACK (dr_comp_sr.c) */
+	if (dr_qp_sr(qp) && dr_qp_can_send(qp)) {
+		dr_comp_sr_acked(qp, comp_now(&c));
+		if (pi->opcode == DR_OPCODE_SACK)
+			dr_comp_sr_rx(qp, pi);
+	}
 	rte_pktmbuf_free(m);
 	dr_comp_progress(qp);
 }
@@ -645,6 +651,9 @@ dr_comp_timers(struct dr_qp_impl *qp, uint64_t now)
 	/* the requester sent something: the ACK timer runs (IBA 9.7.6.1.3) */
 	if (qp->comp.timeout_at == 0 && dr_qp_reliable(qp) && dr_ho_sent_psn(qp) != qp->comp.psn)
 		comp_arm_timer(qp, now);
+	/* selective repeat: a lost tail or lost resends, found before the ACK timer (dr_comp_sr.c) */
+	if (dr_qp_sr(qp))
+		dr_comp_sr_timer(qp, now);
 	if (qp->comp.timeout_at == 0 || now < qp->comp.timeout_at)
 		return;
 	/* IBA 9.7.6.1.3: local ACK timeout */
@@ -757,41 +766,4 @@ dr_comp_progress(struct dr_qp_impl *qp)
 	if (reliable)
 		comp_advance_prefix(qp);
 	return n;
-}
-
-/* ---- the completer's own state across QP states (dr_qp_impl.h) ---- */
-
-void
-dr_comp_reset(struct dr_qp_impl *qp)
-{
-	memset(&qp->comp, 0, sizeof(qp->comp));
-	/* rd_freed and rewind_seq are counters the requester follows: they never go back */
-	qp->comp_out.acked_psn = 0;
-	dr_ho_rnr_wait(qp, false);
-}
-
-void
-dr_comp_start(struct dr_qp_impl *qp, uint32_t sq_psn)
-{
-	dr_comp_reset(qp);
-	qp->comp.psn = sq_psn;        /* IBA 9.7.1: nothing acknowledged before sq_psn */
-	dr_ho_comp_acked(qp);
-}
-
-void
-dr_comp_set_retry(struct dr_qp_impl *qp, bool retry_cnt, bool rnr_retry)
-{
-	if (retry_cnt)
-		qp->comp.retry_left = qp->attr.retry_cnt;
-	if (rnr_retry)
-		qp->comp.rnr_left = qp->attr.rnr_retry;
-}
-
-void
-dr_comp_stop(struct dr_qp_impl *qp)
-{
-	/* IBA 10.3.1: in ERR nothing is retried any more */
-	qp->comp.timeout_at = 0;
-	qp->comp.rnr_at = 0;
-	dr_ho_rnr_wait(qp, false);
 }

@@ -164,8 +164,24 @@ struct dr_comp_out {
 	bool rnr_wait;                 /* an RNR NAK's wait is running: send nothing */
 } __rte_cache_aligned;
 
+/*
+ * Selective repeat (dr_set_ece(), DR_ECE_OPT_SELECTIVE_REPEAT): one
+ * allocation per QP that negotiated it. The responder's reorder buffer
+ * (requests after a gap, by PSN modulo DR_SACK_BITS) and the completer's
+ * record of what it resent and when (dr_comp_sr.c), each written by its
+ * own stage only.
+ */
+struct dr_sr_mem {
+	struct rte_mbuf *held[DR_SACK_BITS];     /* responder: request at PSN p in slot p % DR_SACK_BITS */
+	uint32_t held_psn[DR_SACK_BITS];         /* responder: the PSN of each held request */
+	uint32_t resent_psn[DR_SACK_BITS];       /* completer: PSN resent from this slot (+1; 0 = none) */
+	uint32_t resent_mark[DR_SACK_BITS];      /* completer: the requester's sent PSN at that resend */
+	uint64_t resent_tsc[DR_SACK_BITS];       /* completer: and the TSC */
+};
+
 /* Completer state (IBA 9.7.5.2, 9.7.6). */
 struct dr_comp_state {
+	struct dr_pkt_tmpl_cache tmpl; /* the headers of the requests it resends (READ again, SACK holes) */
 	uint32_t psn;                  /* oldest PSN not yet acknowledged */
 	uint8_t retry_left;            /* transport retries left (retry_cnt) */
 	uint8_t rnr_left;              /* RNR retries left (rnr_retry; 7 = infinite) */
@@ -175,6 +191,13 @@ struct dr_comp_state {
 	uint8_t read_ooo;              /* READ responses beyond comp.psn since the last progress */
 	uint8_t timeout_for;           /* attr.timeout that timeout_ticks was computed for */
 	uint64_t timeout_ticks;        /* local ACK timeout in TSC ticks, 0 = infinite */
+	uint64_t sr_last_rx;           /* selective repeat: TSC of the newest response, or of the first
+					* request after an idle time; 0 = nothing outstanding (dr_comp_sr.c) */
+	uint64_t sr_probe_at;          /* selective repeat: no oldest-PSN probe before this TSC */
+	/* selective repeat's round-trip estimate (RFC 6298 on one timed PSN at a time; 0: none yet) */
+	uint64_t sr_srtt, sr_rttvar;   /* TSC ticks */
+	uint64_t sr_rtt_t0;            /* when the timed PSN was seen sent; 0: none timed */
+	uint32_t sr_rtt_psn;           /* the timed PSN: its ACK gives the sample */
 };
 
 /* A READ or atomic the responder executed: kept for duplicates (IBA 9.7.5.1.3/4). */
@@ -249,6 +272,10 @@ struct dr_resp_state {
 	struct rte_mbuf *pend[DR_RESP_PEND];
 	uint32_t pend_head;
 	uint32_t pend_tail;
+	/* selective repeat (dr_resp_sr.c): requests held after a gap, NULL without; a SACK owed */
+	struct rte_mbuf **sr_held;
+	uint32_t sr_count;
+	bool sack_owed;
 	/* UC (IBA 9.8.x; rxe drop_msg): the message in progress lost a packet, drop the rest of it */
 	bool uc_drop;
 	/* a pipeline's rx worker found an error that moves the QP to ERR: handed to the completion
@@ -287,6 +314,11 @@ struct dr_qp_impl {
 	uint32_t route_gen;            /* bumped at every change of route (control side) */
 	bool route_resolved;
 	uint32_t mtu;                  /* path MTU in bytes */
+	uint32_t window;               /* PSNs the requester may have unacknowledged (dr_transport.h) */
+	/* ECE (dr_ece.c): the options taken from the peer; selective repeat's memory when on */
+	uint32_t ece_options;
+	bool ece_set;
+	struct dr_sr_mem *sr;
 
 	struct dr_req_state req;
 	struct dr_comp_state comp;
@@ -296,7 +328,7 @@ struct dr_qp_impl {
 
 	/* counters of this QP (its worker writes them; /dr/qp/info reads them) */
 	struct {
-		uint64_t retries, rereads, ack_timeouts, naks_rx, rnr_naks_rx, naks_tx;
+		uint64_t retries, rereads, ack_timeouts, naks_rx, rnr_naks_rx, naks_tx, sr_resends;
 	} cnt;
 
 	/* the engine: the worker that runs this QP's stages for its whole life, and its list */
@@ -306,6 +338,13 @@ struct dr_qp_impl {
 };
 
 static inline struct dr_qp_impl *dr_qp_impl(struct dr_qp *qp) { return (struct dr_qp_impl *)qp; }
+
+/* Selective repeat negotiated (dr_set_ece()): SACKs instead of PSN sequence NAKs, holes resent alone. */
+static inline bool
+dr_qp_sr(const struct dr_qp_impl *qp)
+{
+	return qp->sr != NULL && (qp->ece_options & DR_ECE_OPT_SELECTIVE_REPEAT);
+}
 
 /* RC or one of XRC's halves: acknowledged, retried (IBA 9.7). */
 static inline bool

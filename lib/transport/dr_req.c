@@ -15,7 +15,7 @@
  *                 completed (IBA 10.8.3.3, ibv_post_send(3) IBV_SEND_FENCE)
  *   CHECK_RD_ATOMIC  at most max_rd_atomic READ / atomic requests outstanding
  *                 (IBA 9.7.4.1.x, "initiator depth")
- *   CHECK_WINDOW  at most DR_REQ_WINDOW PSNs unacknowledged (IBA 9.7.1: the
+ *   CHECK_WINDOW  at most qp->window PSNs unacknowledged (IBA 9.7.1: the
  *                 requester must never have more than 2^23 outstanding)
  *   SEND_PKT      build one packet: opcode by position (IBA 9.7.2 / table 38),
  *                 RETH on the first WRITE packet and on READ requests (9.3.4),
@@ -144,7 +144,7 @@ req_check_window(struct dr_qp_impl *qp, const struct dr_send_wqe *wqe)
 		return REQ_GO;         /* UC / UD: nothing waits for an acknowledgement */
 	if (out < 0)
 		return REQ_WAIT;       /* cannot happen: comp.psn never passes req.psn */
-	if (out >= DR_REQ_WINDOW)
+	if (out >= (int32_t)qp->window)
 		return REQ_WAIT;
 	if (wqe->opcode == DR_WR_RDMA_READ && out > 0) {
 		/* a READ takes all its response PSNs at once: keep far below 2^23 (IBA 9.7.1) */
@@ -180,27 +180,16 @@ req_xmit(struct dr_qp_impl *qp, struct rte_mbuf *m, struct dr_pkt_info *pi)
 	return 0;
 }
 
-/* A request packet of @wqe at req.psn; XRC requests name the target's SRQ (XRCETH, IBA XRC annex). */
-static struct rte_mbuf *
-req_pkt_start(struct dr_qp_impl *qp, const struct dr_send_wqe *wqe, uint8_t opcode, uint32_t paylen,
-	      struct dr_pkt_info *pi)
-{
-	struct rte_mbuf *m = dr_qp_pkt_start(qp, &qp->req.tmpl, opcode, paylen, qp->req.psn, pi);
-
-	if (m != NULL && (pi->mask & DR_OPF_XRCETH))
-		dr_xrceth_set_srq(dr_pkt_xrceth(pi), wqe->xrc_srqn);
-	return m;
-}
-
-/* A READ request packet of @wqe at @psn for its bytes from @done on; 0 or -errno. */
+/* A READ request packet of @wqe at @psn for its bytes from @done on, along @tc; 0 or -errno. */
 static int
-req_read_packet(struct dr_qp_impl *qp, const struct dr_send_wqe *wqe, uint32_t psn, uint32_t done)
+req_read_packet(struct dr_qp_impl *qp, struct dr_pkt_tmpl_cache *tc, const struct dr_send_wqe *wqe,
+		uint32_t psn, uint32_t done)
 {
 	struct dr_pkt_info pi;
 	struct dr_reth *reth;
 	struct rte_mbuf *m;
 
-	m = dr_qp_pkt_start(qp, &qp->req.tmpl, dr_qp_rel_opcode(qp, DR_OP_READ_REQ), 0, psn, &pi);
+	m = dr_qp_pkt_start(qp, tc, dr_qp_rel_opcode(qp, DR_OP_READ_REQ), 0, psn, &pi);
 	if (m == NULL)
 		return -ENOBUFS;
 	if (pi.mask & DR_OPF_XRCETH)
@@ -216,8 +205,11 @@ req_read_packet(struct dr_qp_impl *qp, const struct dr_send_wqe *wqe, uint32_t p
 int
 dr_req_reread(struct dr_qp_impl *qp, const struct dr_send_wqe *wqe)
 {
-	/* the duplicate of its request from the first missing response (IBA 9.7.5.1.3: the responder replays) */
-	return req_read_packet(qp, wqe, dr_read_next_psn(qp, wqe), dr_wqe_resp_bytes(wqe));
+	/*
+	 * the duplicate of its request from the first missing response (IBA
+	 * 9.7.5.1.3: the responder replays), built by the completer along its own headers
+	 */
+	return req_read_packet(qp, &qp->comp.tmpl, wqe, dr_read_next_psn(qp, wqe), dr_wqe_resp_bytes(wqe));
 }
 
 /* Step SEND_PKT for a READ request (IBA 9.4.3, 9.7.4.1.3). */
@@ -228,10 +220,14 @@ req_send_read(struct dr_qp_impl *qp, struct dr_send_wqe *wqe)
 	uint32_t n = msg_pkts(wqe->length - done, qp->mtu);
 	int rc;
 
-	/* asked again: from its first missing response, whose PSN the request takes (IBA 9.7.4.1.3) */
+	/*
+	 * asked again: from its first missing response, whose PSN the request
+	 * takes (IBA 9.7.4.1.3); from the same count of bytes as its length (the
+	 * completer may place more meanwhile, on another lcore)
+	 */
 	if (wqe->state != DR_WQE_POSTED)
-		qp->req.psn = dr_read_next_psn(qp, wqe);
-	rc = req_read_packet(qp, wqe, qp->req.psn, done);
+		qp->req.psn = dr_psn_add(wqe->first_psn, done / qp->mtu);
+	rc = req_read_packet(qp, &qp->req.tmpl, wqe, qp->req.psn, done);
 	if (rc != 0)
 		return rc;
 	if (wqe->state == DR_WQE_POSTED) {
@@ -248,26 +244,36 @@ req_send_read(struct dr_qp_impl *qp, struct dr_send_wqe *wqe)
 	return 0;
 }
 
-/* Step SEND_PKT for CmpSwap / FetchAdd (IBA 9.4.5, AtomicETH 9.3.5). */
+/* A CmpSwap / FetchAdd request of @wqe at @psn along @tc (IBA 9.4.5, AtomicETH 9.3.5); 0 or -errno. */
 static int
-req_send_atomic(struct dr_qp_impl *qp, struct dr_send_wqe *wqe)
+req_atomic_packet(struct dr_qp_impl *qp, struct dr_pkt_tmpl_cache *tc, const struct dr_send_wqe *wqe,
+		  uint32_t psn)
 {
 	bool cas = wqe->opcode == DR_WR_ATOMIC_CMP_AND_SWP;
 	struct dr_atmeth *ae;
 	struct dr_pkt_info pi;
 	struct rte_mbuf *m;
-	int rc;
 
-	m = req_pkt_start(qp, wqe, dr_qp_rel_opcode(qp, cas ? DR_OP_CMP_SWAP : DR_OP_FETCH_ADD), 0, &pi);
+	m = dr_qp_pkt_start(qp, tc, dr_qp_rel_opcode(qp, cas ? DR_OP_CMP_SWAP : DR_OP_FETCH_ADD), 0, psn, &pi);
 	if (m == NULL)
 		return -ENOBUFS;
+	if (pi.mask & DR_OPF_XRCETH)
+		dr_xrceth_set_srq(dr_pkt_xrceth(&pi), wqe->xrc_srqn);
 	ae = dr_pkt_atmeth(&pi);
 	dr_atmeth_set_va(ae, wqe->remote_addr);
 	dr_atmeth_set_rkey(ae, wqe->rkey);
 	dr_atmeth_set_swap_add(ae, cas ? wqe->swap : wqe->compare_add);
 	dr_atmeth_set_comp(ae, cas ? wqe->compare_add : 0);
 	req_fill_bth(&pi, false, true);
-	rc = req_xmit(qp, m, &pi);
+	return req_xmit(qp, m, &pi);
+}
+
+/* Step SEND_PKT for CmpSwap / FetchAdd. */
+static int
+req_send_atomic(struct dr_qp_impl *qp, struct dr_send_wqe *wqe)
+{
+	int rc = req_atomic_packet(qp, &qp->req.tmpl, wqe, qp->req.psn);
+
 	if (rc != 0)
 		return rc;
 	if (wqe->state == DR_WQE_POSTED) {
@@ -293,34 +299,35 @@ pkt_pos(uint32_t offset, uint32_t paylen, uint32_t len)
 	return first ? (last ? DR_POS_ONLY : DR_POS_FIRST) : (last ? DR_POS_LAST : DR_POS_MIDDLE);
 }
 
-/* Step SEND_PKT for SEND / RDMA WRITE, one MTU-sized segment (IBA 9.7.2, 9.4.1, 9.4.2). */
+/*
+ * Packet @idx of SEND / RDMA WRITE @wqe (bytes idx * MTU on) at @psn along
+ * @tc (IBA 9.7.2, 9.4.1, 9.4.2): opcode by position, RETH on the first,
+ * ImmDt / IETH on the last, SE on the last of a solicited one, AckReq as
+ * the rules say or when @ackreq. 0, -EINVAL (no opcode for it), -EFAULT /
+ * -EACCES (its L_Key), or another -errno (no mbuf, no room: retried).
+ */
 static int
-req_send_segment(struct dr_qp_impl *qp, struct dr_send_wqe *wqe)
+req_segment_packet(struct dr_qp_impl *qp, struct dr_pkt_tmpl_cache *tc, const struct dr_send_wqe *wqe,
+		   uint32_t idx, uint32_t psn, bool ackreq)
 {
-	uint32_t mtu = qp->mtu, off = qp->req.offset;
+	uint32_t mtu = qp->mtu, off = idx * mtu;
 	uint32_t paylen = RTE_MIN(mtu, wqe->length - off);
 	enum dr_pkt_pos pos = pkt_pos(off, paylen, wqe->length);
 	bool last = pos == DR_POS_LAST || pos == DR_POS_ONLY;
 	struct dr_pkt_info pi;
 	struct rte_mbuf *m;
-	uint32_t mask, idx;
+	uint32_t mask;
 	int opcode, rc;
 
 	opcode = dr_wr_pkt_opcode(qp->pub.qp_type, wqe->opcode, pos);
-	if (opcode < 0) {
-		req_error(qp, wqe, DR_WC_LOC_QP_OP_ERR);
+	if (opcode < 0)
 		return -EINVAL;
-	}
-	if (wqe->state == DR_WQE_POSTED) {
-		wqe->first_psn = qp->req.psn;
-		wqe->npkts = msg_pkts(wqe->length, mtu);
-		wqe->last_psn = dr_psn_add(wqe->first_psn, wqe->npkts - 1);
-		dr_wqe_set_sent_once(wqe, false);
-	}
-	m = req_pkt_start(qp, wqe, (uint8_t)opcode, paylen, &pi);
+	m = dr_qp_pkt_start(qp, tc, (uint8_t)opcode, paylen, psn, &pi);
 	if (m == NULL)
 		return -ENOBUFS;
 	mask = pi.mask;
+	if (mask & DR_OPF_XRCETH)
+		dr_xrceth_set_srq(dr_pkt_xrceth(&pi), wqe->xrc_srqn);
 	if (mask & DR_OPF_RETH) {
 		struct dr_reth *reth = dr_pkt_reth(&pi);
 
@@ -332,36 +339,83 @@ req_send_segment(struct dr_qp_impl *qp, struct dr_send_wqe *wqe)
 		dr_immdt_set_imm(dr_pkt_immdt(&pi), wqe->imm_data);
 	if (mask & DR_OPF_IETH)
 		dr_ieth_set_rkey(dr_pkt_ieth(&pi), wqe->invalidate_rkey);
-	idx = off / mtu;
 	/*
 	 * SE only on the last packet of a SEND or WRITE with immediate (IBA 9.2.3);
 	 * AckReq on RC only (9.2.4: nothing acknowledges UC; rxe sends UC with 0)
 	 */
 	req_fill_bth(&pi, last && (wqe->send_flags & DR_SEND_SOLICITED) && (mask & (DR_OPF_SEND | DR_OPF_IMM)),
-		     (mask & DR_OPF_RELIABLE) && (last || (idx + 1) % DR_ACKREQ_EVERY == 0));
+		     (mask & DR_OPF_RELIABLE) && (ackreq || last || (idx + 1) % DR_ACKREQ_EVERY == 0));
 	rc = dr_qp_pkt_add_payload(qp, m, wqe, off, paylen);
 	if (unlikely(rc != 0)) {
 		rte_pktmbuf_free(m);
-		if (rc == -ENOSPC || rc == -ENOBUFS)
-			return rc;      /* our mbuf is too small, or none: not the WR's fault; retried */
-		req_error(qp, wqe, DR_WC_LOC_PROT_ERR);   /* IBA 10.6.3.1: L_Key check failed */
 		return rc;
 	}
-	rc = req_xmit(qp, m, &pi);
-	if (rc != 0)
+	return req_xmit(qp, m, &pi) != 0 ? -ENOBUFS : 0;
+}
+
+/* Step SEND_PKT for SEND / RDMA WRITE, one MTU-sized segment (IBA 9.7.2, 9.4.1, 9.4.2). */
+static int
+req_send_segment(struct dr_qp_impl *qp, struct dr_send_wqe *wqe)
+{
+	uint32_t mtu = qp->mtu, off = qp->req.offset;
+	uint32_t paylen = RTE_MIN(mtu, wqe->length - off);
+	bool last = off + paylen >= wqe->length;
+	int rc;
+
+	if (wqe->state == DR_WQE_POSTED) {
+		wqe->first_psn = qp->req.psn;
+		wqe->npkts = msg_pkts(wqe->length, mtu);
+		wqe->last_psn = dr_psn_add(wqe->first_psn, wqe->npkts - 1);
+		dr_wqe_set_sent_once(wqe, false);
+	}
+	rc = req_segment_packet(qp, &qp->req.tmpl, wqe, off / mtu, qp->req.psn, false);
+	if (unlikely(rc != 0)) {
+		if (rc == -EINVAL)
+			req_error(qp, wqe, DR_WC_LOC_QP_OP_ERR);
+		else if (rc == -EFAULT || rc == -EACCES)
+			req_error(qp, wqe, DR_WC_LOC_PROT_ERR);   /* IBA 10.6.3.1: L_Key check failed */
+		/* else no mbuf, no room, or the frame did not finish: not the WR's fault; retried */
 		return rc;
+	}
 	qp->req.psn = dr_psn_add(qp->req.psn, 1);
 	if (last) {
 		dr_wqe_set_sent_once(wqe, true);
 		qp->req.cur++;
 		qp->req.offset = 0;
 		/* UC: nothing will acknowledge it (IBA 9.8.x): done once it is out */
-		dr_wqe_set_state(wqe, (mask & DR_OPF_RELIABLE) ? DR_WQE_SENT : DR_WQE_DONE);
+		dr_wqe_set_state(wqe, dr_qp_reliable(qp) ? DR_WQE_SENT : DR_WQE_DONE);
 	} else {
 		dr_wqe_set_state(wqe, DR_WQE_ACTIVE);
 		qp->req.offset = off + paylen;
 	}
 	return 0;
+}
+
+int
+dr_req_resend(struct dr_qp_impl *qp, const struct dr_send_wqe *wqe, uint32_t psn)
+{
+	int32_t idx = dr_psn_diff(psn, wqe->first_psn);
+
+	if (idx < 0 || (uint32_t)idx >= wqe->npkts)
+		return -EINVAL;
+	switch (wqe->opcode) {
+	case DR_WR_SEND:
+	case DR_WR_SEND_WITH_IMM:
+	case DR_WR_SEND_WITH_INV:
+	case DR_WR_RDMA_WRITE:
+	case DR_WR_RDMA_WRITE_WITH_IMM:
+		return req_segment_packet(qp, &qp->comp.tmpl, wqe, (uint32_t)idx, psn, true);
+	case DR_WR_RDMA_READ:
+		/* the request itself, not one of the response PSNs it took */
+		if (idx != 0 || dr_wqe_resp_bytes(wqe) != 0)
+			return -EINVAL;
+		return req_read_packet(qp, &qp->comp.tmpl, wqe, psn, 0);
+	case DR_WR_ATOMIC_CMP_AND_SWP:
+	case DR_WR_ATOMIC_FETCH_AND_ADD:
+		return req_atomic_packet(qp, &qp->comp.tmpl, wqe, psn);
+	default:
+		return -EINVAL;
+	}
 }
 
 /*
@@ -623,7 +677,15 @@ dr_req_reset(struct dr_qp_impl *qp)
 void
 dr_req_start(struct dr_qp_impl *qp, uint32_t sq_psn)
 {
+	const struct dr_context *ctx = qp->pub.context;
+	uint32_t w = (ctx != NULL ? ctx->inflight_bytes : DR_INFLIGHT_BYTES_DEFAULT) / RTE_MAX(qp->mtu, 1u);
+
 	dr_req_reset(qp);
+	/* the send window: inflight_bytes in packets, bounded (dr_transport.h) */
+	w = RTE_MAX(RTE_MIN(w, (uint32_t)DR_REQ_WINDOW), (uint32_t)DR_REQ_WINDOW_MIN);
+	if (dr_qp_sr(qp))
+		w = RTE_MIN(w, (uint32_t)DR_SACK_BITS);
+	qp->window = w;
 	qp->req.psn = sq_psn;         /* IBA 9.7.1: the first request carries sq_psn */
 	qp->req.cur = dr_sq_tail(&qp->sq);
 	dr_ho_req_sent(qp);

@@ -61,6 +61,7 @@
 #include "dr_psn.h"
 #include "dr_resp_ack.h"
 #include "dr_resp_read.h"
+#include "dr_resp_sr.h"
 #include "dr_srq.h"
 #include "dr_transport.h"
 
@@ -126,6 +127,12 @@ resp_chk_psn(struct dr_qp_impl *qp, struct resp_ctx *c)
 		return resp_uc_chk_psn(qp, c);
 
 	if (diff > 0) {
+		/* selective repeat: kept for its turn, the requester told what is missing (dr_resp_sr.c) */
+		if (dr_qp_sr(qp)) {
+			if (dr_resp_sr_hold(qp, c->m, c->psn))
+				c->m = NULL;
+			return RESP_DONE;
+		}
 		/* out of sequence: one NAK per sequence error, later packets dropped silently */
 		if (qp->resp.nak_sent)
 			return RESP_DONE;
@@ -636,9 +643,9 @@ resp_err_class_c(struct dr_qp_impl *qp, struct resp_ctx *c)
 	return RESP_DONE;
 }
 
-/* Run the checks and the execution of one request (its payload @placed already or not); frees @m. */
-static void
-resp_handle(struct dr_qp_impl *qp, struct rte_mbuf *m, struct dr_pkt_info *pi, bool placed)
+/* Run the checks and the execution of one request (its payload @placed already or not); takes @m. */
+void
+dr_resp_handle(struct dr_qp_impl *qp, struct rte_mbuf *m, struct dr_pkt_info *pi, bool placed)
 {
 	struct resp_ctx c = {
 		.m = m,
@@ -670,7 +677,7 @@ resp_handle(struct dr_qp_impl *qp, struct rte_mbuf *m, struct dr_pkt_info *pi, b
 		default: step = RESP_DONE; break;
 		}
 	}
-	rte_pktmbuf_free(m);
+	rte_pktmbuf_free(c.m);        /* NULL when held (selective repeat) */
 }
 
 /*
@@ -715,7 +722,9 @@ dr_resp_rx_placed(struct dr_qp_impl *qp, struct rte_mbuf *m, struct dr_pkt_info 
 		qp->wk->resp_held++;
 		return;
 	}
-	resp_handle(qp, m, pi, placed);
+	dr_resp_handle(qp, m, pi, placed);
+	if (rs->sr_count != 0)
+		dr_resp_sr_drain(qp);
 }
 
 void
@@ -784,11 +793,16 @@ dr_resp_progress(struct dr_qp_impl *qp)
 			rte_pktmbuf_free(m);
 			continue;
 		}
-		resp_handle(qp, m, &pi, false);
+		dr_resp_handle(qp, m, &pi, false);
 		if (!dr_qp_can_receive(qp))
 			return n;
 	}
-	if ((rs->ack_pending || rs->atomic_ack_pending) && dr_resp_flush_ack(qp) == 0)
+	if (rs->sr_count != 0) {
+		dr_resp_sr_drain(qp);
+		if (dr_resp_busy(qp))
+			return n;             /* a held READ's turn: its responses next round */
+	}
+	if ((rs->ack_pending || rs->atomic_ack_pending || rs->sack_owed) && dr_resp_flush_ack(qp) == 0)
 		n++;
 	return n;
 }

@@ -14,6 +14,7 @@
 #include <rte_mbuf.h>
 
 #include "dr_resp_ack.h"
+#include "dr_resp_sr.h"
 #include "dr_transport.h"
 
 /* Count an ACK / NAK sent, by kind (telemetry). */
@@ -89,6 +90,39 @@ dr_resp_send_atomic_ack(struct dr_qp_impl *qp, uint32_t psn, uint64_t orig)
 	qp->resp.atomic_ack_orig = orig;
 }
 
+/*
+ * Selective repeat: the ACK owed, or the one a duplicate would get, with
+ * the map of what is held after ePSN (DR_OPCODE_SACK, struct dr_sack).
+ * 0 or -ENOBUFS.
+ */
+static int
+resp_send_sack(struct dr_qp_impl *qp)
+{
+	struct dr_resp_state *rs = &qp->resp;
+	uint32_t psn = rs->ack_pending ? rs->ack_psn : rs->dup_ack_psn;
+	struct dr_pkt_info pi;
+	struct dr_sack sack;
+	struct rte_mbuf *m;
+
+	if (dr_tx_room(dr_qp_wk(qp)) == 0)
+		return -ENOBUFS;
+	m = dr_qp_pkt_start(qp, &rs->tmpl, DR_OPCODE_SACK, DR_SACK_PAYLOAD_BYTES, psn, &pi);
+	if (m == NULL)
+		return -ENOBUFS;
+	dr_aeth_set(dr_pkt_aeth(&pi), DR_RESP_SYN_ACK, rs->msn);
+	dr_resp_sr_map(qp, &sack);
+	if (dr_pkt_append(m, &sack, sizeof(sack)) != 0 || dr_pkt_finalize(m, &pi) != 0) {
+		rte_pktmbuf_free(m);
+		return -ENOBUFS;
+	}
+	dr_wk_tx(dr_qp_wk(qp), m);
+	dr_qp_wk(qp)->stats.sacks_tx++;
+	rs->ack_pending = false;
+	rs->sack_owed = false;
+	rs->unacked = 0;
+	return 0;
+}
+
 /* Send what is owed. Returns 0 or -ENOBUFS (kept for the next round). */
 int
 dr_resp_flush_ack(struct dr_qp_impl *qp)
@@ -98,6 +132,10 @@ dr_resp_flush_ack(struct dr_qp_impl *qp)
 		if (qp->resp.atomic_ack_pending)
 			return -ENOBUFS;
 	}
+	/* selective repeat: an ACK while requests are held after a gap says what is missing */
+	if (dr_qp_sr(qp) && (qp->resp.sack_owed || (qp->resp.ack_pending && qp->resp.sr_count != 0)) &&
+	    (!qp->resp.ack_pending || dr_aeth_syn_type(qp->resp.ack_syndrome) == DR_AETH_ACK))
+		return resp_send_sack(qp);
 	if (!qp->resp.ack_pending)
 		return 0;
 	if (dr_resp_send_ack(qp, dr_qp_rel_opcode(qp, DR_OP_ACK), qp->resp.ack_syndrome, qp->resp.ack_psn, 0) != 0)

@@ -14,6 +14,7 @@
 #include <rte_mbuf.h>
 
 #include "dr_psn.h"
+#include "dr_resp_sr.h"
 #include "dr_transport.h"
 
 void
@@ -26,6 +27,8 @@ dr_resp_drain(struct dr_qp_impl *qp)
 		qp->wk->resp_held--;
 	}
 	rs->pend_head = rs->pend_tail = 0;
+	if (rs->sr_held != NULL)
+		dr_resp_sr_free(qp);         /* requests held after a gap (selective repeat) */
 	rs->res_active = -1;
 	rs->res_qhead = rs->res_qtail = 0;
 	rs->ack_pending = false;
@@ -35,9 +38,12 @@ dr_resp_drain(struct dr_qp_impl *qp)
 void
 dr_resp_reset(struct dr_qp_impl *qp)
 {
+	struct rte_mbuf **sr_held = qp->resp.sr_held;
+
 	dr_resp_drain(qp);               /* frees the requests it holds */
 	memset(&qp->resp, 0, sizeof(qp->resp));
 	qp->resp.res_active = -1;
+	qp->resp.sr_held = sr_held;      /* selective repeat's buffer stays with the QP (dr_ece.c) */
 }
 
 void

@@ -22,12 +22,16 @@
 #include "dr_qp_impl.h"
 
 /*
- * Send window: the requester never has more than this many PSNs outstanding
- * (distance from comp.psn). IBA 9.7.1 allows up to 2^23; a small window keeps
- * go-back-N cheap. rxe uses RXE_MAX_UNACKED_PSNS = 128; we allow more so one
- * QP fills a 10G link.
+ * Send window: the requester never has more than qp->window PSNs
+ * outstanding (distance from comp.psn). IBA 9.7.1 allows up to 2^23; a
+ * window near the bandwidth-delay product keeps go-back-N cheap (a loss
+ * resends at most that much: IRN's BDP flow control). The context's
+ * inflight_bytes in packets of the path MTU, within these bounds (rxe uses
+ * RXE_MAX_UNACKED_PSNS = 128); with selective repeat at most DR_SACK_BITS,
+ * what the responder's map covers (dr_req_start()).
  */
 #define DR_REQ_WINDOW 2048
+#define DR_REQ_WINDOW_MIN 16
 /* AckReq on the last packet of a message and on every 64th packet of a long one (rxe: 64). */
 #define DR_ACKREQ_EVERY 64
 /* The responder acknowledges at least every this many executed requests even without AckReq. */
@@ -181,8 +185,23 @@ void dr_mbuf_copy_out(const struct rte_mbuf *m, uint32_t off, uint32_t len, void
  * the timer).
  */
 int dr_req_reread(struct dr_qp_impl *qp, const struct dr_send_wqe *wqe);
+/*
+ * Called by the completer for selective repeat (dr_comp_sr.c), the same
+ * way: send again the request packet of @wqe at @psn (a SEND / WRITE
+ * segment, a READ request none of whose responses came, an atomic), AckReq
+ * set, along the completer's own headers. 0, -EINVAL (no request packet of
+ * @wqe has that PSN), or -errno (no mbuf, room or MAC: asked again later).
+ */
+int dr_req_resend(struct dr_qp_impl *qp, const struct dr_send_wqe *wqe, uint32_t psn);
 
 /* ---- completer (dr_comp.c) ---- */
+
+/* Selective repeat: a SACK's map, after its ACK was handled; resend what it shows missing (dr_comp_sr.c). */
+void dr_comp_sr_rx(struct dr_qp_impl *qp, const struct dr_pkt_info *pi);
+/* Selective repeat: a response came at @now (after its walk): its round-trip sample, if timed (dr_comp_sr.c). */
+void dr_comp_sr_acked(struct dr_qp_impl *qp, uint64_t now);
+/* Selective repeat: no response for the recovery timeout while requests are outstanding: probe (dr_comp_sr.c). */
+void dr_comp_sr_timer(struct dr_qp_impl *qp, uint64_t now);
 
 /* IBA table 45: RNR NAK timer field -> minimum wait in microseconds. */
 uint32_t dr_rnr_timer_usec(uint8_t code);

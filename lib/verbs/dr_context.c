@@ -405,6 +405,7 @@ dr_open_device(struct dr_device *dev, const struct dr_context_attr *attr)
 	ctx->mac = bp->mac;
 	ctx->link_mtu = attr->mtu != 0 ? attr->mtu : bp->mtu;
 	/* zero-copy transmit where the PMD reads frames by virtual address (dr_pkt_attach()) */
+	ctx->inflight_bytes = attr->inflight_bytes != 0 ? attr->inflight_bytes : DR_INFLIGHT_BYTES_DEFAULT;
 	ctx->tx_zcopy_min = !bp->tx_zcopy ? UINT32_MAX :
 			    attr->tx_zcopy_min != 0 ? attr->tx_zcopy_min : DR_TX_ZCOPY_MIN_DEFAULT;
 	ctx->rx_queue = bp->rx_queue;

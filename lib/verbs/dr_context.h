@@ -76,6 +76,7 @@ struct dr_context {
 	unsigned int num_gids;
 	uint64_t tsc_hz;
 	uint32_t tx_zcopy_min;              /* payload bytes from which frames attach it (UINT32_MAX: never) */
+	uint32_t inflight_bytes;            /* a reliable QP's send window in bytes (dr_req_start()) */
 
 	/*
 	 * Object tables, read lock-free by the workers (entries published with

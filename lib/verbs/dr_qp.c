@@ -738,6 +738,7 @@ destroy_qp_ctl(struct dr_qp *pub)
 		qp->xrcd->refcnt--;
 	DR_LOG(qp, DEBUG, "QP 0x%x destroyed", pub->qp_num);
 	queues_free(qp);
+	rte_free(qp->sr);             /* selective repeat's (dr_ece.c); the responder freed what it held */
 	rte_free(qp);
 	return 0;
 }

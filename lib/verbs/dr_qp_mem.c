@@ -31,6 +31,9 @@ dr_qp_mem_get(const struct dr_qp_impl *qp, struct dr_qp_mem *mem)
 		mem->rq = dr_malloc_cost(rq->size * sizeof(*rq->wqe)) +
 			  dr_malloc_cost((size_t)rq->size * rq->max_sge * sizeof(*rq->sges));
 	mem->builder = dr_wr_batch_mem(qp);
+	/* selective repeat's reorder map and resend record (dr_set_ece()), counted with the QP */
+	if (qp->sr != NULL)
+		mem->qp += dr_malloc_cost(sizeof(*qp->sr));
 	/* a table entry and a free-list entry of each of the context's max_qp slots */
 	mem->tables = sizeof(ctx->qp_table[0]) + sizeof(ctx->qp_free.slot[0]);
 	mem->total = mem->qp + mem->sq + mem->rq + mem->builder + mem->tables;

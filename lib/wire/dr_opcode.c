@@ -48,7 +48,8 @@ const char *const dr_hdr_name[DR_NUM_HDR_TYPES] = {
 };
 
 /*
- * RC 0x00-0x1D, UC 0x20-0x2B, UD 0x64-0x65, CNP 0x81, XRC 0xA0-0xB7.
+ * RC 0x00-0x1D, UC 0x20-0x2B, UD 0x64-0x65, CNP 0x81, XRC 0xA0-0xB7, and
+ * dpdk-rdma's SACK 0xC1 (manufacturer specific, DR_OPCODE_SACK).
  * RD (0x40-0x55) is not supported: its opcodes are left undefined, so the
  * parser reports them as unknown. FLUSH and ATOMIC WRITE are defined for RC
  * only, as Linux (include/rdma/ib_pack.h) and rdma-core define them.
@@ -294,6 +295,13 @@ const struct dr_opcode_info dr_opcode_table[256] = {
 		.length = 12,
 		.offset = { [DR_HDR_BTH] = 0, [DR_HDR_PAYLOAD] = 12 },
 	},
+	[DR_OPCODE_SACK] = {
+		/* an RC ACKNOWLEDGE followed by struct dr_sack (doc/guides/reliability.rst) */
+		.name = "DR_SACK",
+		.mask = DR_OPF_BTH | DR_OPF_AETH | DR_OPF_RESP | DR_OPF_FIRST | DR_OPF_LAST | DR_OPF_ACK | DR_OPF_PAYLOAD | DR_OPF_CONNECTED | DR_OPF_RELIABLE,
+		.length = 16,
+		.offset = { [DR_HDR_BTH] = 0, [DR_HDR_AETH] = 12, [DR_HDR_PAYLOAD] = 16 },
+	},
 	[0xA0] = {
 		.name = "XRC_SEND_FIRST",
 		.mask = DR_OPF_BTH | DR_OPF_XRCETH | DR_OPF_REQ | DR_OPF_FIRST | DR_OPF_SEND | DR_OPF_PAYLOAD | DR_OPF_RWR | DR_OPF_CONNECTED | DR_OPF_RELIABLE,
@@ -452,6 +460,7 @@ dr_transport_name(uint8_t opcode)
 	case DR_TRANSPORT_UD: return "UD";
 	case DR_TRANSPORT_CNP: return "CNP";
 	case DR_TRANSPORT_XRC: return "XRC";
+	case DR_TRANSPORT_VENDOR: return "VENDOR";
 	default: return "RESERVED";
 	}
 }

@@ -178,6 +178,9 @@ parse_transport(const uint8_t *f, uint32_t avail, uint32_t ip_end, struct dr_pkt
 	/* a CNP carries 16 reserved bytes (A17.9.3) */
 	if ((info->mask & DR_OPF_CNP) && area != DR_CNP_PAYLOAD_BYTES)
 		return DR_PKT_ERR_PAYLOAD_LEN;
+	/* dpdk-rdma's SACK carries exactly its map (struct dr_sack) */
+	if (pi->opcode == DR_OPCODE_SACK && area != DR_SACK_PAYLOAD_BYTES)
+		return DR_PKT_ERR_PAYLOAD_LEN;
 	/* an ATOMIC WRITE carries exactly the 8 bytes it places (IBA 1.5, 9.4.10) */
 	if ((info->mask & DR_OPF_ATOMIC_WRITE) && area != sizeof(uint64_t))
 		return DR_PKT_ERR_PAYLOAD_LEN;

@@ -42,6 +42,14 @@ check_semantics(unsigned int op, const struct dr_opcode_info *e)
 	uint8_t low = op & DR_OPCODE_OP_MASK;
 	const char *tn = dr_transport_name((uint8_t)op);
 
+	/* dpdk-rdma's SACK: an RC ACKNOWLEDGE with its map (dr_hdr.h struct dr_sack) */
+	if (tr == DR_TRANSPORT_VENDOR) {
+		CHECK_EQ(op, DR_OPCODE_SACK);
+		CHECK_EQ(e->mask, DR_OPF_BTH | DR_OPF_AETH | DR_OPF_RESP | DR_OPF_ONLY | DR_OPF_ACK |
+			 DR_OPF_PAYLOAD | DR_OPF_CONNECTED | DR_OPF_RELIABLE);
+		CHECK(strcmp(e->name, "DR_SACK") == 0);
+		return;
+	}
 	CHECK_MSG(strncmp(e->name, tn, strlen(tn)) == 0, "%s does not start with %s", e->name, tn);
 	CHECK(has(e, DR_OPF_BTH));
 	CHECK_EQ(e->offset[DR_HDR_BTH], 0);
@@ -113,8 +121,9 @@ test_table(void)
 		check_offsets(op, e);
 		check_semantics(op, e);
 	}
-	/* RC 25 (incl. FLUSH, ATOMIC WRITE), UC 12, UD 2, XRC 23, CNP 1 */
-	CHECK_EQ(defined, 63);
+	/* RC 25 (incl. FLUSH, ATOMIC WRITE), UC 12, UD 2, XRC 23, CNP 1, dpdk-rdma's SACK 1 */
+	CHECK_EQ(defined, 64);
+	CHECK(!dr_opcode_valid(0xC0));   /* manufacturer specific: only the SACK */
 	CHECK(!dr_opcode_valid(0x15));   /* reserved */
 	CHECK(!dr_opcode_valid(0x40));   /* RD: unsupported */
 	CHECK(!dr_opcode_valid(0x2C));   /* UC has no READ */

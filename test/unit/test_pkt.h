@@ -113,7 +113,8 @@ tpkt_ipv4_fix_csum(uint8_t *ip)
 /*
  * The one payload length an opcode allows, or -1 when any length goes:
  * none where the opcode has no payload (IBA 9.3, table 38), 16 reserved bytes
- * on a CNP (A17.9.3), the 8 bytes an ATOMIC WRITE places (IBA 1.5, 9.4.10).
+ * on a CNP (A17.9.3), the 8 bytes an ATOMIC WRITE places (IBA 1.5, 9.4.10),
+ * the map of dpdk-rdma's SACK (the one ACK with a payload, struct dr_sack).
  */
 static inline int
 tpkt_fixed_paylen(uint32_t mask)
@@ -124,6 +125,8 @@ tpkt_fixed_paylen(uint32_t mask)
 		return DR_CNP_PAYLOAD_BYTES;
 	if (mask & DR_OPF_ATOMIC_WRITE)
 		return (int)sizeof(uint64_t);
+	if (mask & DR_OPF_ACK)
+		return DR_SACK_PAYLOAD_BYTES;
 	return -1;
 }
 

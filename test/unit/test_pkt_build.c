@@ -209,8 +209,8 @@ test_round_trips(void)
 					packets++;
 				}
 	}
-	/* 63 opcodes x 4 encapsulations: 50 with 9 lengths, CNP and ATOMIC WRITE with 1, 11 without payload */
-	CHECK_EQ(packets, 4 * (50 * RTE_DIM(paylens) + 2 + 11));
+	/* 64 opcodes x 4 encapsulations: 50 with 9 lengths, CNP, ATOMIC WRITE and SACK with 1, 11 without payload */
+	CHECK_EQ(packets, 4 * (50 * RTE_DIM(paylens) + 3 + 11));
 }
 
 /*

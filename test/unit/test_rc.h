@@ -22,6 +22,8 @@
  * test_rc_loss a soak of the random mix over n seeds, DR_TEST_MIX=N,SEED,MTU
  * runs one case of it. DR_TEST_ZCOPY_MIN=n sets both contexts'
  * tx_zcopy_min (1: every payload attached zero-copy; 4294967295: never).
+ * DR_TEST_SR=1 makes rc_params_default() negotiate selective repeat
+ * (dr_set_ece(), both sides: rc_qp_params.sr).
  * The wire carries a chained frame as one flat copy, as a link does.
  */
 
@@ -144,6 +146,7 @@ struct rc_qp_params {
 	struct dr_comp_channel *channel[2]; /* per side: the CQs' completion channel (NULL: none) */
 	uint64_t send_ops[2];         /* per side: non-zero, an extended QP with these send_ops_flags */
 	struct dr_cq *cq[2];          /* per side: a CQ of the test's for both queues (NULL: rc_connect makes two) */
+	bool sr[2];                   /* per side: take the peer's ECE before RTR (selective repeat when both do) */
 };
 
 /* Counters of the test files (dr_test.h's are per file). */

@@ -293,6 +293,7 @@ rc_params_default(struct rc_qp_params *p)
 	p->max_wr = 256;
 	p->max_sge = 4;
 	p->max_inline = 256;
+	p->sr[0] = p->sr[1] = getenv("DR_TEST_SR") != NULL && strcmp(getenv("DR_TEST_SR"), "1") == 0;
 }
 
 static int
@@ -401,6 +402,15 @@ rc_connect(struct rc_env *e, const struct rc_qp_params *p)
 {
 	if (qp_up(&e->s[0], p, true) != 0 || qp_up(&e->s[1], p, false) != 0)
 		return -1;
+	/* ibv_set_ece(3) in INIT: each side takes what the other offers */
+	for (int i = 0; i < 2; i++) {
+		struct dr_ece ece;
+
+		if (!p->sr[i])
+			continue;
+		if (dr_query_ece(e->s[1 - i].qp, &ece) != 0 || dr_set_ece(e->s[i].qp, &ece) != 0)
+			return -1;
+	}
 	if (qp_rtr_rts(&e->s[0], &e->s[1], p, true) != 0 || qp_rtr_rts(&e->s[1], &e->s[0], p, false) != 0)
 		return -1;
 	return 0;

@@ -132,12 +132,13 @@ def _judge(cell, res, fl):
 
 
 def run_cell(op, mode, sizes, iters, kinds=("memif", "memif"), impair=IMPAIR, seed=1,
-             perf_exe=None, faultlink_exe=None, timeout=300, conn="RC"):
-    """One cell: a Cell with ok/why and what it cost on the wire."""
+             perf_exe=None, faultlink_exe=None, timeout=300, conn="RC", perf_args=()):
+    """One cell: a Cell with ok/why and what it cost on the wire (@perf_args: more options,
+    e.g. --go-back-n)."""
     test, extra = OPS[op]
     cell = Cell(op, mode, tuple(sizes_of(op, sizes, conn)), iters, conn)
     args = [test, "--check", "-m", str(MTU), "--sizes", ",".join(map(str, cell.sizes)),
-            "-n", str(iters), "-c", conn] + extra
+            "-n", str(iters), "-c", conn] + extra + list(perf_args)
     start = time.monotonic()
     with faultlink.FaultLink(kinds, ["--both", impair, "--seed", str(seed)],
                              exe=faultlink_exe) as fl:

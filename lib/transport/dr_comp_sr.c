@@ -1,0 +1,228 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 The dpdk-rdma authors.
+ */
+
+/*
+ * The requester's half of selective repeat (dr_set_ece(),
+ * DR_ECE_OPT_SELECTIVE_REPEAT; doc/guides/reliability.rst), run by the
+ * completer when a SACK arrives. The SACK's BTH and AETH were handled
+ * first as an ACK (dr_comp.c): what they acknowledge is complete. Its map
+ * then says which requests the responder holds after its ePSN; the missing
+ * ones - ePSN, and every PSN below the newest held one that is not held -
+ * are sent again, each alone, rebuilt from its WQE (dr_req_resend()), with
+ * AckReq. The requester's own sequence is not touched: new requests keep
+ * going out within the window.
+ *
+ * A missing PSN is sent again once, then again when the map shows a
+ * request the requester sent after that resend (its sent PSN then, kept in
+ * resent_mark: the resend was lost too), or when the resend is older than
+ * the recovery timeout (with the window full nothing newer goes out to
+ * tell). The recovery timeout is RFC 6298's, srtt + 4 rttvar, from one
+ * timed PSN at a time (the newest sent when the timing starts, sampled
+ * when it is acknowledged; a resend at or before it spoils the sample, as
+ * Karn's rule says), between DR_SR_RTO_MIN_US and a quarter of the local
+ * ACK timeout, DR_SR_RTO_INIT_US before the first sample. When no
+ * response came for that long while requests are outstanding (the tail of
+ * a burst was lost, or every resend), the oldest unacknowledged request is
+ * sent again alone (dr_comp_sr_timer()): whatever the responder makes of it,
+ * it answers with a SACK or an ACK, and the map does the rest. The local ACK
+ * timer still runs as IBA says (9.7.6.1.3): its go-back-N, which the
+ * responder's held requests make cheap, and retry_cnt end a dead path.
+ *
+ * Nothing here spends retry_cnt: a SACK is a response, so the responder is
+ * alive and the requester is making progress (IBA 9.7.5.2.x counts
+ * retries of the same PSN without an answer).
+ */
+
+#include <rte_cycles.h>
+#include <rte_mbuf.h>
+
+#include "dr_handoff.h"
+#include "dr_log.h"
+#include "dr_psn.h"
+#include "dr_transport.h"
+
+/* Resends for one SACK at most (the rest, if any, at the next one). */
+#define SR_RESENDS_PER_SACK 64
+/* Recovery timeout bounds: a resend older than it is sent again; no response for that long: probe. */
+#define DR_SR_RTO_MIN_US 50
+#define DR_SR_RTO_INIT_US 1000
+
+static uint64_t
+sr_hz(const struct dr_qp_impl *qp)
+{
+	return qp->pub.context->tsc_hz != 0 ? qp->pub.context->tsc_hz : rte_get_tsc_hz();
+}
+
+/* The recovery timeout in TSC ticks (RFC 6298 2.3), within its bounds. */
+static uint64_t
+sr_rto(const struct dr_qp_impl *qp)
+{
+	uint64_t hz = sr_hz(qp), t = qp->comp.timeout_ticks;
+	uint64_t r = qp->comp.sr_srtt != 0 ? qp->comp.sr_srtt + 4 * qp->comp.sr_rttvar :
+					     hz * DR_SR_RTO_INIT_US / 1000000u;
+
+	r = RTE_MAX(r, hz * DR_SR_RTO_MIN_US / 1000000u);
+	return t != 0 && t / 4 < r ? t / 4 : r;
+}
+
+/* A round-trip sample of @rtt ticks (RFC 6298 2.2, 2.3: alpha 1/8, beta 1/4). */
+static void
+sr_rtt_sample(struct dr_qp_impl *qp, uint64_t rtt)
+{
+	struct dr_comp_state *cs = &qp->comp;
+
+	if (cs->sr_srtt == 0) {
+		cs->sr_srtt = rtt;
+		cs->sr_rttvar = rtt / 2;
+		return;
+	}
+	cs->sr_rttvar = (3 * cs->sr_rttvar + (cs->sr_srtt > rtt ? cs->sr_srtt - rtt : rtt - cs->sr_srtt)) / 4;
+	cs->sr_srtt = (7 * cs->sr_srtt + rtt) / 8;
+}
+
+void
+dr_comp_sr_acked(struct dr_qp_impl *qp, uint64_t now)
+{
+	struct dr_comp_state *cs = &qp->comp;
+
+	cs->sr_last_rx = now;
+	if (cs->sr_rtt_t0 != 0 && dr_psn_after(cs->psn, cs->sr_rtt_psn)) {
+		sr_rtt_sample(qp, now - cs->sr_rtt_t0);
+		cs->sr_rtt_t0 = 0;
+	}
+}
+
+/* The sent WQE holding request PSN @psn, from SQ index *@i on (PSNs grow with the index), or NULL. */
+static const struct dr_send_wqe *
+sr_wqe_of(struct dr_qp_impl *qp, uint32_t psn, uint32_t *i)
+{
+	struct dr_sq *sq = &qp->sq;
+	uint32_t head = dr_sq_head(sq);
+
+	for (; *i != head; (*i)++) {
+		const struct dr_send_wqe *wqe = dr_sq_wqe(sq, *i);
+		enum dr_wqe_state st = dr_wqe_req_state(wqe);
+
+		if (st == DR_WQE_POSTED)
+			return NULL;              /* nothing sent from here on */
+		if (wqe->npkts == 0 || dr_psn_after(wqe->first_psn, psn))
+			continue;                 /* a local operation; or a WQE before a rewind's PSN */
+		if (!dr_psn_after(psn, wqe->last_psn))
+			return dr_wqe_done(wqe) ? NULL : wqe;
+	}
+	return NULL;
+}
+
+/* What one SACK or probe works with. */
+struct sr_ctx {
+	uint32_t sent;                            /* the requester's sent PSN */
+	uint32_t newest;                          /* the newest PSN the responder holds (or its ePSN) */
+	uint32_t idx;                             /* SQ index where the WQE search goes on */
+	uint64_t now;
+	uint64_t rto;
+	bool probe;                               /* the timer's probe: not the map's word that it is missing */
+};
+
+/* Send missing PSN @psn again unless its last resend may still arrive; false when out of room. */
+static bool
+sr_resend(struct dr_qp_impl *qp, uint32_t psn, struct sr_ctx *x)
+{
+	struct dr_sr_mem *sr = qp->sr;
+	uint32_t slot = psn % DR_SACK_BITS;
+	const struct dr_send_wqe *wqe;
+	int rc;
+
+	/* resent, nothing sent after that has arrived yet, and not long ago: it may still come */
+	if (sr->resent_psn[slot] == psn + 1 && dr_psn_before(x->newest, sr->resent_mark[slot]) &&
+	    x->now - sr->resent_tsc[slot] < x->rto)
+		return true;
+	wqe = sr_wqe_of(qp, psn, &x->idx);
+	if (wqe == NULL)
+		return true;                      /* acknowledged meanwhile, or no request has that PSN */
+	/*
+	 * a probe never asks a READ again: executed already, its request would
+	 * make the responder replay all of it (IBA 9.7.5.1.3); its responses
+	 * have their own recovery (dr_comp.c REREAD, the ACK timer)
+	 */
+	if (x->probe && wqe->opcode == DR_WR_RDMA_READ)
+		return true;
+	rc = dr_req_resend(qp, wqe, psn);
+	if (rc == -EINVAL)
+		return true;                      /* a READ's response PSN: nothing to send */
+	if (rc != 0)
+		return false;                     /* no mbuf or room: the next SACK asks again */
+	if (qp->comp.sr_rtt_t0 != 0 && !dr_psn_after(psn, qp->comp.sr_rtt_psn))
+		qp->comp.sr_rtt_t0 = 0;          /* Karn: its ACK may answer the resend */
+	sr->resent_psn[slot] = psn + 1;
+	sr->resent_mark[slot] = x->sent;
+	sr->resent_tsc[slot] = x->now;
+	dr_qp_wk(qp)->stats.sr_resends++;
+	qp->cnt.sr_resends++;
+	return true;
+}
+
+void
+dr_comp_sr_rx(struct dr_qp_impl *qp, const struct dr_pkt_info *pi)
+{
+	const struct dr_sack *s = (const struct dr_sack *)(pi->frame + pi->pay_off);
+	uint32_t epsn = rte_be_to_cpu_32(s->epsn) & DR_PSN_MASK, psn;
+	struct sr_ctx x = {
+		.sent = dr_ho_sent_psn(qp),   /* acquire: the WQE fields of what was sent are visible */
+		.newest = epsn,
+		.idx = qp->sq.tail,
+		.now = rte_rdtsc(),
+		.rto = sr_rto(qp),
+	};
+	int i, n = 0;
+
+	dr_qp_wk(qp)->stats.sacks_rx++;
+	/* the map's newest held PSN: everything missing below it was lost (or is late) */
+	for (i = DR_SACK_BITS - 1; i >= 0; i--)
+		if (s->bits[i / 8] & (1u << (i % 8))) {
+			x.newest = dr_psn_add(epsn, (uint32_t)i + 1);
+			break;
+		}
+	/* a SACK from before what the completer knows, or naming what was never sent: stale or bogus */
+	if (dr_psn_before(epsn, qp->comp.psn) || !dr_psn_before(x.newest, x.sent))
+		return;
+	for (psn = epsn, i = -1; dr_psn_before(psn, x.newest) && n < SR_RESENDS_PER_SACK;
+	     psn = dr_psn_add(psn, 1), i++) {
+		if (i >= 0 && (s->bits[i / 8] & (1u << (i % 8))))
+			continue;                 /* held by the responder */
+		if (!sr_resend(qp, psn, &x))
+			break;
+		n++;
+	}
+	/* a lone gap: nothing held yet, ePSN itself is what a later arrival showed missing */
+	if (x.newest == epsn && dr_psn_before(epsn, x.sent))
+		sr_resend(qp, epsn, &x);
+	DR_DP_LOG(comp, DEBUG, "qp %u: SACK epsn %#x newest held %#x", qp->pub.qp_num, epsn, x.newest);
+}
+
+void
+dr_comp_sr_timer(struct dr_qp_impl *qp, uint64_t now)
+{
+	struct sr_ctx x = {
+		.sent = dr_ho_sent_psn(qp), .idx = qp->sq.tail, .now = now, .rto = sr_rto(qp), .probe = true,
+	};
+
+	if (x.sent == qp->comp.psn) {
+		qp->comp.sr_last_rx = 0;          /* nothing outstanding: no clock runs */
+		return;
+	}
+	if (qp->comp.sr_rtt_t0 == 0) {
+		qp->comp.sr_rtt_psn = dr_psn_sub(x.sent, 1);   /* time the newest request sent */
+		qp->comp.sr_rtt_t0 = now;
+	}
+	if (qp->comp.sr_last_rx == 0) {
+		qp->comp.sr_last_rx = now;        /* requests went out: the wait for an answer starts */
+		return;
+	}
+	if (now - qp->comp.sr_last_rx < x.rto || now < qp->comp.sr_probe_at)
+		return;                           /* the responder spoke lately, or a probe is out */
+	x.newest = qp->comp.psn;
+	qp->comp.sr_probe_at = now + x.rto;
+	if (qp->comp.rnr_at == 0)
+		sr_resend(qp, qp->comp.psn, &x);
+}
