@@ -4,7 +4,8 @@
 #
 # The test command (README.md, .ci/run): install what is missing, build, run
 # every test: C unit tests and the transport tests over in-process ring ports
-# (plain and ASan+UBSan builds; the release build with its unit tests), then
+# (plain and ASan+UBSan builds; the release build with its unit tests), the
+# libFuzzer harnesses for a bounded time (usertools/dr-fuzz.sh), then
 # the pytest integration suite on real processes and links.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -30,6 +31,11 @@ echo "== unit and transport tests under ASan + UBSan"
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
 meson test -C build-asan --suite unit --print-errorlogs
 meson test -C build-asan --suite transport --num-processes 1 --print-errorlogs
+
+echo "== fuzzing (libFuzzer, clang, ASan + UBSan): each harness ${DR_FUZZ_TIME:-60} s from the kept corpus"
+# build-fuzz: its own clang build; replays test/fuzz/regress/ and the corpus,
+# then fuzzes each harness for a bounded time; any finding fails (doc/guides/fuzzing.rst)
+usertools/dr-fuzz.sh --time "${DR_FUZZ_TIME:-60}"
 
 echo "== integration tests"
 # Debian's python3-pytest/python3-scapy live with /usr/bin/python3 only.

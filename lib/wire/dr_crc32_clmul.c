@@ -71,7 +71,8 @@ crc_fold_from(__m128i x1, const uint8_t *p, size_t len, uint8_t *dst, bool copy)
 	while (len >= 16) {
 		x1 = fold(x1, k3k4, take16(p, dst, 0, copy));
 		p += 16;
-		dst += copy ? 16 : 0;
+		if (copy)
+			dst += 16;   /* never offset a NULL @dst (C11 6.5.6p8) */
 		len -= 16;
 	}
 	/* 128 -> 64 bits */
@@ -99,7 +100,8 @@ crc_fold(uint32_t crc, const uint8_t *p, size_t len, uint8_t *dst, bool copy)
 
 	x1 = _mm_xor_si128(take16(p, dst, 0, copy), _mm_cvtsi32_si128((int)crc));
 	p += 16;
-	dst += copy ? 16 : 0;
+	if (copy)
+		dst += 16;   /* never offset a NULL @dst (C11 6.5.6p8) */
 	len -= 16;
 	if (len >= 48) {
 		__m128i y2 = take16(p, dst, 0, copy);
@@ -107,7 +109,8 @@ crc_fold(uint32_t crc, const uint8_t *p, size_t len, uint8_t *dst, bool copy)
 		__m128i y4 = take16(p, dst, 32, copy);
 
 		p += 48;
-		dst += copy ? 48 : 0;
+		if (copy)
+			dst += 48;   /* never offset a NULL @dst (C11 6.5.6p8) */
 		len -= 48;
 		while (len >= 64) {
 			x1 = fold(x1, k1k2, take16(p, dst, 0, copy));
@@ -115,7 +118,8 @@ crc_fold(uint32_t crc, const uint8_t *p, size_t len, uint8_t *dst, bool copy)
 			y3 = fold(y3, k1k2, take16(p, dst, 32, copy));
 			y4 = fold(y4, k1k2, take16(p, dst, 48, copy));
 			p += 64;
-			dst += copy ? 64 : 0;
+			if (copy)
+				dst += 64;   /* never offset a NULL @dst (C11 6.5.6p8) */
 			len -= 64;
 		}
 		x1 = fold(x1, k3k4, y2);
