@@ -10,36 +10,41 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+# each step says when it starts (seconds since this script began): where CI's time goes
+step() { echo "== $* [${SECONDS} s]"; }
+
 usertools/dr-deps.sh test
 
-echo "== build (debugoptimized)"
+step "build (debugoptimized)"
 usertools/dr-build.sh build
 # The transport tests drive real TSC timers (ACK timeout, RNR) from one thread:
 # on 2 cores they run one at a time, not beside the other suites.
-echo "== unit tests"
+step "unit tests"
 meson test -C build --suite unit --print-errorlogs
-echo "== transport tests"
+step "transport tests"
 meson test -C build --suite transport --num-processes 1 --print-errorlogs
 
-echo "== build (release, -O3: what the benchmarks run) and its unit tests"
+step "build (release, -O3: what the benchmarks run) and its unit tests"
 usertools/dr-build.sh build-rel -Dbuildtype=release
 meson test -C build-rel --suite unit --print-errorlogs
 
-echo "== build (ASan + UBSan)"
+step "build (ASan + UBSan)"
 usertools/dr-build.sh build-asan -Db_sanitize=address,undefined -Db_lundef=false
-echo "== unit and transport tests under ASan + UBSan"
+step "unit and transport tests under ASan + UBSan"
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
 meson test -C build-asan --suite unit --print-errorlogs
 meson test -C build-asan --suite transport --num-processes 1 --print-errorlogs
 
-echo "== fuzzing (libFuzzer, clang, ASan + UBSan): each harness ${DR_FUZZ_TIME:-60} s from the kept corpus"
+step "fuzzing (libFuzzer, clang, ASan + UBSan): each harness ${DR_FUZZ_TIME:-60} s from the kept corpus"
 # build-fuzz: its own clang build; replays test/fuzz/regress/ and the corpus,
 # then fuzzes each harness for a bounded time; any finding fails (doc/guides/fuzzing.rst)
 usertools/dr-fuzz.sh --time "${DR_FUZZ_TIME:-60}"
 
-echo "== integration tests"
+step "integration tests"
 # Debian's python3-pytest/python3-scapy live with /usr/bin/python3 only.
 # pytest exits 5 when it collects nothing: that fails this script too.
 # test/integration/interop boots two rxe peers in qemu (usertools/dr-rxe-peer.py);
 # DR_INTEROP_REQUIRED=1 makes it fail rather than skip when it cannot.
-DR_BUILD_DIR="$PWD/build" DR_INTEROP_REQUIRED=1 /usr/bin/python3 -m pytest -p no:cacheprovider test/integration
+# --durations: the slowest tests, for the next time the suite must be trimmed
+DR_BUILD_DIR="$PWD/build" DR_INTEROP_REQUIRED=1 /usr/bin/python3 -m pytest -p no:cacheprovider \
+	--durations=25 test/integration

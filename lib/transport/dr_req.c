@@ -623,7 +623,12 @@ static void
 req_rewind(struct dr_qp_impl *qp)
 {
 	struct dr_sq *sq = &qp->sq;
-	uint32_t psn = dr_ho_acked_psn(qp), tail = dr_sq_tail(sq);
+	/*
+	 * the tail first: the completer publishes the acknowledged PSN before it
+	 * frees the WQEs it covers, so a tail seen here comes with a PSN at
+	 * least as new (the other order could pair a new tail with an old PSN)
+	 */
+	uint32_t tail = dr_sq_tail(sq), psn = dr_ho_acked_psn(qp);
 	bool first = true;
 	uint32_t i;
 
@@ -650,6 +655,9 @@ req_rewind(struct dr_qp_impl *qp)
 		if (first) {
 			first = false;
 			qp->req.cur = i;
+			/* nothing before it is left: it starts where it started */
+			if (dr_psn_before(qp->req.psn, wqe->first_psn))
+				qp->req.psn = wqe->first_psn;
 			acked = dr_psn_diff(psn, wqe->first_psn);
 			if (!wqe_is_rd_atomic(wqe) && acked > 0 && (uint32_t)acked < wqe->npkts)
 				qp->req.offset = (uint32_t)acked * qp->mtu;  /* after the last acked packet */

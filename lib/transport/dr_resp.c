@@ -392,7 +392,7 @@ resp_exec_read(struct dr_qp_impl *qp, struct resp_ctx *c)
 	/* C9-148 (rxe): the MSN counts the READ when it is executed; the READ takes n PSNs */
 	qp->resp.msn = (qp->resp.msn + 1) & DR_24BIT_MASK;
 	qp->resp.epsn = dr_psn_add(c->psn, n);
-	if (qp->resp.res_active < 0)
+	if (qp->resp.res_active < 0 && qp->resp.res_qhead == qp->resp.res_qtail)
 		qp->resp.res_active = idx;
 	else         /* answered after the READs before it (at most max_dest_rd_atomic queued) */
 		qp->resp.res_queue[qp->resp.res_qhead++ % DR_MAX_RD_ATOMIC] = (uint8_t)idx;

@@ -32,6 +32,32 @@ dr_resp_target(struct dr_qp_impl *qp, uint32_t rkey, uint64_t va, uint64_t len, 
 	return dr_rkey_resolve(qp, rkey, t) && dr_mr_check_access(&t->region, va, len, rights) == 0;
 }
 
+/*
+ * The resource @idx is taken for a new request: a replay of the READ it
+ * held (a duplicate request, IBA 9.7.5.1.3) is over. The requester keeps at
+ * most max_dest_rd_atomic READs / atomics outstanding (IBA 9.7.4.1.x), so a
+ * new one reaching the oldest resource means that READ completed at the
+ * requester: the duplicate was stale. Left active or queued, the new
+ * request's reply would be sent twice, the second time as one zero-length
+ * LAST response past its PSNs.
+ */
+static void
+res_forget_reply(struct dr_qp_impl *qp, int idx)
+{
+	struct dr_resp_state *rs = &qp->resp;
+	uint8_t w = rs->res_qtail;
+
+	if (rs->res_active == idx)
+		rs->res_active = -1;
+	for (uint8_t i = rs->res_qtail; i != rs->res_qhead; i++) {
+		uint8_t v = rs->res_queue[i % DR_MAX_RD_ATOMIC];
+
+		if (v != idx)
+			rs->res_queue[w++ % DR_MAX_RD_ATOMIC] = v;
+	}
+	rs->res_qhead = w;
+}
+
 /* A responder resource for a new READ / atomic, recycled round robin (rxe rxe_prepare_res()). */
 struct dr_resp_res *
 dr_resp_new_res(struct dr_qp_impl *qp, int *idx)
@@ -41,6 +67,7 @@ dr_resp_new_res(struct dr_qp_impl *qp, int *idx)
 
 	*idx = (int)(qp->resp.res_next % n);
 	qp->resp.res_next = (uint32_t)(*idx + 1) % n;
+	res_forget_reply(qp, *idx);
 	res = &qp->resp.res[*idx];
 	memset(res, 0, sizeof(*res));
 	res->valid = true;

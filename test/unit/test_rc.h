@@ -18,7 +18,8 @@
  * each ring port n queue pairs (tx ring q of one side feeds rx ring q of
  * the other, as memif pairs its queues). DR_TEST_LOG sets the EAL log level (e.g. "lib.dr.*:debug"),
  * DR_TEST_VERBOSE prints frame counts, DR_TEST_WIRELOG prints the frames of
- * the every-Nth loss tests and of the random mix, DR_TEST_SEEDS=n makes
+ * the every-Nth loss tests and of the random mix (DR_TEST_WIRELOG=fail: of a
+ * random mix case that failed only), DR_TEST_SEEDS=n makes
  * test_rc_loss a soak of the random mix over n seeds, DR_TEST_MIX=N,SEED,MTU
  * runs one case of it. DR_TEST_ZCOPY_MIN=n sets both contexts'
  * tx_zcopy_min (1: every payload attached zero-copy; 4294967295: never).

@@ -393,6 +393,16 @@ test_atomic_ack_loss(struct rc_env *e)
  * reorders some: every completion once, in order, every byte right, every
  * FetchAdd applied once.
  */
+/* The wire log of a random mix and its WRs (DR_TEST_WIRELOG). */
+static void
+wirelog_mix(const struct rc_env *e, const enum dr_wr_opcode *op, const uint32_t *len, unsigned int n)
+{
+	rc_wirelog_print(e, UINT32_MAX);
+	for (unsigned int i = 0; i < n; i++)
+		printf("wr %u %s len %u\n", i, op_name(op[i]), len[i]);
+	fflush(stdout);
+}
+
 static void
 test_random_mixed(struct rc_env *e, uint32_t n, uint32_t seed, enum dr_mtu mtu)
 {
@@ -407,6 +417,7 @@ test_random_mixed(struct rc_env *e, uint32_t n, uint32_t seed, enum dr_mtu mtu)
 	uint32_t len[NWR], x = seed, nrecv = 0, nadd = 0;
 	struct rc_rule *r;
 	unsigned int i, k;
+	unsigned int failed_before = rc_failed;
 	bool ok = true;
 	char tag[80];
 
@@ -474,13 +485,11 @@ test_random_mixed(struct rc_env *e, uint32_t n, uint32_t seed, enum dr_mtu mtu)
 		}
 		RC_CHECK_EQ(dr_post_send(a->qp, &wr, &bad), 0);
 	}
+	/* DR_TEST_WIRELOG: the frames of every case; DR_TEST_WIRELOG=fail: of a failing case only */
 	e->logging = getenv("DR_TEST_WIRELOG") != NULL;
 	RC_CHECK_MSG(rc_wait_wcs(e, a->scq, &sw, NWR, 60000000), "%s: %u of %u completions", tag, sw.n, NWR);
-	if (e->logging) {
-		rc_wirelog_print(e, UINT32_MAX);
-		for (i = 0; i < NWR; i++)
-			printf("wr %u %s len %u\n", i, op_name(op[i]), len[i]);
-	}
+	if (e->logging && strcmp(getenv("DR_TEST_WIRELOG"), "fail") != 0)
+		wirelog_mix(e, op, len, NWR);
 	RC_CHECK(rc_wait_wcs(e, b->rcq, &rw, nrecv, 10000000));
 	rc_rules_clear(e);
 	rc_run(e, 20000, NULL, NULL);
@@ -523,6 +532,8 @@ test_random_mixed(struct rc_env *e, uint32_t n, uint32_t seed, enum dr_mtu mtu)
 		RC_CHECK_MSG(v == nadd, "%s: FetchAdd total %" PRIu64 ", want %u", tag, v, nadd);
 	}
 	RC_CHECK(ok);
+	if (e->logging && strcmp(getenv("DR_TEST_WIRELOG"), "fail") == 0 && rc_failed != failed_before)
+		wirelog_mix(e, op, len, NWR);
 	if (getenv("DR_TEST_VERBOSE") != NULL)
 		printf("%s: %" PRIu64 "/%" PRIu64 " frames, %" PRIu64 "/%" PRIu64 " dropped\n", tag, e->frames[0],
 		       e->frames[1], e->dropped[0], e->dropped[1]);

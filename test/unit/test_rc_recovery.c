@@ -436,6 +436,77 @@ test_atomic_stream(struct rc_env *e, uint32_t n_atomics, uint32_t every, uint32_
 	rc_disconnect(e);
 }
 
+/*
+ * A duplicate READ request makes the responder replay that READ from its
+ * resource (IBA 9.7.5.1.3). With one resource (max_dest_rd_atomic 1) the
+ * next READ, sent once the first completed at the requester (initiator
+ * depth 1), takes the resource the replay is using: the replay is stale and
+ * must end there. Left active, the new READ's reply went out twice, the
+ * second time as one zero-length LAST response at the PSN after it - the
+ * SEND behind it - which the requester took for a bad response. Found by
+ * the random mix with selective repeat in rtc and pipeline mode, where
+ * resends and probes make duplicate requests common.
+ */
+static void
+test_replay_yields_resource(struct rc_env *e)
+{
+	enum { ALEN = 64 * 1024, BLEN = 3000, CLEN = 2000 };
+	struct rc_side *a = &e->s[0], *b = &e->s[1];
+	const int acc = DR_ACCESS_LOCAL_WRITE | DR_ACCESS_REMOTE_READ;
+	struct rc_wcs sw = { .n = 0 }, rw = { .n = 0 };
+	struct rc_buf la, rb, sb, rcv;
+	struct rc_qp_params p;
+	unsigned int empty_last = 0;
+	uint32_t i;
+
+	rc_params_default(&p);
+	p.max_rd_atomic = p.max_dest_rd_atomic = 1;
+	if (rc_connect(e, &p) != 0 || rc_buf_alloc(a, &la, ALEN + BLEN, acc) != 0 ||
+	    rc_buf_alloc(b, &rb, ALEN + BLEN, acc) != 0 || rc_buf_alloc(a, &sb, CLEN, acc) != 0 ||
+	    rc_buf_alloc(b, &rcv, CLEN, acc) != 0) {
+		RC_CHECK_MSG(0, "replay setup");
+		return;
+	}
+	rc_fill(rb.p, ALEN + BLEN, 31);
+	rc_fill(sb.p, CLEN, 32);
+	memset(la.p, 0, ALEN + BLEN);
+	{
+		struct dr_sge r = { (uint64_t)(uintptr_t)rcv.p, CLEN, rcv.mr->lkey };
+
+		RC_CHECK_EQ(rc_post_recv(b, 7, &r, 1), 0);
+	}
+	/* the first READ's request arrives twice: the second copy is replayed after the first reply */
+	rc_rule_add(e, RC_A2B, DR_OPCODE(RC, READ_REQ), 0, 0, 1, RC_DUP);
+	e->logging = true;
+	{
+		struct dr_sge ra = { (uint64_t)(uintptr_t)la.p, ALEN, la.mr->lkey };
+		struct dr_sge rbs = { (uint64_t)(uintptr_t)(la.p + ALEN), BLEN, la.mr->lkey };
+		struct dr_sge sc = { (uint64_t)(uintptr_t)sb.p, CLEN, sb.mr->lkey };
+
+		RC_CHECK_EQ(rc_post_send(a, 0, DR_WR_RDMA_READ, &ra, 1, DR_SEND_SIGNALED,
+					 (uint64_t)(uintptr_t)rb.p, rb.mr->rkey, 0), 0);
+		RC_CHECK_EQ(rc_post_send(a, 1, DR_WR_RDMA_READ, &rbs, 1, DR_SEND_SIGNALED,
+					 (uint64_t)(uintptr_t)(rb.p + ALEN), rb.mr->rkey, 0), 0);
+		RC_CHECK_EQ(rc_post_send(a, 2, DR_WR_SEND, &sc, 1, DR_SEND_SIGNALED, 0, 0, 0), 0);
+	}
+	RC_CHECK(rc_wait_wcs(e, a->scq, &sw, 3, 3000000));
+	RC_CHECK(rc_wait_wcs(e, b->rcq, &rw, 1, 3000000));
+	for (i = 0; i < sw.n; i++)
+		RC_CHECK_MSG(sw.wc[i].wr_id == i && sw.wc[i].status == DR_WC_SUCCESS, "wr %u: %s", i,
+			     dr_wc_status_str(sw.wc[i].status));
+	RC_CHECK(memcmp(la.p, rb.p, ALEN + BLEN) == 0);
+	RC_CHECK(memcmp(rcv.p, sb.p, CLEN) == 0);
+	for (i = 0; i < e->nlog; i++)
+		empty_last += e->log[i].dir == RC_B2A && e->log[i].opcode == DR_OPCODE(RC, READ_RESP_LAST) &&
+			      e->log[i].paylen == 0;
+	RC_CHECK_MSG(empty_last == 0, "%u zero-length READ RESPONSE LAST frames", empty_last);
+	rc_buf_free(&la);
+	rc_buf_free(&rb);
+	rc_buf_free(&sb);
+	rc_buf_free(&rcv);
+	rc_disconnect(e);
+}
+
 static void
 run(struct rc_env *e)
 {
@@ -446,6 +517,7 @@ run(struct rc_env *e)
 	test_read_ahead_replay(e);
 	test_read_stream_keeps_timer(e);
 	test_timeout_before_retransmission(e);
+	test_replay_yields_resource(e);
 }
 
 int
