@@ -112,19 +112,24 @@ rx_check_transport(struct dr_worker *wk, const struct dr_qp_impl *qp, const stru
 
 /* Check P_KEY (IBA 9.6.1.1, 10.9.1: the default partition, membership bit ignored; rxe check_keys()). */
 static enum dr_rx_verdict
-rx_check_pkey(const struct dr_pkt_info *pi)
+rx_check_pkey(struct dr_worker *wk, const struct dr_pkt_info *pi)
 {
-	return (dr_bth_pkey(dr_pkt_bth(pi)) & 0x7FFF) == (DR_DEFAULT_PKEY & 0x7FFF) ? RX_OK : RX_DROP;
+	if ((dr_bth_pkey(dr_pkt_bth(pi)) & 0x7FFF) == (DR_DEFAULT_PKEY & 0x7FFF))
+		return RX_OK;
+	wk->stats.rx_bad_pkey++;
+	return RX_DROP;
 }
 
 /* Check ADDRESS: a connected QP takes packets from its peer only (rxe check_addr()); UD from anyone. */
 static enum dr_rx_verdict
-rx_check_addr(const struct dr_qp_impl *qp, const struct dr_pkt_info *pi)
+rx_check_addr(struct dr_worker *wk, const struct dr_qp_impl *qp, const struct dr_pkt_info *pi)
 {
 	if (qp->pub.qp_type == DR_QPT_UD)
 		return RX_OK;
-	if (memcmp(pi->sgid, qp->route.dgid, 16) != 0 || memcmp(pi->dgid, qp->route.sgid, 16) != 0)
+	if (memcmp(pi->sgid, qp->route.dgid, 16) != 0 || memcmp(pi->dgid, qp->route.sgid, 16) != 0) {
+		wk->stats.rx_bad_addr++;
 		return RX_DROP;
+	}
 	return RX_OK;
 }
 
@@ -199,8 +204,8 @@ rx_one(struct dr_worker *wk, struct rte_mbuf *m)
 		    wk->role != DR_WK_RX && dr_comp_place_eligible(qp, &pi));
 	if (!deferred && rx_check_icrc(wk, m, &pi) != RX_OK)
 		goto drop;
-	if (rx_check_transport(wk, qp, &pi) != RX_OK || rx_check_pkey(&pi) != RX_OK ||
-	    rx_check_addr(qp, &pi) != RX_OK)
+	if (rx_check_transport(wk, qp, &pi) != RX_OK || rx_check_pkey(wk, &pi) != RX_OK ||
+	    rx_check_addr(wk, qp, &pi) != RX_OK)
 		goto drop;
 	if (deferred) {
 		if (pi.mask & DR_OPF_REQ)
@@ -215,8 +220,10 @@ rx_one(struct dr_worker *wk, struct rte_mbuf *m)
 		dr_resp_rx(qp, m, &pi);         /* an XRC initiator has no responder */
 	else if ((pi.mask & DR_OPF_RESP) && qp->pub.qp_type != DR_QPT_XRC_RECV)
 		rx_response(wk, qp, m, &pi);    /* an XRC target has no requester */
-	else
+	else {
+		wk->stats.rx_no_qp++;           /* no QP of this number takes that direction */
 		goto drop;
+	}
 	return;
 drop:
 	rte_pktmbuf_free(m);

@@ -124,6 +124,11 @@ tel_ctx_stats(const char *cmd, const char *params, struct rte_tel_data *d)
 	ADD(rx_bad_icrc);
 	ADD(rx_placed);
 	ADD(rx_no_qp);
+	ADD(rx_bad_pkey);
+	ADD(rx_bad_addr);
+	ADD(rx_bad_state);
+	ADD(rx_duplicate);
+	ADD(rx_stale_resp);
 	ADD(rx_dropped);
 	ADD(rx_redirected);
 	ADD(rx_redirect_full);

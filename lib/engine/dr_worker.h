@@ -55,6 +55,14 @@ struct dr_ctx_stats {
 	uint64_t rx_bad_icrc;
 	uint64_t rx_placed;                 /* WRITE payloads placed as their ICRC was checked (one pass) */
 	uint64_t rx_no_qp;                  /* destination QPN unknown */
+	uint64_t rx_bad_pkey;               /* P_Key not of the default partition (IBA 9.6.1.1) */
+	uint64_t rx_bad_addr;               /* RC, UC: not from the connection's peer to its GID */
+	uint64_t rx_bad_state;              /* requests to a QP that takes none (RESET, INIT, ERR:
+					     * IBA 10.3.1), responses to a requester that is not sending */
+	uint64_t rx_duplicate;              /* RC requests behind the expected PSN (IBA 9.7.5.1.1):
+					     * ACKed again, replayed or dropped (too old) */
+	uint64_t rx_stale_resp;             /* responses answering nothing outstanding: duplicate,
+					     * stale or unsolicited (IBA 9.7.5.2.x: dropped) */
 	uint64_t rx_dropped;                /* requests dropped by the responder: RC ones it could not
 					     * hold behind a READ (retransmitted); UC / UD ones (Q_Key,
 					     * no receive WQE, lost packet of the message): IBA

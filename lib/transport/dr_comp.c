@@ -206,14 +206,15 @@ comp_get_wqe(struct dr_qp_impl *qp, struct comp_ctx *c)
 			 * may still have acknowledged the WQEs before it (COMPLETE_WQE).
 			 */
 			if (dr_wqe_sent_once(wqe) && !dr_psn_after(c->psn, wqe->last_psn))
-				return COMP_DONE;
+				break;
 			continue;
 		}
 		if (dr_wqe_req_state(wqe) == DR_WQE_POSTED || dr_wqe_failed(wqe))
-			return COMP_DONE;   /* nothing sent it could answer / the error completes first */
+			break;      /* nothing sent it could answer / the error completes first */
 		c->wqe = wqe;
 		return COMP_CHECK_PSN;
 	}
+	dr_qp_wk(qp)->stats.rx_stale_resp++;
 	return COMP_DONE;
 }
 
@@ -248,8 +249,10 @@ comp_check_psn(struct dr_qp_impl *qp, struct comp_ctx *c)
 	if (wqe->opcode == DR_WR_RDMA_READ && wqe->resp_bytes != 0 &&
 	    dr_psn_after(dr_read_next_psn(qp, wqe), expect))
 		expect = dr_read_next_psn(qp, wqe);
-	if (dr_psn_before(c->psn, expect))
+	if (dr_psn_before(c->psn, expect)) {
+		dr_qp_wk(qp)->stats.rx_stale_resp++;
 		return COMP_DONE;          /* duplicate or stale response: dropped */
+	}
 	if (dr_psn_after(c->psn, expect) && wqe_is_rd_atomic(wqe)) {
 		/* a response of this READ is missing: lost, or overtaken; ask again after a few */
 		if (!(c->pi->mask & DR_OPF_READ))
@@ -566,6 +569,7 @@ dr_comp_rx_placed(struct dr_qp_impl *qp, struct rte_mbuf *m, struct dr_pkt_info 
 
 	/* IBA 10.3.1: responses are processed in RTS and SQD only */
 	if (!dr_qp_can_send(qp)) {
+		dr_qp_wk(qp)->stats.rx_bad_state++;
 		rte_pktmbuf_free(m);
 		return;
 	}

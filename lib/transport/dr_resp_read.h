@@ -16,6 +16,8 @@
 
 #include "dr_qp_impl.h"
 
+struct dr_rkey_target;             /* dr_mw.h */
+
 /*
  * What an R_Key reaches for this QP, and whether [va, va + len) with @rights
  * is inside it (IBA 10.6.3.2, C9-88; an MR or a memory window, 10.6.7.2).

@@ -21,6 +21,7 @@
 #include <rte_mbuf.h>
 
 #include "dr_psn.h"
+#include "dr_resp.h"
 #include "dr_resp_ack.h"
 #include "dr_resp_sr.h"
 #include "dr_transport.h"
@@ -81,13 +82,7 @@ dr_resp_sr_drain(struct dr_qp_impl *qp)
 	struct rte_mbuf *m;
 
 	while (!dr_resp_busy(qp) && dr_qp_can_receive(qp) && (m = dr_resp_sr_next(qp)) != NULL) {
-		struct dr_pkt_info pi;
-
-		if (dr_pkt_parse(m, &pi) != DR_PKT_OK) {  /* parsed once already: cannot fail */
-			rte_pktmbuf_free(m);
-			continue;
-		}
-		dr_resp_handle(qp, m, &pi, false);
+		dr_resp_handle_held(qp, m);
 	}
 }
 

@@ -32,8 +32,6 @@ struct rte_mbuf *dr_resp_sr_next(struct dr_qp_impl *qp);
  * answer first.
  */
 void dr_resp_sr_drain(struct dr_qp_impl *qp);
-/* The responder's steps for one request (dr_resp.c), its payload @placed already or not; takes @m. */
-void dr_resp_handle(struct dr_qp_impl *qp, struct rte_mbuf *m, struct dr_pkt_info *pi, bool placed);
 /* Free everything held (RESET, ERR, destroy). */
 void dr_resp_sr_free(struct dr_qp_impl *qp);
 /* The SACK's payload: ePSN and the map of what is held after it. */

@@ -69,10 +69,13 @@ dr_resp_ud_rx(struct dr_qp_impl *qp, struct rte_mbuf *m, struct dr_pkt_info *pi)
 	int rc;
 
 	/* IBA 10.3.1: requests are taken from RTR on */
-	if (!dr_qp_can_receive(qp) || !(pi->mask & DR_OPF_DETH) || !(pi->mask & DR_OPF_SEND)) {
+	if (!dr_qp_can_receive(qp)) {
+		dr_qp_wk(qp)->stats.rx_bad_state++;
 		rte_pktmbuf_free(m);
 		return;
 	}
+	if (!(pi->mask & DR_OPF_DETH) || !(pi->mask & DR_OPF_SEND))
+		return ud_drop(qp, m, "not a SEND with a DETH");
 	deth = dr_pkt_deth(pi);
 	if (dr_deth_qkey(deth) != qp->attr.qkey)
 		return ud_drop(qp, m, "Q_Key mismatch");

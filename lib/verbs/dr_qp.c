@@ -632,8 +632,18 @@ qp_query_call(void *arg)
 {
 	struct dr_qp_impl *qp = arg;
 
+	enum dr_qp_state st = qp->pub.state;
+
 	qp->query_snap = qp->attr;
-	qp->query_snap.qp_state = qp->pub.state;
+	qp->query_snap.qp_state = st;
+	/*
+	 * the PSNs as they are now, not as they were set (rxe_qp_to_attr(): the
+	 * responder's expected PSN from RTR on, the requester's next PSN from RTS on)
+	 */
+	if (st >= DR_QPS_RTR && st <= DR_QPS_ERR && qp->pub.qp_type != DR_QPT_UD)
+		qp->query_snap.rq_psn = qp->resp.epsn;
+	if (st >= DR_QPS_RTS && st <= DR_QPS_ERR)
+		qp->query_snap.sq_psn = qp->req.psn;
 	return 0;
 }
 

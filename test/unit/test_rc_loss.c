@@ -113,17 +113,25 @@ test_drop_control(struct rc_env *e)
 	x.seed = 504;
 	rc_xfer_run(e, &x, "drop READ response 500 of 1024");
 	{
-		/* the retried READ asks for the rest only: its PSN is that of the lost response */
+		/*
+		 * The retried READ asks for the rest only: its PSN is that of the
+		 * lost response. Asked once more only when something else went
+		 * missing: a response the rings dropped (a worker starved of CPU,
+		 * rtc and pipeline on a loaded host) or the ACK timer's expiry.
+		 */
 		uint32_t i, reqs = 0, retry_psn = 0;
+		struct dr_ctx_stats sa = dr_ctx_stats_sum(e->s[0].ctx), sb = dr_ctx_stats_sum(e->s[1].ctx);
+		uint64_t other = sa.ack_timeouts + sa.rx_redirect_full + sb.tx_dropped + sb.tx_nombuf;
 
 		for (i = 0; i < e->nlog; i++) {
-			if (e->log[i].dir == RC_A2B && e->log[i].opcode == DR_OPCODE(RC, READ_REQ)) {
-				reqs++;
+			if (e->log[i].dir == RC_A2B && e->log[i].opcode == DR_OPCODE(RC, READ_REQ) && ++reqs == 2)
 				retry_psn = e->log[i].psn;
-			}
 		}
-		RC_CHECK_EQ(reqs, 2);
 		RC_CHECK_EQ(retry_psn, (p.psn_a + 500) & 0xFFFFFF);
+		if (other == 0)
+			RC_CHECK_EQ(reqs, 2);
+		else
+			RC_CHECK(reqs >= 2);
 	}
 	rc_disconnect(e);
 }

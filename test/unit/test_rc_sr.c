@@ -194,6 +194,7 @@ test_many_losses(struct rc_env *e)
 	static const enum dr_wr_opcode all[] = {
 		DR_WR_SEND, DR_WR_RDMA_WRITE, DR_WR_RDMA_WRITE_WITH_IMM, DR_WR_RDMA_READ,
 	};
+	bool inline_mode = getenv("DR_TEST_MODE") == NULL || strcmp(getenv("DR_TEST_MODE"), "inline") == 0;
 	struct rc_qp_params p;
 	char tag[96];
 
@@ -223,11 +224,14 @@ test_many_losses(struct rc_env *e)
 			/*
 			 * one resend per loss (needed / 7), a few more for resends lost
 			 * again; a tail loss that only the ACK timer finds costs its
-			 * go-back-N, at most the window (the BDP cap)
+			 * go-back-N, at most the window (the BDP cap). With worker
+			 * lcores sharing this machine's 2 CPUs a stalled round lets an
+			 * RTO pass before the SACK is read: up to one more resend a loss.
 			 */
 			const struct dr_qp_impl *qa = dr_qp_impl(e->s[0].qp);
 			uint64_t sent = e->frames[RC_A2B], lost = e->dropped[RC_A2B];
-			uint64_t bound = needed + lost + lost / 8 + qa->cnt.ack_timeouts * qa->window;
+			uint64_t bound = needed + lost + (inline_mode ? lost / 8 : lost) +
+					 qa->cnt.ack_timeouts * qa->window;
 
 			RC_CHECK_MSG(sent <= bound, "%s: %" PRIu64 " frames sent for %" PRIu64 " (%" PRIu64
 				     " lost, %" PRIu64 " timeouts)", tag, sent, needed, lost, qa->cnt.ack_timeouts);

@@ -324,6 +324,13 @@ test_modify(struct tv *t, struct dr_cq *scq, struct dr_cq *rcq)
 	CHECK(got.dest_qp_num == 0x99 && got.path_mtu == DR_MTU_1024 && got.rq_psn == 0x123);
 	CHECK(got.sq_psn == 0x456 && got.timeout == 14 && got.max_rd_atomic == 1);
 	CHECK(got.max_dest_rd_atomic == 1 && got.min_rnr_timer == 12 && got.ah_attr.grh.sgid_index == 1);
+	/* rq_psn and sq_psn are the PSNs as the transport moved them (rxe_qp_to_attr()) */
+	q->resp.epsn = 0x124;
+	q->req.psn = 0x459;
+	CHECK_EQ(dr_query_qp(qp, &got, 0, &ia), 0);
+	CHECK(got.rq_psn == 0x124 && got.sq_psn == 0x459);
+	q->resp.epsn = 0x123;
+	q->req.psn = 0x456;
 
 	/* RTS -> RTS, RTS -> SQD -> SQD (a new path) -> RTS; RTS -> INIT does not exist */
 	a.min_rnr_timer = 3;
