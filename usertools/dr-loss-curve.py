@@ -15,7 +15,8 @@ and the medians printed. A benchmark, not a test: nothing is asserted.
   usertools/dr-loss-curve.py --loss 0,1 --runs 3 --link af_xdp --json out.json
 
 The curve for doc/guides/reliability.rst; with matplotlib installed
-(python3-matplotlib), --png draws it."""
+(python3-matplotlib), --png draws it, and --plot-json draws it again from
+an earlier run's --json (doc/guides/img/loss-curve.json)."""
 
 import argparse
 import json
@@ -65,6 +66,37 @@ def one_point(a, loss, rec):
     return rows[0]["bw_avg"], (sent / needed if needed else 0.0), lost
 
 
+def plot(points, title, path):
+    """The curve as a PNG: goodput ratio and frames sent per frame needed against loss."""
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        print("dr-loss-curve: --png needs matplotlib (python3-matplotlib)", file=sys.stderr)
+        return
+    recs = list(dict.fromkeys(o["recovery"] for o in points))
+    fig, (ax, ax2) = plt.subplots(1, 2, figsize=(10, 4))
+    for r in recs:
+        pts = [o for o in points if o["recovery"] == r]
+        ax.plot([o["loss"] for o in pts], [o["ratio"] for o in pts], marker="o", label=RECOVERY[r])
+        ax2.plot([o["loss"] for o in pts], [o["sent_per_needed"] for o in pts], marker="o",
+                 label=RECOVERY[r])
+    ax.set_ylabel("goodput / lossless goodput")
+    ax2.set_ylabel("frames sent / frames needed")
+    ax2.set_yscale("log")
+    top = max(o["loss"] for o in points) * 1.3
+    for x in (ax, ax2):
+        x.set_xlabel("frames lost, each direction (%)")
+        x.set_xscale("symlog", linthresh=0.1)
+        x.set_xlim(0, top)
+        x.grid(True, alpha=0.3)
+        x.legend()
+    fig.suptitle(title)
+    fig.tight_layout()
+    fig.savefig(path)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -81,7 +113,17 @@ def main():
                          "gbn (--go-back-n); default both")
     ap.add_argument("--json")
     ap.add_argument("--png")
+    ap.add_argument("--plot-json", metavar="JSON",
+                    help="draw --png from the --json of an earlier run, run nothing")
     a = ap.parse_args()
+    if a.plot_json:
+        if not a.png:
+            ap.error("--plot-json needs --png")
+        with open(a.plot_json) as f:
+            saved = json.load(f)
+        plot(saved["points"], "%s %d B over %s, loss in both directions" % (
+            saved["test"], saved["size"], saved["link"]), a.png)
+        return 0
     if a.runs < 1 or a.size < 1 or a.duration <= 0:
         ap.error("--runs, --size and --duration must be positive")
     if os.geteuid() != 0:
@@ -118,24 +160,7 @@ def main():
         with open(a.json, "w") as f:
             json.dump({"test": a.test, "size": a.size, "link": a.link, "points": out}, f, indent=1)
     if a.png:
-        try:
-            import matplotlib
-            matplotlib.use("Agg")
-            import matplotlib.pyplot as plt
-        except ImportError:
-            print("dr-loss-curve: --png needs matplotlib (python3-matplotlib)", file=sys.stderr)
-            return 0
-        fig, ax = plt.subplots(figsize=(6, 4))
-        for r in recs:
-            pts = [o for o in out if o["recovery"] == r]
-            ax.plot([o["loss"] for o in pts], [o["ratio"] for o in pts], marker="o", label=RECOVERY[r])
-        ax.set_xlabel("frames lost, each direction (%)")
-        ax.set_ylabel("goodput / lossless goodput")
-        ax.set_xscale("symlog", linthresh=0.1)
-        ax.grid(True, alpha=0.3)
-        ax.legend()
-        fig.tight_layout()
-        fig.savefig(a.png)
+        plot(out, "%s %d B over %s, loss in both directions" % (a.test, a.size, a.link), a.png)
     return 0
 
 

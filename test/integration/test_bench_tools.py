@@ -83,3 +83,21 @@ def test_dr_bench_memory_huge_without_hugepages():
     r = run([REPO / "usertools" / "dr-bench.py", "--memory", "huge", "--quick"])
     assert r.returncode == 2, r.stdout + r.stderr
     assert "--memory huge: %d MiB of hugepages free, a pair needs 512" % (free * kb >> 10) in r.stderr
+
+
+LOSS_CURVE = REPO / "usertools" / "dr-loss-curve.py"
+
+
+def test_loss_curve_plot_json(tmp_path):
+    """--plot-json draws the kept curve (doc/guides/img/loss-curve.json) again, running nothing;
+    without --png it is refused."""
+    pytest.importorskip("matplotlib")
+    png = tmp_path / "curve.png"
+    kept = REPO / "doc" / "guides" / "img" / "loss-curve.json"
+    r = subprocess.run(["/usr/bin/python3", str(LOSS_CURVE), "--plot-json", str(kept), "--png",
+                        str(png)], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    r = subprocess.run(["/usr/bin/python3", str(LOSS_CURVE), "--plot-json", str(kept)],
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode == 2 and "--plot-json needs --png" in r.stderr
