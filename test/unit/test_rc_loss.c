@@ -152,12 +152,22 @@ test_duplicates(struct rc_env *e)
 				.settle_usec = 20000,
 			};
 
+			uint64_t dup0, stale0;
+
 			if (connect_default(e, &p) != 0)
 				return;
+			dup0 = dr_ctx_stats_sum(e->s[1].ctx).rx_duplicate;
+			stale0 = dr_ctx_stats_sum(e->s[0].ctx).rx_stale_resp;
 			rc_rule_add(e, d == 0 ? RC_A2B : RC_B2A, -1, 0, 0, 0, RC_DUP);
 			snprintf(tag, sizeof(tag), "duplicate every %s of %s", d == 0 ? "request" : "response",
 				 op_name(ops[i]));
 			rc_xfer_run(e, &x, tag);
+			/* counted where they are dropped: the responder's duplicates, the completer's stale responses */
+			if (d == 0)
+				RC_CHECK_MSG(dr_ctx_stats_sum(e->s[1].ctx).rx_duplicate > dup0, "%s: no rx_duplicate", tag);
+			else
+				RC_CHECK_MSG(dr_ctx_stats_sum(e->s[0].ctx).rx_stale_resp > stale0, "%s: no rx_stale_resp",
+					     tag);
 			rc_disconnect(e);
 		}
 	}
