@@ -8,7 +8,8 @@
  * The session: command line, EAL, device, the OOB handshake (session.c),
  * the test's setup, the QP exchange, then for each size: prepare, barrier,
  * run, results both ways; FIN both ways, so neither side is driving its
- * port when the other closes its own (memif); teardown.
+ * port when the other closes its own (memif); teardown. A --persist server
+ * runs sessions until a signal (persist.c).
  */
 
 #include <errno.h>
@@ -25,6 +26,7 @@
 #define LINK_WAIT_S 10.0
 #define SERVER_GONE_S 15        /* the client waits this long for the server to close */
 #define LINK_DOWN_S 1.0
+#define PERSIST_DOWN_S 0.2      /* ... when the server is --persist */
 #define LINK_SETTLE_S 3.0
 
 volatile sig_atomic_t perf_stop;
@@ -168,8 +170,8 @@ fin(struct perf *p, int timeout_ms)
 {
 	struct oob_msg m = { .type = OOB_FIN };
 
-	/* rtc: the workers poll the port on their own; they stop here too */
-	if (p->ctx != NULL)
+	/* rtc: the workers poll the port on their own; they stop here too (--persist: they serve on) */
+	if (p->ctx != NULL && !p->o->persist)
 		(void)dr_stop_workers(p->ctx);
 	if (p->ob.fd < 0 || oob_send(&p->ob, &m) != 0)
 		return;
@@ -250,9 +252,8 @@ report_size(struct perf *p)
 	return ok;
 }
 
-/* Everything after the handshake. */
-static int
-run_session(struct perf *p)
+int
+perf_run_session(struct perf *p)
 {
 	const struct perf_test *t = p->test;
 	bool ok = true;
@@ -320,8 +321,13 @@ wait_server_gone(struct perf *p)
 	if (p->ob.fd < 0)
 		return;
 	oob_wait_closed(&p->ob, SERVER_GONE_S * 1000);
+	/*
+	 * A --persist server keeps its port up: its link does not go down. When it
+	 * stops (a signal) it closes the connection only after its port, as
+	 * without --persist, and the link is down by now or very soon.
+	 */
 	if (p->ctx != NULL)
-		perf_port_wait_down(p, LINK_DOWN_S);
+		perf_port_wait_down(p, p->peer_persist ? PERSIST_DOWN_S : LINK_DOWN_S);
 }
 
 int
@@ -356,12 +362,16 @@ main(int argc, char **argv)
 	p.tsc_hz = rte_get_tsc_hz();
 
 	ret = perf_port_open(&p);
-	if (ret == PERF_OK && o.perftest)
+	if (ret == PERF_OK)
+		perf_telemetry_init(&p);
+	if (ret == PERF_OK && o.persist)
+		ret = perf_persist(&p);
+	else if (ret == PERF_OK && o.perftest)
 		ret = perf_pt_session(&p);
 	else if (ret == PERF_OK)
 		ret = perf_handshake(&p);
-	if (ret == PERF_OK && !o.perftest)
-		ret = run_session(&p);
+	if (ret == PERF_OK && !o.perftest && !o.persist)
+		ret = perf_run_session(&p);
 
 	/* nothing drives the port any more (rtc: the workers stop; fin() did it on the usual path) */
 	if (p.ctx != NULL)
@@ -372,6 +382,7 @@ main(int argc, char **argv)
 		settle_server(&p);
 	else
 		wait_server_gone(&p);
+	perf_telemetry_fini();
 	perf_port_close(&p);
 	rte_eal_cleanup();
 	/* the server's connection closes last: the client closes its port after */

@@ -36,7 +36,7 @@ tune(int fd)
 }
 
 int
-oob_accept(struct oob *ob, const char *bind_addr, uint16_t port, volatile sig_atomic_t *stop)
+oob_listen(struct oob *ob, const char *bind_addr, uint16_t port, volatile sig_atomic_t *stop)
 {
 	struct addrinfo hints = { .ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM,
 				  .ai_flags = AI_PASSIVE | AI_NUMERICSERV };
@@ -68,13 +68,20 @@ oob_accept(struct oob *ob, const char *bind_addr, uint16_t port, volatile sig_at
 	freeaddrinfo(res);
 	if (listen(ob->lfd, 1) != 0)
 		return sock_err("listen");
+	return 0;
+}
+
+int
+oob_accept_next(struct oob *ob)
+{
+	int ret;
+
+	ob->broken = false;
 	for (;;) {
 		struct pollfd pfd = { .fd = ob->lfd, .events = POLLIN };
 
-		if (*stop) {
-			perf_err("out-of-band exchange", "interrupted while waiting for a client");
-			return -1;
-		}
+		if (*ob->stop)
+			return 0;
 		ret = poll(&pfd, 1, 100);
 		if (ret < 0 && errno != EINTR)
 			return sock_err("poll");
@@ -87,7 +94,20 @@ oob_accept(struct oob *ob, const char *bind_addr, uint16_t port, volatile sig_at
 			return sock_err("accept");
 	}
 	tune(ob->fd);
-	return 0;
+	return 1;
+}
+
+int
+oob_accept(struct oob *ob, const char *bind_addr, uint16_t port, volatile sig_atomic_t *stop)
+{
+	int ret;
+
+	if (oob_listen(ob, bind_addr, port, stop) != 0)
+		return -1;
+	ret = oob_accept_next(ob);
+	if (ret == 0)
+		perf_err("out-of-band exchange", "interrupted while waiting for a client");
+	return ret == 1 ? 0 : -1;
 }
 
 static double
@@ -268,6 +288,15 @@ oob_wait_closed(struct oob *ob, int timeout_ms)
 		if (recv(ob->fd, scratch, sizeof(scratch), 0) <= 0)
 			ob->broken = true;
 	}
+}
+
+void
+oob_close_conn(struct oob *ob)
+{
+	if (ob->fd >= 0)
+		close(ob->fd);
+	ob->fd = -1;
+	ob->broken = false;
 }
 
 void

@@ -52,6 +52,9 @@ enum oob_type {
 #define OOB_F_CONN_SHIFT 6  /**< bits 6-7: the enum perf_conn of -c */
 #define OOB_F_CONN_MASK (3u << OOB_F_CONN_SHIFT)
 
+/** OOB_ACCEPT.flags: OOB_F_CHECK, and */
+#define OOB_A_PERSIST 2u    /**< the server stays up after this run (--persist): its port does not go down */
+
 /** Status of OOB_DONE. */
 enum oob_status {
 	OOB_ST_OK = 0,
@@ -145,6 +148,21 @@ struct oob {
  * @return 0, or -1 after a message.
  */
 int oob_accept(struct oob *ob, const char *bind, uint16_t port, volatile sig_atomic_t *stop);
+
+/**
+ * Server: listen on @p bind:@p port, accepting nothing yet (--persist).
+ * @return 0, or -1 after a message.
+ */
+int oob_listen(struct oob *ob, const char *bind, uint16_t port, volatile sig_atomic_t *stop);
+
+/**
+ * Server: accept the next client on the listening socket (polls @p ob->stop).
+ * @return 1, 0 when a signal came first (silently), or -1 after a message.
+ */
+int oob_accept_next(struct oob *ob);
+
+/** Close the connection to the client, keep listening (--persist). */
+void oob_close_conn(struct oob *ob);
 
 /**
  * Client: connect to @p host:@p port, retrying for OOB_CONNECT_TIMEOUT_S

@@ -32,6 +32,7 @@ enum {
 	OPT_SEND_IMM,
 	OPT_GO_BACK_N,
 	OPT_WRITE_IMM,
+	OPT_PERSIST,
 };
 
 static const char short_opts[] = ":p:s:n:aD:m:t:r:Q:q:Fd:i:x:A:o:c:hV";
@@ -67,6 +68,7 @@ static const struct option long_opts[] = {
 	{ "sizes", required_argument, NULL, OPT_SIZES },
 	{ "oob-bind", required_argument, NULL, OPT_OOB_BIND },
 	{ "perftest-compat", no_argument, NULL, OPT_PERFTEST },
+	{ "persist", no_argument, NULL, OPT_PERSIST },
 	DR_APP_ENGINE_LONG_OPTS,
 	{ "raw-like", required_argument, NULL, OPT_RAW_LIKE },
 	{ "help", no_argument, NULL, 'h' },
@@ -123,6 +125,10 @@ perf_usage(FILE *out)
 		"      --use_hugepages   message buffers (the MR) in EAL's hugepage memory\n"
 		"                        (default: the process's own pages; EAL needs hugepages)\n"
 		"      --perftest-compat speak perftest's exchange: an ib_* tool is the peer\n"
+		"      --persist         server: serve clients one after another until SIGINT or\n"
+		"                        SIGTERM, each running the test, -q, -c, sizes and\n"
+		"                        iterations it asks (the server's -s, -a or --sizes\n"
+		"                        bound the size); a failed client ends its run only\n"
 		"      --raw-like OP     raw_bw, raw_lat (the bare link): frames shaped as OP's\n"
 		"                        requests (write, the default, send, atomic) or\n"
 		"                        responses (read) of the same size and path MTU\n",
@@ -408,7 +414,7 @@ perf_parse_args(int argc, char **argv, struct perf_opts *o)
 			if (parse_uint("-t/--tx-depth", optarg, 1, DR_MAX_QP_WR, &v) != 0)
 				return -1;
 			o->tx_depth = (uint32_t)v;
-			tx_given = true;
+			o->tx_given = tx_given = true;
 			break;
 		case 'r':
 			if (parse_uint("-r/--rx-depth", optarg, 1, DR_MAX_QP_WR, &v) != 0)
@@ -500,6 +506,9 @@ perf_parse_args(int argc, char **argv, struct perf_opts *o)
 			break;
 		case OPT_PERFTEST:
 			o->perftest = true;
+			break;
+		case OPT_PERSIST:
+			o->persist = true;
 			break;
 		case DR_APP_OPT_MODE:
 		case DR_APP_OPT_WORKERS:

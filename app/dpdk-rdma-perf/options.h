@@ -113,6 +113,7 @@ struct perf_opts {
 	double duration;                /**< -D seconds; 0: iteration mode */
 	uint32_t mtu;                   /**< -m path MTU bytes; 0: the port's active MTU */
 	uint32_t tx_depth;              /**< -t */
+	bool tx_given;                  /**< -t was given (else the test's default) */
 	uint32_t rx_depth;              /**< -r */
 	uint32_t cq_mod;                /**< -Q */
 	uint32_t num_qps;               /**< -q */
@@ -138,6 +139,7 @@ struct perf_opts {
 	bool send_imm;                  /**< --send_with_imm: send tests post SEND_WITH_IMM */
 	bool write_imm;                 /**< --write_with_imm: write_bw posts RDMA_WRITE_WITH_IMM */
 	bool go_back_n;                 /**< --go-back-n: no selective repeat offered (ECE options 0) */
+	bool persist;                   /**< --persist: the server serves clients until a signal */
 };
 
 /**

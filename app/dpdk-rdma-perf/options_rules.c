@@ -129,6 +129,33 @@ finish_conn(const struct perf_opts *o)
 	return 0;
 }
 
+/*
+ * --persist: a server's option. Not with perftest's exchange (a perftest
+ * client says nothing of what it runs), nor the raw tests (they stop the
+ * engine's workers and take their lcore: nothing could run after them).
+ */
+static int
+finish_persist(const struct perf_opts *o)
+{
+	if (!o->persist)
+		return 0;
+	if (o->server != NULL) {
+		perf_err("--persist", "only for the server (the client runs once and exits)");
+		return -1;
+	}
+	if (o->perftest) {
+		perf_err("--persist", "not with --perftest-compat: a perftest client does not say "
+			 "what it runs, so each needs a server started for it");
+		return -1;
+	}
+	if (o->test->raw) {
+		perf_err("--persist", "not for the raw tests: they take the engine's lcores for "
+			 "themselves (give a transport test: it only sets the largest size served)");
+		return -1;
+	}
+	return 0;
+}
+
 /* Defaults and the checks that need every option. */
 int
 perf_opts_finish(struct perf_opts *o, bool have_ip, bool tx_given, bool all, bool size_opt,
@@ -198,7 +225,7 @@ perf_opts_finish(struct perf_opts *o, bool have_ip, bool tx_given, bool all, boo
 			 "and --check only for the atomic tests: perftest's exchange has none of them");
 		return -1;
 	}
-	if (finish_imm(o) != 0 || finish_conn(o) != 0)
+	if (finish_imm(o) != 0 || finish_conn(o) != 0 || finish_persist(o) != 0)
 		return -1;
 	if (o->oob_bind == NULL)
 		o->oob_bind = "127.0.0.1";

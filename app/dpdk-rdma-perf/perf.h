@@ -139,6 +139,8 @@ struct perf {
 	uint64_t sent_total;        /**< ... of the messages the peer sent */
 	uint32_t lat_written;       /**< write_lat: the largest size run so far (bytes past it never written) */
 	bool cleanup_failed;        /**< a destroy or close call failed (said): exit status 1 */
+	bool peer_persist;          /**< client: the server stays up after the run (--persist) */
+	struct perf_opts run_o;     /**< --persist server: this run's options (persist.c) */
 };
 
 /** What the steps and helpers return. */
@@ -246,8 +248,23 @@ void perf_atomic_verify_words(struct perf *p, uint64_t msgs);
 /* session.c */
 /** Connect (client) or accept (server), then HELLO -> ACCEPT or REJECT. */
 int perf_handshake(struct perf *p);
+/**
+ * Server, connection accepted: HELLO -> ACCEPT or REJECT. @p run (--persist):
+ * filled with this run's options, which p->o then points to.
+ */
+int perf_serve_hello(struct perf *p, struct perf_opts *run);
 /** Send our OOB_QP per QP, read the peer's; sets p->path_mtu. */
 int perf_exchange_qps(struct perf *p);
+
+/* persist.c: --persist */
+/**
+ * This run's options: the server's @p srv with the test and QP count of
+ * HELLO @p h. @return NULL, or the reason to refuse it (in @p why).
+ */
+const char *perf_persist_opts(const struct perf_opts *srv, const struct oob_hello *h,
+			      struct perf_opts *run, char *why, size_t len);
+/** Serve clients one after another until SIGINT or SIGTERM (the port is open). */
+int perf_persist(struct perf *p);
 
 /* session_perftest.c */
 /** The whole session in perftest's exchange (--perftest-compat). */
@@ -286,6 +303,8 @@ int perf_run_lat(struct perf *p);
 int perf_run_raw(struct perf *p);
 
 /* main.c: the run-time helpers the runners share */
+/** Everything after the handshake: setup, QP exchange, the sizes, FIN. */
+int perf_run_session(struct perf *p);
 /** "what failed: strerror(err)" on stderr, PERF_FAIL. @p err > 0. */
 int perf_api_err(const char *what, int err);
 /** A failed completion: its status text on stderr, PERF_FAIL. */
@@ -317,6 +336,12 @@ void perf_port_wait_link(struct perf *p, double timeout_s, bool warn);
 void perf_port_wait_down(struct perf *p, double timeout_s);
 /** Close the context and free the device list. */
 void perf_port_close(struct perf *p);
+
+/* telemetry.c */
+/** /perf/pool in telemetry: the context's mbuf pool (once the port is open). */
+void perf_telemetry_init(struct perf *p);
+/** Withdraw the pool from /perf/pool (before the context closes). */
+void perf_telemetry_fini(void);
 
 /* report.c */
 void perf_print_waiting(void);

@@ -10,7 +10,8 @@
  * (-A), and --check (either side asking for it turns it on). It refuses a different test, a
  * different QP count, and a size above its own largest (-s, -a or --sizes):
  * its buffers would be too small, which perftest leaves to a remote access
- * error.
+ * error. With --persist it takes the client's test and QP count too
+ * (persist.c), and still bounds the size.
  */
 
 #include <errno.h>
@@ -122,24 +123,38 @@ adopt(struct perf *p, const struct oob_hello *h, bool check)
 	p->conn = (enum perf_conn)((h->flags & OOB_F_CONN_MASK) >> OOB_F_CONN_SHIFT);
 }
 
-static int
-handshake_server(struct perf *p)
+int
+perf_serve_hello(struct perf *p, struct perf_opts *run)
 {
 	struct oob_msg m;
 	char why[OOB_TEXT_LEN];
+	const char *no = NULL;
 	bool check;
+	int ret;
 
-	perf_print_waiting();
-	if (oob_accept(&p->ob, p->o->oob_bind, p->o->tcp_port, &perf_stop) != 0)
+	ret = oob_recv(&p->ob, &m, OOB_IO_TIMEOUT_MS);
+	if (ret != 1) {
+		if (ret == 0)
+			perf_err("out-of-band exchange", "no HELLO from the client within %d ms",
+				 OOB_IO_TIMEOUT_MS);
 		return PERF_FAIL;
-	if (oob_recv(&p->ob, &m, OOB_IO_TIMEOUT_MS) != 1)
-		return PERF_FAIL;
+	}
 	if (m.type != OOB_HELLO) {
 		perf_err("out-of-band exchange", "the client sent %s instead of HELLO",
 			 oob_type_name(m.type));
 		return PERF_FAIL;
 	}
-	if (refusal(p, &m.u.hello, why, sizeof(why)) != NULL) {
+	/* --persist: the client's test and QP count; the rest is judged as without it */
+	if (run != NULL) {
+		no = perf_persist_opts(p->o, &m.u.hello, run, why, sizeof(why));
+		if (no == NULL) {
+			p->o = run;
+			p->test = run->test;
+		}
+	}
+	if (no == NULL)
+		no = refusal(p, &m.u.hello, why, sizeof(why));
+	if (no != NULL) {
 		perf_err("refused the client", "%s", why);
 		m.type = OOB_REJECT;
 		snprintf(m.u.reject.reason, sizeof(m.u.reject.reason), "%s", why);
@@ -149,8 +164,17 @@ handshake_server(struct perf *p)
 	check = p->o->check || (m.u.hello.flags & OOB_F_CHECK);
 	adopt(p, &m.u.hello, check);
 	m.type = OOB_ACCEPT;
-	m.u.accept.flags = check ? OOB_F_CHECK : 0;
+	m.u.accept.flags = (check ? OOB_F_CHECK : 0) | (p->o->persist ? OOB_A_PERSIST : 0);
 	return oob_send(&p->ob, &m) == 0 ? PERF_OK : PERF_FAIL;
+}
+
+static int
+handshake_server(struct perf *p)
+{
+	perf_print_waiting();
+	if (oob_accept(&p->ob, p->o->oob_bind, p->o->tcp_port, &perf_stop) != 0)
+		return PERF_FAIL;
+	return perf_serve_hello(p, NULL);
 }
 
 static int
@@ -176,6 +200,7 @@ handshake_client(struct perf *p)
 		return PERF_FAIL;
 	}
 	adopt(p, &h, (m.u.accept.flags & OOB_F_CHECK) != 0);
+	p->peer_persist = (m.u.accept.flags & OOB_A_PERSIST) != 0;
 	return PERF_OK;
 }
 
