@@ -15,7 +15,6 @@
 
 #include <rte_mbuf.h>
 
-#include "dr_psn.h"
 #include "dr_resp.h"
 #include "dr_resp_ack.h"
 #include "dr_resp_read.h"

@@ -26,6 +26,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <rte_ether.h>
+
 #include "dr_app_engine.h"
 #include "dr_verbs.h"
 
@@ -66,7 +68,7 @@ struct ht_wire {
 struct ht_opts {
 	uint32_t ipv4;                /* --ip, network order */
 	uint32_t peer_ipv4;           /* --peer-ip: the attacker (target mode) */
-	uint8_t peer_mac[6];          /* --peer-mac */
+	struct rte_ether_addr peer_mac;  /* --peer-mac */
 	bool peer_mac_given;
 	const char *client;           /* --client HOST: client mode */
 	unsigned int port;            /* -p: TCP port of the session (18700) */

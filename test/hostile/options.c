@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <rte_ether.h>
+
 #include "hostile.h"
 
 enum {
@@ -59,19 +61,6 @@ bad(const char *opt, const char *arg, const char *why)
 }
 
 static int
-parse_mac(const char *s, uint8_t mac[6])
-{
-	unsigned int b[6];
-	char tail;
-
-	if (sscanf(s, "%2x:%2x:%2x:%2x:%2x:%2x%c", &b[0], &b[1], &b[2], &b[3], &b[4], &b[5], &tail) != 6)
-		return -1;
-	for (int i = 0; i < 6; i++)
-		mac[i] = (uint8_t)b[i];
-	return 0;
-}
-
-static int
 parse_uint(const char *s, unsigned long lo, unsigned long hi, unsigned int *out)
 {
 	char *end;
@@ -114,7 +103,7 @@ ht_parse_args(int argc, char **argv, struct ht_opts *o)
 				return bad("--peer-ip", optarg, "not an IPv4 address");
 			break;
 		case OPT_PEER_MAC:
-			if (parse_mac(optarg, o->peer_mac) != 0)
+			if (rte_ether_unformat_addr(optarg, &o->peer_mac) != 0 || strlen(optarg) != 17)
 				return bad("--peer-mac", optarg, "not a MAC (xx:xx:xx:xx:xx:xx)");
 			o->peer_mac_given = true;
 			break;

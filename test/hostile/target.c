@@ -69,15 +69,38 @@ setup_fail(const char *what, int err)
 	return HT_EXIT_SETUP;
 }
 
+/* Both modes: the context on the first port, the engine as the options say. */
+static int
+open_context(void)
+{
+	struct dr_context_attr cattr;
+	int n = 0;
+
+	dr_app_context_attr(&cattr, g.o->ipv4, NULL, 0, 0);
+	dr_app_engine_attr(&g.o->engine, &cattr);
+	g.list = dr_get_device_list(&n);
+	if (g.list == NULL || n == 0)
+		return setup_fail("no DPDK port (give one to EAL: --vdev net_af_packet0,iface=IF)", ENODEV);
+	g.ctx = dr_open_device(g.list[0], &cattr);
+	return g.ctx == NULL ? setup_fail("dr_open_device", errno) : 0;
+}
+
+/* Receive buffer @slot of the recv region (victim slot / HT_VICTIM_RECVS's), posted again. */
+static int
+post_slot(unsigned int slot)
+{
+	struct dr_sge s = { .addr = (uintptr_t)g.reg[R_RECV].buf + (size_t)slot * HT_RECV_SLOT,
+			    .length = HT_RECV_SLOT, .lkey = g.reg[R_RECV].mr->lkey };
+	struct dr_recv_wr w = { .wr_id = slot, .sg_list = &s, .num_sge = 1 }, *bad;
+
+	return dr_post_recv(g.qp[slot / HT_VICTIM_RECVS], &w, &bad);
+}
+
 static int
 post_recvs(unsigned int v)
 {
 	for (unsigned int i = 0; i < HT_VICTIM_RECVS; i++) {
-		unsigned int slot = v * HT_VICTIM_RECVS + i;
-		struct dr_sge s = { .addr = (uintptr_t)g.reg[R_RECV].buf + (size_t)slot * HT_RECV_SLOT,
-				    .length = HT_RECV_SLOT, .lkey = g.reg[R_RECV].mr->lkey };
-		struct dr_recv_wr w = { .wr_id = slot, .sg_list = &s, .num_sge = 1 }, *bad;
-		int ret = dr_post_recv(g.qp[v], &w, &bad);
+		int ret = post_slot(v * HT_VICTIM_RECVS + i);
 
 		if (ret != 0)
 			return ret;
@@ -134,21 +157,14 @@ setup(void)
 {
 	const int all = DR_ACCESS_LOCAL_WRITE | DR_ACCESS_REMOTE_WRITE | DR_ACCESS_REMOTE_READ |
 			DR_ACCESS_REMOTE_ATOMIC;
-	struct dr_context_attr cattr;
 	struct dr_qp_init_attr qa = {
 		.cap = { .max_send_wr = 16, .max_recv_wr = HT_VICTIM_RECVS, .max_send_sge = 1, .max_recv_sge = 1 },
 	};
 	union dr_gid peer;
-	int n = 0, ret;
+	int ret = open_context();
 
-	dr_app_context_attr(&cattr, g.o->ipv4, NULL, 0, 0);
-	dr_app_engine_attr(&g.o->engine, &cattr);
-	g.list = dr_get_device_list(&n);
-	if (g.list == NULL || n == 0)
-		return setup_fail("no DPDK port (give one to EAL: --vdev net_af_packet0,iface=IF)", ENODEV);
-	g.ctx = dr_open_device(g.list[0], &cattr);
-	if (g.ctx == NULL)
-		return setup_fail("dr_open_device", errno);
+	if (ret != 0)
+		return ret;
 	for (unsigned int i = 0; i < 2; i++)
 		if ((g.pd[i] = dr_alloc_pd(g.ctx)) == NULL)
 			return setup_fail("dr_alloc_pd", errno);
@@ -176,7 +192,7 @@ setup(void)
 			return setup_fail(victim_name[v], ret);
 	}
 	ht_gid_v4(&peer, g.o->peer_ipv4);
-	ret = dr_add_neighbour(g.ctx, &peer, (const struct rte_ether_addr *)g.o->peer_mac);
+	ret = dr_add_neighbour(g.ctx, &peer, &g.o->peer_mac);
 	return ret != 0 ? setup_fail("dr_add_neighbour", ret) : 0;
 }
 
@@ -363,15 +379,9 @@ drain_cq(void)
 			g.wc_err++;
 		}
 		/* a receive that completed well goes back (errors: the QP is in ERR until reset) */
-		if (wc[i].status == DR_WC_SUCCESS && (wc[i].opcode & DR_WC_RECV)) {
-			unsigned int slot = (unsigned int)wc[i].wr_id, v = slot / HT_VICTIM_RECVS;
-			struct dr_sge s = { .addr = (uintptr_t)g.reg[R_RECV].buf + (size_t)slot * HT_RECV_SLOT,
-					    .length = HT_RECV_SLOT, .lkey = g.reg[R_RECV].mr->lkey };
-			struct dr_recv_wr w = { .wr_id = slot, .sg_list = &s, .num_sge = 1 }, *bad;
-
-			if (v < V_NUM)
-				(void)dr_post_recv(g.qp[v], &w, &bad);
-		}
+		if (wc[i].status == DR_WC_SUCCESS && (wc[i].opcode & DR_WC_RECV) &&
+		    wc[i].wr_id < (uint64_t)V_NUM * HT_VICTIM_RECVS)
+			(void)post_slot((unsigned int)wc[i].wr_id);
 	}
 	return n;
 }
@@ -416,18 +426,11 @@ run_target(void)
 static int
 run_client(void)
 {
-	struct dr_context_attr cattr;
 	char why[256] = "";
-	int n = 0, rc;
+	int rc = open_context();
 
-	dr_app_context_attr(&cattr, g.o->ipv4, NULL, 0, 0);
-	dr_app_engine_attr(&g.o->engine, &cattr);
-	g.list = dr_get_device_list(&n);
-	if (g.list == NULL || n == 0)
-		return setup_fail("no DPDK port", ENODEV);
-	g.ctx = dr_open_device(g.list[0], &cattr);
-	if (g.ctx == NULL)
-		return setup_fail("dr_open_device", errno);
+	if (rc != 0)
+		return rc;
 	rc = ht_session_client(g.ctx, g.o, why, sizeof(why));
 	if (rc == HT_EXIT_OK)
 		printf("{\"client\": \"ok\"}\n");

@@ -11,7 +11,6 @@ import json
 import os
 import queue
 import shutil
-import signal
 import socket
 import struct
 import subprocess
@@ -140,19 +139,6 @@ class Lines:
                     return obj
 
 
-def stop(proc, timeout=10):
-    """SIGTERM by PID, SIGKILL if it lingers; the exit status."""
-    for sig, wait in ((signal.SIGTERM, timeout), (signal.SIGKILL, 5)):
-        if proc.poll() is not None:
-            break
-        os.kill(proc.pid, sig)
-        try:
-            proc.wait(timeout=wait)
-        except subprocess.TimeoutExpired:
-            pass
-    return proc.poll()
-
-
 def target_exe():
     build = Path(os.environ.get("DR_BUILD_DIR", REPO / "build"))
     return build / "test" / "hostile" / "dr-hostile-target"
@@ -167,9 +153,9 @@ def port_eal(kind, iface, prefix, lcores):
 class Target:
     """dr-hostile-target in ns, its commands, its counters (telemetry)."""
 
-    def __init__(self, ns, kind, iface, attacker_mac, mode, lcores, tcp_port, tag):
+    def __init__(self, ns, kind, iface, attacker_mac, engine, lcores, tcp_port, tag):
+        """engine, lcores: the engine options and lcores of pair.engine()."""
         self.prefix = "drht_" + tag
-        engine = [] if mode == "inline" else ["--mode", mode, "--idle", "yield"]
         cmd = (["ip", "netns", "exec", ns, str(target_exe())] +
                port_eal(kind, iface, self.prefix, lcores) +
                ["--", "--ip", TARGET_IP, "--peer-ip", ATTACKER_IP, "--peer-mac", attacker_mac,
@@ -222,7 +208,7 @@ class Target:
             "".join(self.err.all[-30:]))
 
     def close(self):
-        stop(self.proc)
+        pair.terminate(self.proc)
         for d in pair.dpdk_runtime_dirs(self.prefix):
             shutil.rmtree(d, ignore_errors=True)
 
@@ -258,7 +244,7 @@ class Attacker:
                 self.proc.wait(timeout=10)
             except subprocess.TimeoutExpired:
                 pass
-        stop(self.proc)
+        pair.terminate(self.proc)
 
 
 def mac_of(ns, iface):
@@ -267,10 +253,10 @@ def mac_of(ns, iface):
     return json.loads(r.stdout)[0]["address"]
 
 
-def run_client(ns, iface, mode, lcores, tcp_port, server, tag, timeout=60):
-    """The real client (dr-hostile-target --client) over net_af_packet: (rc, stdout, stderr)."""
+def run_client(ns, iface, engine, lcores, tcp_port, server, tag, timeout=60):
+    """The real client (dr-hostile-target --client) over net_af_packet, engine and lcores as
+    pair.engine() gives them: (rc, stdout, stderr)."""
     prefix = "drhc_" + tag
-    engine = [] if mode == "inline" else ["--mode", mode, "--idle", "yield"]
     cmd = (["ip", "netns", "exec", ns, str(target_exe())] +
            port_eal("af_packet", iface, prefix, lcores) +
            ["--", "--ip", CLIENT_IP, "--client", server, "-p", str(tcp_port),
@@ -280,7 +266,7 @@ def run_client(ns, iface, mode, lcores, tcp_port, server, tag, timeout=60):
     try:
         out, err = p.communicate(timeout=timeout)
     except subprocess.TimeoutExpired:
-        stop(p)
+        pair.terminate(p)
         out, err = p.communicate()
     finally:
         for d in pair.dpdk_runtime_dirs(prefix):

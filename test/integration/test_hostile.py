@@ -49,7 +49,7 @@ class Env:
     target: H.Target
     attacker: H.Attacker
     frames: H.Frames
-    mode: str
+    engine: list
     client_lcores: str
     tcp_port: int
     tag: str
@@ -65,13 +65,13 @@ def env(request):
     target = attacker = None
     try:
         net.create()
-        _, server_lcores, client_lcores = pair.engine(mode)
+        engine, server_lcores, client_lcores = pair.engine(mode)
         attacker_mac = H.mac_of(net.ns_b, net.if_b)
         tcp_port = pair.free_tcp_port()
-        target = H.Target(net.ns_a, kind, net.if_a, attacker_mac, mode, server_lcores, tcp_port,
+        target = H.Target(net.ns_a, kind, net.if_a, attacker_mac, engine, server_lcores, tcp_port,
                           tag)
         attacker = H.Attacker(net.ns_b, net.if_b, target.layout["mac"])
-        yield Env(net, target, attacker, H.Frames(target.layout, attacker_mac), mode,
+        yield Env(net, target, attacker, H.Frames(target.layout, attacker_mac), engine,
                   client_lcores, tcp_port, tag)
     finally:
         if attacker is not None:
@@ -375,7 +375,7 @@ def test_flood(env):
 
 def test_real_client_afterwards(env):
     """A real client's RC session over the same link: every byte checked on both sides."""
-    rc, out, err = H.run_client(env.net.ns_b, env.net.if_b, env.mode, env.client_lcores,
+    rc, out, err = H.run_client(env.net.ns_b, env.net.if_b, env.engine, env.client_lcores,
                                 env.tcp_port, netns.CTL_A, env.tag)
     assert rc == 0 and '{"client": "ok"}' in out, (rc, out, err, env.target.describe())
     assert env.target.out.json(key="session") == {"session": "ok"}

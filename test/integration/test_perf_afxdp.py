@@ -57,14 +57,7 @@ def _testpmd(net, ns, iface, mode, prefix):
 
 def _stop(proc):
     """SIGINT by PID (testpmd prints its totals), SIGKILL if it lingers."""
-    for sig, wait in ((signal.SIGINT, 10), (signal.SIGKILL, 5)):
-        if proc.poll() is not None:
-            break
-        os.kill(proc.pid, sig)
-        try:
-            proc.wait(timeout=wait)
-        except subprocess.TimeoutExpired:
-            pass
+    pair.terminate(proc, sig=signal.SIGINT)
     return proc.communicate()[0]
 
 

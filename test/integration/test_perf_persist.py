@@ -88,13 +88,7 @@ class Server:
         """Run one client to its end; wait for the server's line about its run."""
         runs = len(self.runs())
         c = self.client_side(args)
-        c.start()
-        try:
-            c.proc.wait(timeout=TIMEOUT)
-        except subprocess.TimeoutExpired:
-            pass
-        c.kill()
-        c.collect()
+        c.run_to_end(TIMEOUT)
         self.wait_runs(runs + 1)
         return c
 
@@ -117,6 +111,16 @@ class Server:
         except subprocess.TimeoutExpired:
             pass
         return self.side.proc.poll()
+
+
+def _start_running(c):
+    """Start client c and wait until it prints its table (the run is under way), then a little."""
+    c.start()
+    end = time.monotonic() + TIMEOUT
+    while " #bytes" not in c.printed().decode(errors="replace") and time.monotonic() < end:
+        assert c.proc.poll() is None, "the client ended early"
+        time.sleep(0.05)
+    time.sleep(0.5)
 
 
 def _checked(c, sizes, iters):
@@ -162,12 +166,7 @@ def test_persist_sigterm_mid_run(perf_exe):
     own after that) and exits 0."""
     with Server(perf_exe, ["write_bw", "-s", "4096"]) as srv:
         c = srv.client_side(["write_bw", "-D", "60", "-s", "4096"])
-        c.start()
-        end = time.monotonic() + TIMEOUT
-        while " #bytes" not in c.printed().decode(errors="replace") and time.monotonic() < end:
-            assert c.proc.poll() is None, "the client ended early"
-            time.sleep(0.05)
-        time.sleep(0.5)
+        _start_running(c)
         rc = srv.stop()
         try:
             c.proc.wait(timeout=30)
@@ -193,12 +192,7 @@ def test_persist_client_vanishes(perf_exe, veth):
     objects, says so, and serves the next client (over a veth: see above)."""
     with Server(perf_exe, ["write_bw", "-s", "4096"], net=veth) as srv:
         c = srv.client_side(["write_bw", "-D", "60", "-s", "1024"])
-        c.start()
-        end = time.monotonic() + TIMEOUT
-        while " #bytes" not in c.printed().decode(errors="replace") and time.monotonic() < end:
-            assert c.proc.poll() is None, "the client ended early"
-            time.sleep(0.05)
-        time.sleep(0.5)
+        _start_running(c)
         os.kill(c.proc.pid, signal.SIGKILL)
         c.proc.wait(timeout=10)
         c.collect()

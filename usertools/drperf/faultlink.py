@@ -20,7 +20,6 @@ Everything is killed by PID and every namespace and socket removed."""
 
 import os
 import re
-import signal
 import time
 
 from . import netns, pair
@@ -160,14 +159,7 @@ class FaultLink:
         then the namespaces and sockets go. Returns the counters."""
         s = self.side
         if s is not None and s.proc is not None and s.rc is None:
-            if s.proc.poll() is None:
-                try:
-                    os.kill(s.proc.pid, signal.SIGTERM)
-                    s.proc.wait(timeout=10)
-                except ProcessLookupError:
-                    pass
-                except Exception:
-                    s.kill()
+            pair.terminate(s.proc, grace=10)
             s.collect()
             self.stdout, self.stderr = s.stdout, s.stderr
             self.counters = parse_counters(s.stdout)

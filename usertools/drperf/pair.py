@@ -160,6 +160,25 @@ def afpacket_eal(iface, prefix, extra=""):
     return eal_common(prefix) + ["--vdev=net_af_packet0,iface=%s,qpairs=1%s" % (iface, extra)]
 
 
+def terminate(proc, grace=10, sig=signal.SIGTERM, kill_wait=5):
+    """Stop `proc` by its PID: `sig` (SIGTERM, or SIGINT for a program that
+    prints its totals on it), SIGKILL if it is still there `grace` seconds
+    later. Returns its exit status (None if even SIGKILL did not end it
+    within `kill_wait` seconds)."""
+    for s, wait in ((sig, grace), (signal.SIGKILL, kill_wait)):
+        if proc.poll() is not None:
+            break
+        try:
+            os.kill(proc.pid, s)
+        except ProcessLookupError:
+            break
+        try:
+            proc.wait(timeout=wait)
+        except subprocess.TimeoutExpired:
+            pass
+    return proc.poll()
+
+
 @dataclass
 class Side:
     """One process of the pair, and what became of it."""
@@ -201,16 +220,18 @@ class Side:
         if self.proc is None or self.proc.poll() is not None:
             return
         self.timed_out = True
-        for sig, wait in ((signal.SIGTERM, 2), (signal.SIGKILL, 5)):
-            try:
-                os.kill(self.proc.pid, sig)
-            except ProcessLookupError:
-                return
-            try:
-                self.proc.wait(timeout=wait)
-                return
-            except subprocess.TimeoutExpired:
-                pass
+        terminate(self.proc, grace=2)
+
+    def run_to_end(self, timeout):
+        """Start, wait up to `timeout` seconds for the process to end (killed
+        past it, timed_out set), collect what it printed."""
+        self.start()
+        try:
+            self.proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            pass
+        self.kill()
+        self.collect()
 
     def collect(self):
         if self.proc is None:

@@ -43,9 +43,7 @@ import json
 import os
 import random
 import re
-import signal
 import socket
-import subprocess
 import time
 from collections import Counter
 
@@ -289,13 +287,7 @@ class Soak:
         fl0 = self.fl_stats()
         self.out_off = os.fstat(self.server.out.fileno()).st_size
         start = time.monotonic()
-        client.start()
-        try:
-            client.proc.wait(timeout=ROUND_TIMEOUT)
-        except subprocess.TimeoutExpired:
-            pass
-        client.kill()
-        client.collect()
+        client.run_to_end(ROUND_TIMEOUT)
         run = self._wait_server_run()
         spec["seconds"] = round(time.monotonic() - start, 2)
         fl1 = self.fl_stats()
@@ -394,15 +386,7 @@ class Soak:
         res = {"rc": None, "runs": None, "runs_failed": None}
         s = self.server
         if s is not None and s.proc is not None:
-            if s.proc.poll() is None:
-                try:
-                    os.kill(s.proc.pid, signal.SIGTERM)
-                    s.proc.wait(timeout=15)
-                except ProcessLookupError:
-                    pass
-                except subprocess.TimeoutExpired:
-                    s.kill()
-            res["rc"] = s.proc.poll()
+            res["rc"] = pair.terminate(s.proc, grace=15)
             err = self._server_text(s.err)
             m = STOP_LINE.search(err)
             if m:
