@@ -40,6 +40,7 @@
 
 #include <rte_byteorder.h>
 #include <rte_eal.h>
+#include <rte_ethdev.h>
 
 #include "dr-opgen-ops.h"
 #include "dr_app.h"
@@ -57,6 +58,9 @@ _Static_assert(OPGEN_WR_RDMA_WRITE == (int)DR_WR_RDMA_WRITE &&
 	       "enum opgen_wr is enum dr_wr_opcode");
 
 #define OG_LINGER_S 0.5      /* after the verdict: the peer's retransmissions still get answers */
+#define OG_FIN_MS 2000       /* the peer's FIN, at the end (close_in_turn()) */
+#define OG_SERVER_GONE_MS 15000
+#define OG_LINK_DOWN_S 1.0
 #define OG_IDLE_US 20        /* a CQ poll that found nothing: let the other core's VM run */
 #define OG_CQE 256
 #define OG_QP_WR 64
@@ -124,6 +128,7 @@ static struct {
 	uint8_t *buf;
 	uint32_t recv_len;            /* the length of our receive buffers */
 	struct wire_info me, peer;    /* host byte order */
+	uint16_t port_id;             /* our DPDK port */
 	unsigned int fails;
 	int fd;
 	bool eal;
@@ -246,6 +251,7 @@ setup(void)
 	};
 	unsigned int access = DR_ACCESS_LOCAL_WRITE | DR_ACCESS_REMOTE_WRITE | DR_ACCESS_REMOTE_READ |
 			      DR_ACCESS_REMOTE_ATOMIC | DR_ACCESS_MW_BIND;
+	struct dr_device *dev;
 	union dr_gid gid;
 	int n = 0, ret;
 
@@ -254,7 +260,9 @@ setup(void)
 	g.list = dr_get_device_list(&n);
 	if (g.list == NULL)
 		og_fail(OG_EXIT_SETUP, "dr_get_device_list: %s", strerror(errno));
-	g.ctx = dr_open_device(find_device(n), &cattr);
+	dev = find_device(n);
+	g.port_id = dr_get_device_port(dev);
+	g.ctx = dr_open_device(dev, &cattr);
 	if (g.ctx == NULL)
 		og_fail(OG_EXIT_SETUP, "dr_open_device: %s", strerror(errno));
 	g.pd = dr_alloc_pd(g.ctx);
@@ -614,6 +622,11 @@ run(void)
 				    .fd = g.fd };
 
 		ret = o->host ? og_fault_client(&e, o->fault) : og_fault_server(&e, o->fault);
+	} else if (o->lossy && o->host == NULL) {
+		struct og_env e = { .ctx = g.ctx, .cq = g.cq, .qp = g.qp, .mr = g.mr, .buf = g.buf,
+				    .me = &g.me, .peer = &g.peer, .qpt = g.qpt->t, .fd = g.fd };
+
+		ret = og_lossy_server(&e, post_recv);
 	} else {
 		ret = o->host ? run_client() : run_server();
 	}
@@ -624,14 +637,40 @@ run(void)
 	return ret;
 }
 
+/*
+ * Ports close one after the other, the server's first, as dpdk-rdma-perf's
+ * do: memif's interrupt thread handling the peer's disconnect while this
+ * side polls or closes the same port can crash (DPDK 22.11). Both sides stop
+ * driving their port and swap a FIN; the server closes its port, then the
+ * connection; the client waits for that, for its link to go down, and a
+ * little more, before it closes its own.
+ */
+static void
+close_in_turn(void)
+{
+	struct rte_eth_link link;
+	double end;
+
+	og_tcp_fin(g.fd, OG_FIN_MS);
+	if (g.o->host == NULL) {
+		if (g.ctx != NULL && dr_close_device(g.ctx) != 0)
+			og_warn("dr_close_device failed");
+		g.ctx = NULL;
+		return;
+	}
+	og_tcp_wait_closed(g.fd, OG_SERVER_GONE_MS);
+	for (end = og_now() + OG_LINK_DOWN_S; og_now() < end; usleep(10000))
+		if (rte_eth_link_get_nowait(g.port_id, &link) != 0 || link.link_status == RTE_ETH_LINK_DOWN)
+			break;
+	usleep(50000);   /* the PMD's interrupt thread finishes with the disconnect */
+}
+
 static void
 release(void)
 {
 	/* an early end (og_fail()): the workers stop before anything goes */
 	if (g.ctx != NULL)
 		(void)dr_stop_workers(g.ctx);
-	if (g.fd >= 0)
-		close(g.fd);
 	/* the QP first: it invalidates the type 2 window bound through it */
 	if (g.qp != NULL && dr_destroy_qp(g.qp) != 0)
 		og_warn("dr_destroy_qp failed");
@@ -646,6 +685,10 @@ release(void)
 		og_warn("dr_dereg_mr failed");
 	if (g.pd != NULL && dr_dealloc_pd(g.pd) != 0)
 		og_warn("dr_dealloc_pd failed");
+	if (g.fd >= 0 && g.ctx != NULL)
+		close_in_turn();
+	if (g.fd >= 0)
+		close(g.fd);
 	if (g.ctx != NULL && dr_close_device(g.ctx) != 0)
 		og_warn("dr_close_device failed");
 	if (g.list != NULL)

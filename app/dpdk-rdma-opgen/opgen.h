@@ -46,6 +46,7 @@ struct og_opts {
 	long psn;                  /* -s: first PSN we send; -1: client 0x100, server 0x200 */
 	unsigned int timeout_s;    /* -T: the whole run */
 	bool list;                 /* -L */
+	bool lossy;                /* -l: UC/UD through a lossy link (lossy.c) */
 	const struct opgen_fault *fault;   /* -E: one bad request instead of the table */
 	rte_be32_t ipv4;           /* --ip */
 	uint8_t ipv6[2][16];       /* --ipv6: GID index 2, 3 */
@@ -79,6 +80,14 @@ int og_tcp_client(struct dr_context *ctx, const char *host, unsigned int port, d
 void og_put(struct dr_context *ctx, int fd, const void *p, size_t n, double deadline);
 void og_get(struct dr_context *ctx, int fd, void *p, size_t n, double deadline);
 
+/*
+ * tcp.c, the end of a session (never failing, drives nothing): og_tcp_fin()
+ * sends one byte and waits up to @ms for the peer's (or its close);
+ * og_tcp_wait_closed() waits up to @ms for the peer to close.
+ */
+void og_tcp_fin(int fd, int ms);
+void og_tcp_wait_closed(int fd, int ms);
+
 /* main.c: one completion of @cq within @ms milliseconds: 1, or 0 on timeout */
 int og_wait_wc(struct dr_cq *cq, struct dr_wc *wc, int ms);
 
@@ -98,6 +107,9 @@ struct og_env {
 /* fault.c: -E's run (dr-opgen-ops.h's opgen_faults): an OG_EXIT_* status */
 int og_fault_client(const struct og_env *e, const struct opgen_fault *f);
 int og_fault_server(const struct og_env *e, const struct opgen_fault *f);
+
+/* lossy.c: -l's server (dr-opgen-ops.h, lossy mode); @post_recv gives a slot back. An OG_EXIT_* status */
+int og_lossy_server(const struct og_env *e, void (*post_recv)(unsigned int slot));
 
 /* window.c: the server's type 2 memory window */
 /* dr_alloc_mw(); *rkey: the R_Key the bind will give it (dr_inc_rkey() of its own) */

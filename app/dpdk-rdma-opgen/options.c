@@ -3,7 +3,7 @@
  */
 
 /*
- * dr-opgen's command line (-t -d -g -p -m -s -T -L -E, a server address; -t
+ * dr-opgen's command line (-t -d -g -p -m -s -T -L -l -E, a server address; -t
  * xrc is ours only) and
  * ours: --ip (GID index 1), --ipv6 (2, 3), --link-mtu, --timeout, and the
  * engine's --mode, --workers, --idle, --queues (app/common/dr_app_engine.h).
@@ -52,6 +52,8 @@ usage(FILE *out)
 		"  -s PSN             first PSN we send (client 0x%x, server 0x%x)\n"
 		"  -T SECS            give up after SECS seconds: exit 3 (%d)\n"
 		"  -L                 print the operation table and exit\n"
+		"  -l                 lossy (uc, ud): the server takes what arrives and judges\n"
+		"                     each message by itself, the losses counted\n"
 		"  -E FAULT|list      run the fault FAULT (its QP type), or list them\n"
 		"      --ip A.B.C.D   our IPv4 address (GID index 1)\n"
 		"      --ipv6 ADDR    an IPv6 address of ours (GID index 2, then 3)\n"
@@ -112,7 +114,7 @@ og_parse_args(int argc, char **argv, struct og_opts *o)
 	o->timeout_s = OPGEN_TIMEOUT_S;
 	optind = 1;
 
-	while ((c = getopt_long(argc, argv, "d:g:p:t:m:s:T:LE:h", long_options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "d:g:p:t:m:s:T:LE:lh", long_options, NULL)) != -1) {
 		switch (c) {
 		case 'd':
 			o->dev = optarg;
@@ -139,6 +141,9 @@ og_parse_args(int argc, char **argv, struct og_opts *o)
 			break;
 		case 'L':
 			o->list = true;
+			break;
+		case 'l':
+			o->lossy = true;
 			break;
 		case 'E':
 			if (strcmp(optarg, "list") == 0) {
@@ -215,6 +220,9 @@ og_parse_args(int argc, char **argv, struct og_opts *o)
 		}
 		o->qpt = o->fault->qpt;
 	}
+	if (o->lossy && (o->fault != NULL || (o->qpt != T_UC && o->qpt != T_UD)))
+		return bad("-l: the uc and ud tables only, not %s (rc and xrc recover every loss)",
+			   o->fault != NULL ? "a fault run" : opgen_qpt_name(o->qpt));
 	if (optind < argc)
 		o->host = argv[optind++];
 	if (optind < argc)

@@ -158,3 +158,45 @@ og_get(struct dr_context *ctx, int fd, void *p, size_t n, double deadline)
 		n -= (size_t)r;
 	}
 }
+
+/* Up to @ms ms for @fd to be readable: 1, or 0 (timeout, error). Drives nothing. */
+static int
+readable(int fd, int ms)
+{
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+	double end = og_now() + ms / 1000.0;
+
+	for (;;) {
+		int left = (int)((end - og_now()) * 1000.0);
+		int rc = poll(&p, 1, left > 0 ? left : 0);
+
+		if (rc > 0)
+			return 1;
+		if ((rc < 0 && errno != EINTR) || left <= 0)
+			return 0;
+	}
+}
+
+void
+og_tcp_fin(int fd, int ms)
+{
+	char b = 'F';
+
+	/* best effort: the peer may be gone already (an early end) */
+	if (send(fd, &b, 1, MSG_NOSIGNAL) != 1 || !readable(fd, ms))
+		return;
+	(void)!read(fd, &b, 1);
+}
+
+void
+og_tcp_wait_closed(int fd, int ms)
+{
+	char b;
+
+	while (readable(fd, ms)) {
+		ssize_t r = read(fd, &b, 1);
+
+		if (r == 0 || (r < 0 && errno != EAGAIN && errno != EINTR))
+			return;
+	}
+}

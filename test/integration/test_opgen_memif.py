@@ -111,7 +111,37 @@ def test_fault_pair(opgen_exe, name):
     assert "FAIL" not in srv + cli, res.describe()
 
 
+LOSSY_RE = re.compile(r"^server lossy: (\d+) of (\d+) messages arrived, (\d+) lost, "
+                      r"(\d+) duplicates, 0 bad$", re.M)
+
+
+@pytest.mark.parametrize("qpt", ["uc", "ud"])
+def test_lossy_through_faultlink(opgen_exe, faultlink_exe, qpt):
+    """-l (UC, UD through a lossy link): two of ours through dpdk-rdma-faultlink
+    at 30% loss and 20% duplication both ways; the server judges what
+    arrived by itself, counts the losses, and everything it got is right."""
+    from drperf import faultlink
+
+    with faultlink.FaultLink(("memif", "memif"), ["--both", "loss 30% duplicate 20%", "--seed", "5"],
+                             exe=faultlink_exe) as fl:
+        res = fl.run_perf(["-t", qpt, "-l", "-m", MTU, "--timeout", 30, "-T", 60], exe=opgen_exe,
+                          timeout=RUN_TIMEOUT)
+    assert res.ok, "the pair failed:\n" + res.describe()
+    srv, cli = res.server.stdout, res.client.stdout
+    assert "server done: 0 failures, client reported 0: OK" in srv, res.describe()
+    assert re.search(r"^client done: \d+ ops, 0 local failures, server OK$", cli, re.M), cli
+    m = LOSSY_RE.search(srv)
+    assert m, srv
+    arrived, expected, lost, _ = map(int, m.groups())
+    # 30% of the frames lost: of the table's messages some arrived and some did not
+    assert 0 < arrived < expected and arrived + lost == expected, srv
+    assert "FAIL" not in srv, srv
+
+
 @pytest.mark.parametrize("args, msg", [
+    (["-l"], "-l: the uc and ud tables only, not rc"),
+    (["-l", "-t", "xrc"], "-l: the uc and ud tables only, not xrc"),
+    (["-l", "-E", "rkey"], "-l: the uc and ud tables only, not a fault run"),
     (["-E", "nope"], "-E nope: no such fault (-E list)"),
     (["-E", "rkey", "-t", "ud"], "-E rkey is a rc fault, not -t ud"),
     (["-t", "uc", "-E", "ud-qkey"], "-E ud-qkey is a ud fault, not -t uc"),

@@ -253,6 +253,110 @@ opgen_window(unsigned int qpt, uint32_t *off)
 }
 
 /*
+ * Lossy mode (-l, UC and UD only: their losses are not recovered): the
+ * client posts the table as always; the server takes the receive
+ * completions as they come until the client is done and the link has been
+ * quiet for OPGEN_LOSSY_QUIET_MS, and judges each message by itself:
+ * opgen_lossy_row() finds its row (by its immediate data, else by its
+ * length: the SENDs without immediate data of UC and UD have distinct
+ * lengths), its opcode, length and payload must be the row's. Neither order
+ * nor once is asked: a UC responder starts a new message at any FIRST or
+ * ONLY packet whatever its PSN (IBA 9.8: UC recovers no loss, so a PSN
+ * gap only means lost packets; rxe check_psn() does the same), so a frame
+ * the network duplicates or reorders is delivered again or late, as on UD;
+ * such arrivals are counted as duplicates. Then every WRITE
+ * target must be whole, untouched, or partly written with its own bytes (a
+ * UC WRITE whose later packets were lost), and whole where its
+ * WRITE_WITH_IMM completion arrived. The verdict also needs at least one
+ * message to have arrived (the QP kept delivering); the server prints how
+ * many were lost.
+ */
+#define OPGEN_LOSSY_QUIET_MS 500
+
+struct opgen_lossy {
+	uint8_t seen[NOPS_MAX];         /* arrivals of each row */
+	int last;                       /* the highest row that arrived, -1 */
+	unsigned int arrived, dups, bad, expected;
+};
+
+static inline void
+opgen_lossy_init(struct opgen_lossy *l, unsigned int qpt)
+{
+	for (unsigned int i = 0; i < NOPS_MAX; i++)
+		l->seen[i] = 0;
+	l->last = -1;
+	l->arrived = l->dups = l->bad = l->expected = 0;
+	for (unsigned int i = 0; i < NOPS; i++)
+		l->expected += opgen_applies(&opgen_ops[i], qpt) && opgen_consumes_recv(&opgen_ops[i]);
+}
+
+/*
+ * The row of QP type @qpt a receive completion belongs to (@rdma_imm: it is
+ * RECV_RDMA_WITH_IMM; @len: its payload length, GRH excluded), or -1.
+ */
+static inline int
+opgen_lossy_row(unsigned int qpt, int rdma_imm, uint32_t len, int has_imm, uint32_t imm)
+{
+	for (unsigned int i = 0; i < NOPS; i++) {
+		const struct opgen_op *o = &opgen_ops[i];
+
+		if (!opgen_applies(o, qpt) || !opgen_consumes_recv(o))
+			continue;
+		if (has_imm ? imm == IMM(i) : (!opgen_has_imm(o) && o->len == len))
+			return (o->wr == OPGEN_WR_RDMA_WRITE_WITH_IMM) == !!rdma_imm ? (int)i : -1;
+	}
+	return -1;
+}
+
+/*
+ * Count an arrival of row @i (-1: none matched) of QP type @qpt, @whole: its
+ * length and payload are the row's. 1 when it is right, 0 when it is wrong.
+ */
+static inline int
+opgen_lossy_take(struct opgen_lossy *l, unsigned int qpt, int i, int whole)
+{
+	int ok = i >= 0 && whole;
+
+	(void)qpt;
+	if (ok && l->seen[i] > 0)
+		l->dups++;
+	if (i >= 0) {
+		if (l->seen[i] == 0)
+			l->arrived++;
+		if (l->seen[i] < 255)
+			l->seen[i]++;
+		if (i > l->last)
+			l->last = i;
+	}
+	l->bad += !ok;
+	return ok;
+}
+
+/*
+ * A WRITE target after a lossy run: 0 untouched, 1 whole, 2 partly written
+ * with its own bytes (each byte its pattern or 0), -1 anything else (a wrong
+ * byte, or bytes past the length).
+ */
+static inline int
+opgen_lossy_target(const uint8_t *p, const struct opgen_op *o, unsigned int i)
+{
+	uint32_t mine = 0, zero = 0;
+
+	for (uint32_t k = 0; k < AREA; k++) {
+		if (k >= o->len) {
+			if (p[k] != 0)
+				return -1;
+			continue;
+		}
+		mine += p[k] == opgen_pat(k, i);
+		zero += p[k] == 0;
+		if (p[k] != opgen_pat(k, i) && p[k] != 0)
+			return -1;
+	}
+	return mine == o->len ? 1 : zero == o->len ? 0 : 2;
+}
+
+/*
  * Faults (-E NAME): one bad request per run instead of the table, both sides
  * given the same NAME, fresh QPs each run (an RC error ends the connection).
  * The client posts the request (after a good SEND_WITH_INV for F_INVALIDATED)

@@ -29,6 +29,8 @@
  *   -m MTU        path MTU of RC/UC QPs: 256..4096 (1024)
  *   -s PSN        first PSN this side sends (client 0x100, server 0x200)
  *   -T SECS       give up after SECS seconds (60)
+ *   -l            lossy (UC, UD): the server takes what arrives and judges
+ *                 each message by itself, the losses counted (dr-opgen-ops.h)
  *
  * The exchange: the client connects (retrying until the server listens),
  * both send struct wire_info (network byte order), move their QP to RTS,
@@ -101,6 +103,7 @@ static const struct opgen_fault *fault;	/* -E */
 static struct opgen_fault_outcome want;	/* what the fault run must end with */
 static enum opgen_stack my_stack = OPGEN_STACK_DR;	/* OPGEN_STACK_RXE on an rxe device */
 static uint32_t recv_len = AREA;	/* the server's receive buffers */
+static int lossy;			/* -l */
 
 /*
  * rxe writes the kernel's enum ib_wc_flags into the user CQ as they are
@@ -617,6 +620,85 @@ run_server(int fd)
 	return fails ? 1 : 0;
 }
 
+/* -l: one receive completion judged by itself (dr-opgen-ops.h, lossy mode) */
+static void
+lossy_recv(struct opgen_lossy *l, const struct ibv_wc *wc)
+{
+	uint32_t hdr = qpt == T_UD ? GRH_LEN : 0;
+	int rimm = wc->opcode == IBV_WC_RECV_RDMA_WITH_IMM, has_imm = !!(wc->wc_flags & IBV_WC_WITH_IMM);
+	uint32_t len = wc->byte_len - (rimm ? 0 : hdr), imm = has_imm ? ntohl(wc->imm_data) : 0;
+	int i = wc->status == IBV_WC_SUCCESS && wc->byte_len >= (rimm ? 0 : hdr) ?
+		opgen_lossy_row(qpt, rimm, len, has_imm, imm) : -1;
+	int whole = i >= 0 && len == opgen_ops[i].len && (qpt != T_UD || wc->src_qp == peer.qpn);
+
+	if (whole && !rimm) {
+		const uint8_t *p = buf + RECV_OFF + wc->wr_id * AREA + hdr;
+
+		for (uint32_t k = 0; k < len && whole; k++)
+			whole = p[k] == opgen_pat(k, (uint32_t)i);
+	}
+	int ok = opgen_lossy_take(l, qpt, i, whole);
+
+	printf("server lossy row %2d status=%s byte_len=%u%s", i, ibv_wc_status_str(wc->status),
+	       wc->byte_len, has_imm ? "" : " no_imm");
+	if (has_imm)
+		printf(" imm=0x%08x", imm);
+	printf(" %s\n", ok ? (l->seen[i >= 0 ? i : 0] > 1 ? "ok (duplicate)" : "ok") : "FAIL");
+	post_recv((unsigned int)wc->wr_id);
+}
+
+static int
+run_server_lossy(int fd)
+{
+	struct opgen_lossy l;
+	uint32_t client_fails;
+	struct ibv_wc wc;
+	unsigned int lost = 0;
+
+	opgen_lossy_init(&l, qpt);
+	/* until the client says it is done, then until the link is quiet */
+	for (;;) {
+		struct pollfd p = { .fd = fd, .events = POLLIN };
+
+		if (wait_wc(&wc, 20))
+			lossy_recv(&l, &wc);
+		else if (poll(&p, 1, 0) > 0)
+			break;
+	}
+	get(fd, &client_fails, sizeof(client_fails));
+	while (wait_wc(&wc, OPGEN_LOSSY_QUIET_MS))
+		lossy_recv(&l, &wc);
+	for (unsigned int i = 0; i < NOPS; i++) {
+		const struct opgen_op *o = &opgen_ops[i];
+
+		if (!opgen_applies(o, qpt))
+			continue;
+		if (opgen_consumes_recv(o) && !l.seen[i])
+			lost++;
+		if (!opgen_is_write(o))
+			continue;
+		int t = opgen_lossy_target(buf + WRITE_OFF + i * AREA, o, i);
+		int ok = t >= 0 && (t == 1 || o->wr != OPGEN_WR_RDMA_WRITE_WITH_IMM || !l.seen[i]);
+		static const char *const how[] = { "untouched", "whole", "partly written" };
+
+		printf("server op %2u %-20s len=%-5u write_target=%s %s\n", i, opgen_wr_name(o->wr),
+		       o->len, t >= 0 ? how[t] : "BAD", ok ? "ok" : "FAIL");
+		fails += !ok;
+	}
+	fails += l.bad;
+	if (l.arrived == 0) {
+		printf("server: nothing arrived FAIL\n");
+		fails++;
+	}
+	printf("server lossy: %u of %u messages arrived, %u lost, %u duplicates, %u bad\n",
+	       l.arrived, l.expected, lost, l.dups, l.bad);
+	uint32_t verdict = htonl(fails);
+	put(fd, &verdict, sizeof(verdict));
+	printf("server done: %u failures, client reported %u: %s\n", fails, ntohl(client_fails),
+	       fails ? "FAIL" : "OK");
+	return fails ? 1 : 0;
+}
+
 /* ---------------------------------------------------------------- faults */
 
 static const char *
@@ -849,7 +931,7 @@ main(int argc, char **argv)
 
 	int tset = 0;
 
-	while ((c = getopt(argc, argv, "d:g:p:t:m:s:T:LE:")) != -1) {
+	while ((c = getopt(argc, argv, "d:g:p:t:m:s:T:LE:l")) != -1) {
 		switch (c) {
 		case 'E':
 			if (!strcmp(optarg, "list")) {
@@ -869,6 +951,7 @@ main(int argc, char **argv)
 		case 'T': timeout_s = atoi(optarg); break;
 		case 's': psn = strtol(optarg, NULL, 0) & 0xFFFFFF; break;
 		case 'L': list = 1; break;
+		case 'l': lossy = 1; break;
 		case 't':
 			if (!strcmp(optarg, "rc"))
 				qpt = T_RC;
@@ -894,7 +977,7 @@ main(int argc, char **argv)
 			}
 			break;
 		default:
-			die(2, "usage: dr-opgen [-L] [-t rc|uc|ud] [-E fault|list] [-d dev] [-g gidx] "
+			die(2, "usage: dr-opgen [-L] [-t rc|uc|ud] [-l] [-E fault|list] [-d dev] [-g gidx] "
 			       "[-p port] [-m mtu] [-s psn] [-T secs] [server]");
 		}
 	}
@@ -908,6 +991,8 @@ main(int argc, char **argv)
 		list_ops();
 		return 0;
 	}
+	if (lossy && (qpt == T_RC || fault))
+		die(2, "-l: UC and UD tables only (RC recovers every loss)");
 	if (optind < argc)
 		host = argv[optind];
 	if (gidx < 0) {
@@ -937,5 +1022,5 @@ main(int argc, char **argv)
 	get(fd, &go, 1);	/* both QPs are ready and every receive is posted */
 	if (fault)
 		return host ? run_client_fault(fd) : run_server_fault(fd);
-	return host ? run_client(fd) : run_server(fd);
+	return host ? run_client(fd) : lossy ? run_server_lossy(fd) : run_server(fd);
 }
