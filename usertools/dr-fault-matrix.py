@@ -15,6 +15,14 @@ if any cell failed.
   usertools/dr-fault-matrix.py                                # the whole matrix, 10^5 a cell
   usertools/dr-fault-matrix.py --conns RC --ops WRITE,READ --modes inline --small-iters 1000
   usertools/dr-fault-matrix.py --impair 'loss 1%' --link af_xdp --json out.json
+  usertools/dr-fault-matrix.py --rxe --rxe-scale 4000          # against Linux rxe, 10^5 a cell
+
+--rxe runs the matrix against Linux rxe in a qemu VM whose kernel impairs
+both directions with netem (test/integration/interop/test_fault_matrix_rxe.py
+with DR_RXE_MATRIX_FULL=1: every cell in every mode and way, perftest's
+sizes 1 B to 1 MiB; --rxe-scale multiplies its message counts, 25 a small
+cell and 5 a large one at scale 1); the netem counters and each cell's
+retransmissions are printed at the end.
 
 Slow by design where the loss is high: go-back-N resends from the first
 lost packet (doc/guides/faultlink.rst, issue 11 item 3)."""
@@ -22,6 +30,7 @@ lost packet (doc/guides/faultlink.rst, issue 11 item 3)."""
 import argparse
 import json
 import os
+import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -59,7 +68,13 @@ def main():
     ap.add_argument("--json", help="write the cells here")
     ap.add_argument("--go-back-n", action="store_true",
                     help="RC: IBA's go-back-N (dpdk-rdma-perf --go-back-n), not selective repeat")
+    ap.add_argument("--rxe", action="store_true",
+                    help="against Linux rxe in a VM impaired by its own netem (see above)")
+    ap.add_argument("--rxe-scale", type=int, default=1,
+                    help="--rxe: multiply every cell's message count (4000: 10^5 a small cell)")
     a = ap.parse_args()
+    if a.rxe:
+        return run_rxe(a.rxe_scale)
     if a.small_iters < 1 or a.large_iters < 0:
         ap.error("--small-iters must be at least 1, --large-iters at least 0")
     if os.geteuid() != 0:
@@ -91,6 +106,19 @@ def main():
                         "ok": c.ok, "seconds": c.seconds, "sent": c.sent, "ideal": c.ideal,
                         "counters": c.counters} for c in cells], f, indent=1)
     return 0 if all(c.ok for c in cells) else 1
+
+
+def run_rxe(scale):
+    """The rxe matrix: its pytest module at full size, its report on stdout."""
+    if scale < 1:
+        sys.exit("dr-fault-matrix.py: --rxe-scale must be at least 1")
+    repo = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    env = dict(os.environ, DR_RXE_MATRIX_FULL="1", DR_RXE_MATRIX_SCALE=str(scale),
+               DR_INTEROP_REQUIRED="1")
+    env.setdefault("DR_BUILD_DIR", os.path.join(repo, "build"))
+    return subprocess.call(["/usr/bin/python3", "-m", "pytest", "-p", "no:cacheprovider", "-s",
+                            "-q", os.path.join(repo, "test", "integration", "interop",
+                                               "test_fault_matrix_rxe.py")], env=env, cwd=repo)
 
 
 if __name__ == "__main__":

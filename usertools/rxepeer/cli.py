@@ -19,6 +19,8 @@ examples:
   dr-rxe-peer.py exec vm1 'ibv_rc_pingpong -g $RXE_GID_IDX -n 5' &
   dr-rxe-peer.py exec -t 60 vm2 'ibv_rc_pingpong -g $RXE_GID_IDX -n 5 10.99.0.2'
   dr-rxe-peer.py capture-stop /tmp/rc.pcap
+  dr-rxe-peer.py impair vm1 loss 10% reorder 5% 50% duplicate 1% corrupt 0.5% delay 1ms
+  dr-rxe-peer.py impair vm1 show
   dr-rxe-peer.py veth dpdk0 && dr-rxe-peer.py netns-exec ip link
   dr-rxe-peer.py stop-all
 
@@ -55,6 +57,11 @@ def parser():
     s.add_argument("-t", "--timeout", type=float, default=hm.EXEC_TIMEOUT)
     s.add_argument("name")
     s.add_argument("command", nargs=argparse.REMAINDER)
+
+    s = sub.add_parser("impair", help="netem on both directions of a guest's RoCEv2 frames "
+                       "(SPEC; 'off' removes it, 'show' prints its counters)")
+    s.add_argument("name")
+    s.add_argument("spec", nargs=argparse.REMAINDER, metavar="SPEC|off|show")
 
     s = sub.add_parser("info", help="a guest's ready report (GIDs, MTU, boot time)")
     s.add_argument("name")
@@ -130,6 +137,15 @@ def run(a, work):
         if r.timed_out:
             print("dr-rxe-peer: timed out after %.0f s" % a.timeout, file=sys.stderr)
         return r.rc
+    if a.cmd == "impair":
+        vm = h.vm(a.name)
+        spec = " ".join(a.spec)
+        if spec == "show":
+            for d, c in sorted(vm.impair_stats().items()):
+                print("%s sent=%d dropped=%d" % (d, c["sent"], c["dropped"]))
+        else:
+            vm.impair(None if spec in ("", "off") else spec)
+        return 0
     if a.cmd == "info":
         r = h.vm(a.name).ready()
         if a.json:

@@ -333,6 +333,28 @@ class Vm:
             self.harness._ip("link", "set", self.tap, "mtu", str(mtu))
         self.check("ip link set eth0 mtu %d" % mtu, timeout=30)
 
+    def impair(self, spec):
+        """Impair both directions of the guest's RoCEv2 frames (UDP port
+        4791 on eth0) with netem spec (a tc-netem(8) string such as "loss
+        10% reorder 5% 50% duplicate 1% corrupt 0.5% delay 1ms"); ARP and
+        TCP pass untouched. spec None or "" removes it (guest/rxepeer-impair)."""
+        if not spec:
+            self.check("rxepeer-impair off", timeout=30)
+            return
+        if not re.fullmatch(r"[A-Za-z0-9.% ]+", spec):
+            raise HarnessError("impair: %r is not a netem spec (words, numbers, %%)" % spec)
+        self.check("rxepeer-impair on " + spec, timeout=30)
+
+    def impair_stats(self):
+        """{'egress'|'ingress': {'sent': packets, 'dropped': packets}} of the
+        netem qdiscs impair() made (empty when there are none)."""
+        out = {}
+        for line in self.check("rxepeer-impair show", timeout=30).splitlines():
+            parts = line.split()
+            if len(parts) == 3 and parts[0] in ("egress", "ingress"):
+                out[parts[0]] = {k: int(v) for k, v in (p.split("=") for p in parts[1:])}
+        return out
+
     def active_mtu(self, dev="rxe0"):
         """Port 1's active_mtu, as ibv_devinfo shows it (bytes)."""
         out = self.check("ibv_devinfo -d %s" % dev, timeout=30)

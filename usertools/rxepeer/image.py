@@ -1,8 +1,10 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # Copyright (c) 2026 The dpdk-rdma authors.
 """The guest image: Debian 12's own kernel (linux-image-amd64) and an
-initramfs holding the rdma_rxe modules, busybox, rdma-core's ibv_* tools,
-perftest, iproute2 and our dr-opgen, made from Debian packages fetched with
+initramfs holding the rdma_rxe and rdma_cm modules, netem and the tc
+classifiers rxepeer-impair uses, busybox, rdma-core's ibv_* and rdma_cm
+tools (rping, ucmatose, udaddy, rdma_server/client), perftest, iproute2
+(ip, tc) and our dr-opgen, made from Debian packages fetched with
 apt-get download. Nothing is taken from the build host but gcc, which
 compiles dr-opgen against the packages' libibverbs headers. The kernel is
 stored as the ELF inside the bzImage when it has a PVH entry (pvh_vmlinux()).
@@ -39,28 +41,35 @@ KERNEL_META = "linux-image-amd64"
 GUEST_PACKAGES = [
     "busybox-static", "dash", "libc6", "libgcc-s1",
     "libibverbs1", "ibverbs-providers", "ibverbs-utils", "libibverbs-dev", "perftest",
-    "librdmacm1", "libibumad3", "libpci3", "libudev1", "libnl-3-200", "libnl-route-3-200",
-    "iproute2", "libelf1", "libmnl0", "libbpf1", "libcap2", "libbsd0", "libmd0", "zlib1g",
+    "librdmacm1", "rdmacm-utils", "libibumad3", "libpci3", "libudev1", "libnl-3-200",
+    "libnl-route-3-200",
+    "iproute2", "libxtables12", "libelf1", "libmnl0", "libbpf1", "libcap2", "libbsd0", "libmd0",
+    "zlib1g",
 ]
 # programs copied to /usr/bin, with the libraries they need
 GUEST_PROGRAMS = [
-    "bin/dash", "bin/ip", "usr/bin/rdma",
+    "bin/dash", "bin/ip", "sbin/tc", "usr/bin/rdma",
     "usr/bin/ibv_devices", "usr/bin/ibv_devinfo", "usr/bin/ibv_rc_pingpong",
     "usr/bin/ibv_uc_pingpong", "usr/bin/ibv_ud_pingpong", "usr/bin/ibv_srq_pingpong",
     "usr/bin/ib_send_bw", "usr/bin/ib_send_lat", "usr/bin/ib_write_bw", "usr/bin/ib_write_lat",
     "usr/bin/ib_read_bw", "usr/bin/ib_read_lat", "usr/bin/ib_atomic_bw", "usr/bin/ib_atomic_lat",
+    "usr/bin/rping", "usr/bin/ucmatose", "usr/bin/udaddy", "usr/bin/rdma_server",
+    "usr/bin/rdma_client",
 ]
 LIBDIR = "usr/lib/x86_64-linux-gnu"
 # dlopen()ed, so no loader lists them: the rxe verbs provider, and libgcc_s
 # (glibc loads it for pthread_cancel/pthread_exit)
 GUEST_DLOPEN = ["libibverbs/librxe-rdmav*.so", "libgcc_s.so.1"]   # under LIBDIR
-# kernel modules, loaded in this order after their dependencies
+# kernel modules, loaded in this order after their dependencies: the
+# transport, the connection manager with its user interface (rdma_cm), and
+# what rxepeer-impair builds from (prio + netem, ingress + u32 + mirred to ifb)
 GUEST_MODULES = ["virtio_pci", "virtio_net", "virtio_console", "9pnet_virtio", "9p",
-                 "crc32_generic", "ib_uverbs", "rdma_rxe"]
+                 "crc32_generic", "ib_uverbs", "rdma_rxe", "rdma_ucm",
+                 "sch_prio", "sch_netem", "sch_ingress", "cls_u32", "act_mirred", "ifb"]
 GUEST_SCRIPTS = {  # guest/ file -> path in the image
     "init": "init", "inittab": "etc/inittab", "setup": "etc/rxepeer/setup",
     "agent": "etc/rxepeer/agent", "runjob": "etc/rxepeer/runjob",
-    "rxepeer-gids": "usr/bin/rxepeer-gids",
+    "rxepeer-gids": "usr/bin/rxepeer-gids", "rxepeer-impair": "usr/bin/rxepeer-impair",
 }
 OPGEN_SRC = "dr-opgen.c"
 OPGEN_HEADERS = ["dr-opgen-ops.h"]   # shared with app/dpdk-rdma-opgen; in the image key

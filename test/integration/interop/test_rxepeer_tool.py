@@ -252,6 +252,28 @@ def test_ready_report(fake_vm):
     assert r["gids"][1] == (1, "0000:0000:0000:0000:0000:ffff:0a63:0009", "eth0", "RoCE v2")
 
 
+def test_impair_spec_and_stats(fake_vm, monkeypatch):
+    """Vm.impair() refuses what is not a netem spec before running anything,
+    passes a spec to guest/rxepeer-impair, and reads its counters."""
+    sent = []
+
+    def check(cmd, timeout=None):
+        sent.append(cmd)
+        return "egress sent=10 dropped=2\ningress sent=7 dropped=1\n"
+
+    monkeypatch.setattr(fake_vm, "check", check)
+    for bad in ("loss 1%; reboot", "loss $(id)", "delay 1ms\n"):
+        with pytest.raises(harness.HarnessError, match="not a netem spec"):
+            fake_vm.impair(bad)
+    assert sent == []
+    fake_vm.impair("loss 10% reorder 5% 50% delay 1ms")
+    assert sent == ["rxepeer-impair on loss 10% reorder 5% 50% delay 1ms"]
+    assert fake_vm.impair_stats() == {"egress": {"sent": 10, "dropped": 2},
+                                      "ingress": {"sent": 7, "dropped": 1}}
+    fake_vm.impair(None)
+    assert sent[-1] == "rxepeer-impair off"
+
+
 def test_dead_vm_is_noticed(fake_vm):
     fake_vm.running = lambda: False
     with pytest.raises(harness.HarnessError, match="died"):
