@@ -2,111 +2,137 @@
  * Copyright (c) 2026 The dpdk-rdma authors.
  */
 
-/* REQ and REP contents to and from the wire (IBA 12.6.5 Table 106, 12.6.8 Table 110). */
+/*
+ * REQ and REP contents to and from the wire (IBA 12.6.5 Table 106, 12.6.8
+ * Table 110): one table per message pairs each field with the member that
+ * holds it, and one loop packs or unpacks any of them.
+ */
 
 #include <errno.h>
+#include <stddef.h>
 #include <string.h>
 
 #include "dr_cm_msg.h"
 #include "dr_cm_param.h"
 
-/* Put @v in @f; clear *ok if it does not fit (a caller's value out of its field's range). */
-static void
-put(uint8_t *mad, struct dr_mad_field f, uint64_t v, bool *ok)
+/* A field of a message and the member of the plain structure that holds it. */
+struct param_field {
+	struct dr_mad_field f;
+	uint16_t off;           /* offsetof() the member */
+	uint8_t size;           /* sizeof() the member: 1 (bool, uint8_t), 2, 4 or 8 */
+};
+
+#define PF(field, type, member) { field, offsetof(type, member), sizeof(((type *)0)->member) }
+#define REQ(field, member) PF(DR_CM_REQ_##field, struct dr_cm_req_param, member)
+#define REP(field, member) PF(DR_CM_REP_##field, struct dr_cm_rep_param, member)
+
+/* Table 106 (the primary path only: RoCE has no alternate, the rest stays zero) */
+static const struct param_field req_fields[] = {
+	REQ(LOCAL_COMM_ID, local_comm_id), REQ(SERVICE_ID, service_id),
+	REQ(LOCAL_CA_GUID, local_ca_guid), REQ(LOCAL_QKEY, local_qkey), REQ(LOCAL_QPN, local_qpn),
+	REQ(RESPONDER_RESOURCES, responder_resources), REQ(INITIATOR_DEPTH, initiator_depth),
+	REQ(REMOTE_CM_RESP_TIMEOUT, remote_cm_response_timeout), REQ(TRANSPORT_SERVICE, transport),
+	REQ(E2E_FLOW_CONTROL, flow_control), REQ(STARTING_PSN, starting_psn),
+	REQ(LOCAL_CM_RESP_TIMEOUT, local_cm_response_timeout), REQ(RETRY_COUNT, retry_count),
+	REQ(PKEY, pkey), REQ(PATH_MTU, path_mtu), REQ(RNR_RETRY_COUNT, rnr_retry_count),
+	REQ(MAX_CM_RETRIES, max_cm_retries), REQ(SRQ, srq), REQ(EXT_TRANSPORT, ext_transport),
+	REQ(PRI_LOCAL_LID, local_lid), REQ(PRI_REMOTE_LID, remote_lid),
+	REQ(PRI_FLOW_LABEL, flow_label), REQ(PRI_PACKET_RATE, packet_rate),
+	REQ(PRI_TRAFFIC_CLASS, traffic_class), REQ(PRI_HOP_LIMIT, hop_limit), REQ(PRI_SL, sl),
+	REQ(PRI_SUBNET_LOCAL, subnet_local), REQ(PRI_LOCAL_ACK_TIMEOUT, local_ack_timeout),
+};
+
+/* Table 110 */
+static const struct param_field rep_fields[] = {
+	REP(LOCAL_COMM_ID, local_comm_id), REP(REMOTE_COMM_ID, remote_comm_id),
+	REP(LOCAL_QKEY, local_qkey), REP(LOCAL_QPN, local_qpn), REP(LOCAL_EECN, local_eecn),
+	REP(STARTING_PSN, starting_psn), REP(RESPONDER_RESOURCES, responder_resources),
+	REP(INITIATOR_DEPTH, initiator_depth), REP(TARGET_ACK_DELAY, target_ack_delay),
+	REP(FAILOVER_ACCEPTED, failover_accepted), REP(E2E_FLOW_CONTROL, flow_control),
+	REP(RNR_RETRY_COUNT, rnr_retry_count), REP(SRQ, srq), REP(LOCAL_CA_GUID, local_ca_guid),
+};
+
+static uint64_t
+member_get(const void *p, const struct param_field *pf)
 {
-	if (f.width < 64 && (v >> f.width) != 0)
-		*ok = false;
-	dr_mad_put(mad, f, v);
+	const uint8_t *m = (const uint8_t *)p + pf->off;
+	uint64_t v8;
+	uint32_t v4;
+	uint16_t v2;
+
+	switch (pf->size) {
+	case 8: memcpy(&v8, m, 8); return v8;
+	case 4: memcpy(&v4, m, 4); return v4;
+	case 2: memcpy(&v2, m, 2); return v2;
+	default: return *m;
+	}
 }
 
-static int
-put_pdata(uint8_t *mad, uint16_t attr_id, const uint8_t *pdata, unsigned int len)
+static void
+member_put(void *p, const struct param_field *pf, uint64_t v)
 {
+	uint8_t *m = (uint8_t *)p + pf->off;
+	uint32_t v4 = (uint32_t)v;
+	uint16_t v2 = (uint16_t)v;
+
+	switch (pf->size) {
+	case 8: memcpy(m, &v, 8); break;
+	case 4: memcpy(m, &v4, 4); break;
+	case 2: memcpy(m, &v2, 2); break;
+	default: *m = (uint8_t)v; break;   /* a bool member holds 0 or 1: its field is one bit */
+	}
+}
+
+/* Message @attr_id of the fields @t of @p, then its private data: 0, or -EINVAL when a value overflows its field. */
+static int
+pack(uint8_t *mad, uint16_t attr_id, uint64_t tid, const struct param_field *t, size_t n, const void *p,
+     const uint8_t *pdata, unsigned int len)
+{
+	int ret = 0;
+
+	dr_cm_msg_init(mad, attr_id, tid);
+	for (size_t i = 0; i < n; i++) {
+		uint64_t v = member_get(p, &t[i]);
+
+		if (t[i].f.width < 64 && (v >> t[i].f.width) != 0)
+			ret = -EINVAL;
+		dr_mad_put(mad, t[i].f, v);
+	}
 	if (len > dr_cm_pdata_len(attr_id) || (len > 0 && pdata == NULL))
 		return -EINVAL;
 	if (len > 0)
 		memcpy(mad + dr_cm_pdata_off(attr_id), pdata, len);
-	return 0;
+	return ret;
+}
+
+static void
+unpack(const uint8_t *mad, const struct param_field *t, size_t n, void *p)
+{
+	for (size_t i = 0; i < n; i++)
+		member_put(p, &t[i], dr_mad_get(mad, t[i].f));
 }
 
 int
 dr_cm_req_pack(uint8_t *mad, uint64_t tid, const struct dr_cm_req_param *p)
 {
-	bool ok = true;
+	int ret = pack(mad, DR_CM_ATTR_REQ, tid, req_fields, sizeof(req_fields) / sizeof(req_fields[0]), p,
+		       p->pdata, p->pdata_len);
 
-	dr_cm_msg_init(mad, DR_CM_ATTR_REQ, tid);
-	put(mad, DR_CM_REQ_LOCAL_COMM_ID, p->local_comm_id, &ok);
-	put(mad, DR_CM_REQ_SERVICE_ID, p->service_id, &ok);
-	put(mad, DR_CM_REQ_LOCAL_CA_GUID, p->local_ca_guid, &ok);
-	put(mad, DR_CM_REQ_LOCAL_QKEY, p->local_qkey, &ok);
-	put(mad, DR_CM_REQ_LOCAL_QPN, p->local_qpn, &ok);
-	put(mad, DR_CM_REQ_RESPONDER_RESOURCES, p->responder_resources, &ok);
-	put(mad, DR_CM_REQ_INITIATOR_DEPTH, p->initiator_depth, &ok);
-	put(mad, DR_CM_REQ_REMOTE_CM_RESP_TIMEOUT, p->remote_cm_response_timeout, &ok);
-	put(mad, DR_CM_REQ_TRANSPORT_SERVICE, p->transport, &ok);
-	put(mad, DR_CM_REQ_E2E_FLOW_CONTROL, p->flow_control, &ok);
-	put(mad, DR_CM_REQ_STARTING_PSN, p->starting_psn, &ok);
-	put(mad, DR_CM_REQ_LOCAL_CM_RESP_TIMEOUT, p->local_cm_response_timeout, &ok);
-	put(mad, DR_CM_REQ_RETRY_COUNT, p->retry_count, &ok);
-	put(mad, DR_CM_REQ_PKEY, p->pkey, &ok);
-	put(mad, DR_CM_REQ_PATH_MTU, p->path_mtu, &ok);
-	put(mad, DR_CM_REQ_RNR_RETRY_COUNT, p->rnr_retry_count, &ok);
-	put(mad, DR_CM_REQ_MAX_CM_RETRIES, p->max_cm_retries, &ok);
-	put(mad, DR_CM_REQ_SRQ, p->srq, &ok);
-	put(mad, DR_CM_REQ_EXT_TRANSPORT, p->ext_transport, &ok);
-	put(mad, DR_CM_REQ_PRI_LOCAL_LID, p->local_lid, &ok);
-	put(mad, DR_CM_REQ_PRI_REMOTE_LID, p->remote_lid, &ok);
 	memcpy(mad + DR_CM_REQ_PRI_LOCAL_GID_OFF, p->local_gid, 16);
 	memcpy(mad + DR_CM_REQ_PRI_REMOTE_GID_OFF, p->remote_gid, 16);
-	put(mad, DR_CM_REQ_PRI_FLOW_LABEL, p->flow_label, &ok);
-	put(mad, DR_CM_REQ_PRI_PACKET_RATE, p->packet_rate, &ok);
-	put(mad, DR_CM_REQ_PRI_TRAFFIC_CLASS, p->traffic_class, &ok);
-	put(mad, DR_CM_REQ_PRI_HOP_LIMIT, p->hop_limit, &ok);
-	put(mad, DR_CM_REQ_PRI_SL, p->sl, &ok);
-	put(mad, DR_CM_REQ_PRI_SUBNET_LOCAL, p->subnet_local, &ok);
-	put(mad, DR_CM_REQ_PRI_LOCAL_ACK_TIMEOUT, p->local_ack_timeout, &ok);
 	/* Table 106: the path MTU is an MTU code (dr_cm_msg_check() refuses others) */
 	if (p->path_mtu < 1 || p->path_mtu > 5)
-		ok = false;
-	if (put_pdata(mad, DR_CM_ATTR_REQ, p->pdata, p->pdata_len) != 0)
-		ok = false;
-	return ok ? 0 : -EINVAL;
+		return -EINVAL;
+	return ret;
 }
 
 void
 dr_cm_req_unpack(const uint8_t *mad, struct dr_cm_req_param *p)
 {
 	memset(p, 0, sizeof(*p));
-	p->local_comm_id = (uint32_t)dr_mad_get(mad, DR_CM_REQ_LOCAL_COMM_ID);
-	p->service_id = dr_mad_get(mad, DR_CM_REQ_SERVICE_ID);
-	p->local_ca_guid = dr_mad_get(mad, DR_CM_REQ_LOCAL_CA_GUID);
-	p->local_qkey = (uint32_t)dr_mad_get(mad, DR_CM_REQ_LOCAL_QKEY);
-	p->local_qpn = (uint32_t)dr_mad_get(mad, DR_CM_REQ_LOCAL_QPN);
-	p->responder_resources = (uint8_t)dr_mad_get(mad, DR_CM_REQ_RESPONDER_RESOURCES);
-	p->initiator_depth = (uint8_t)dr_mad_get(mad, DR_CM_REQ_INITIATOR_DEPTH);
-	p->remote_cm_response_timeout = (uint8_t)dr_mad_get(mad, DR_CM_REQ_REMOTE_CM_RESP_TIMEOUT);
-	p->transport = (uint8_t)dr_mad_get(mad, DR_CM_REQ_TRANSPORT_SERVICE);
-	p->flow_control = dr_mad_get(mad, DR_CM_REQ_E2E_FLOW_CONTROL) != 0;
-	p->starting_psn = (uint32_t)dr_mad_get(mad, DR_CM_REQ_STARTING_PSN);
-	p->local_cm_response_timeout = (uint8_t)dr_mad_get(mad, DR_CM_REQ_LOCAL_CM_RESP_TIMEOUT);
-	p->retry_count = (uint8_t)dr_mad_get(mad, DR_CM_REQ_RETRY_COUNT);
-	p->pkey = (uint16_t)dr_mad_get(mad, DR_CM_REQ_PKEY);
-	p->path_mtu = (uint8_t)dr_mad_get(mad, DR_CM_REQ_PATH_MTU);
-	p->rnr_retry_count = (uint8_t)dr_mad_get(mad, DR_CM_REQ_RNR_RETRY_COUNT);
-	p->max_cm_retries = (uint8_t)dr_mad_get(mad, DR_CM_REQ_MAX_CM_RETRIES);
-	p->srq = dr_mad_get(mad, DR_CM_REQ_SRQ) != 0;
-	p->ext_transport = (uint8_t)dr_mad_get(mad, DR_CM_REQ_EXT_TRANSPORT);
-	p->local_lid = (uint16_t)dr_mad_get(mad, DR_CM_REQ_PRI_LOCAL_LID);
-	p->remote_lid = (uint16_t)dr_mad_get(mad, DR_CM_REQ_PRI_REMOTE_LID);
+	unpack(mad, req_fields, sizeof(req_fields) / sizeof(req_fields[0]), p);
 	memcpy(p->local_gid, mad + DR_CM_REQ_PRI_LOCAL_GID_OFF, 16);
 	memcpy(p->remote_gid, mad + DR_CM_REQ_PRI_REMOTE_GID_OFF, 16);
-	p->flow_label = (uint32_t)dr_mad_get(mad, DR_CM_REQ_PRI_FLOW_LABEL);
-	p->packet_rate = (uint8_t)dr_mad_get(mad, DR_CM_REQ_PRI_PACKET_RATE);
-	p->traffic_class = (uint8_t)dr_mad_get(mad, DR_CM_REQ_PRI_TRAFFIC_CLASS);
-	p->hop_limit = (uint8_t)dr_mad_get(mad, DR_CM_REQ_PRI_HOP_LIMIT);
-	p->sl = (uint8_t)dr_mad_get(mad, DR_CM_REQ_PRI_SL);
-	p->subnet_local = dr_mad_get(mad, DR_CM_REQ_PRI_SUBNET_LOCAL) != 0;
-	p->local_ack_timeout = (uint8_t)dr_mad_get(mad, DR_CM_REQ_PRI_LOCAL_ACK_TIMEOUT);
 	p->pdata = mad + DR_CM_REQ_PDATA_OFF;
 	p->pdata_len = DR_CM_REQ_PDATA_LEN;
 }
@@ -114,46 +140,15 @@ dr_cm_req_unpack(const uint8_t *mad, struct dr_cm_req_param *p)
 int
 dr_cm_rep_pack(uint8_t *mad, uint64_t tid, const struct dr_cm_rep_param *p)
 {
-	bool ok = true;
-
-	dr_cm_msg_init(mad, DR_CM_ATTR_REP, tid);
-	put(mad, DR_CM_REP_LOCAL_COMM_ID, p->local_comm_id, &ok);
-	put(mad, DR_CM_REP_REMOTE_COMM_ID, p->remote_comm_id, &ok);
-	put(mad, DR_CM_REP_LOCAL_QKEY, p->local_qkey, &ok);
-	put(mad, DR_CM_REP_LOCAL_QPN, p->local_qpn, &ok);
-	put(mad, DR_CM_REP_LOCAL_EECN, p->local_eecn, &ok);
-	put(mad, DR_CM_REP_STARTING_PSN, p->starting_psn, &ok);
-	put(mad, DR_CM_REP_RESPONDER_RESOURCES, p->responder_resources, &ok);
-	put(mad, DR_CM_REP_INITIATOR_DEPTH, p->initiator_depth, &ok);
-	put(mad, DR_CM_REP_TARGET_ACK_DELAY, p->target_ack_delay, &ok);
-	put(mad, DR_CM_REP_FAILOVER_ACCEPTED, p->failover_accepted, &ok);
-	put(mad, DR_CM_REP_E2E_FLOW_CONTROL, p->flow_control, &ok);
-	put(mad, DR_CM_REP_RNR_RETRY_COUNT, p->rnr_retry_count, &ok);
-	put(mad, DR_CM_REP_SRQ, p->srq, &ok);
-	put(mad, DR_CM_REP_LOCAL_CA_GUID, p->local_ca_guid, &ok);
-	if (put_pdata(mad, DR_CM_ATTR_REP, p->pdata, p->pdata_len) != 0)
-		ok = false;
-	return ok ? 0 : -EINVAL;
+	return pack(mad, DR_CM_ATTR_REP, tid, rep_fields, sizeof(rep_fields) / sizeof(rep_fields[0]), p,
+		    p->pdata, p->pdata_len);
 }
 
 void
 dr_cm_rep_unpack(const uint8_t *mad, struct dr_cm_rep_param *p)
 {
 	memset(p, 0, sizeof(*p));
-	p->local_comm_id = (uint32_t)dr_mad_get(mad, DR_CM_REP_LOCAL_COMM_ID);
-	p->remote_comm_id = (uint32_t)dr_mad_get(mad, DR_CM_REP_REMOTE_COMM_ID);
-	p->local_qkey = (uint32_t)dr_mad_get(mad, DR_CM_REP_LOCAL_QKEY);
-	p->local_qpn = (uint32_t)dr_mad_get(mad, DR_CM_REP_LOCAL_QPN);
-	p->local_eecn = (uint32_t)dr_mad_get(mad, DR_CM_REP_LOCAL_EECN);
-	p->starting_psn = (uint32_t)dr_mad_get(mad, DR_CM_REP_STARTING_PSN);
-	p->responder_resources = (uint8_t)dr_mad_get(mad, DR_CM_REP_RESPONDER_RESOURCES);
-	p->initiator_depth = (uint8_t)dr_mad_get(mad, DR_CM_REP_INITIATOR_DEPTH);
-	p->target_ack_delay = (uint8_t)dr_mad_get(mad, DR_CM_REP_TARGET_ACK_DELAY);
-	p->failover_accepted = (uint8_t)dr_mad_get(mad, DR_CM_REP_FAILOVER_ACCEPTED);
-	p->flow_control = dr_mad_get(mad, DR_CM_REP_E2E_FLOW_CONTROL) != 0;
-	p->rnr_retry_count = (uint8_t)dr_mad_get(mad, DR_CM_REP_RNR_RETRY_COUNT);
-	p->srq = dr_mad_get(mad, DR_CM_REP_SRQ) != 0;
-	p->local_ca_guid = dr_mad_get(mad, DR_CM_REP_LOCAL_CA_GUID);
+	unpack(mad, rep_fields, sizeof(rep_fields) / sizeof(rep_fields[0]), p);
 	p->pdata = mad + DR_CM_REP_PDATA_OFF;
 	p->pdata_len = DR_CM_REP_PDATA_LEN;
 }

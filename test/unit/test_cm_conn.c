@@ -138,6 +138,20 @@ rep_param(void)
 	return p;
 }
 
+/* REQ delivered, accepted, REP delivered: A in REP_RCVD, P in REP_SENT. */
+static void
+to_rep_rcvd(void)
+{
+	struct dr_cm_req_param rq = req_param();
+	struct dr_cm_rep_param rp = rep_param();
+
+	CHECK_EQ(dr_cm_conn_connect(&A.c, &rq, 1, now), 0);
+	deliver(&A);
+	CHECK_EQ(dr_cm_conn_accept(&P.c, &rp, now), 0);
+	deliver(&P);
+	CHECK_EQ(A.c.state, DR_CM_REP_RCVD);
+}
+
 /* REQ -> REP -> RTU, nothing lost. */
 static void
 establish(void)
@@ -312,14 +326,7 @@ test_reject(void)
 
 	/* the active side rejects the REP (its QP could not be readied) */
 	reset();
-	CHECK_EQ(dr_cm_conn_connect(&A.c, &rq, 1, now), 0);
-	deliver(&A);
-	{
-		struct dr_cm_rep_param rp = rep_param();
-
-		CHECK_EQ(dr_cm_conn_accept(&P.c, &rp, now), 0);
-	}
-	deliver(&P);
+	to_rep_rcvd();
 	CHECK_EQ(dr_cm_conn_reject(&A.c, DR_CM_REJ_NO_RESOURCES, NULL, 0, now), 0);
 	CHECK_EQ(dr_mad_get(A.q[0], DR_CM_REJ_MESSAGE_REJECTED), DR_CM_REF_REP);
 	CHECK_EQ(dr_mad_get(A.q[0], DR_CM_REJ_LOCAL_COMM_ID), 0x1111);
@@ -340,14 +347,8 @@ test_reject(void)
 static void
 test_rtu_lost(void)
 {
-	struct dr_cm_req_param rq = req_param();
-	struct dr_cm_rep_param rp = rep_param();
-
 	reset();
-	CHECK_EQ(dr_cm_conn_connect(&A.c, &rq, 1, now), 0);
-	deliver(&A);
-	CHECK_EQ(dr_cm_conn_accept(&P.c, &rp, now), 0);
-	deliver(&P);
+	to_rep_rcvd();
 	CHECK_EQ(dr_cm_conn_send_rtu(&A.c, NULL, 0, now), 0);
 	drop(&A);
 	now = P.c.deadline;
@@ -359,10 +360,7 @@ test_rtu_lost(void)
 	CHECK_EQ(P.c.state, DR_CM_ESTABLISHED);
 
 	reset();
-	CHECK_EQ(dr_cm_conn_connect(&A.c, &rq, 1, now), 0);
-	deliver(&A);
-	CHECK_EQ(dr_cm_conn_accept(&P.c, &rp, now), 0);
-	deliver(&P);
+	to_rep_rcvd();
 	dr_cm_conn_send_rtu(&A.c, NULL, 0, now);
 	drop(&A);
 	dr_cm_conn_comm_est(&P.c, now);
@@ -497,14 +495,8 @@ test_crossing_dreq(void)
 static void
 test_dreq_before_rtu(void)
 {
-	struct dr_cm_req_param rq = req_param();
-	struct dr_cm_rep_param rp = rep_param();
-
 	reset();
-	dr_cm_conn_connect(&A.c, &rq, 1, now);
-	deliver(&A);
-	dr_cm_conn_accept(&P.c, &rp, now);
-	deliver(&P);
+	to_rep_rcvd();
 	dr_cm_conn_send_rtu(&A.c, NULL, 0, now);
 	drop(&A);
 	dr_cm_conn_disconnect(&A.c, NULL, 0, now);
