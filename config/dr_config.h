@@ -12,6 +12,8 @@
 
 #define DR_MAX_QP 65536          /* QPs per context (dr_context_attr.max_qp lowers it) */
 #define DR_QPN_BASE 0x11         /* first QPN handed out (0, 1 are QP0/QP1; rxe also starts at 17) */
+#define DR_GSI_QPN 1             /* QP1, the General Services Interface (IBA 13.5.1): the CM's MADs */
+#define DR_GSI_QKEY 0x80010000u  /* its well-known Q_Key (IBA 13.5.1.1) */
 /* QPN = DR_QPN_BASE + table index must fit the BTH's 24-bit DestQP (IBA 9.2) */
 #if DR_QPN_BASE + DR_MAX_QP - 1 > 0xFFFFFF
 #error "DR_MAX_QP: QPNs beyond 24 bits"

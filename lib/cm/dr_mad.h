@@ -20,15 +20,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "dr_config.h"
+
 /** Size of every MAD on QP0/QP1 (IBA 13.4.2). */
 #define DR_MAD_SIZE 256
 /** Size of the common MAD header (IBA 13.4.3, Table 145). */
 #define DR_MAD_HDR_SIZE 24
 
-/** The QP of the General Services Interface (IBA 13.5.1). */
-#define DR_GSI_QPN 1
-/** Q_Key of QP1 (IBA 13.5.1.1: the well-known GSI Q_Key). */
-#define DR_GSI_QKEY 0x80010000u
+/* QP1 and its Q_Key: DR_GSI_QPN, DR_GSI_QKEY (dr_config.h) */
 
 /** BaseVersion of every MAD (IBA 13.4.3). */
 #define DR_MAD_BASE_VERSION 1

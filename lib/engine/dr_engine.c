@@ -357,5 +357,8 @@ dr_progress(struct dr_context *ctx)
 	n += dr_engine_ctl_tx(wk);
 	dr_wk_tx_flush(wk);
 	dr_port_watch(ctx, now);
+	/* the connection manager's turn (QP1's MADs, CM timers), when it runs and is due */
+	if (unlikely(ctx->cm_progress != NULL) && now >= ctx->cm_next)
+		ctx->cm_progress(ctx, now);
 	return n;
 }

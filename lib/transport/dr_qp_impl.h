@@ -370,7 +370,10 @@ dr_qp_lookup(struct dr_context *ctx, uint32_t qpn)
 	uint32_t idx = qpn - DR_QPN_BASE;
 
 	/* published by the control side with release (dr_qp.c) */
-	return idx < ctx->max_qp ? __atomic_load_n(&ctx->qp_table[idx], __ATOMIC_ACQUIRE) : NULL;
+	if (likely(idx < ctx->max_qp))
+		return __atomic_load_n(&ctx->qp_table[idx], __ATOMIC_ACQUIRE);
+	/* QP1, the GSI (IBA 13.5.1): a UD QP of the CM's, not in the table */
+	return qpn == DR_GSI_QPN ? __atomic_load_n(&ctx->gsi_qp, __ATOMIC_ACQUIRE) : NULL;
 }
 
 /*
@@ -400,6 +403,8 @@ void dr_wr_batch_free(struct dr_qp_impl *qp);
 uint64_t dr_wr_batch_mem(const struct dr_qp_impl *qp);
 
 /* Create a QP (dr_qp.c): dr_create_qp() and dr_create_qp_ex() check their own attributes first. */
+/* dr_qp.c: QP1 of @pd's context (the GSI, for lib/cm): a UD QP under DR_GSI_QPN; NULL + errno */
+struct dr_qp *dr_qp_create_gsi(struct dr_pd *pd, struct dr_qp_init_attr *ia);
 struct dr_qp *dr_qp_create(struct dr_context *ctx, struct dr_pd *pd, struct dr_qp_init_attr *ia,
 			   struct dr_xrcd *xrcd);
 

@@ -466,6 +466,9 @@ dr_close_device(struct dr_context *ctx)
 {
 	if (ctx == NULL)
 		return -EINVAL;
+	/* the connection manager's QP1 and its objects first (lib/cm/dr_cm_svc.c) */
+	if (ctx->cm_close != NULL)
+		ctx->cm_close(ctx);
 	if (ctx->num_qps != 0 || ctx->num_cqs != 0 || ctx->num_mrs != 0 || ctx->num_pds != 0) {
 		DR_LOG(ctx, INFO, "%s: close with %u QPs, %u CQs, %u MRs, %u PDs left", ctx->device.name,
 		       ctx->num_qps, ctx->num_cqs, ctx->num_mrs, ctx->num_pds);

@@ -85,6 +85,7 @@ struct dr_context {
 	 * and DR_MAX_MR entries; QPN = DR_QPN_BASE + index.
 	 */
 	struct dr_qp_impl **qp_table;       /* max_qp entries */
+	struct dr_qp_impl *gsi_qp;          /* QP1 (DR_GSI_QPN), the CM's: dr_qp_create_gsi() */
 	uint32_t max_qp;                    /* dr_context_attr.max_qp, or DR_MAX_QP */
 	struct dr_idx_fifo qp_free;         /* free QP indices, oldest first (delayed QPN reuse) */
 	struct dr_qp_list qps;              /* every QP of the context (qp->ctx_link), under ctl_lock */
@@ -114,6 +115,17 @@ struct dr_context {
 	int async_fd;
 	int port_state;                     /* last seen: DR_PORT_ACTIVE / DR_PORT_DOWN, 0 = unknown */
 	uint64_t port_check_at;             /* TSC of the next link check */
+
+	/*
+	 * The connection manager of the context (lib/cm/dr_cm_svc.c), set while
+	 * it runs: inline, dr_progress() calls cm_progress no more often than
+	 * cm_every cycles (a compare, no lock); dr_close_device() calls cm_close
+	 * first (QP1 and its objects go before the checks for leftovers).
+	 */
+	void *cm;
+	void (*cm_progress)(struct dr_context *ctx, uint64_t now);
+	void (*cm_close)(struct dr_context *ctx);
+	uint64_t cm_next;                   /* TSC of the next cm_progress */
 };
 
 struct dr_pd {
