@@ -363,17 +363,18 @@ dr_qp_rel_opcode(const struct dr_qp_impl *qp, enum dr_op op)
 	return (uint8_t)((xrc ? DR_TRANSPORT_XRC : DR_TRANSPORT_RC) | op);
 }
 
+/* dr_qp.c: QP1 (the GSI, IBA 13.5.1: the CM's UD QP, not in the table) for DR_GSI_QPN, else NULL. */
+struct dr_qp_impl *dr_qp_lookup_untabled(struct dr_context *ctx, uint32_t qpn) __rte_cold;
+
 /* QP of a QPN on a context, NULL if none. */
 static inline struct dr_qp_impl *
 dr_qp_lookup(struct dr_context *ctx, uint32_t qpn)
 {
 	uint32_t idx = qpn - DR_QPN_BASE;
 
-	/* published by the control side with release (dr_qp.c) */
-	if (likely(idx < ctx->max_qp))
-		return __atomic_load_n(&ctx->qp_table[idx], __ATOMIC_ACQUIRE);
-	/* QP1, the GSI (IBA 13.5.1): a UD QP of the CM's, not in the table */
-	return qpn == DR_GSI_QPN ? __atomic_load_n(&ctx->gsi_qp, __ATOMIC_ACQUIRE) : NULL;
+	/* published by the control side with release (dr_qp.c); QP1 lives outside the table */
+	return idx < ctx->max_qp ? __atomic_load_n(&ctx->qp_table[idx], __ATOMIC_ACQUIRE) :
+				   dr_qp_lookup_untabled(ctx, qpn);
 }
 
 /*

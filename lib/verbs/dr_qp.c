@@ -251,6 +251,12 @@ dr_qp_create(struct dr_context *ctx, struct dr_pd *pd, struct dr_qp_init_attr *i
 	return &qp->pub;
 }
 
+struct dr_qp_impl *
+dr_qp_lookup_untabled(struct dr_context *ctx, uint32_t qpn)
+{
+	return qpn == DR_GSI_QPN ? __atomic_load_n(&ctx->gsi_qp, __ATOMIC_ACQUIRE) : NULL;
+}
+
 /*
  * QP1 of @pd's context (the CM's, lib/cm/dr_gsi.c): a UD QP made as any
  * other, then moved from its table slot to ctx->gsi_qp under the number
