@@ -10,3 +10,4 @@ RTE_LOG_REGISTER_SUFFIX(dr_logtype_req, req, NOTICE);
 RTE_LOG_REGISTER_SUFFIX(dr_logtype_resp, resp, NOTICE);
 RTE_LOG_REGISTER_SUFFIX(dr_logtype_comp, comp, NOTICE);
 RTE_LOG_REGISTER_SUFFIX(dr_logtype_drv, drv, NOTICE);
+RTE_LOG_REGISTER_SUFFIX(dr_logtype_cm, cm, NOTICE);

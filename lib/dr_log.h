@@ -25,6 +25,7 @@ extern int dr_logtype_req;   /* requester */
 extern int dr_logtype_resp;  /* responder */
 extern int dr_logtype_comp;  /* completer */
 extern int dr_logtype_drv;   /* backends */
+extern int dr_logtype_cm;    /* connection manager (lib/cm) */
 
 #define DR_LOG(type, level, fmt, ...) \
 	rte_log(RTE_LOG_##level, dr_logtype_##type, "dr_" #type ": " fmt "\n", ##__VA_ARGS__)

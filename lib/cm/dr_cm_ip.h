@@ -15,17 +15,11 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-/** Port spaces (librdmacm's enum rdma_port_space: 0x01 then the IP protocol). */
-enum dr_cm_port_space {
-	DR_CM_PS_IPOIB = 0x0002,
-	DR_CM_PS_TCP = 0x0106,     /* connected QPs (RC, UC) */
-	DR_CM_PS_UDP = 0x0111,     /* UD QPs, through SIDR */
-	DR_CM_PS_IB = 0x013F,      /* any QP type */
-};
+#include "dr_cm.h"                 /* enum dr_cm_port_space */
 
 /** Service ID of port @port in port space @ps (A11.2.1: 0x0000_0000_01_PP_port). */
 static inline uint64_t
-dr_cm_ip_service_id(enum dr_cm_port_space ps, uint16_t port)
+dr_cm_ip_service_id(uint16_t ps, uint16_t port)
 {
 	return ((uint64_t)ps << 16) | port;
 }

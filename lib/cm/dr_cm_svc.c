@@ -238,7 +238,7 @@ dr_cm_svc_start(struct dr_context *ctx, const struct dr_cm_svc_ops *ops, void *o
 		s->threaded = ret == 0;
 	}
 	if (ret != 0) {
-		DR_LOG(ctx, ERR, "connection manager: %s", strerror(-ret));
+		DR_LOG(cm, ERR, "connection manager: %s", strerror(-ret));
 		svc_free(s);
 		return ret;
 	}

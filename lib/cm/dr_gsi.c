@@ -114,7 +114,7 @@ dr_gsi_open(struct dr_gsi *g, struct dr_context *ctx, struct dr_comp_channel *ch
 		goto fail;
 	return 0;
 fail:
-	DR_LOG(ctx, ERR, "QP1: %s", strerror(-ret));
+	DR_LOG(cm, ERR, "QP1: %s", strerror(-ret));
 	dr_gsi_close(g);
 	return ret;
 }

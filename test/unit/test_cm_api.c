@@ -1,0 +1,278 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 The dpdk-rdma authors.
+ */
+
+/*
+ * The rdma_cm-shaped API (include/dr_cm.h) between two contexts over the
+ * test wire (test_rc.h), in every engine mode: a listener, an active id
+ * resolving its address and route, a connection with private data both
+ * ways, a SEND and an RDMA WRITE over the QPs the CM readied, disconnect
+ * from the active side, a REJ for a port nobody listens on, a consumer's
+ * REJ with its private data, and the calls' errors.
+ */
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+
+#include "dr_cm.h"
+#include "test_rc.h"
+
+#define PORT 7174
+
+static struct dr_cm_event_channel *chs, *chc;
+
+static struct sockaddr_in
+addr_of(const struct rc_side *s, uint16_t port)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons(port) };
+
+	memcpy(&a.sin_addr.s_addr, &s->gid.raw[12], 4);
+	return a;
+}
+
+/* Run the wire until @ch has an event; it must be @type. NULL after 5 s. */
+static struct dr_cm_event *
+wait_event(struct rc_env *e, struct dr_cm_event_channel *ch, enum dr_cm_event_type type)
+{
+	struct dr_cm_event *ev = NULL;
+
+	for (int i = 0; i < 50000; i++) {
+		int ret = dr_cm_get_cm_event(ch, &ev);
+
+		if (ret == 0)
+			break;
+		RC_CHECK_EQ(ret, -EAGAIN);
+		ev = NULL;
+		rc_run(e, 100, NULL, NULL);
+	}
+	RC_CHECK_MSG(ev != NULL, "no event (wanted %s)", dr_cm_event_str(type));
+	if (ev != NULL)
+		RC_CHECK_MSG(ev->event == type, "%s, not %s (status %d)", dr_cm_event_str(ev->event),
+			     dr_cm_event_str(type), ev->status);
+	return ev;
+}
+
+static void
+ack(struct dr_cm_event *ev)
+{
+	if (ev != NULL)
+		RC_CHECK_EQ(dr_cm_ack_cm_event(ev), 0);
+}
+
+static int
+make_qp(struct dr_cm_id *id, struct rc_side *s, struct dr_cq **cq)
+{
+	struct dr_qp_init_attr ia = { .qp_type = DR_QPT_RC,
+		.cap = { .max_send_wr = 16, .max_recv_wr = 16, .max_send_sge = 1, .max_recv_sge = 1 } };
+
+	*cq = dr_create_cq(s->ctx, 64, NULL, NULL, 0);
+	if (*cq == NULL)
+		return -1;
+	ia.send_cq = ia.recv_cq = *cq;
+	return dr_cm_create_qp(id, s->pd, &ia);
+}
+
+/* An active id on A resolved to B:@port, with a QP. */
+static struct dr_cm_id *
+client(struct rc_env *e, uint16_t port, struct dr_cq **cq)
+{
+	struct sockaddr_in src = addr_of(&e->s[0], 0), dst = addr_of(&e->s[1], port);
+	struct dr_cm_id *id = NULL;
+
+	RC_CHECK_EQ(dr_cm_create_id(chc, &id, NULL, DR_CM_PS_TCP), 0);
+	RC_CHECK_EQ(dr_cm_resolve_addr(id, (struct sockaddr *)&src, (struct sockaddr *)&dst, 2000), 0);
+	ack(wait_event(e, chc, DR_CM_EVENT_ADDR_RESOLVED));
+	RC_CHECK(id->verbs == e->s[0].ctx);
+	RC_CHECK_EQ(dr_cm_resolve_route(id, 2000), 0);
+	ack(wait_event(e, chc, DR_CM_EVENT_ROUTE_RESOLVED));
+	RC_CHECK(memcmp(id->route.dgid.raw, e->s[1].gid.raw, 16) == 0);
+	RC_CHECK_EQ(make_qp(id, &e->s[0], cq), 0);
+	return id;
+}
+
+static void
+teardown(struct dr_cm_id *id, struct dr_cq *cq)
+{
+	dr_cm_destroy_qp(id);
+	RC_CHECK_EQ(dr_cm_destroy_id(id), 0);
+	RC_CHECK_EQ(dr_destroy_cq(cq), 0);
+}
+
+static void
+test_connect(struct rc_env *e, struct dr_cm_id *listener)
+{
+	static const char hello[] = "hello from A", world[] = "world from B";
+	struct dr_cm_conn_param cp = { .private_data = hello, .private_data_len = sizeof(hello),
+				       .responder_resources = 4, .initiator_depth = 4, .retry_count = 7,
+				       .rnr_retry_count = 7 };
+	struct dr_cm_id *cid, *sid;
+	struct dr_cq *ccq, *scq;
+	struct dr_cm_event *ev;
+	struct rc_buf cb, sb;
+	struct dr_sge sge;
+	struct rc_wcs w;
+
+	cid = client(e, PORT, &ccq);
+	RC_CHECK_EQ(dr_cm_connect(cid, &cp), 0);
+	ev = wait_event(e, chs, DR_CM_EVENT_CONNECT_REQUEST);
+	if (ev == NULL)
+		return;
+	RC_CHECK(ev->listen_id == listener);
+	RC_CHECK(ev->id != NULL && ev->id != listener && ev->id->verbs == e->s[1].ctx);
+	RC_CHECK(ev->conn.private_data_len >= sizeof(hello) &&
+		 memcmp(ev->conn.private_data, hello, sizeof(hello)) == 0);
+	RC_CHECK_EQ(ev->conn.responder_resources, 4);
+	RC_CHECK_EQ(ev->conn.qp_num, cid->qp->qp_num);
+	sid = ev->id;
+	RC_CHECK_EQ(dr_cm_destroy_id(listener), -EBUSY);     /* its event is not acknowledged */
+	ack(ev);
+	RC_CHECK_EQ(make_qp(sid, &e->s[1], &scq), 0);
+	cp.private_data = world;
+	cp.private_data_len = sizeof(world);
+	RC_CHECK_EQ(dr_cm_accept(sid, &cp), 0);
+	RC_CHECK_EQ(dr_cm_accept(sid, &cp), -EINVAL);        /* once */
+	ev = wait_event(e, chc, DR_CM_EVENT_ESTABLISHED);
+	if (ev != NULL)
+		RC_CHECK(ev->conn.private_data_len >= sizeof(world) &&
+			 memcmp(ev->conn.private_data, world, sizeof(world)) == 0);
+	ack(ev);
+	ack(wait_event(e, chs, DR_CM_EVENT_ESTABLISHED));
+	RC_CHECK_EQ(rc_qp_state(cid->qp), DR_QPS_RTS);
+	RC_CHECK_EQ(rc_qp_state(sid->qp), DR_QPS_RTS);
+
+	/* the QPs the CM readied carry a SEND and an RDMA WRITE, every byte right */
+	RC_CHECK_EQ(rc_buf_alloc(&e->s[0], &cb, 8192, DR_ACCESS_LOCAL_WRITE), 0);
+	RC_CHECK_EQ(rc_buf_alloc(&e->s[1], &sb, 8192, DR_ACCESS_LOCAL_WRITE | DR_ACCESS_REMOTE_WRITE), 0);
+	rc_fill(cb.p, 8192, 42);
+	sge = (struct dr_sge){ (uintptr_t)sb.p, 4096, sb.mr->lkey };
+	{
+		struct dr_recv_wr rw = { .wr_id = 1, .sg_list = &sge, .num_sge = 1 }, *bad;
+
+		RC_CHECK_EQ(dr_post_recv(sid->qp, &rw, &bad), 0);
+	}
+	{
+		struct dr_sge s1 = { (uintptr_t)cb.p, 3000, cb.mr->lkey }, s2 = { (uintptr_t)cb.p + 4096, 4096,
+										    cb.mr->lkey };
+		struct dr_send_wr sw = { .wr_id = 2, .sg_list = &s1, .num_sge = 1, .opcode = DR_WR_SEND,
+					 .send_flags = DR_SEND_SIGNALED }, ww = sw, *bad;
+
+		ww.wr_id = 3;
+		ww.sg_list = &s2;
+		ww.opcode = DR_WR_RDMA_WRITE;
+		ww.wr.rdma.remote_addr = (uintptr_t)sb.p + 4096;
+		ww.wr.rdma.rkey = sb.mr->rkey;
+		RC_CHECK_EQ(dr_post_send(cid->qp, &sw, &bad), 0);
+		RC_CHECK_EQ(dr_post_send(cid->qp, &ww, &bad), 0);
+	}
+	w.n = 0;
+	RC_CHECK(rc_wait_wcs(e, ccq, &w, 2, 3000000));
+	RC_CHECK(w.n == 2 && w.wc[0].status == DR_WC_SUCCESS && w.wc[1].status == DR_WC_SUCCESS);
+	w.n = 0;
+	RC_CHECK(rc_wait_wcs(e, scq, &w, 1, 3000000));
+	RC_CHECK(w.n == 1 && w.wc[0].status == DR_WC_SUCCESS && w.wc[0].byte_len == 3000);
+	RC_CHECK(memcmp(sb.p, cb.p, 3000) == 0 && memcmp(sb.p + 4096, cb.p + 4096, 4096) == 0);
+
+	/* released from A: B hears DISCONNECTED, answers; A hears it too */
+	RC_CHECK_EQ(dr_cm_disconnect(cid), 0);
+	ack(wait_event(e, chs, DR_CM_EVENT_DISCONNECTED));
+	RC_CHECK_EQ(rc_qp_state(sid->qp), DR_QPS_ERR);
+	RC_CHECK_EQ(dr_cm_disconnect(sid), 0);
+	ack(wait_event(e, chc, DR_CM_EVENT_DISCONNECTED));
+	RC_CHECK_EQ(dr_cm_destroy_id(cid), -EBUSY);          /* its QP first */
+	rc_buf_free(&cb);
+	rc_buf_free(&sb);
+	teardown(cid, ccq);
+	teardown(sid, scq);
+}
+
+static void
+test_rejects(struct rc_env *e)
+{
+	static const char why[] = "not now";
+	struct dr_cm_conn_param cp = { .responder_resources = 1, .initiator_depth = 1, .retry_count = 7 };
+	struct dr_cm_event *ev;
+	struct dr_cm_id *cid;
+	struct dr_cq *ccq;
+
+	/* nobody listens: the peer's CM says "invalid service ID" (IBA table 109, 8) */
+	cid = client(e, PORT + 1, &ccq);
+	RC_CHECK_EQ(dr_cm_connect(cid, &cp), 0);
+	ev = wait_event(e, chc, DR_CM_EVENT_REJECTED);
+	if (ev != NULL)
+		RC_CHECK_EQ(ev->status, 8);
+	ack(ev);
+	teardown(cid, ccq);
+
+	/* the listener's consumer says no, with private data */
+	cid = client(e, PORT, &ccq);
+	RC_CHECK_EQ(dr_cm_connect(cid, &cp), 0);
+	ev = wait_event(e, chs, DR_CM_EVENT_CONNECT_REQUEST);
+	if (ev != NULL) {
+		struct dr_cm_id *sid = ev->id;
+
+		ack(ev);
+		RC_CHECK_EQ(dr_cm_reject(sid, why, sizeof(why)), 0);
+		RC_CHECK_EQ(dr_cm_destroy_id(sid), 0);
+	}
+	ev = wait_event(e, chc, DR_CM_EVENT_REJECTED);
+	if (ev != NULL) {
+		RC_CHECK_EQ(ev->status, 28);                    /* consumer reject */
+		RC_CHECK(ev->conn.private_data_len >= sizeof(why) &&
+			 memcmp(ev->conn.private_data, why, sizeof(why)) == 0);
+	}
+	ack(ev);
+	RC_CHECK_EQ(rc_qp_state(cid->qp), DR_QPS_ERR);
+	teardown(cid, ccq);
+}
+
+static void
+test_errors(struct rc_env *e)
+{
+	struct sockaddr_in nowhere = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(0xC0000263) };
+	struct dr_cm_conn_param cp = { 0 };
+	struct dr_cm_id *id;
+
+	RC_CHECK_EQ(dr_cm_create_id(chc, &id, NULL, DR_CM_PS_UDP), -EPROTONOSUPPORT);
+	RC_CHECK_EQ(dr_cm_create_id(NULL, &id, NULL, DR_CM_PS_TCP), -EINVAL);
+	RC_CHECK_EQ(dr_cm_create_id(chc, &id, NULL, DR_CM_PS_TCP), 0);
+	RC_CHECK_EQ(dr_cm_bind_addr(id, (struct sockaddr *)&nowhere), -EADDRNOTAVAIL);
+	RC_CHECK_EQ(dr_cm_connect(id, &cp), -EINVAL);         /* no address, no QP */
+	RC_CHECK_EQ(dr_cm_listen(id, 1), -EINVAL);            /* not bound */
+	RC_CHECK_EQ(dr_cm_resolve_route(id, 1), -EINVAL);
+	RC_CHECK_EQ(dr_cm_destroy_event_channel(chc), -EBUSY);
+	RC_CHECK_EQ(dr_cm_destroy_id(id), 0);
+	(void)e;
+}
+
+static void
+run(struct rc_env *e)
+{
+	struct sockaddr_in b = addr_of(&e->s[1], PORT);
+	struct dr_cm_id *listener = NULL;
+
+	chs = dr_cm_create_event_channel();
+	chc = dr_cm_create_event_channel();
+	RC_CHECK(chs != NULL && chc != NULL);
+	RC_CHECK_EQ(fcntl(chs->fd, F_SETFL, O_NONBLOCK), 0);
+	RC_CHECK_EQ(fcntl(chc->fd, F_SETFL, O_NONBLOCK), 0);
+	RC_CHECK_EQ(dr_cm_create_id(chs, &listener, NULL, DR_CM_PS_TCP), 0);
+	RC_CHECK_EQ(dr_cm_bind_addr(listener, (struct sockaddr *)&b), 0);
+	RC_CHECK(listener->verbs == e->s[1].ctx);
+	RC_CHECK_EQ(dr_cm_listen(listener, 8), 0);
+	test_connect(e, listener);
+	test_rejects(e);
+	test_errors(e);
+	RC_CHECK_EQ(dr_cm_destroy_id(listener), 0);
+	RC_CHECK_EQ(dr_cm_destroy_event_channel(chs), 0);
+	RC_CHECK_EQ(dr_cm_destroy_event_channel(chc), 0);
+	RC_CHECK(strcmp(dr_cm_event_str(DR_CM_EVENT_TIMEWAIT_EXIT), "RDMA_CM_EVENT_TIMEWAIT_EXIT") == 0);
+}
+
+int
+main(int argc, char **argv)
+{
+	RTE_SET_USED(argc);
+	return rc_main("test_cm_api", argv[0], 1500, run);
+}
