@@ -374,7 +374,8 @@ dr_cm_accept(struct dr_cm_id *pub, struct dr_cm_conn_param *p)
 	}
 	id->local_psn = (uint32_t)rte_rand() & 0xFFFFFF;
 	mtu = RTE_MIN(id->req.path_mtu, (uint8_t)pub->route.mtu);
-	ret = qp_connect(id, id->req.local_qpn, id->req.starting_psn, id->local_psn, mtu,
+	/* the REQ's Starting PSN is the one we send with, the REP's the one we expect (see on_rep()) */
+	ret = qp_connect(id, id->req.local_qpn, id->local_psn, id->req.starting_psn, mtu,
 			 p->responder_resources, RTE_MIN(p->initiator_depth, id->req.responder_resources),
 			 id->req.retry_count, id->req.rnr_retry_count, id->req.local_ack_timeout);
 	if (ret == 0) {
@@ -486,7 +487,13 @@ on_rep(struct dr_cm_id_impl *id, struct dr_cm_conn *c, const uint8_t *mad)
 	int ret;
 
 	dr_cm_rep_unpack(mad, &rep);
-	ret = qp_connect(id, rep.local_qpn, rep.starting_psn, id->local_psn, (uint8_t)id->pub.route.mtu,
+	/*
+	 * A message's Starting PSN is the first its receiver sends (Linux ib_cm:
+	 * the REQ's becomes the passive side's sq_psn, the REP's the active
+	 * side's; test_cm_vectors checks it on rping's capture): we expect ours,
+	 * we send with the REP's.
+	 */
+	ret = qp_connect(id, rep.local_qpn, id->local_psn, rep.starting_psn, (uint8_t)id->pub.route.mtu,
 			 id->param.responder_resources, RTE_MIN(id->param.initiator_depth, rep.responder_resources),
 			 id->param.retry_count & 7, rep.rnr_retry_count, CM_ACK_TIMEOUT);
 	if (ret != 0) {
@@ -522,20 +529,24 @@ on_event(struct dr_cm_svc *s, struct dr_cm_conn *c, enum dr_cm_conn_event ev, co
 		dr_cm_event_post(id, DR_CM_EVENT_ESTABLISHED, 0, NULL, 0, NULL, NULL);
 		break;
 	case DR_CM_EV_REJ_RCVD:
-		qp_error(id);
 		dr_cm_event_post(id, DR_CM_EVENT_REJECTED, (int)dr_mad_get(mad, DR_CM_REJ_REASON), NULL,
 				 DR_CM_REJ_PDATA_LEN, mad + DR_CM_REJ_PDATA_OFF, NULL);
+		qp_error(id);
 		break;
 	case DR_CM_EV_REQ_TIMEOUT:
 	case DR_CM_EV_REP_TIMEOUT:
-		qp_error(id);
 		dr_cm_event_post(id, DR_CM_EVENT_UNREACHABLE, -ETIMEDOUT, NULL, 0, NULL, NULL);
+		qp_error(id);
 		break;
 	case DR_CM_EV_DREQ_RCVD:
-		/* rdma_cm: the QP to ERR, DISCONNECTED; the DREP when the application disconnects */
-		qp_error(id);
+		/*
+		 * rdma_cm: DISCONNECTED, the QP to ERR; the DREP when the application
+		 * disconnects. The event first: a completion flushed by the ERR finds
+		 * it queued (the flush may reach the CQ from a worker at once).
+		 */
 		dr_cm_event_post(id, DR_CM_EVENT_DISCONNECTED, 0, NULL, DR_CM_DREQ_PDATA_LEN,
 				 mad + DR_CM_DREQ_PDATA_OFF, NULL);
+		qp_error(id);
 		break;
 	case DR_CM_EV_DREP_RCVD:
 	case DR_CM_EV_DREQ_TIMEOUT:

@@ -27,7 +27,7 @@ struct dr_cm_req_param {
 	uint8_t remote_cm_response_timeout;  /**< 4.096 us * 2^t: how long the passive CM may take */
 	uint8_t transport;               /**< enum dr_cm_transport */
 	bool flow_control;               /**< end-to-end flow control */
-	uint32_t starting_psn;
+	uint32_t starting_psn;           /**< the first PSN the passive side sends (our receive PSN) */
 	uint8_t local_cm_response_timeout;   /**< how long this CM takes to answer a REP */
 	uint8_t retry_count;             /**< transport retries (0..7) */
 	uint16_t pkey;
@@ -56,7 +56,7 @@ struct dr_cm_rep_param {
 	uint32_t local_qkey;
 	uint32_t local_qpn;
 	uint32_t local_eecn;
-	uint32_t starting_psn;
+	uint32_t starting_psn;           /**< the first PSN the active side sends (our receive PSN) */
 	uint8_t responder_resources;
 	uint8_t initiator_depth;
 	uint8_t target_ack_delay;        /**< 5 bits */

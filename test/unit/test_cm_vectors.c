@@ -28,6 +28,15 @@
 
 #define MAX_MADS 8
 
+/* The first RC request of the capture from each address (the first data each side sent). */
+struct first_rc {
+	uint8_t sgid[2][16];
+	uint32_t psn[2];
+	unsigned int n;
+};
+
+static struct first_rc first_rc;
+
 struct mad {
 	uint8_t b[DR_MAD_SIZE];
 	uint8_t sgid[16], dgid[16];
@@ -54,9 +63,22 @@ read_mads(const char *name, struct mad *out)
 	while (pcap_next_ex(p, &h, &data) == 1) {
 		struct dr_pkt_info pi;
 
-		if (dr_pkt_parse_buf(data, h->caplen, &pi) != DR_PKT_OK ||
-		    dr_bth_qpn(dr_pkt_bth(&pi)) != DR_GSI_QPN)
+		if (dr_pkt_parse_buf(data, h->caplen, &pi) != DR_PKT_OK)
 			continue;
+		if (dr_bth_qpn(dr_pkt_bth(&pi)) != DR_GSI_QPN) {
+			/* an RC request (not an ACK or READ response): the first from each side */
+			bool seen = false;
+
+			if ((pi.opcode & 0xE0) != 0 || pi.opcode >= 0x0D)
+				continue;
+			for (unsigned int k = 0; k < first_rc.n; k++)
+				seen |= memcmp(first_rc.sgid[k], pi.sgid, 16) == 0;
+			if (!seen && first_rc.n < 2) {
+				memcpy(first_rc.sgid[first_rc.n], pi.sgid, 16);
+				first_rc.psn[first_rc.n++] = dr_bth_psn(dr_pkt_bth(&pi));
+			}
+			continue;
+		}
 		CHECK_EQ(dr_deth_qkey(dr_pkt_deth(&pi)), DR_GSI_QKEY);
 		CHECK_EQ(dr_deth_sqp(dr_pkt_deth(&pi)), DR_GSI_QPN);
 		CHECK_EQ(pi.paylen, DR_MAD_SIZE);
@@ -142,6 +164,18 @@ test_rping(void)
 	rep.pdata_len = DR_CM_REP_PDATA_LEN;
 	CHECK_EQ(dr_cm_rep_pack(again, dr_mad_get(m[1].b, DR_MAD_TID), &rep), 0);
 	CHECK(memcmp(again, m[1].b, DR_MAD_SIZE) == 0);
+
+	/*
+	 * A message's Starting PSN is the first its receiver sends: the client
+	 * (the REQ's sender) sent its first request with the REP's, the server
+	 * with the REQ's (Linux ib_cm; our dr_cm_id.c readies QPs so)
+	 */
+	CHECK_EQ(first_rc.n, 2);
+	for (unsigned int k = 0; k < first_rc.n; k++) {
+		bool client = memcmp(first_rc.sgid[k], m[0].sgid, 16) == 0;
+
+		CHECK_EQ(first_rc.psn[k], client ? rep.starting_psn : req.starting_psn);
+	}
 
 	/* RTU, DREQ (the passive side's QPN), DREP: the two IDs each way */
 	CHECK_EQ(dr_mad_get(m[2].b, DR_CM_RTU_LOCAL_COMM_ID), req.local_comm_id);
