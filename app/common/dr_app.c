@@ -3,7 +3,9 @@
  */
 
 #include <arpa/inet.h>
+#include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <rte_common.h>
@@ -88,4 +90,14 @@ dr_app_context_attr(struct dr_context_attr *attr, uint32_t ipv4, const uint8_t (
 	attr->mtu = link_mtu;
 	attr->configure_port = 1;
 	attr->mode = DR_PROGRESS_INLINE;
+}
+
+int
+dr_app_number(const char *s, unsigned long min, unsigned long max, unsigned long *v)
+{
+	char *end;
+
+	errno = 0;
+	*v = strtoul(s, &end, 0);
+	return (errno != 0 || end == s || *end != '\0' || *v < min || *v > max) ? -1 : 0;
 }

@@ -42,6 +42,9 @@ void dr_app_stop_on_signals(volatile sig_atomic_t *flag, bool sigpipe);
 int dr_app_add_ipv6(const char *prog, const char *arg, uint8_t (*addrs)[16], unsigned int max,
 		    unsigned int *num);
 
+/* A whole unsigned number in [@min, @max] (base 0: 0x... allowed): 0, or -1. */
+int dr_app_number(const char *s, unsigned long min, unsigned long max, unsigned long *v);
+
 /*
  * The context every program opens: its port's IPv4 address @ipv4 (network
  * order, --ip: GID index 1), @num_ipv6 of the IPv6 addresses @ipv6 (--ipv6:

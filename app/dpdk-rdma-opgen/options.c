@@ -76,17 +76,6 @@ bad(const char *fmt, const char *arg)
 	return -1;
 }
 
-/* A whole unsigned number in [min, max] (base 0: 0x... allowed). */
-static int
-number(const char *s, unsigned long min, unsigned long max, unsigned long *v)
-{
-	char *end;
-
-	errno = 0;
-	*v = strtoul(s, &end, 0);
-	return (errno != 0 || end == s || *end != '\0' || *v < min || *v > max) ? -1 : 0;
-}
-
 int
 og_parse_args(int argc, char **argv, struct og_opts *o)
 {
@@ -120,22 +109,22 @@ og_parse_args(int argc, char **argv, struct og_opts *o)
 			o->dev = optarg;
 			break;
 		case 'g':
-			if (number(optarg, 0, 255, &v) != 0)
+			if (dr_app_number(optarg, 0, 255, &v) != 0)
 				return bad("-g %s: a GID index", optarg);
 			o->gidx = (int)v;
 			break;
 		case 'p':
-			if (number(optarg, 1, 65535, &v) != 0)
+			if (dr_app_number(optarg, 1, 65535, &v) != 0)
 				return bad("-p %s: a TCP port", optarg);
 			o->port = (unsigned int)v;
 			break;
 		case 'T':
-			if (number(optarg, 1, 86400, &v) != 0)
+			if (dr_app_number(optarg, 1, 86400, &v) != 0)
 				return bad("-T %s: seconds, 1 or more", optarg);
 			o->timeout_s = (unsigned int)v;
 			break;
 		case 's':
-			if (number(optarg, 0, ~0ul, &v) != 0)
+			if (dr_app_number(optarg, 0, ~0ul, &v) != 0)
 				return bad("-s %s: a PSN", optarg);
 			o->psn = (long)(v & 0xFFFFFF);   /* as dr-opgen: the low 24 bits */
 			break;
@@ -171,7 +160,7 @@ og_parse_args(int argc, char **argv, struct og_opts *o)
 			tset = true;
 			break;
 		case 'm':
-			if (number(optarg, 256, 4096, &v) != 0 || (v & (v - 1)) != 0)
+			if (dr_app_number(optarg, 256, 4096, &v) != 0 || (v & (v - 1)) != 0)
 				return bad("-m %s: 256, 512, 1024, 2048 or 4096", optarg);
 			o->path_mtu = (enum dr_mtu)(__builtin_ctzl(v) - 7);
 			break;
@@ -185,7 +174,7 @@ og_parse_args(int argc, char **argv, struct og_opts *o)
 				return -1;
 			break;
 		case OPT_LINK_MTU:
-			if (number(optarg, 576, 9216, &v) != 0)
+			if (dr_app_number(optarg, 576, 9216, &v) != 0)
 				return bad("--link-mtu %s: 576..9216 bytes", optarg);
 			o->link_mtu = (uint32_t)v;
 			break;
