@@ -127,11 +127,22 @@ wait_n(struct rc_env *e, struct dr_cq *cq, struct rc_wcs *w, unsigned int n)
 	return rc_wait_wcs(e, cq, w, n, 2000000);
 }
 
-/* The next async event of @ctx after running the wire a little; -EAGAIN if none. */
+static bool
+fd_readable(struct rc_env *e, void *arg)
+{
+	struct pollfd p = { .fd = *(const int *)arg, .events = POLLIN };
+
+	(void)e;
+	return poll(&p, 1, 0) == 1;
+}
+
+/* The next async event of @ctx, the wire run until one is there (2 s at most); -EAGAIN if none. */
 static int
 next_event(struct rc_env *e, struct dr_context *ctx, struct dr_async_event *ev)
 {
-	rc_run(e, 2000, NULL, NULL);
+	int fd = dr_async_fd(ctx);
+
+	rc_run(e, 2000000, fd_readable, &fd);
 	return dr_get_async_event(ctx, ev);
 }
 
@@ -342,8 +353,17 @@ test_srq_ud(struct rc_env *e)
 }
 
 /* The next event of a non-blocking channel after running the wire; -EAGAIN when none. */
+/* Run the wire until @ch has an event (2 s at most: a loaded CPU may take long), then take it. */
 static int
 channel_event(struct rc_env *e, struct dr_comp_channel *ch, struct dr_cq **cq, void **cq_ctx)
+{
+	rc_run(e, 2000000, fd_readable, &ch->fd);
+	return dr_get_cq_event(ch, cq, cq_ctx);
+}
+
+/* Run the wire 3 ms, then look: where no event may come, the frames of the round have been carried. */
+static int
+channel_no_event(struct rc_env *e, struct dr_comp_channel *ch, struct dr_cq **cq, void **cq_ctx)
 {
 	rc_run(e, 3000, NULL, NULL);
 	return dr_get_cq_event(ch, cq, cq_ctx);
@@ -380,14 +400,14 @@ test_comp_channel(struct rc_env *e)
 								    dst.mr->lkey }, 1), 0);
 	/* nothing armed: a completion raises no event */
 	RC_CHECK_EQ(send_on(a->qp, 1, &src, 0, 10, 0), 0);
-	RC_CHECK_EQ(channel_event(e, ch, &got, &got_ctx), -EAGAIN);
-	RC_CHECK_EQ(rc_poll(b->rcq, &rw), 1);
+	RC_CHECK_EQ(channel_no_event(e, ch, &got, &got_ctx), -EAGAIN);
+	RC_CHECK(rc_wait_wcs(e, b->rcq, &rw, 1, 2000000) && rw.n == 1);
 	/* solicited-only: an unsolicited SEND raises nothing, a solicited one does */
 	RC_CHECK_EQ(dr_req_notify_cq(b->rcq, 1), 0);
 	RC_CHECK_EQ(send_on(a->qp, 2, &src, 0, 10, 0), 0);
-	RC_CHECK_EQ(channel_event(e, ch, &got, &got_ctx), -EAGAIN);
+	RC_CHECK_EQ(channel_no_event(e, ch, &got, &got_ctx), -EAGAIN);
 	RC_CHECK_EQ(send_on(a->qp, 3, &src, 0, 10, DR_SEND_SOLICITED), 0);
-	rc_run(e, 3000, NULL, NULL);
+	rc_run(e, 2000000, fd_readable, &ch->fd);
 	pfd.fd = ch->fd;
 	pfd.events = POLLIN;
 	RC_CHECK_EQ(poll(&pfd, 1, 0), 1);          /* the fd is readable while the event waits */
@@ -396,7 +416,7 @@ test_comp_channel(struct rc_env *e)
 	RC_CHECK_EQ(poll(&pfd, 1, 0), 0);
 	/* one event per request: the next completion raises nothing until re-armed */
 	RC_CHECK_EQ(send_on(a->qp, 4, &src, 0, 10, DR_SEND_SOLICITED), 0);
-	RC_CHECK_EQ(channel_event(e, ch, &got, &got_ctx), -EAGAIN);
+	RC_CHECK_EQ(channel_no_event(e, ch, &got, &got_ctx), -EAGAIN);
 	/* "next": any completion; the send CQ on the same channel too */
 	RC_CHECK_EQ(dr_req_notify_cq(b->rcq, 0), 0);
 	RC_CHECK_EQ(send_on(a->qp, 5, &src, 0, 10, 0), 0);
@@ -489,7 +509,7 @@ test_async_events(struct rc_env *e)
 	RC_CHECK_EQ(rc_post_send(a, 1, DR_WR_RDMA_WRITE, &(struct dr_sge){ (uint64_t)(uintptr_t)src.p, 8,
 									     src.mr->lkey }, 1, DR_SEND_SIGNALED,
 				 (uint64_t)(uintptr_t)dst.p, dst.mr->rkey, 0), 0);
-	rc_run(e, 5000, NULL, NULL);
+	rc_run(e, 2000000, fd_readable, &pfd.fd);
 	RC_CHECK_EQ(poll(&pfd, 1, 0), 1);
 	RC_CHECK_EQ(dr_get_async_event(b->ctx, &ev), 0);
 	RC_CHECK(ev.event_type == DR_EVENT_QP_REQ_ERR && ev.element.qp == b->qp);
