@@ -52,15 +52,20 @@ slot_of(const struct dr_cm_conn *c)
 }
 
 static void
-slot_send(struct dr_cm_conn *c, const uint8_t *mad)
+send_raw(struct dr_cm_agent *a, const struct dr_cm_peer *to, const uint8_t *mad)
 {
-	struct dr_cm_slot *s = slot_of(c);
-	struct dr_cm_agent *a = s->agent;
-
 	a->stats.tx++;
 	if (dr_mad_get(mad, DR_MAD_ATTR_ID) == DR_CM_ATTR_REJ)
 		a->stats.rej_sent++;
-	a->ops->send(a->owner, &s->peer, mad);
+	a->ops->send(a->owner, to, mad);
+}
+
+static void
+slot_send(struct dr_cm_conn *c, const uint8_t *mad)
+{
+	struct dr_cm_slot *s = slot_of(c);
+
+	send_raw(s->agent, &s->peer, mad);
 }
 
 static void
@@ -296,14 +301,6 @@ dr_cm_agent_peer(const struct dr_cm_conn *c)
 
 /* ---- receive -------------------------------------------------------------- */
 
-static void
-send_raw(struct dr_cm_agent *a, const struct dr_cm_peer *to, const uint8_t *mad)
-{
-	a->stats.tx++;
-	if (dr_mad_get(mad, DR_MAD_ATTR_ID) == DR_CM_ATTR_REJ)
-		a->stats.rej_sent++;
-	a->ops->send(a->owner, to, mad);
-}
 
 static void
 reject_unmatched(struct dr_cm_agent *a, const struct dr_cm_peer *to, const uint8_t *mad, uint16_t attr,
@@ -548,8 +545,7 @@ dr_cm_agent_sidr_req(struct dr_cm_agent *a, const struct dr_cm_peer *to, uint64_
 	dr_mad_put(r->out, DR_CM_SIDR_REQ_REQUEST_ID, r->request_id);
 	dr_mad_put(r->out, DR_CM_SIDR_REQ_PKEY, 0xFFFF);
 	dr_mad_put(r->out, DR_CM_SIDR_REQ_SERVICE_ID, service_id);
-	if (len > 0)
-		memcpy(r->out + DR_CM_SIDR_REQ_PDATA_OFF, pdata, len);
+	(void)dr_cm_msg_pdata(r->out, DR_CM_ATTR_SIDR_REQ, pdata, len);   /* length checked above */
 	send_raw(a, to, r->out);
 	return 0;
 }
@@ -568,7 +564,7 @@ dr_cm_agent_sidr_rep(struct dr_cm_agent *a, const struct dr_cm_peer *to, const u
 {
 	uint8_t out[DR_MAD_SIZE];
 
-	if (len > DR_CM_SIDR_REP_PDATA_LEN || (len > 0 && pdata == NULL) || qpn > 0xFFFFFF)
+	if (qpn > 0xFFFFFF)
 		return -EINVAL;
 	/* IBA 12.11.2, Table 120: the request's ID, TID and Service ID echoed */
 	dr_cm_msg_init(out, DR_CM_ATTR_SIDR_REP, dr_mad_get(req, DR_MAD_TID));
@@ -579,8 +575,8 @@ dr_cm_agent_sidr_rep(struct dr_cm_agent *a, const struct dr_cm_peer *to, const u
 		dr_mad_put(out, DR_CM_SIDR_REP_QPN, qpn);
 		dr_mad_put(out, DR_CM_SIDR_REP_QKEY, qkey);
 	}
-	if (len > 0)
-		memcpy(out + DR_CM_SIDR_REP_PDATA_OFF, pdata, len);
+	if (dr_cm_msg_pdata(out, DR_CM_ATTR_SIDR_REP, pdata, len) != 0)
+		return -EINVAL;
 	send_raw(a, to, out);
 	return 0;
 }

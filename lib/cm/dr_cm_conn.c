@@ -33,16 +33,6 @@ out_init(struct dr_cm_conn *c, uint16_t attr_id, uint64_t tid)
 	dr_mad_put(c->out, DR_CM_FIELD(4, 0, 32), c->remote_id);
 }
 
-static int
-out_pdata(struct dr_cm_conn *c, uint16_t attr_id, const uint8_t *pdata, uint8_t len)
-{
-	if (len > dr_cm_pdata_len(attr_id) || (len > 0 && pdata == NULL))
-		return -EINVAL;
-	if (len > 0)
-		memcpy(c->out + dr_cm_pdata_off(attr_id), pdata, len);
-	return 0;
-}
-
 /* A REJ of message @ref with @reason (Table 108); Timeout carries our CA GUID as ARI (Table 109). */
 static void
 send_rej(struct dr_cm_conn *c, uint8_t ref, uint16_t reason, const uint8_t *pdata, uint8_t len)
@@ -57,7 +47,7 @@ send_rej(struct dr_cm_conn *c, uint8_t ref, uint16_t reason, const uint8_t *pdat
 		dr_mad_put(c->out, DR_CM_REJ_ARI_LENGTH, 8);
 		dr_mad_put(c->out, DR_MAD_FIELD(DR_CM_REJ_ARI_OFF, 0, 64), c->local_ca_guid);
 	}
-	(void)out_pdata(c, DR_CM_ATTR_REJ, pdata, len);    /* length checked by the caller */
+	(void)dr_cm_msg_pdata(c->out, DR_CM_ATTR_REJ, pdata, len);    /* length checked by the caller */
 	send_out(c);
 }
 
@@ -75,7 +65,7 @@ static void
 send_drep(struct dr_cm_conn *c, const uint8_t *pdata, uint8_t len)
 {
 	out_init(c, DR_CM_ATTR_DREP, c->dreq_tid);
-	(void)out_pdata(c, DR_CM_ATTR_DREP, pdata, len);
+	(void)dr_cm_msg_pdata(c->out, DR_CM_ATTR_DREP, pdata, len);
 	send_out(c);
 }
 
@@ -204,7 +194,7 @@ dr_cm_conn_send_rtu(struct dr_cm_conn *c, const uint8_t *pdata, uint8_t len, uin
 	if (c->state != DR_CM_REP_RCVD || len > DR_CM_RTU_PDATA_LEN || (len > 0 && pdata == NULL))
 		return -EINVAL;
 	out_init(c, DR_CM_ATTR_RTU, c->tid);
-	(void)out_pdata(c, DR_CM_ATTR_RTU, pdata, len);
+	(void)dr_cm_msg_pdata(c->out, DR_CM_ATTR_RTU, pdata, len);
 	send_out(c);           /* kept: a duplicate REP gets it again */
 	c->state = DR_CM_ESTABLISHED;
 	return 0;
@@ -248,7 +238,7 @@ dr_cm_conn_disconnect(struct dr_cm_conn *c, const uint8_t *pdata, uint8_t len, u
 		c->dreq_tid = c->tid + 1;
 		out_init(c, DR_CM_ATTR_DREQ, c->dreq_tid);
 		dr_mad_put(c->out, DR_CM_DREQ_REMOTE_QPN, c->remote_qpn);
-		(void)out_pdata(c, DR_CM_ATTR_DREQ, pdata, len);
+		(void)dr_cm_msg_pdata(c->out, DR_CM_ATTR_DREQ, pdata, len);
 		c->state = DR_CM_DREQ_SENT;
 		send_out(c);
 		arm_response(c, now);

@@ -4,6 +4,7 @@
 
 /* The CM messages: names, where their private data lies, the checks of IBA 12.6. */
 
+#include <errno.h>
 #include <string.h>
 
 #include "dr_cm_msg.h"
@@ -183,6 +184,16 @@ dr_cm_msg_status_str(enum dr_cm_msg_status st)
 	};
 
 	return (unsigned int)st < sizeof(names) / sizeof(names[0]) ? names[st] : "?";
+}
+
+int
+dr_cm_msg_pdata(uint8_t *mad, uint16_t attr_id, const uint8_t *pdata, unsigned int len)
+{
+	if (len > dr_cm_pdata_len(attr_id) || (len > 0 && pdata == NULL))
+		return -EINVAL;
+	if (len > 0)
+		memcpy(mad + dr_cm_pdata_off(attr_id), pdata, len);
+	return 0;
 }
 
 void

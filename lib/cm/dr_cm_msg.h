@@ -252,6 +252,13 @@ enum dr_cm_msg_status dr_cm_msg_check(const uint8_t *mad, size_t len, uint16_t *
 /** A short name of @st for logs. */
 const char *dr_cm_msg_status_str(enum dr_cm_msg_status st);
 
+/**
+ * Copy @len bytes of private data into message @attr_id in @mad (where its
+ * table puts them). 0, or -EINVAL (longer than the message takes, or no
+ * @pdata for a non-zero @len): nothing written then.
+ */
+int dr_cm_msg_pdata(uint8_t *mad, uint16_t attr_id, const uint8_t *pdata, unsigned int len);
+
 /** Start CM message @attr_id in @mad: all DR_MAD_SIZE bytes zeroed, the header filled. */
 void dr_cm_msg_init(uint8_t *mad, uint16_t attr_id, uint64_t tid);
 

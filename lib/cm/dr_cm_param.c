@@ -98,10 +98,8 @@ pack(uint8_t *mad, uint16_t attr_id, uint64_t tid, const struct param_field *t, 
 			ret = -EINVAL;
 		dr_mad_put(mad, t[i].f, v);
 	}
-	if (len > dr_cm_pdata_len(attr_id) || (len > 0 && pdata == NULL))
+	if (dr_cm_msg_pdata(mad, attr_id, pdata, len) != 0)
 		return -EINVAL;
-	if (len > 0)
-		memcpy(mad + dr_cm_pdata_off(attr_id), pdata, len);
 	return ret;
 }
 
