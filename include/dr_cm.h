@@ -22,8 +22,12 @@
  * Events come in order on the id's channel, whose fd is readable while one
  * is queued. In DR_PROGRESS_INLINE mode the application's thread drives
  * the transport and the CM: dr_cm_get_cm_event() does while it waits, and
- * so does every dr_progress() / dr_poll_cq(). This version: connected QPs
- * of RDMA_PS_TCP (RC) and IPv4 addresses; see doc/guides/cm.rst.
+ * so does every dr_progress() / dr_poll_cq().
+ *
+ * Port spaces: DR_CM_PS_TCP, reliable connected QPs through REQ/REP/RTU;
+ * DR_CM_PS_UDP, UD QPs through Service ID Resolution (IBA 12.11: SIDR_REQ,
+ * SIDR_REP with the service's QPN and Q_Key DR_UDP_QKEY). IPv4 addresses.
+ * See doc/guides/cm.rst.
  */
 
 #include <stdint.h>
@@ -38,7 +42,7 @@ extern "C" {
 /** Port spaces (enum rdma_port_space, same values: 0x01 then the IP protocol). */
 enum dr_cm_port_space {
 	DR_CM_PS_IPOIB = 0x0002,
-	DR_CM_PS_TCP = 0x0106,        /**< reliable connected QPs (this version's only) */
+	DR_CM_PS_TCP = 0x0106,        /**< reliable connected QPs */
 	DR_CM_PS_UDP = 0x0111,        /**< UD QPs, through SIDR */
 	DR_CM_PS_IB = 0x013F,
 };
@@ -81,13 +85,21 @@ struct dr_cm_route {
 /** A CM id (struct rdma_cm_id). */
 struct dr_cm_id {
 	struct dr_context *verbs;     /**< bound context, NULL until bound */
-	struct dr_cm_event_channel *channel;
+	struct dr_cm_event_channel *channel;  /**< NULL: a synchronous id (dr_cm_create_ep()) */
 	void *context;                /**< the application's */
 	struct dr_qp *qp;             /**< dr_cm_create_qp() */
 	struct dr_cm_route route;
-	uint16_t ps;                  /**< DR_CM_PS_TCP */
+	uint16_t ps;                  /**< DR_CM_PS_TCP or DR_CM_PS_UDP */
 	uint8_t port_num;             /**< 1 */
 	struct dr_pd *pd;
+	enum dr_qp_type qp_type;      /**< DR_QPT_RC (PS_TCP) or DR_QPT_UD (PS_UDP) */
+	/** dr_cm_create_qp() without CQs: the CQs (and their channels) it made, as librdmacm */
+	struct dr_comp_channel *send_cq_channel;
+	struct dr_cq *send_cq;
+	struct dr_comp_channel *recv_cq_channel;
+	struct dr_cq *recv_cq;
+	/** A synchronous id: the event of its last call (CONNECT_REQUEST of dr_cm_get_request(), ESTABLISHED) */
+	struct dr_cm_event *event;
 };
 
 /** Connection parameters (struct rdma_conn_param). */
@@ -103,13 +115,53 @@ struct dr_cm_conn_param {
 	uint32_t qp_num;
 };
 
+/** What a UD id's events carry (struct rdma_ud_param). */
+struct dr_cm_ud_param {
+	const void *private_data;
+	uint8_t private_data_len;     /**< CONNECT_REQUEST: 180 bytes; ESTABLISHED: 136 */
+	struct dr_ah_attr ah_attr;    /**< ESTABLISHED (active): the way to the service (dr_create_ah()) */
+	uint32_t qp_num;              /**< ESTABLISHED: the service's QPN */
+	uint32_t qkey;                /**< ESTABLISHED: its Q_Key (DR_UDP_QKEY) */
+};
+
 /** An event (struct rdma_cm_event); its private data lives until dr_cm_ack_cm_event(). */
 struct dr_cm_event {
 	struct dr_cm_id *id;          /**< CONNECT_REQUEST: the new id */
 	struct dr_cm_id *listen_id;   /**< CONNECT_REQUEST: the listener */
 	enum dr_cm_event_type event;
-	int status;                   /**< REJECTED: the REJ reason (IBA table 109); errors: -errno */
-	struct dr_cm_conn_param conn; /**< CONNECT_REQUEST, ESTABLISHED, REJECTED, DISCONNECTED */
+	/**
+	 * REJECTED: the REJ reason (IBA table 109); UNREACHABLE of a UD id
+	 * answered: the SIDR_REP status (IBA table 121); errors: -errno
+	 * (-ETIMEDOUT: no answer to the REQ, REP or SIDR_REQ)
+	 */
+	int status;
+	union {
+		struct dr_cm_conn_param conn; /**< PS_TCP: CONNECT_REQUEST, ESTABLISHED, REJECTED, DISCONNECTED */
+		struct dr_cm_ud_param ud;     /**< PS_UDP: CONNECT_REQUEST, ESTABLISHED */
+	} param;
+};
+
+/** rdma_getaddrinfo(3) flags (RAI_*, same values). */
+#define DR_CM_RAI_PASSIVE 0x00000001   /**< an address to bind and listen on */
+#define DR_CM_RAI_NUMERICHOST 0x00000002
+
+/** An address pair for a port space (struct rdma_addrinfo). */
+struct dr_cm_addrinfo {
+	int ai_flags;                 /**< DR_CM_RAI_* */
+	int ai_family;                /**< AF_INET */
+	int ai_qp_type;               /**< enum dr_qp_type: RC for PS_TCP, UD for PS_UDP */
+	int ai_port_space;            /**< enum dr_cm_port_space */
+	socklen_t ai_src_len;
+	socklen_t ai_dst_len;
+	struct sockaddr *ai_src_addr; /**< passive: the address to bind; active: the source, if hinted */
+	struct sockaddr *ai_dst_addr; /**< active: the destination */
+	char *ai_src_canonname;       /**< NULL */
+	char *ai_dst_canonname;       /**< NULL */
+	size_t ai_route_len;          /**< 0 */
+	void *ai_route;               /**< NULL */
+	size_t ai_connect_len;        /**< 0 */
+	void *ai_connect;             /**< NULL */
+	struct dr_cm_addrinfo *ai_next;
 };
 
 /** rdma_create_event_channel(3). NULL with errno set. */
@@ -117,7 +169,13 @@ struct dr_cm_event_channel *dr_cm_create_event_channel(void);
 /** rdma_destroy_event_channel(3): every id on it destroyed first. @return 0 or -EBUSY. */
 int dr_cm_destroy_event_channel(struct dr_cm_event_channel *channel);
 
-/** rdma_create_id(3): an id on @channel for @ps (DR_CM_PS_TCP). @return 0 or -errno. */
+/**
+ * rdma_create_id(3): an id on @channel for @ps (DR_CM_PS_TCP or
+ * DR_CM_PS_UDP; others -EPROTONOSUPPORT). @p channel NULL: a synchronous
+ * id, whose resolve_addr, resolve_route, connect and accept return when
+ * their event has come (kept in id->event) and whose listener takes
+ * requests with dr_cm_get_request(). @return 0 or -errno.
+ */
 int dr_cm_create_id(struct dr_cm_event_channel *channel, struct dr_cm_id **id, void *context, uint16_t ps);
 /**
  * rdma_destroy_id(3): its connection released (a REJ, DREQ or DREP as the
@@ -135,21 +193,74 @@ int dr_cm_resolve_addr(struct dr_cm_id *id, const struct sockaddr *src, const st
 /** rdma_resolve_route(3): the path (GIDs, MTU); ROUTE_RESOLVED. */
 int dr_cm_resolve_route(struct dr_cm_id *id, int timeout_ms);
 
-/** rdma_create_qp(3): a QP on the id's context, in INIT. @p pd NULL: a PD of the id's. */
+/**
+ * rdma_create_qp(3): a QP on the id's context, RC for PS_TCP (in INIT;
+ * the CM readies it) or UD for PS_UDP (ready at once: INIT with Q_Key
+ * DR_UDP_QKEY, RTR, RTS). @p pd NULL: a PD of the id's. Without send_cq or
+ * recv_cq in @p qp_init_attr, a CQ of cap.max_send_wr / max_recv_wr
+ * entries with its own completion channel is made for each (id->send_cq,
+ * id->recv_cq), as librdmacm does. @return 0 or -errno.
+ */
 int dr_cm_create_qp(struct dr_cm_id *id, struct dr_pd *pd, struct dr_qp_init_attr *qp_init_attr);
-/** rdma_destroy_qp(3). */
+/** rdma_destroy_qp(3): the QP, and the CQs dr_cm_create_qp() made. */
 void dr_cm_destroy_qp(struct dr_cm_id *id);
 
-/** rdma_listen(3): CONNECT_REQUEST events for the bound port. */
+/** rdma_listen(3): CONNECT_REQUEST events for the bound port (a SIDR_REQ's for PS_UDP). */
 int dr_cm_listen(struct dr_cm_id *id, int backlog);
-/** rdma_connect(3): the REQ; ESTABLISHED, REJECTED or UNREACHABLE follows. */
+/**
+ * rdma_connect(3). PS_TCP: the REQ; ESTABLISHED, REJECTED or UNREACHABLE
+ * follows. PS_UDP: the SIDR_REQ; ESTABLISHED (param.ud: the service's QPN,
+ * Q_Key and address) or UNREACHABLE follows. @p param NULL: librdmacm's
+ * defaults (no private data, retry counts 7). A synchronous id returns
+ * when it is established: 0, -ECONNREFUSED (rejected), -ETIMEDOUT.
+ */
 int dr_cm_connect(struct dr_cm_id *id, struct dr_cm_conn_param *param);
-/** rdma_accept(3): on a CONNECT_REQUEST's id: QP to RTR and RTS, the REP; ESTABLISHED follows. */
+/**
+ * rdma_accept(3) on a CONNECT_REQUEST's id. PS_TCP: QP to RTR and RTS, the
+ * REP; ESTABLISHED follows (a synchronous id: waited for). PS_UDP: the
+ * SIDR_REP with the id's QPN (or @p param->qp_num without a QP) and Q_Key;
+ * no event follows. @p param NULL: no private data, responder resources
+ * and initiator depth the QP's.
+ */
 int dr_cm_accept(struct dr_cm_id *id, struct dr_cm_conn_param *param);
-/** rdma_reject(3): the REJ (consumer reason) with @private_data. */
+/** rdma_reject(3): the REJ (consumer reason) with @private_data; PS_UDP: a SIDR_REP "rejected". */
 int dr_cm_reject(struct dr_cm_id *id, const void *private_data, uint8_t len);
 /** rdma_disconnect(3): QP to ERR, the DREQ (or the DREP of the peer's); DISCONNECTED follows. */
 int dr_cm_disconnect(struct dr_cm_id *id);
+
+/**
+ * rdma_get_request(3): on a synchronous listener, wait for the next
+ * connection request; *@p id is its new id (synchronous, id->event its
+ * CONNECT_REQUEST), with a QP if the listener came from dr_cm_create_ep()
+ * with QP attributes. @return 0 or -errno (-EINVAL: not a synchronous
+ * listener).
+ */
+int dr_cm_get_request(struct dr_cm_id *listen, struct dr_cm_id **id);
+
+/**
+ * rdma_getaddrinfo(3): @p node (an IPv4 address or a name; NULL with
+ * DR_CM_RAI_PASSIVE: any) and @p service (a port number) as an address
+ * pair for @p hints->ai_port_space (default DR_CM_PS_TCP). Free it with
+ * dr_cm_freeaddrinfo(). @return 0, -EINVAL (a service that is not a
+ * port), -EADDRNOTAVAIL (a name that does not resolve), -EAFNOSUPPORT,
+ * -EPROTONOSUPPORT, -ENOMEM.
+ */
+int dr_cm_getaddrinfo(const char *node, const char *service, const struct dr_cm_addrinfo *hints,
+		      struct dr_cm_addrinfo **res);
+/** rdma_freeaddrinfo(3). */
+void dr_cm_freeaddrinfo(struct dr_cm_addrinfo *res);
+
+/**
+ * rdma_create_ep(3): a synchronous id for @p res. Passive (RAI_PASSIVE):
+ * bound to its source (then dr_cm_listen(), dr_cm_get_request()); with
+ * @p qp_init_attr, every request's id gets a QP of them on @p pd. Active:
+ * its address and route resolved, and with @p qp_init_attr its QP.
+ * @return 0 or -errno.
+ */
+int dr_cm_create_ep(struct dr_cm_id **id, const struct dr_cm_addrinfo *res, struct dr_pd *pd,
+		    struct dr_qp_init_attr *qp_init_attr);
+/** rdma_destroy_ep(3): its QP (and the CQs made for it), then the id. */
+void dr_cm_destroy_ep(struct dr_cm_id *id);
 
 /**
  * rdma_get_cm_event(3): the next event of @channel (blocking; with

@@ -40,6 +40,13 @@ struct dr_cm_sidr {
 	uint8_t out[DR_MAD_SIZE];
 };
 
+/* A SIDR_REQ of a peer's, given to the owner and not answered yet (ib_cm's remote SIDR table). */
+struct dr_cm_sidr_in {
+	bool used;
+	uint32_t request_id;
+	struct dr_cm_peer peer;
+};
+
 #define SLOT_INDEX_BITS 16
 #define SLOT_INDEX_MASK ((1u << SLOT_INDEX_BITS) - 1)
 
@@ -164,7 +171,9 @@ dr_cm_agent_init(struct dr_cm_agent *a, uint32_t max_conns, uint32_t max_listene
 	a->used = calloc(max_conns, sizeof(*a->used));
 	a->listeners = calloc(max_listeners, sizeof(*a->listeners));
 	a->sidr = calloc(max_sidr, sizeof(*a->sidr));
-	if (a->slots == NULL || a->free_slots == NULL || a->used == NULL || a->listeners == NULL || a->sidr == NULL) {
+	a->sidr_in = calloc(max_sidr, sizeof(*a->sidr_in));
+	if (a->slots == NULL || a->free_slots == NULL || a->used == NULL || a->listeners == NULL || a->sidr == NULL ||
+	    a->sidr_in == NULL) {
 		dr_cm_agent_fini(a);
 		return -ENOMEM;
 	}
@@ -191,11 +200,13 @@ dr_cm_agent_fini(struct dr_cm_agent *a)
 	free(a->used);
 	free(a->listeners);
 	free(a->sidr);
+	free(a->sidr_in);
 	a->slots = NULL;
 	a->free_slots = NULL;
 	a->used = NULL;
 	a->listeners = NULL;
 	a->sidr = NULL;
+	a->sidr_in = NULL;
 	a->nb_free = 0;
 	a->nb_used = 0;
 }
@@ -416,16 +427,51 @@ sidr_by_id(struct dr_cm_agent *a, uint32_t request_id, const struct dr_cm_peer *
 	return NULL;
 }
 
+static struct dr_cm_sidr_in *
+sidr_in_of(struct dr_cm_agent *a, uint32_t request_id, const struct dr_cm_peer *from)
+{
+	for (uint32_t i = 0; i < a->max_sidr; i++) {
+		struct dr_cm_sidr_in *r = &a->sidr_in[i];
+
+		if (r->used && r->request_id == request_id && memcmp(r->peer.gid, from->gid, 16) == 0)
+			return r;
+	}
+	return NULL;
+}
+
+/*
+ * IBA 12.11.1: a SIDR_REQ for a listener goes to its owner once; the
+ * requester's resends while the owner has not answered are dropped (ib_cm
+ * does so by Request ID and port GID). Past max_sidr such requests at once,
+ * the service refuses (SIDR_REP "rejected"): the state stays bounded.
+ */
 static void
 rx_sidr_req(struct dr_cm_agent *a, const struct dr_cm_peer *from, const uint8_t *mad)
 {
 	struct dr_cm_listener *l = listener_of(a, dr_mad_get(mad, DR_CM_SIDR_REQ_SERVICE_ID));
+	uint32_t rid = (uint32_t)dr_mad_get(mad, DR_CM_SIDR_REQ_REQUEST_ID);
+	struct dr_cm_sidr_in *r = NULL;
 
 	if (l == NULL) {
 		a->stats.rx_unmatched++;
 		(void)dr_cm_agent_sidr_rep(a, from, mad, DR_CM_SIDR_UNSUPPORTED, 0, 0, NULL, 0);
 		return;
 	}
+	if (sidr_in_of(a, rid, from) != NULL) {
+		a->stats.rx_dup++;
+		return;
+	}
+	for (uint32_t i = 0; i < a->max_sidr && r == NULL; i++)
+		if (!a->sidr_in[i].used)
+			r = &a->sidr_in[i];
+	if (r == NULL) {
+		a->stats.busy++;
+		(void)dr_cm_agent_sidr_rep(a, from, mad, DR_CM_SIDR_REJECT, 0, 0, NULL, 0);
+		return;
+	}
+	r->used = true;
+	r->request_id = rid;
+	r->peer = *from;
 	a->ops->sidr_req(a->owner, l->user, from, mad);
 }
 
@@ -563,6 +609,7 @@ dr_cm_agent_sidr_rep(struct dr_cm_agent *a, const struct dr_cm_peer *to, const u
 		     uint32_t qpn, uint32_t qkey, const uint8_t *pdata, uint8_t len)
 {
 	uint8_t out[DR_MAD_SIZE];
+	struct dr_cm_sidr_in *in;
 
 	if (qpn > 0xFFFFFF)
 		return -EINVAL;
@@ -577,6 +624,9 @@ dr_cm_agent_sidr_rep(struct dr_cm_agent *a, const struct dr_cm_peer *to, const u
 	}
 	if (dr_cm_msg_pdata(out, DR_CM_ATTR_SIDR_REP, pdata, len) != 0)
 		return -EINVAL;
+	in = sidr_in_of(a, (uint32_t)dr_mad_get(req, DR_CM_SIDR_REQ_REQUEST_ID), to);
+	if (in != NULL)
+		in->used = false;       /* answered: a later resend is a new request (as ib_cm) */
 	send_raw(a, to, out);
 	return 0;
 }

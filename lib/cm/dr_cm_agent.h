@@ -51,6 +51,7 @@ struct dr_cm_agent_stats {
 	uint64_t rej_sent;
 	uint64_t rej_rcvd;
 	uint64_t timeouts;           /**< REQ, REP, DREQ and SIDR_REQ given up */
+	uint64_t busy;               /**< SIDR_REQs refused: max_sidr unanswered already */
 	uint64_t conns;              /**< connection slots in use (time wait included) */
 };
 
@@ -66,7 +67,8 @@ struct dr_cm_agent_ops {
 	void (*req)(void *owner, void *listener, const struct dr_cm_peer *from, const uint8_t *mad);
 	/** Event @ev of connection @c (its cookie: dr_cm_agent_user()). */
 	void (*event)(void *owner, struct dr_cm_conn *c, enum dr_cm_conn_event ev, const uint8_t *mad);
-	/** A SIDR_REQ for the listener @listener: answer with dr_cm_agent_sidr_rep(). */
+	/** A SIDR_REQ for the listener @listener: answer with dr_cm_agent_sidr_rep()
+	 *  (now or later; until then the requester's resends are dropped). */
 	void (*sidr_req)(void *owner, void *listener, const struct dr_cm_peer *from, const uint8_t *mad);
 	/** The SIDR_REP to our request @user, or NULL when it timed out. */
 	void (*sidr_rep)(void *owner, void *user, const uint8_t *mad);
@@ -75,6 +77,7 @@ struct dr_cm_agent_ops {
 struct dr_cm_slot;
 struct dr_cm_listener;
 struct dr_cm_sidr;
+struct dr_cm_sidr_in;
 
 /** An agent; its fields are its own. */
 struct dr_cm_agent {
@@ -92,6 +95,7 @@ struct dr_cm_agent {
 	struct dr_cm_listener *listeners;
 	uint32_t max_sidr;
 	struct dr_cm_sidr *sidr;
+	struct dr_cm_sidr_in *sidr_in; /**< the peers' SIDR_REQs not answered yet (max_sidr) */
 	uint32_t sidr_seq;
 	uint64_t tid_seq;
 	bool req_taken;               /**< inside ops->req: the owner took the REQ */
@@ -101,7 +105,7 @@ struct dr_cm_agent {
 
 /**
  * Set up @a for @max_conns connections, @max_listeners listeners and
- * @max_sidr SIDR requests outstanding; comm IDs mixed with @seed.
+ * @max_sidr SIDR requests outstanding each way; comm IDs mixed with @seed.
  * 0, -EINVAL or -ENOMEM.
  */
 int dr_cm_agent_init(struct dr_cm_agent *a, uint32_t max_conns, uint32_t max_listeners, uint32_t max_sidr,

@@ -31,8 +31,8 @@ dr_cm_channel_impl(struct dr_cm_event_channel *ch)
 	return (struct dr_cm_channel_impl *)ch;
 }
 
-struct dr_cm_event_channel *
-dr_cm_create_event_channel(void)
+struct dr_cm_channel_impl *
+dr_cm_channel_new(void)
 {
 	struct dr_cm_channel_impl *ch = calloc(1, sizeof(*ch));
 
@@ -47,7 +47,29 @@ dr_cm_create_event_channel(void)
 	}
 	pthread_mutex_init(&ch->lock, NULL);
 	TAILQ_INIT(&ch->queue);
-	return &ch->pub;
+	return ch;
+}
+
+void
+dr_cm_channel_free(struct dr_cm_channel_impl *ch)
+{
+	struct dr_cm_ev_node *n;
+
+	while ((n = TAILQ_FIRST(&ch->queue)) != NULL) {
+		TAILQ_REMOVE(&ch->queue, n, link);
+		free(n);
+	}
+	close(ch->pub.fd);
+	pthread_mutex_destroy(&ch->lock);
+	free(ch);
+}
+
+struct dr_cm_event_channel *
+dr_cm_create_event_channel(void)
+{
+	struct dr_cm_channel_impl *ch = dr_cm_channel_new();
+
+	return ch != NULL ? &ch->pub : NULL;
 }
 
 int
@@ -60,9 +82,7 @@ dr_cm_destroy_event_channel(struct dr_cm_event_channel *pub)
 	ch = dr_cm_channel_impl(pub);
 	if (ch->ids != 0)
 		return -EBUSY;
-	close(pub->fd);
-	pthread_mutex_destroy(&ch->lock);
-	free(ch);
+	dr_cm_channel_free(ch);
 	return 0;
 }
 
@@ -73,10 +93,21 @@ dr_cm_id_new(struct dr_cm_channel_impl *ch, void *context, uint16_t ps)
 
 	if (id == NULL)
 		return NULL;
+	if (ch == NULL) {
+		/* rdma_create_id(3) without a channel: synchronous, its events its own */
+		ch = dr_cm_channel_new();
+		if (ch == NULL) {
+			free(id);
+			return NULL;
+		}
+		id->sync = true;
+	} else {
+		id->pub.channel = &ch->pub;
+	}
 	id->ch = ch;
-	id->pub.channel = &ch->pub;
 	id->pub.context = context;
 	id->pub.ps = ps;
+	id->pub.qp_type = ps == DR_CM_PS_UDP ? DR_QPT_UD : DR_QPT_RC;
 	pthread_mutex_lock(&ch->lock);
 	ch->ids++;
 	pthread_mutex_unlock(&ch->lock);
@@ -86,10 +117,60 @@ dr_cm_id_new(struct dr_cm_channel_impl *ch, void *context, uint16_t ps)
 void
 dr_cm_id_free(struct dr_cm_id_impl *id)
 {
-	pthread_mutex_lock(&id->ch->lock);
-	id->ch->ids--;
-	pthread_mutex_unlock(&id->ch->lock);
+	if (id->sync) {
+		dr_cm_channel_free(id->ch);
+	} else {
+		pthread_mutex_lock(&id->ch->lock);
+		id->ch->ids--;
+		pthread_mutex_unlock(&id->ch->lock);
+	}
 	free(id);
+}
+
+static struct dr_cm_ev_node *
+post_node(struct dr_cm_id_impl *id, enum dr_cm_event_type type, int status, struct dr_cm_id_impl *listen_id)
+{
+	struct dr_cm_ev_node *n = calloc(1, sizeof(*n));
+
+	if (n == NULL) {
+		DR_LOG(cm, ERR, "event %s lost: no memory", dr_cm_event_str(type));
+		return NULL;
+	}
+	n->owner = id;
+	n->ev.id = &id->pub;
+	n->ev.listen_id = listen_id != NULL ? &listen_id->pub : NULL;
+	n->ev.event = type;
+	n->ev.status = status;
+	return n;
+}
+
+/* Copy @pdata into @n: where the event's private data points. */
+static const void *
+post_pdata(struct dr_cm_ev_node *n, unsigned int *len, const uint8_t *pdata)
+{
+	if (*len > DR_CM_EV_PDATA_MAX)
+		*len = DR_CM_EV_PDATA_MAX;
+	if (*len == 0 || pdata == NULL) {
+		*len = 0;
+		return NULL;
+	}
+	memcpy(n->pdata, pdata, *len);
+	return n->pdata;
+}
+
+static void
+post_queue(struct dr_cm_ev_node *n)
+{
+	/* a CONNECT_REQUEST goes where the listener's consumer waits */
+	struct dr_cm_channel_impl *ch = n->ev.event == DR_CM_EVENT_CONNECT_REQUEST && n->ev.listen_id != NULL ?
+					dr_cm_id_impl(n->ev.listen_id)->ch : n->owner->ch;
+	uint64_t one = 1;
+
+	pthread_mutex_lock(&ch->lock);
+	TAILQ_INSERT_TAIL(&ch->queue, n, link);
+	pthread_mutex_unlock(&ch->lock);
+	if (write(ch->pub.fd, &one, sizeof(one)) != sizeof(one))
+		DR_LOG(cm, ERR, "event channel: eventfd write: %s", strerror(errno));
 }
 
 void
@@ -97,35 +178,31 @@ dr_cm_event_post(struct dr_cm_id_impl *id, enum dr_cm_event_type type, int statu
 		 const struct dr_cm_conn_param *cp, unsigned int pdata_len, const uint8_t *pdata,
 		 struct dr_cm_id_impl *listen_id)
 {
-	struct dr_cm_ev_node *n = calloc(1, sizeof(*n));
-	uint64_t one = 1;
+	struct dr_cm_ev_node *n = post_node(id, type, status, listen_id);
 
-	if (n == NULL) {
-		DR_LOG(cm, ERR, "event %s lost: no memory", dr_cm_event_str(type));
+	if (n == NULL)
 		return;
-	}
-	n->owner = id;
-	n->ev.id = &id->pub;
-	n->ev.listen_id = listen_id != NULL ? &listen_id->pub : NULL;
-	n->ev.event = type;
-	n->ev.status = status;
 	if (cp != NULL)
-		n->ev.conn = *cp;
-	if (pdata_len > DR_CM_EV_PDATA_MAX)
-		pdata_len = DR_CM_EV_PDATA_MAX;
-	if (pdata_len > 0 && pdata != NULL) {
-		memcpy(n->pdata, pdata, pdata_len);
-		n->ev.conn.private_data = n->pdata;
-		n->ev.conn.private_data_len = (uint8_t)pdata_len;
-	} else {
-		n->ev.conn.private_data = NULL;
-		n->ev.conn.private_data_len = 0;
-	}
-	pthread_mutex_lock(&id->ch->lock);
-	TAILQ_INSERT_TAIL(&id->ch->queue, n, link);
-	pthread_mutex_unlock(&id->ch->lock);
-	if (write(id->ch->pub.fd, &one, sizeof(one)) != sizeof(one))
-		DR_LOG(cm, ERR, "event channel: eventfd write: %s", strerror(errno));
+		n->ev.param.conn = *cp;
+	n->ev.param.conn.private_data = post_pdata(n, &pdata_len, pdata);
+	n->ev.param.conn.private_data_len = (uint8_t)pdata_len;
+	post_queue(n);
+}
+
+void
+dr_cm_event_post_ud(struct dr_cm_id_impl *id, enum dr_cm_event_type type, int status,
+		    const struct dr_cm_ud_param *ud, unsigned int pdata_len, const uint8_t *pdata,
+		    struct dr_cm_id_impl *listen_id)
+{
+	struct dr_cm_ev_node *n = post_node(id, type, status, listen_id);
+
+	if (n == NULL)
+		return;
+	if (ud != NULL)
+		n->ev.param.ud = *ud;
+	n->ev.param.ud.private_data = post_pdata(n, &pdata_len, pdata);
+	n->ev.param.ud.private_data_len = (uint8_t)pdata_len;
+	post_queue(n);
 }
 
 bool
@@ -135,7 +212,7 @@ dr_cm_event_pending(struct dr_cm_id_impl *id)
 	bool pending;
 
 	pthread_mutex_lock(&id->ch->lock);
-	pending = id->unacked != 0;
+	pending = __atomic_load_n(&id->unacked, __ATOMIC_ACQUIRE) != 0;
 	/* a listener's queued CONNECT_REQUEST names it, and brings a new id only the application may take */
 	TAILQ_FOREACH(n, &id->ch->queue, link)
 		if (n->ev.listen_id == &id->pub)
@@ -181,17 +258,10 @@ drive_inline(void)
 }
 
 int
-dr_cm_get_cm_event(struct dr_cm_event_channel *pub, struct dr_cm_event **event)
+dr_cm_event_get(struct dr_cm_channel_impl *ch, bool nonblock, struct dr_cm_event **event)
 {
-	struct dr_cm_channel_impl *ch;
-	bool nonblock;
-
-	if (pub == NULL || event == NULL)
-		return -EINVAL;
-	ch = dr_cm_channel_impl(pub);
-	nonblock = (fcntl(pub->fd, F_GETFL) & O_NONBLOCK) != 0;
 	for (;;) {
-		struct pollfd p = { .fd = pub->fd, .events = POLLIN };
+		struct pollfd p = { .fd = ch->pub.fd, .events = POLLIN };
 		struct dr_cm_ev_node *n;
 		bool inl = drive_inline();
 		uint64_t v;
@@ -200,10 +270,10 @@ dr_cm_get_cm_event(struct dr_cm_event_channel *pub, struct dr_cm_event **event)
 		n = TAILQ_FIRST(&ch->queue);
 		if (n != NULL) {
 			TAILQ_REMOVE(&ch->queue, n, link);
-			(void)!read(pub->fd, &v, sizeof(v));
-			n->owner->unacked++;
+			(void)!read(ch->pub.fd, &v, sizeof(v));
+			__atomic_fetch_add(&n->owner->unacked, 1, __ATOMIC_ACQ_REL);
 			if (n->ev.event == DR_CM_EVENT_CONNECT_REQUEST && n->ev.listen_id != NULL)
-				dr_cm_id_impl(n->ev.listen_id)->unacked++;
+				__atomic_fetch_add(&dr_cm_id_impl(n->ev.listen_id)->unacked, 1, __ATOMIC_ACQ_REL);
 		}
 		pthread_mutex_unlock(&ch->lock);
 		if (n != NULL) {
@@ -218,17 +288,23 @@ dr_cm_get_cm_event(struct dr_cm_event_channel *pub, struct dr_cm_event **event)
 }
 
 int
+dr_cm_get_cm_event(struct dr_cm_event_channel *pub, struct dr_cm_event **event)
+{
+	if (pub == NULL || event == NULL)
+		return -EINVAL;
+	return dr_cm_event_get(dr_cm_channel_impl(pub), (fcntl(pub->fd, F_GETFL) & O_NONBLOCK) != 0, event);
+}
+
+int
 dr_cm_ack_cm_event(struct dr_cm_event *ev)
 {
 	struct dr_cm_ev_node *n = (struct dr_cm_ev_node *)ev;
 
 	if (ev == NULL)
 		return -EINVAL;
-	pthread_mutex_lock(&n->owner->ch->lock);
-	n->owner->unacked--;
+	__atomic_fetch_sub(&n->owner->unacked, 1, __ATOMIC_ACQ_REL);
 	if (ev->event == DR_CM_EVENT_CONNECT_REQUEST && ev->listen_id != NULL)
-		dr_cm_id_impl(ev->listen_id)->unacked--;
-	pthread_mutex_unlock(&n->owner->ch->lock);
+		__atomic_fetch_sub(&dr_cm_id_impl(ev->listen_id)->unacked, 1, __ATOMIC_ACQ_REL);
 	free(n);
 	return 0;
 }

@@ -3,11 +3,12 @@
  */
 
 /*
- * The rdma_cm-shaped API (include/dr_cm.h): ids, their QPs and addresses,
- * over each context's CM service (dr_cm_svc.h). An id's connection is a
- * dr_cm_conn of its context's agent; the agent's events become the id's,
- * queued on its channel (dr_cm_event.c). Everything of an id bound to a
- * context happens under that context's service lock.
+ * The rdma_cm-shaped API (include/dr_cm.h): ids, their addresses and QPs,
+ * and the calls that differ by port space handed to dr_cm_rc.c (PS_TCP:
+ * a connection of the context's agent) or dr_cm_ud.c (PS_UDP: service ID
+ * resolution). An id's events are queued on its channel (dr_cm_event.c);
+ * a synchronous id's calls wait for theirs (dr_cm_sync.c). Everything of
+ * an id bound to a context happens under that context's service lock.
  */
 
 #include <arpa/inet.h>
@@ -26,13 +27,10 @@
 /* What Linux's rdma_cm puts in a RoCE REQ (test/vectors/rdmacm_rping.pcap) */
 #define CM_RESPONSE_TIMEOUT 20   /* 4.096 us * 2^20: 4.3 s */
 #define CM_MAX_RETRIES 15
-#define CM_ACK_TIMEOUT 19        /* the path's local ACK timeout */
 #define CM_PACKET_LIFETIME 16
 #define CM_MRA_TIMEOUT 24
-#define CM_HOP_LIMIT 64
-#define CM_MIN_RNR_TIMER 12      /* 0.64 ms: what librdmacm's qp attributes default to */
 
-static const struct dr_cm_timing cm_timing = {
+const struct dr_cm_timing dr_cm_timing = {
 	.peer_response_timeout = CM_RESPONSE_TIMEOUT, .local_response_timeout = CM_RESPONSE_TIMEOUT,
 	.packet_lifetime = CM_PACKET_LIFETIME, .max_retries = CM_MAX_RETRIES,
 	.mra_service_timeout = CM_MRA_TIMEOUT,
@@ -121,8 +119,11 @@ dr_cm_bind_addr(struct dr_cm_id *pub, const struct sockaddr *addr)
 	struct dr_context *ctx;
 	uint32_t ip;
 	uint16_t port;
-	int ret = v4_of(addr, &ip, &port);
+	int ret;
 
+	if (pub == NULL)
+		return -EINVAL;
+	ret = v4_of(addr, &ip, &port);
 	if (ret != 0)
 		return ret;
 	if (pub->verbs != NULL)
@@ -145,6 +146,8 @@ dr_cm_resolve_addr(struct dr_cm_id *pub, const struct sockaddr *src, const struc
 	int ret;
 
 	(void)timeout_ms;       /* the neighbour is resolved by the first frame to it */
+	if (pub == NULL)
+		return -EINVAL;
 	ret = v4_of(dst, &ip, &port);
 	if (ret != 0)
 		return ret;
@@ -166,7 +169,7 @@ dr_cm_resolve_addr(struct dr_cm_id *pub, const struct sockaddr *src, const struc
 	sin_set(&pub->route.dst_addr, ip, port);
 	gid_v4(&pub->route.dgid, ip);
 	dr_cm_event_post(id, DR_CM_EVENT_ADDR_RESOLVED, 0, NULL, 0, NULL, NULL);
-	return 0;
+	return id->sync ? dr_cm_sync_wait(id, DR_CM_EVENT_ADDR_RESOLVED) : 0;
 }
 
 int
@@ -175,23 +178,108 @@ dr_cm_resolve_route(struct dr_cm_id *pub, int timeout_ms)
 	struct dr_cm_id_impl *id = dr_cm_id_impl(pub);
 
 	(void)timeout_ms;       /* one path: the GIDs and the context's active MTU */
-	if (pub->verbs == NULL || pub->route.dst_addr.ss_family != AF_INET)
+	if (pub == NULL || pub->verbs == NULL || pub->route.dst_addr.ss_family != AF_INET)
 		return -EINVAL;
 	dr_cm_event_post(id, DR_CM_EVENT_ROUTE_RESOLVED, 0, NULL, 0, NULL, NULL);
-	return 0;
+	return id->sync ? dr_cm_sync_wait(id, DR_CM_EVENT_ROUTE_RESOLVED) : 0;
+}
+
+void
+dr_cm_id_ip_pdata(struct dr_cm_id_impl *id, uint8_t *pdata, const void *app, uint8_t len)
+{
+	const struct sockaddr_in *src = (const struct sockaddr_in *)&id->pub.route.src_addr;
+	const struct sockaddr_in *dst = (const struct sockaddr_in *)&id->pub.route.dst_addr;
+	struct dr_cm_ip_hdr h = { .ip_version = 4 };
+
+	/* Annex A11.6.1: the IP addressing header, then the application's bytes */
+	h.src_port = ntohs(src->sin_port) != 0 ? ntohs(src->sin_port) : (uint16_t)(0xC000 | (rte_rand() & 0x3FFF));
+	memcpy(&h.src_addr[12], &src->sin_addr.s_addr, 4);
+	memcpy(&h.dst_addr[12], &dst->sin_addr.s_addr, 4);
+	dr_cm_ip_hdr_pack(&h, pdata);
+	if (len > 0)
+		memcpy(pdata + DR_CM_IP_HDR_LEN, app, len);
+}
+
+struct dr_cm_id_impl *
+dr_cm_id_passive(struct dr_cm_svc *s, struct dr_cm_id_impl *l, const struct dr_cm_peer *from,
+		 const uint8_t *ip_pdata)
+{
+	struct dr_cm_id_impl *id;
+	struct dr_cm_ip_hdr h;
+	uint32_t sip, dip;
+
+	/* A11.6.1: a request without the header (or not IPv4, this version) is for no IP service */
+	if (dr_cm_ip_hdr_unpack(ip_pdata, &h) != 0 || h.ip_version != 4)
+		return NULL;
+	/* rdma_get_request(3): a synchronous listener's ids are synchronous */
+	id = dr_cm_id_new(l->sync ? NULL : l->ch, l->pub.context, l->pub.ps);
+	if (id == NULL)
+		return NULL;
+	if (bind_ctx(id, s->ctx) != 0) {
+		dr_cm_id_free(id);
+		return NULL;
+	}
+	memcpy(&sip, &h.src_addr[12], 4);
+	memcpy(&dip, &h.dst_addr[12], 4);
+	sin_set(&id->pub.route.src_addr, dip, ntohs(((struct sockaddr_in *)&l->pub.route.src_addr)->sin_port));
+	sin_set(&id->pub.route.dst_addr, sip, h.src_port);
+	memcpy(id->pub.route.dgid.raw, from->gid, 16);
+	return id;
 }
 
 /* ---- QPs --------------------------------------------------------------------- */
 
+/* librdmacm's ucma_create_cqs(): a CQ with a channel of its own for each queue not given one. */
+static int
+make_cqs(struct dr_cm_id *pub, struct dr_qp_init_attr *ia)
+{
+	if (ia->recv_cq == NULL) {
+		pub->recv_cq_channel = dr_create_comp_channel(pub->verbs);
+		if (pub->recv_cq_channel == NULL)
+			return -errno;
+		pub->recv_cq = dr_create_cq(pub->verbs, (int)RTE_MAX(ia->cap.max_recv_wr, 1u), pub,
+					    pub->recv_cq_channel, 0);
+		if (pub->recv_cq == NULL)
+			return -errno;
+		ia->recv_cq = pub->recv_cq;
+	}
+	if (ia->send_cq == NULL) {
+		pub->send_cq_channel = dr_create_comp_channel(pub->verbs);
+		if (pub->send_cq_channel == NULL)
+			return -errno;
+		pub->send_cq = dr_create_cq(pub->verbs, (int)RTE_MAX(ia->cap.max_send_wr, 1u), pub,
+					    pub->send_cq_channel, 0);
+		if (pub->send_cq == NULL)
+			return -errno;
+		ia->send_cq = pub->send_cq;
+	}
+	return 0;
+}
+
+static void
+free_cqs(struct dr_cm_id *pub)
+{
+	if (pub->send_cq != NULL && dr_destroy_cq(pub->send_cq) == 0)
+		pub->send_cq = NULL;
+	if (pub->send_cq_channel != NULL && dr_destroy_comp_channel(pub->send_cq_channel) == 0)
+		pub->send_cq_channel = NULL;
+	if (pub->recv_cq != NULL && dr_destroy_cq(pub->recv_cq) == 0)
+		pub->recv_cq = NULL;
+	if (pub->recv_cq_channel != NULL && dr_destroy_comp_channel(pub->recv_cq_channel) == 0)
+		pub->recv_cq_channel = NULL;
+}
+
 int
-dr_cm_create_qp(struct dr_cm_id *pub, struct dr_pd *pd, struct dr_qp_init_attr *ia)
+dr_cm_create_qp(struct dr_cm_id *pub, struct dr_pd *pd, struct dr_qp_init_attr *qp_init_attr)
 {
 	struct dr_cm_id_impl *id = dr_cm_id_impl(pub);
+	struct dr_qp_init_attr ia;
 	struct dr_qp_attr a;
 	struct dr_qp *qp;
 	int ret;
 
-	if (pub->verbs == NULL || pub->qp != NULL || ia == NULL || ia->qp_type != DR_QPT_RC)
+	if (pub == NULL || pub->verbs == NULL || pub->qp != NULL || qp_init_attr == NULL ||
+	    qp_init_attr->qp_type != pub->qp_type)
 		return -EINVAL;
 	if (pd == NULL) {
 		if (id->own_pd == NULL && (id->own_pd = dr_alloc_pd(pub->verbs)) == NULL)
@@ -200,69 +288,55 @@ dr_cm_create_qp(struct dr_cm_id *pub, struct dr_pd *pd, struct dr_qp_init_attr *
 	}
 	if (pd->context != pub->verbs)
 		return -EINVAL;
-	qp = dr_create_qp(pd, ia);
-	if (qp == NULL)
-		return -errno;
-	/* rdma_create_qp(3): INIT at once, the rights rdma_cm gives a connected QP */
-	memset(&a, 0, sizeof(a));
-	a.qp_state = DR_QPS_INIT;
-	a.pkey_index = 0;
-	a.port_num = 1;
-	a.qp_access_flags = DR_ACCESS_LOCAL_WRITE | DR_ACCESS_REMOTE_WRITE | DR_ACCESS_REMOTE_READ |
-			    DR_ACCESS_REMOTE_ATOMIC;
-	ret = dr_modify_qp(qp, &a, DR_QP_STATE | DR_QP_PKEY_INDEX | DR_QP_PORT | DR_QP_ACCESS_FLAGS);
+	ia = *qp_init_attr;
+	ret = make_cqs(pub, &ia);
 	if (ret != 0) {
-		(void)dr_destroy_qp(qp);
+		free_cqs(pub);
+		return ret;
+	}
+	qp = dr_create_qp(pd, &ia);
+	if (qp == NULL) {
+		ret = -errno;
+		free_cqs(pub);
 		return ret;
 	}
 	pub->qp = qp;
 	pub->pd = pd;
+	if (pub->qp_type == DR_QPT_UD) {
+		ret = dr_cm_ud_qp_ready(id);
+	} else {
+		/* rdma_create_qp(3): INIT at once, the rights rdma_cm gives a connected QP */
+		memset(&a, 0, sizeof(a));
+		a.qp_state = DR_QPS_INIT;
+		a.pkey_index = 0;
+		a.port_num = 1;
+		a.qp_access_flags = DR_ACCESS_LOCAL_WRITE | DR_ACCESS_REMOTE_WRITE | DR_ACCESS_REMOTE_READ |
+				    DR_ACCESS_REMOTE_ATOMIC;
+		ret = dr_modify_qp(qp, &a, DR_QP_STATE | DR_QP_PKEY_INDEX | DR_QP_PORT | DR_QP_ACCESS_FLAGS);
+	}
+	if (ret != 0) {
+		(void)dr_destroy_qp(qp);
+		pub->qp = NULL;
+		free_cqs(pub);
+		return ret;
+	}
+	*qp_init_attr = ia;     /* rdma_create_qp(3) returns the CQs it made and the caps the QP has */
 	return 0;
 }
 
 void
 dr_cm_destroy_qp(struct dr_cm_id *pub)
 {
+	if (pub == NULL)
+		return;
 	if (pub->qp != NULL && dr_destroy_qp(pub->qp) == 0)
 		pub->qp = NULL;
+	if (pub->qp == NULL)
+		free_cqs(pub);
 }
 
-/* RTR then RTS (IBA 10.3: what the CM exchanged), as rdma_cm's cma_modify_qp_rtr/rts(). */
-static int
-qp_connect(struct dr_cm_id_impl *id, uint32_t dest_qpn, uint32_t rq_psn, uint32_t sq_psn, uint8_t mtu,
-	   uint8_t dest_rd_atomic, uint8_t rd_atomic, uint8_t retry, uint8_t rnr_retry, uint8_t timeout)
-{
-	struct dr_qp_attr a;
-	int ret;
-
-	memset(&a, 0, sizeof(a));
-	a.qp_state = DR_QPS_RTR;
-	a.path_mtu = (enum dr_mtu)mtu;
-	a.dest_qp_num = dest_qpn;
-	a.rq_psn = rq_psn;
-	a.max_dest_rd_atomic = dest_rd_atomic;
-	a.min_rnr_timer = CM_MIN_RNR_TIMER;
-	a.ah_attr.is_global = 1;
-	a.ah_attr.port_num = 1;
-	a.ah_attr.grh.dgid = id->pub.route.dgid;
-	a.ah_attr.grh.sgid_index = id->pub.route.sgid_index;
-	a.ah_attr.grh.hop_limit = CM_HOP_LIMIT;
-	ret = dr_modify_qp(id->pub.qp, &a, DR_QP_STATE | DR_QP_AV | DR_QP_PATH_MTU | DR_QP_DEST_QPN |
-			   DR_QP_RQ_PSN | DR_QP_MAX_DEST_RD_ATOMIC | DR_QP_MIN_RNR_TIMER);
-	if (ret != 0)
-		return ret;
-	a.qp_state = DR_QPS_RTS;
-	a.sq_psn = sq_psn;
-	a.timeout = timeout;
-	a.retry_cnt = retry;
-	a.rnr_retry = rnr_retry;
-	a.max_rd_atomic = rd_atomic;
-	return dr_modify_qp(id->pub.qp, &a, DR_QP_STATE | DR_QP_SQ_PSN | DR_QP_TIMEOUT | DR_QP_RETRY_CNT |
-			    DR_QP_RNR_RETRY | DR_QP_MAX_QP_RD_ATOMIC);
-}
-
-static void
-qp_error(struct dr_cm_id_impl *id)
+void
+dr_cm_id_qp_error(struct dr_cm_id_impl *id)
 {
 	struct dr_qp_attr a = { .qp_state = DR_QPS_ERR };
 
@@ -270,18 +344,19 @@ qp_error(struct dr_cm_id_impl *id)
 		(void)dr_modify_qp(id->pub.qp, &a, DR_QP_STATE);
 }
 
-/* ---- connecting --------------------------------------------------------------- */
+/* ---- the calls, by port space ------------------------------------------------------ */
 
 int
 dr_cm_listen(struct dr_cm_id *pub, int backlog)
 {
 	struct dr_cm_id_impl *id = dr_cm_id_impl(pub);
-	const struct sockaddr_in *src = (const struct sockaddr_in *)&pub->route.src_addr;
+	const struct sockaddr_in *src;
 	int ret;
 
 	(void)backlog;
-	if (pub->verbs == NULL || id->listening || id->conn != NULL)
+	if (pub == NULL || pub->verbs == NULL || id->listening || id->conn != NULL || id->sidr_asking)
 		return -EINVAL;
+	src = (const struct sockaddr_in *)&pub->route.src_addr;
 	id->service_id = dr_cm_ip_service_id(pub->ps, ntohs(src->sin_port));
 	dr_cm_svc_lock(id->svc);
 	ret = dr_cm_agent_listen(&id->svc->agent, id->service_id, id);
@@ -291,277 +366,92 @@ dr_cm_listen(struct dr_cm_id *pub, int backlog)
 	return ret;
 }
 
+/*
+ * librdmacm's rdma_conn_param when the application gives none: no private
+ * data, retry counts 7, responder resources and initiator depth the
+ * device's maxima (ucma_copy_conn_param_to_kern()).
+ */
+static void
+default_param(struct dr_cm_id *pub, struct dr_cm_conn_param *p)
+{
+	struct dr_device_attr da;
+
+	memset(p, 0, sizeof(*p));
+	p->retry_count = 7;
+	p->rnr_retry_count = 7;
+	p->responder_resources = p->initiator_depth = 1;
+	if (pub->verbs != NULL && dr_query_device(pub->verbs, &da) == 0) {
+		p->responder_resources = (uint8_t)RTE_MIN(RTE_MAX(da.max_qp_rd_atom, 1), 255);
+		p->initiator_depth = (uint8_t)RTE_MIN(RTE_MAX(da.max_qp_init_rd_atom, 1), 255);
+	}
+}
+
 int
-dr_cm_connect(struct dr_cm_id *pub, struct dr_cm_conn_param *p)
+dr_cm_connect(struct dr_cm_id *pub, struct dr_cm_conn_param *param)
 {
 	struct dr_cm_id_impl *id = dr_cm_id_impl(pub);
-	const struct sockaddr_in *src = (const struct sockaddr_in *)&pub->route.src_addr;
-	const struct sockaddr_in *dst = (const struct sockaddr_in *)&pub->route.dst_addr;
-	uint8_t pdata[DR_CM_REQ_PDATA_LEN] = { 0 };
-	struct dr_cm_ip_hdr h = { .ip_version = 4 };
-	struct dr_cm_req_param req;
-	struct dr_cm_peer to;
+	struct dr_cm_conn_param def;
+	const struct dr_cm_conn_param *p = param;
 	int ret;
 
-	if (pub->verbs == NULL || pub->qp == NULL || p == NULL || id->conn != NULL || id->listening ||
-	    pub->route.dst_addr.ss_family != AF_INET)
+	if (pub == NULL || pub->verbs == NULL || id->listening || pub->route.dst_addr.ss_family != AF_INET ||
+	    (p != NULL && p->private_data_len > 0 && p->private_data == NULL))
 		return -EINVAL;
-	if (p->private_data_len > DR_CM_REQ_PDATA_LEN - DR_CM_IP_HDR_LEN ||
-	    (p->private_data_len > 0 && p->private_data == NULL))
-		return -EINVAL;
-	/* Annex A11.6.1: the IP addressing header, then the application's bytes */
-	h.src_port = ntohs(src->sin_port) != 0 ? ntohs(src->sin_port) :
-		     (uint16_t)(0xC000 | (rte_rand() & 0x3FFF));
-	memcpy(&h.src_addr[12], &src->sin_addr.s_addr, 4);
-	memcpy(&h.dst_addr[12], &dst->sin_addr.s_addr, 4);
-	dr_cm_ip_hdr_pack(&h, pdata);
-	if (p->private_data_len > 0)
-		memcpy(pdata + DR_CM_IP_HDR_LEN, p->private_data, p->private_data_len);
-	id->local_psn = (uint32_t)rte_rand() & 0xFFFFFF;
-	id->param = *p;
-	memset(&req, 0, sizeof(req));
-	req.service_id = dr_cm_ip_service_id(pub->ps, ntohs(dst->sin_port));
-	req.local_ca_guid = id->svc->agent.ca_guid;
-	req.local_qpn = pub->qp->qp_num;
-	req.responder_resources = p->responder_resources;
-	req.initiator_depth = p->initiator_depth;
-	req.transport = DR_CM_TRANSPORT_RC;
-	req.flow_control = p->flow_control != 0;
-	req.starting_psn = id->local_psn;
-	req.retry_count = p->retry_count & 7;
-	req.pkey = 0xFFFF;
-	req.path_mtu = (uint8_t)pub->route.mtu;
-	req.rnr_retry_count = p->rnr_retry_count & 7;
-	req.srq = p->srq != 0;
-	req.local_lid = req.remote_lid = 0xFFFF;
-	memcpy(req.local_gid, pub->route.sgid.raw, 16);
-	memcpy(req.remote_gid, pub->route.dgid.raw, 16);
-	req.hop_limit = CM_HOP_LIMIT;
-	req.local_ack_timeout = CM_ACK_TIMEOUT;
-	req.pdata = pdata;
-	req.pdata_len = DR_CM_REQ_PDATA_LEN;
-	memcpy(to.gid, pub->route.dgid.raw, 16);
-	dr_cm_svc_lock(id->svc);
-	id->conn = dr_cm_agent_conn_new(&id->svc->agent, &to, &cm_timing, id);
-	if (id->conn == NULL) {
-		ret = -ENOMEM;
-	} else {
-		ret = dr_cm_conn_connect(id->conn, &req, dr_cm_agent_tid(&id->svc->agent), dr_cm_svc_now());
-		if (ret != 0) {
-			dr_cm_agent_conn_release(&id->svc->agent, id->conn, dr_cm_svc_now());
-			id->conn = NULL;
-		}
+	if (p == NULL) {
+		default_param(pub, &def);
+		p = &def;
 	}
-	dr_cm_svc_unlock(id->svc);
+	ret = pub->ps == DR_CM_PS_UDP ? dr_cm_ud_connect(id, p) : dr_cm_rc_connect(id, p);
+	if (ret == 0 && id->sync)
+		ret = dr_cm_sync_wait(id, DR_CM_EVENT_ESTABLISHED);
 	return ret;
 }
 
 int
-dr_cm_accept(struct dr_cm_id *pub, struct dr_cm_conn_param *p)
+dr_cm_accept(struct dr_cm_id *pub, struct dr_cm_conn_param *param)
 {
 	struct dr_cm_id_impl *id = dr_cm_id_impl(pub);
-	struct dr_cm_rep_param rep;
-	uint8_t mtu;
+	struct dr_cm_conn_param def;
+	const struct dr_cm_conn_param *p = param;
 	int ret;
 
-	if (id->conn == NULL || pub->qp == NULL || p == NULL || id->conn->active ||
-	    p->private_data_len > DR_CM_REP_PDATA_LEN || (p->private_data_len > 0 && p->private_data == NULL))
+	if (pub == NULL || (p != NULL && p->private_data_len > 0 && p->private_data == NULL))
 		return -EINVAL;
-	dr_cm_svc_lock(id->svc);
-	if (id->conn->state != DR_CM_REQ_RCVD && id->conn->state != DR_CM_MRA_REQ_SENT) {
-		dr_cm_svc_unlock(id->svc);
-		return -EINVAL;
+	if (p == NULL) {
+		default_param(pub, &def);
+		p = &def;
 	}
-	id->local_psn = (uint32_t)rte_rand() & 0xFFFFFF;
-	mtu = RTE_MIN(id->req.path_mtu, (uint8_t)pub->route.mtu);
-	/* the REQ's Starting PSN is the one we send with, the REP's the one we expect (see on_rep()) */
-	ret = qp_connect(id, id->req.local_qpn, id->local_psn, id->req.starting_psn, mtu,
-			 p->responder_resources, RTE_MIN(p->initiator_depth, id->req.responder_resources),
-			 id->req.retry_count, id->req.rnr_retry_count, id->req.local_ack_timeout);
-	if (ret == 0) {
-		memset(&rep, 0, sizeof(rep));
-		rep.local_qpn = pub->qp->qp_num;
-		rep.starting_psn = id->local_psn;
-		rep.responder_resources = p->responder_resources;
-		rep.initiator_depth = p->initiator_depth;
-		rep.target_ack_delay = 15;
-		rep.flow_control = p->flow_control != 0;
-		rep.rnr_retry_count = p->rnr_retry_count & 7;
-		rep.srq = p->srq != 0;
-		rep.local_ca_guid = id->svc->agent.ca_guid;
-		rep.pdata = p->private_data;
-		rep.pdata_len = p->private_data_len;
-		ret = dr_cm_conn_accept(id->conn, &rep, dr_cm_svc_now());
-	}
-	dr_cm_svc_unlock(id->svc);
+	if (pub->ps == DR_CM_PS_UDP)
+		return dr_cm_ud_accept(id, p);
+	ret = dr_cm_rc_accept(id, p);
+	if (ret == 0 && id->sync)
+		ret = dr_cm_sync_wait(id, DR_CM_EVENT_ESTABLISHED);
 	return ret;
 }
 
 int
-dr_cm_reject(struct dr_cm_id *pub, const void *pdata, uint8_t len)
+dr_cm_reject(struct dr_cm_id *pub, const void *private_data, uint8_t len)
 {
 	struct dr_cm_id_impl *id = dr_cm_id_impl(pub);
-	int ret;
 
-	if (id->conn == NULL)
+	if (pub == NULL || (len > 0 && private_data == NULL))
 		return -EINVAL;
-	dr_cm_svc_lock(id->svc);
-	ret = dr_cm_conn_reject(id->conn, DR_CM_REJ_CONSUMER_DEFINED, pdata, len, dr_cm_svc_now());
-	dr_cm_svc_unlock(id->svc);
-	return ret;
+	return pub->ps == DR_CM_PS_UDP ? dr_cm_ud_reject(id, private_data, len) :
+					 dr_cm_rc_reject(id, private_data, len);
 }
 
 int
 dr_cm_disconnect(struct dr_cm_id *pub)
 {
-	struct dr_cm_id_impl *id = dr_cm_id_impl(pub);
-	int ret;
-
-	if (id->conn == NULL)
-		return -EINVAL;
-	qp_error(id);
-	dr_cm_svc_lock(id->svc);
-	ret = dr_cm_conn_disconnect(id->conn, NULL, 0, dr_cm_svc_now());
-	dr_cm_svc_unlock(id->svc);
-	return ret;
+	if (pub == NULL || pub->ps == DR_CM_PS_UDP)
+		return -EINVAL;     /* rdma_disconnect(3): connected QPs only */
+	return dr_cm_rc_disconnect(dr_cm_id_impl(pub));
 }
 
-/* ---- the agent's calls, with the service locked -------------------------------- */
-
-/* A REQ for listener @l: a new id, CONNECT_REQUEST (rdma_cm's cma_ib_req_handler()). */
-static void
-on_req(struct dr_cm_svc *s, void *listener, const struct dr_cm_peer *from, const uint8_t *mad)
-{
-	struct dr_cm_id_impl *l = listener, *id;
-	struct dr_cm_conn_param cp;
-	struct dr_cm_ip_hdr h;
-	struct dr_cm_req_param req;
-	uint32_t sip, dip;
-
-	dr_cm_req_unpack(mad, &req);
-	if (req.transport != DR_CM_TRANSPORT_RC) {
-		dr_cm_agent_reject_req(&s->agent, DR_CM_REJ_INVALID_TRANSPORT_TYPE);
-		return;
-	}
-	if (dr_cm_ip_hdr_unpack(req.pdata, &h) != 0 || h.ip_version != 4) {
-		dr_cm_agent_reject_req(&s->agent, DR_CM_REJ_CONSUMER_DEFINED);
-		return;
-	}
-	id = dr_cm_id_new(l->ch, l->pub.context, l->pub.ps);
-	if (id == NULL)
-		return;          /* "no resources" */
-	if (bind_ctx(id, s->ctx) != 0) {
-		dr_cm_id_free(id);
-		return;
-	}
-	memcpy(&sip, &h.src_addr[12], 4);
-	memcpy(&dip, &h.dst_addr[12], 4);
-	sin_set(&id->pub.route.src_addr, dip, ntohs(((struct sockaddr_in *)&l->pub.route.src_addr)->sin_port));
-	sin_set(&id->pub.route.dst_addr, sip, h.src_port);
-	memcpy(id->pub.route.dgid.raw, from->gid, 16);
-	id->req = req;
-	id->conn = dr_cm_agent_accept_req(&s->agent, from, mad, &cm_timing, id, dr_cm_svc_now());
-	if (id->conn == NULL) {
-		dr_cm_id_free(id);
-		return;
-	}
-	/* ib_cm's view: what the peer offers, turned to ours */
-	memset(&cp, 0, sizeof(cp));
-	cp.responder_resources = req.initiator_depth;
-	cp.initiator_depth = req.responder_resources;
-	cp.flow_control = req.flow_control;
-	cp.retry_count = req.retry_count;
-	cp.rnr_retry_count = req.rnr_retry_count;
-	cp.srq = req.srq;
-	cp.qp_num = req.local_qpn;
-	dr_cm_event_post(id, DR_CM_EVENT_CONNECT_REQUEST, 0, &cp, DR_CM_REQ_PDATA_LEN - DR_CM_IP_HDR_LEN,
-			 req.pdata + DR_CM_IP_HDR_LEN, l);
-}
-
-/* Active: the REP. RTR, RTS, the RTU, ESTABLISHED (rdma_cm's cma_rep_recv()). */
-static void
-on_rep(struct dr_cm_id_impl *id, struct dr_cm_conn *c, const uint8_t *mad)
-{
-	struct dr_cm_rep_param rep;
-	struct dr_cm_conn_param cp;
-	int ret;
-
-	dr_cm_rep_unpack(mad, &rep);
-	/*
-	 * A message's Starting PSN is the first its receiver sends (Linux ib_cm:
-	 * the REQ's becomes the passive side's sq_psn, the REP's the active
-	 * side's; test_cm_vectors checks it on rping's capture): we expect ours,
-	 * we send with the REP's.
-	 */
-	ret = qp_connect(id, rep.local_qpn, id->local_psn, rep.starting_psn, (uint8_t)id->pub.route.mtu,
-			 id->param.responder_resources, RTE_MIN(id->param.initiator_depth, rep.responder_resources),
-			 id->param.retry_count & 7, rep.rnr_retry_count, CM_ACK_TIMEOUT);
-	if (ret != 0) {
-		DR_LOG(cm, INFO, "REP: the QP could not be readied: %s", strerror(-ret));
-		(void)dr_cm_conn_reject(c, DR_CM_REJ_NO_RESOURCES, NULL, 0, dr_cm_svc_now());
-		dr_cm_event_post(id, DR_CM_EVENT_CONNECT_ERROR, ret, NULL, 0, NULL, NULL);
-		return;
-	}
-	(void)dr_cm_conn_send_rtu(c, NULL, 0, dr_cm_svc_now());
-	memset(&cp, 0, sizeof(cp));
-	cp.responder_resources = rep.initiator_depth;
-	cp.initiator_depth = rep.responder_resources;
-	cp.flow_control = rep.flow_control;
-	cp.rnr_retry_count = rep.rnr_retry_count;
-	cp.srq = rep.srq;
-	cp.qp_num = rep.local_qpn;
-	dr_cm_event_post(id, DR_CM_EVENT_ESTABLISHED, 0, &cp, DR_CM_REP_PDATA_LEN, rep.pdata, NULL);
-}
-
-static void
-on_event(struct dr_cm_svc *s, struct dr_cm_conn *c, enum dr_cm_conn_event ev, const uint8_t *mad)
-{
-	struct dr_cm_id_impl *id = dr_cm_agent_user(c);
-
-	(void)s;
-	if (id == NULL)
-		return;
-	switch (ev) {
-	case DR_CM_EV_REP_RCVD:
-		on_rep(id, c, mad);
-		break;
-	case DR_CM_EV_ESTABLISHED:
-		dr_cm_event_post(id, DR_CM_EVENT_ESTABLISHED, 0, NULL, 0, NULL, NULL);
-		break;
-	case DR_CM_EV_REJ_RCVD:
-		dr_cm_event_post(id, DR_CM_EVENT_REJECTED, (int)dr_mad_get(mad, DR_CM_REJ_REASON), NULL,
-				 DR_CM_REJ_PDATA_LEN, mad + DR_CM_REJ_PDATA_OFF, NULL);
-		qp_error(id);
-		break;
-	case DR_CM_EV_REQ_TIMEOUT:
-	case DR_CM_EV_REP_TIMEOUT:
-		dr_cm_event_post(id, DR_CM_EVENT_UNREACHABLE, -ETIMEDOUT, NULL, 0, NULL, NULL);
-		qp_error(id);
-		break;
-	case DR_CM_EV_DREQ_RCVD:
-		/*
-		 * rdma_cm: DISCONNECTED, the QP to ERR; the DREP when the application
-		 * disconnects. The event first: a completion flushed by the ERR finds
-		 * it queued (the flush may reach the CQ from a worker at once).
-		 */
-		dr_cm_event_post(id, DR_CM_EVENT_DISCONNECTED, 0, NULL, DR_CM_DREQ_PDATA_LEN,
-				 mad + DR_CM_DREQ_PDATA_OFF, NULL);
-		qp_error(id);
-		break;
-	case DR_CM_EV_DREP_RCVD:
-	case DR_CM_EV_DREQ_TIMEOUT:
-		dr_cm_event_post(id, DR_CM_EVENT_DISCONNECTED, 0, NULL, 0, NULL, NULL);
-		break;
-	case DR_CM_EV_TIMEWAIT_EXIT:
-		dr_cm_event_post(id, DR_CM_EVENT_TIMEWAIT_EXIT, 0, NULL, 0, NULL, NULL);
-		break;
-	case DR_CM_EV_MRA_RCVD:
-	default:
-		break;
-	}
-}
-
-const struct dr_cm_svc_ops dr_cm_svc_ops = { .req = on_req, .event = on_event };
+const struct dr_cm_svc_ops dr_cm_svc_ops = {
+	.req = dr_cm_rc_on_req, .event = dr_cm_rc_on_event,
+	.sidr_req = dr_cm_ud_on_sidr_req, .sidr_rep = dr_cm_ud_on_sidr_rep,
+};
 
 /* ---- ids ------------------------------------------------------------------------ */
 
@@ -570,11 +460,11 @@ dr_cm_create_id(struct dr_cm_event_channel *ch, struct dr_cm_id **out, void *con
 {
 	struct dr_cm_id_impl *id;
 
-	if (ch == NULL || out == NULL)
+	if (out == NULL)
 		return -EINVAL;
-	if (ps != DR_CM_PS_TCP)
-		return -EPROTONOSUPPORT;   /* this version: connected QPs (doc/guides/cm.rst) */
-	id = dr_cm_id_new(dr_cm_channel_impl(ch), context, ps);
+	if (ps != DR_CM_PS_TCP && ps != DR_CM_PS_UDP)
+		return -EPROTONOSUPPORT;   /* PS_IB, PS_IPOIB: not on RoCE (doc/guides/cm.rst) */
+	id = dr_cm_id_new(ch != NULL ? dr_cm_channel_impl(ch) : NULL, context, ps);
 	if (id == NULL)
 		return -ENOMEM;
 	*out = &id->pub;
@@ -589,6 +479,10 @@ dr_cm_destroy_id(struct dr_cm_id *pub)
 	if (pub == NULL)
 		return -EINVAL;
 	id = dr_cm_id_impl(pub);
+	if (id->sync && pub->event != NULL) {
+		(void)dr_cm_ack_cm_event(pub->event);   /* a synchronous id's last event is its own */
+		pub->event = NULL;
+	}
 	if (pub->qp != NULL || dr_cm_event_pending(id))
 		return -EBUSY;
 	if (id->svc != NULL) {
@@ -597,6 +491,7 @@ dr_cm_destroy_id(struct dr_cm_id *pub)
 			(void)dr_cm_agent_unlisten(&id->svc->agent, id->service_id);
 		if (id->conn != NULL)
 			dr_cm_agent_conn_release(&id->svc->agent, id->conn, dr_cm_svc_now());
+		dr_cm_ud_release_locked(id);
 		dr_cm_svc_unlock(id->svc);
 	}
 	dr_cm_event_forget(id);

@@ -122,11 +122,12 @@ fail:
 void
 dr_gsi_close(struct dr_gsi *g)
 {
+	/* the QP first: a send still in flight holds its AH (the last DREP often is) */
+	if (g->qp != NULL)
+		(void)dr_destroy_qp(g->qp);
 	for (unsigned int i = 0; i < DR_GSI_AHS; i++)
 		if (g->ahs[i].ah != NULL)
 			(void)dr_destroy_ah(g->ahs[i].ah);
-	if (g->qp != NULL)
-		(void)dr_destroy_qp(g->qp);
 	if (g->cq != NULL)
 		(void)dr_destroy_cq(g->cq);
 	if (g->mr != NULL)

@@ -48,6 +48,10 @@ struct node {
 	unsigned int sidr_reps, sidr_timeouts;
 	uint32_t sidr_qpn;
 	uint8_t sidr_status;
+	bool sidr_defer;                  /* keep SIDR_REQs, answer later */
+	unsigned int sidr_held;
+	uint8_t sidr_req[8][DR_MAD_SIZE];
+	struct dr_cm_peer sidr_from[8];
 };
 
 static struct node A, B;
@@ -148,6 +152,14 @@ op_sidr_req(void *owner, void *listener, const struct dr_cm_peer *from, const ui
 	struct node *n = owner;
 
 	(void)listener;
+	if (n->sidr_defer) {
+		CHECK(n->sidr_held < 8);
+		if (n->sidr_held < 8) {
+			memcpy(n->sidr_req[n->sidr_held], mad, DR_MAD_SIZE);
+			n->sidr_from[n->sidr_held++] = *from;
+		}
+		return;
+	}
 	CHECK_EQ(dr_cm_agent_sidr_rep(&n->a, from, mad, DR_CM_SIDR_SUCCESS, 0x123, 0x11111111, NULL, 0), 0);
 }
 
@@ -547,6 +559,64 @@ test_sidr(void)
 	teardown();
 }
 
+/*
+ * The service side of SIDR (IBA 12.11): a request its owner has not answered
+ * yet is given to it once, whatever the requester resends; past max_sidr
+ * unanswered ones the agent refuses ("rejected"); the owner's late answer
+ * reaches the requester.
+ */
+static void
+test_sidr_service(void)
+{
+	setup(16, 10 << 16);
+	B.sidr_defer = true;
+	CHECK_EQ(dr_cm_agent_sidr_req(&A.a, &B.me, 0x0000000001061C06, NULL, 0, 1000000, 3, &A, now), 0);
+	run();
+	for (int i = 0; i < 3; i++) {
+		now += 1000000;                    /* A resends: B's owner hears it once */
+		run();
+		run();
+	}
+	CHECK_EQ(B.sidr_held, 1);
+	CHECK_EQ(B.a.stats.rx_dup, 3);
+	CHECK_EQ(A.sidr_reps, 0);
+	CHECK_EQ(dr_cm_agent_sidr_rep(&B.a, &B.sidr_from[0], B.sidr_req[0], DR_CM_SIDR_SUCCESS, 0x77, 0x01234567,
+				      NULL, 0), 0);
+	run();
+	CHECK_EQ(A.sidr_reps, 1);
+	CHECK_EQ(A.sidr_status, DR_CM_SIDR_SUCCESS);
+	CHECK_EQ(A.sidr_qpn, 0x77);
+	/* a flood of new requests: 4 held (max_sidr), the rest refused at once, bounded */
+	B.sidr_held = 0;
+	for (uint32_t i = 0; i < 6; i++) {
+		uint8_t mad[DR_MAD_SIZE];
+
+		dr_cm_msg_init(mad, DR_CM_ATTR_SIDR_REQ, 0x900 + i);
+		dr_mad_put(mad, DR_CM_SIDR_REQ_REQUEST_ID, 0x500 + i);
+		dr_mad_put(mad, DR_CM_SIDR_REQ_SERVICE_ID, 0x0000000001061C06);
+		dr_cm_agent_rx(&B.a, &A.me, mad, DR_MAD_SIZE, now);
+	}
+	CHECK_EQ(B.sidr_held, 4);
+	CHECK_EQ(B.a.stats.busy, 2);
+	CHECK_EQ(net_n, 2);                         /* the two refusals */
+	CHECK_EQ(dr_mad_get(net[0].mad, DR_CM_SIDR_REP_STATUS), DR_CM_SIDR_REJECT);
+	net_n = 0;
+	/* one answered: room for one more */
+	CHECK_EQ(dr_cm_agent_sidr_rep(&B.a, &B.sidr_from[0], B.sidr_req[0], DR_CM_SIDR_REJECT, 0, 0, NULL, 0), 0);
+	{
+		uint8_t mad[DR_MAD_SIZE];
+
+		dr_cm_msg_init(mad, DR_CM_ATTR_SIDR_REQ, 0x9FF);
+		dr_mad_put(mad, DR_CM_SIDR_REQ_REQUEST_ID, 0x5FF);
+		dr_mad_put(mad, DR_CM_SIDR_REQ_SERVICE_ID, 0x0000000001061C06);
+		dr_cm_agent_rx(&B.a, &A.me, mad, DR_MAD_SIZE, now);
+	}
+	CHECK_EQ(B.sidr_held, 5);
+	CHECK_EQ(B.a.stats.busy, 2);
+	net_n = 0;
+	teardown();
+}
+
 /* Bad set-up arguments; every slot taken. */
 static void
 test_limits(void)
@@ -575,6 +645,7 @@ main(void)
 	test_stale();
 	test_unmatched();
 	test_sidr();
+	test_sidr_service();
 	test_limits();
 	return dr_test_report("cm_agent");
 }

@@ -121,10 +121,10 @@ test_connect(struct rc_env *e, struct dr_cm_id *listener)
 		return;
 	RC_CHECK(ev->listen_id == listener);
 	RC_CHECK(ev->id != NULL && ev->id != listener && ev->id->verbs == e->s[1].ctx);
-	RC_CHECK(ev->conn.private_data_len >= sizeof(hello) &&
-		 memcmp(ev->conn.private_data, hello, sizeof(hello)) == 0);
-	RC_CHECK_EQ(ev->conn.responder_resources, 4);
-	RC_CHECK_EQ(ev->conn.qp_num, cid->qp->qp_num);
+	RC_CHECK(ev->param.conn.private_data_len >= sizeof(hello) &&
+		 memcmp(ev->param.conn.private_data, hello, sizeof(hello)) == 0);
+	RC_CHECK_EQ(ev->param.conn.responder_resources, 4);
+	RC_CHECK_EQ(ev->param.conn.qp_num, cid->qp->qp_num);
 	sid = ev->id;
 	RC_CHECK_EQ(dr_cm_destroy_id(listener), -EBUSY);     /* its event is not acknowledged */
 	ack(ev);
@@ -135,8 +135,8 @@ test_connect(struct rc_env *e, struct dr_cm_id *listener)
 	RC_CHECK_EQ(dr_cm_accept(sid, &cp), -EINVAL);        /* once */
 	ev = wait_event(e, chc, DR_CM_EVENT_ESTABLISHED);
 	if (ev != NULL)
-		RC_CHECK(ev->conn.private_data_len >= sizeof(world) &&
-			 memcmp(ev->conn.private_data, world, sizeof(world)) == 0);
+		RC_CHECK(ev->param.conn.private_data_len >= sizeof(world) &&
+			 memcmp(ev->param.conn.private_data, world, sizeof(world)) == 0);
 	ack(ev);
 	ack(wait_event(e, chs, DR_CM_EVENT_ESTABLISHED));
 	RC_CHECK_EQ(rc_qp_state(cid->qp), DR_QPS_RTS);
@@ -219,8 +219,8 @@ test_rejects(struct rc_env *e)
 	ev = wait_event(e, chc, DR_CM_EVENT_REJECTED);
 	if (ev != NULL) {
 		RC_CHECK_EQ(ev->status, 28);                    /* consumer reject */
-		RC_CHECK(ev->conn.private_data_len >= sizeof(why) &&
-			 memcmp(ev->conn.private_data, why, sizeof(why)) == 0);
+		RC_CHECK(ev->param.conn.private_data_len >= sizeof(why) &&
+			 memcmp(ev->param.conn.private_data, why, sizeof(why)) == 0);
 	}
 	ack(ev);
 	RC_CHECK_EQ(rc_qp_state(cid->qp), DR_QPS_ERR);
@@ -234,12 +234,17 @@ test_errors(struct rc_env *e)
 	struct dr_cm_conn_param cp = { 0 };
 	struct dr_cm_id *id;
 
-	RC_CHECK_EQ(dr_cm_create_id(chc, &id, NULL, DR_CM_PS_UDP), -EPROTONOSUPPORT);
-	RC_CHECK_EQ(dr_cm_create_id(NULL, &id, NULL, DR_CM_PS_TCP), -EINVAL);
+	RC_CHECK_EQ(dr_cm_create_id(chc, &id, NULL, DR_CM_PS_IB), -EPROTONOSUPPORT);
+	RC_CHECK_EQ(dr_cm_create_id(chc, NULL, NULL, DR_CM_PS_TCP), -EINVAL);
+	/* no channel: a synchronous id (rdma_create_id(3)) */
+	RC_CHECK_EQ(dr_cm_create_id(NULL, &id, NULL, DR_CM_PS_TCP), 0);
+	RC_CHECK(id->channel == NULL && id->event == NULL);
+	RC_CHECK_EQ(dr_cm_destroy_id(id), 0);
 	RC_CHECK_EQ(dr_cm_create_id(chc, &id, NULL, DR_CM_PS_TCP), 0);
 	RC_CHECK_EQ(dr_cm_bind_addr(id, (struct sockaddr *)&nowhere), -EADDRNOTAVAIL);
 	RC_CHECK_EQ(dr_cm_connect(id, &cp), -EINVAL);         /* no address, no QP */
 	RC_CHECK_EQ(dr_cm_listen(id, 1), -EINVAL);            /* not bound */
+	RC_CHECK_EQ(dr_cm_get_request(id, &id), -EINVAL);     /* not a synchronous listener */
 	RC_CHECK_EQ(dr_cm_resolve_route(id, 1), -EINVAL);
 	RC_CHECK_EQ(dr_cm_destroy_event_channel(chc), -EBUSY);
 	RC_CHECK_EQ(dr_cm_destroy_id(id), 0);
