@@ -546,6 +546,15 @@ dr_cm_agent_timers(struct dr_cm_agent *a, uint64_t now)
 	}
 }
 
+bool
+dr_cm_agent_disconnecting(const struct dr_cm_agent *a)
+{
+	for (uint32_t i = 0; i < a->nb_used; i++)
+		if (a->slots[a->used[i]].conn.state == DR_CM_DREQ_SENT)
+			return true;
+	return false;
+}
+
 uint64_t
 dr_cm_agent_next_deadline(const struct dr_cm_agent *a)
 {

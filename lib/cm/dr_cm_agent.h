@@ -159,6 +159,9 @@ void dr_cm_agent_rx(struct dr_cm_agent *a, const struct dr_cm_peer *from, const 
 /** Run every timer due at @now; free the slots of released connections that are idle. */
 void dr_cm_agent_timers(struct dr_cm_agent *a, uint64_t now);
 
+/** True while a connection waits for the DREP to its DREQ. */
+bool dr_cm_agent_disconnecting(const struct dr_cm_agent *a);
+
 /** The earliest timer (ns), or UINT64_MAX. */
 uint64_t dr_cm_agent_next_deadline(const struct dr_cm_agent *a);
 

@@ -174,9 +174,44 @@ svc_thread(void *arg)
 	return NULL;
 }
 
+/*
+ * Linger (as SO_LINGER): for at most DR_CM_LINGER_MS, until QP1 has sent
+ * all it holds and no DREQ of ours waits for its DREP, keep the CM going,
+ * so the last DREQ, DREP or RTU reaches the peer and the peer's DREQ is
+ * answered. A kernel's CM outlives the process that used it; ours ends
+ * with the context, and a peer left without a DREP retries for a minute
+ * (rdma_destroy_id() blocks that long on Linux).
+ */
+static void
+svc_linger(struct dr_context *ctx)
+{
+	struct dr_cm_svc *s = ctx->cm;
+	uint64_t end = dr_cm_svc_now() + DR_CM_LINGER_MS * 1000000ull;
+
+	if (s == NULL)
+		return;
+	ctx->cm_linger = NULL;
+	for (;;) {
+		bool settled;
+
+		if (!s->threaded)
+			(void)dr_progress(ctx);          /* inline: the transport and the CM */
+		pthread_mutex_lock(&s->lock);
+		if (!s->threaded)
+			poll_once(s);
+		settled = s->gsi.send_out == 0 && !dr_cm_agent_disconnecting(&s->agent);
+		pthread_mutex_unlock(&s->lock);
+		if (settled || dr_cm_svc_now() > end)
+			break;
+		if (s->threaded)
+			rte_delay_us_sleep(200);
+	}
+}
+
 static void
 svc_close(struct dr_context *ctx)
 {
+	svc_linger(ctx);    /* inline (its workers stopped first otherwise: nothing carries it) */
 	dr_cm_svc_stop(ctx);
 }
 
@@ -244,6 +279,7 @@ dr_cm_svc_start(struct dr_context *ctx, const struct dr_cm_svc_ops *ops, void *o
 	}
 	ctx->cm = s;
 	ctx->cm_close = svc_close;
+	ctx->cm_linger = svc_linger;
 	if (!engine) {
 		ctx->cm_next = 0;
 		__atomic_store_n(&ctx->cm_progress, svc_progress, __ATOMIC_RELEASE);
@@ -261,6 +297,7 @@ dr_cm_svc_stop(struct dr_context *ctx)
 		return;
 	ctx->cm_progress = NULL;
 	ctx->cm_close = NULL;
+	ctx->cm_linger = NULL;
 	if (s->threaded) {
 		s->stop = true;
 		(void)!write(s->wake_fd, &one, sizeof(one));

@@ -26,6 +26,7 @@
 #define DR_CM_MAX_CONNS 4096     /* connections of a context at once (time wait included) */
 #define DR_CM_MAX_LISTENERS 64
 #define DR_CM_MAX_SIDR 64
+#define DR_CM_LINGER_MS 1000     /* at close: what the CM owes the wire goes out, this long at most */
 
 struct dr_cm_svc;
 

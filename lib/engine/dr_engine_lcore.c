@@ -256,6 +256,8 @@ dr_stop_workers(struct dr_context *ctx)
 {
 	if (ctx == NULL)
 		return -EINVAL;
+	if (ctx->cm_linger != NULL)
+		ctx->cm_linger(ctx);
 	dr_engine_stop(ctx);
 	return 0;
 }

@@ -120,11 +120,14 @@ struct dr_context {
 	 * The connection manager of the context (lib/cm/dr_cm_svc.c), set while
 	 * it runs: inline, dr_progress() calls cm_progress no more often than
 	 * cm_every cycles (a compare, no lock); dr_close_device() calls cm_close
-	 * first (QP1 and its objects go before the checks for leftovers).
+	 * first (QP1 and its objects go before the checks for leftovers);
+	 * dr_stop_workers() calls cm_linger first (what the CM still owes the
+	 * wire goes out while the workers still carry it).
 	 */
 	void *cm;
 	void (*cm_progress)(struct dr_context *ctx, uint64_t now);
 	void (*cm_close)(struct dr_context *ctx);
+	void (*cm_linger)(struct dr_context *ctx);
 	uint64_t cm_next;                   /* TSC of the next cm_progress */
 };
 

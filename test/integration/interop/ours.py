@@ -7,6 +7,7 @@ stack against rxe with other links and programs than the first two
 (test_mtu_ipv6_rxe.py, test_opgen_rxe.py, test_loss_rxe.py)."""
 
 import glob
+import glob
 import os
 import shutil
 import subprocess
@@ -21,9 +22,12 @@ TIMEOUT = 60
 
 
 def exe_of(name):
-    """build/app/NAME/NAME of DR_BUILD_DIR (default build/)."""
+    """build/app/NAME/NAME of DR_BUILD_DIR (default build/), or build/app/*/NAME
+    for a folder that builds several programs (dpdk-rdma-cmsample)."""
     build = os.environ.get("DR_BUILD_DIR") or str(REPO / "build")
     exe = os.path.join(build, "app", name, name)
+    if not os.path.isfile(exe):
+        exe = next(iter(sorted(glob.glob(os.path.join(build, "app", "*", name)))), exe)
     if not os.path.isfile(exe):
         pytest.fail("%s is not built (set DR_BUILD_DIR or run ninja -C %s)" % (exe, build))
     return exe

@@ -1,0 +1,164 @@
+# SPDX-License-Identifier: BSD-3-Clause
+# Copyright (c) 2026 The dpdk-rdma authors.
+"""librdmacm's other example programs against ours, both ways, in an rxe VM
+(Debian 12, kernel 6.1):
+
+- udaddy (UD QPs found through service ID resolution, IBA 12.11: SIDR_REQ,
+  SIDR_REP with the service's QPN and Q_Key 0x01234567; then 10 SENDs with
+  immediate each way per connection, replies addressed from the receive's
+  GRH) against dpdk-rdma-udaddy, two connections;
+- rdma_server / rdma_client (synchronous ids, rdma_create_ep,
+  rdma_get_request, the rdma_verbs.h helpers: a 16-byte SEND each way, then
+  DREQ/DREP) against dpdk-rdma-server / dpdk-rdma-client.
+
+Our side inline, and udaddy also in rtc and pipeline mode. Every capture
+holds the CM's MADs to QP1 with good ICRCs."""
+
+import re
+import subprocess
+import time
+
+import pytest
+
+from . import ours
+from .conftest import engine_mode, harness_session
+from .ours import exe_of
+
+VM = ("cmvm", "10.99.0.2/24")
+OUR_IP = "10.99.0.19"
+VETH = "cmv0"
+TIMEOUT = 60
+UD_PORT = 7174        # udaddy's, fixed
+RDMA_PORT = 7471      # rdma_server's default
+
+
+@pytest.fixture(scope="module")
+def peer(tmp_path_factory):
+    with harness_session() as h:
+        vm = h.start(*VM, timeout=120)
+        h.veth(VETH)
+        p = ours.Peer(h, vm, VETH, tmp_path_factory.mktemp("cmtools"), "drcm")
+        try:
+            yield p
+        finally:
+            p.cleanup()
+
+
+def start_ours(peer, exe, args, mode, out):
+    eal, engine = engine_mode(mode) if mode else ((), [])
+    argv = [exe_of(exe)] + peer.eal("af_packet", more=eal) + ["--", "--ip", OUR_IP] + args + engine
+    return peer.harness.netns_popen(argv, stdout=out, stderr=subprocess.STDOUT, text=True)
+
+
+def finish(proc, timeout):
+    try:
+        return proc.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+        return None
+
+
+def wait_printed(proc, log, what, limit=30):
+    end = time.monotonic() + limit
+    while what not in log.read_text():
+        assert proc.poll() is None and time.monotonic() < end, log.read_text()
+        time.sleep(0.1)
+    time.sleep(0.3)        # the line comes just before the call that listens
+
+
+def cm_mads(dump_json, pcap):
+    frames, _ = dump_json(pcap)
+    mads = [f for f in frames if f.get("dest_qp") == 1]
+    assert mads and all(f["icrc_ok"] for f in mads), mads
+    return mads
+
+
+def they_connect(peer, dump_json, name, exe, our_args, ready, theirs_cmd, mode=None):
+    """Ours serves, theirs connects: (our rc, our output, their result)."""
+    pcap = str(peer.outdir / (name + ".pcap"))
+    log = peer.outdir / (name + ".ours.txt")
+    peer.harness.capture_start(pcap, peer.vm.tap)
+    with open(log, "w") as out:
+        proc = start_ours(peer, exe, our_args, mode, out)
+    try:
+        wait_printed(proc, log, ready)
+        theirs = peer.vm.exec(theirs_cmd, TIMEOUT)
+        rc = finish(proc, 10 if theirs.rc != 0 else TIMEOUT)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        peer.harness.capture_stop(pcap)
+    peer.vm.explain(theirs)
+    return rc, log.read_text(), theirs, cm_mads(dump_json, pcap)
+
+
+def we_connect(peer, dump_json, name, exe, our_args, theirs_cmd, refused, mode=None):
+    """Theirs serves, ours connects, again while theirs is not listening yet
+    (its CM refuses: `refused` in our output): (our rc, output, their result)."""
+    pcap = str(peer.outdir / (name + ".pcap"))
+    log = peer.outdir / (name + ".ours.txt")
+    peer.harness.capture_start(pcap, peer.vm.tap)
+    job = peer.vm.spawn(theirs_cmd, TIMEOUT)
+    try:
+        for _ in range(10):
+            time.sleep(1.0)
+            with open(log, "w") as out:
+                proc = start_ours(peer, exe, our_args, mode, out)
+            rc = finish(proc, TIMEOUT)
+            if rc == 0 or refused not in log.read_text():
+                break
+        theirs = job.wait(TIMEOUT if rc == 0 else 5)
+    finally:
+        peer.harness.capture_stop(pcap)
+    peer.vm.explain(theirs)
+    return rc, log.read_text(), theirs, cm_mads(dump_json, pcap)
+
+
+UD_DONE = ["data transfers complete", "test complete", "return status 0"]
+MODES = [None, "rtc", "pipeline"]
+
+
+@pytest.mark.parametrize("mode", MODES, ids=[m or "inline" for m in MODES])
+def test_udaddy_rxe_client(peer, dump_json, mode):
+    """rxe's udaddy -s (two connections) against our dpdk-rdma-udaddy server."""
+    rc, text, theirs, mads = they_connect(
+        peer, dump_json, "udaddy_rxe_client_%s" % (mode or "inline"), "dpdk-rdma-udaddy", ["-c", "2"],
+        "udaddy: starting server", "udaddy -s %s -c 2" % OUR_IP, mode)
+    assert (rc, theirs.rc) == (0, 0), "ours %s:\n%s\nrxe %d:\n%s" % (rc, text, theirs.rc, theirs.output)
+    for line in UD_DONE:
+        assert line in text and line in theirs.output, (text, theirs.output)
+    assert len(mads) >= 4        # SIDR_REQ and SIDR_REP per connection
+
+
+@pytest.mark.parametrize("mode", MODES, ids=[m or "inline" for m in MODES])
+def test_udaddy_rxe_server(peer, dump_json, mode):
+    """rxe's udaddy server against our dpdk-rdma-udaddy -s (two connections)."""
+    rc, text, theirs, _ = we_connect(
+        peer, dump_json, "udaddy_rxe_server_%s" % (mode or "inline"), "dpdk-rdma-udaddy",
+        ["-s", peer.vm.ip, "-c", "2"], "udaddy -b %s -c 2" % peer.vm.ip, "error: 1", mode)
+    assert (rc, theirs.rc) == (0, 0), "ours %s:\n%s\nrxe %d:\n%s" % (rc, text, theirs.rc, theirs.output)
+    for line in UD_DONE:
+        assert line in text and line in theirs.output, (text, theirs.output)
+
+
+def test_rdma_client_against_ours(peer, dump_json):
+    """rxe's rdma_client against our dpdk-rdma-server."""
+    rc, text, theirs, mads = they_connect(
+        peer, dump_json, "rdma_client", "dpdk-rdma-server", [], "rdma_server: listening",
+        "rdma_client -s %s" % OUR_IP)
+    assert (rc, theirs.rc) == (0, 0), "ours %s:\n%s\nrxe %d:\n%s" % (rc, text, theirs.rc, theirs.output)
+    assert "rdma_server: received 16 bytes, status 0" in text and "rdma_server: end 0" in text, text
+    assert "rdma_client: end 0" in theirs.output, theirs.output
+    assert len(mads) >= 5        # REQ REP RTU DREQ DREP
+
+
+def test_rdma_server_against_ours(peer, dump_json):
+    """rxe's rdma_server against our dpdk-rdma-client."""
+    rc, text, theirs, _ = we_connect(
+        peer, dump_json, "rdma_server", "dpdk-rdma-client", ["-s", peer.vm.ip], "rdma_server",
+        "Connection refused")
+    assert (rc, theirs.rc) == (0, 0), "ours %s:\n%s\nrxe %d:\n%s" % (rc, text, theirs.rc, theirs.output)
+    assert "rdma_client: received 16 bytes, status 0" in text and "rdma_client: end 0" in text, text
+    assert "rdma_server: end 0" in theirs.output, theirs.output
