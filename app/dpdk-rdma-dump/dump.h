@@ -20,6 +20,7 @@
 #include "dr_pkt.h"
 
 #define DUMP_PROG "dpdk-rdma-dump"
+#define DUMP_MAD_LEN 256      /**< a MAD on QP1 (IBA 13.4.2) */
 
 /** Exit statuses. */
 enum {
@@ -68,6 +69,31 @@ struct dump_frame {
 	enum dump_depth depth;         /**< set by dump_frame_report() */
 	bool icrc_ok;                  /**< ICRC checked and right (only when status is OK) */
 	const struct dr_pkt_info *pi;  /**< what the parser filled */
+	const uint8_t *mad;            /**< a UD SEND to QP1: its 256-byte MAD (else NULL) */
+};
+
+/** Which fields of struct dump_cm a message has. */
+enum {
+	DUMP_CM_LCID = 1 << 0,         /**< local comm ID (SIDR: request ID) */
+	DUMP_CM_RCID = 1 << 1,
+	DUMP_CM_SID = 1 << 2,
+	DUMP_CM_QPN = 1 << 3,
+	DUMP_CM_PSN = 1 << 4,
+	DUMP_CM_REASON = 1 << 5,
+	DUMP_CM_STATUS = 1 << 6,
+};
+
+/** A CM MAD, decoded (IBA 12.6). */
+struct dump_cm {
+	const char *msg;               /**< "REQ", "REP", ..., "SIDR_REP", "?" */
+	unsigned int fields;           /**< DUMP_CM_* */
+	uint64_t tid;
+	uint32_t lcid, rcid;
+	uint64_t sid;
+	uint32_t qpn, psn;
+	uint16_t reason;               /**< REJ */
+	const char *reason_str;
+	uint8_t status;                /**< SIDR_REP */
 };
 
 /* options.c */
@@ -99,6 +125,12 @@ const char *dump_aeth_type_str(uint8_t syndrome);
 const char *dump_nak_code_str(uint8_t code);
 /** Credits an ACK syndrome's 5-bit credit code stands for, or -1 for "invalid". */
 int dump_aeth_credits(uint8_t code);
+
+/* cm.c */
+/** True for a parsed UD SEND to QP1 long enough for a MAD. */
+bool dump_cm_is_mad(const struct dr_pkt_info *pi);
+/** Decode @p mad (NULL: none) if it is of the CM's class: true, @p cm filled. */
+bool dump_cm_decode(const uint8_t *mad, struct dump_cm *cm);
 
 /* out_text.c */
 void dump_text_frame(FILE *out, const struct dump_frame *f, bool verbose);

@@ -83,6 +83,7 @@ port_start(uint16_t port, int socket, struct rte_mempool *pool)
 static bool
 decode(const struct dump_opts *o, struct dump_stats *s, const struct rte_mbuf *m)
 {
+	uint8_t mad[DUMP_MAD_LEN];
 	struct dr_pkt_info pi;
 	struct dump_frame f = {
 		.caplen = m->pkt_len,
@@ -92,6 +93,8 @@ decode(const struct dump_opts *o, struct dump_stats *s, const struct rte_mbuf *m
 
 	f.status = dr_pkt_parse(m, &pi);
 	f.icrc_ok = f.status == DR_PKT_OK && dr_pkt_check_icrc(m, &pi) == DR_PKT_OK;
+	if (f.status == DR_PKT_OK && dump_cm_is_mad(&pi))
+		f.mad = rte_pktmbuf_read(m, pi.pay_off, DUMP_MAD_LEN, mad);   /* multi-segment: copied */
 	return dump_frame_report(o, s, &f);
 }
 

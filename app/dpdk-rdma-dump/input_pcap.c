@@ -33,6 +33,8 @@ decode(const struct dump_opts *o, struct dump_stats *s, const struct pcap_pkthdr
 
 	f.status = dr_pkt_parse_buf(data, h->caplen, &pi);
 	f.icrc_ok = f.status == DR_PKT_OK && dr_pkt_check_icrc_buf(data, &pi) == DR_PKT_OK;
+	if (f.status == DR_PKT_OK && dump_cm_is_mad(&pi) && pi.pay_off + DUMP_MAD_LEN <= h->caplen)
+		f.mad = data + pi.pay_off;
 	dump_frame_report(o, s, &f);
 }
 

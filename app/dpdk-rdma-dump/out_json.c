@@ -188,6 +188,37 @@ json_ext(struct jw *w, const struct dr_pkt_info *pi)
 	}
 }
 
+/* a CM MAD (IBA 12.6) */
+static void
+json_cm(struct jw *w, const uint8_t *mad)
+{
+	struct dump_cm cm;
+	struct jw o;
+
+	if (!dump_cm_decode(mad, &cm))
+		return;
+	o = jw_obj(w, "cm");
+	jw_str(&o, "msg", cm.msg);
+	jw_u64(&o, "tid", cm.tid);
+	if (cm.fields & DUMP_CM_LCID)
+		jw_u64(&o, "local_comm_id", cm.lcid);
+	if (cm.fields & DUMP_CM_RCID)
+		jw_u64(&o, "remote_comm_id", cm.rcid);
+	if (cm.fields & DUMP_CM_SID)
+		jw_u64(&o, "service_id", cm.sid);
+	if (cm.fields & DUMP_CM_QPN)
+		jw_u64(&o, "qpn", cm.qpn);
+	if (cm.fields & DUMP_CM_PSN)
+		jw_u64(&o, "starting_psn", cm.psn);
+	if (cm.fields & DUMP_CM_REASON) {
+		jw_u64(&o, "reason", cm.reason);
+		jw_str(&o, "reason_name", cm.reason_str);
+	}
+	if (cm.fields & DUMP_CM_STATUS)
+		jw_u64(&o, "status", cm.status);
+	jw_end(&o);
+}
+
 void
 dump_json_frame(FILE *out, const struct dump_frame *f)
 {
@@ -207,6 +238,8 @@ dump_json_frame(FILE *out, const struct dump_frame *f)
 		json_addressing(&w, f);
 	if (f->depth >= DUMP_DEPTH_EXT)
 		json_ext(&w, f->pi);
+	if (f->mad != NULL)
+		json_cm(&w, f->mad);
 	if (f->depth >= DUMP_DEPTH_ALL)
 		jw_u64(&w, "payload_len", f->pi->paylen);
 	jw_bool(&w, "icrc_ok", f->status == DR_PKT_OK && f->icrc_ok);

@@ -81,6 +81,32 @@ print_ext(FILE *out, const struct dr_pkt_info *pi)
 		fprintf(out, " ieth[rkey=0x%08" PRIx32 "]", dr_ieth_rkey(dr_pkt_ieth(pi)));
 }
 
+/* a CM MAD (IBA 12.6): the message and what names its connection */
+static void
+print_cm(FILE *out, const uint8_t *mad)
+{
+	struct dump_cm cm;
+
+	if (!dump_cm_decode(mad, &cm))
+		return;
+	fprintf(out, " cm[%s tid=0x%" PRIx64, cm.msg, cm.tid);
+	if (cm.fields & DUMP_CM_LCID)
+		fprintf(out, " lcid=0x%08" PRIx32, cm.lcid);
+	if (cm.fields & DUMP_CM_RCID)
+		fprintf(out, " rcid=0x%08" PRIx32, cm.rcid);
+	if (cm.fields & DUMP_CM_SID)
+		fprintf(out, " sid=0x%016" PRIx64, cm.sid);
+	if (cm.fields & DUMP_CM_QPN)
+		fprintf(out, " qpn=0x%06" PRIx32, cm.qpn);
+	if (cm.fields & DUMP_CM_PSN)
+		fprintf(out, " psn=0x%06" PRIx32, cm.psn);
+	if (cm.fields & DUMP_CM_REASON)
+		fprintf(out, " reason=%u(%s)", cm.reason, cm.reason_str);
+	if (cm.fields & DUMP_CM_STATUS)
+		fprintf(out, " status=%u", cm.status);
+	fputc(']', out);
+}
+
 /* --verbose: addressing and the BTH fields that are usually zero or constant */
 static void
 print_addressing(FILE *out, const struct dump_frame *f)
@@ -122,6 +148,8 @@ dump_text_frame(FILE *out, const struct dump_frame *f, bool verbose)
 		print_addressing(out, f);
 	if (f->depth >= DUMP_DEPTH_EXT)
 		print_ext(out, pi);
+	if (f->mad != NULL)
+		print_cm(out, f->mad);
 	if (f->depth >= DUMP_DEPTH_ALL)
 		fprintf(out, " payload=%" PRIu32, pi->paylen);
 	if (f->status == DR_PKT_OK) {

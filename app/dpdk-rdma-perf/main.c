@@ -373,6 +373,8 @@ main(int argc, char **argv)
 	if (ret == PERF_OK && !o.perftest && !o.persist)
 		ret = perf_run_session(&p);
 
+	/* -R: the connections released while the port still carries them */
+	perf_cm_close(&p);
 	/* nothing drives the port any more (rtc: the workers stop; fin() did it on the usual path) */
 	if (p.ctx != NULL)
 		(void)dr_stop_workers(p.ctx);

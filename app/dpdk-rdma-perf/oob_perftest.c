@@ -18,6 +18,10 @@
  *                       peak BW, average BW, message rate (big-endian IEEE
  *                       754 doubles, in the sender's unit: MB/s or Gb/s, Mpps)
  *   ctx_close_connection a hand shake, then "done" and its NUL (never read)
+ *
+ * With -R the same messages are SENDs on the comm connection (rdma_cm.c),
+ * but for two: the hand shake is struct pingpong_dest itself, 56 bytes,
+ * big-endian (rdma_write_keys()), and the close is the hand shake alone.
  */
 
 #include <errno.h>
@@ -90,12 +94,69 @@ pt_key_decode(const char *msg, struct pt_dest *d)
 	return 0;
 }
 
+void
+pt_dest_pack(const struct pt_dest *d, int gid_index, uint8_t *m)
+{
+	const rte_be32_t f[5] = { rte_cpu_to_be_32(d->lid), rte_cpu_to_be_32(d->out_reads), rte_cpu_to_be_32(d->qpn),
+				  rte_cpu_to_be_32(d->psn), rte_cpu_to_be_32(d->rkey) };
+	const rte_be64_t va = rte_cpu_to_be_64(d->vaddr);
+	const rte_be32_t srqn = rte_cpu_to_be_32(d->srqn), gi = rte_cpu_to_be_32((uint32_t)gid_index);
+
+	/* struct pingpong_dest on x86-64: five ints, 4 bytes of padding, vaddr, gid, srqn, gid_index */
+	memset(m, 0, PT_DEST_LEN);
+	memcpy(m, f, sizeof(f));
+	memcpy(m + 24, &va, 8);
+	memcpy(m + 32, d->gid, 16);
+	memcpy(m + 48, &srqn, 4);
+	memcpy(m + 52, &gi, 4);
+}
+
+void
+pt_dest_unpack(const uint8_t *m, struct pt_dest *d)
+{
+	rte_be32_t f[5];
+	rte_be64_t va;
+	rte_be32_t srqn;
+
+	memcpy(f, m, sizeof(f));
+	memcpy(&va, m + 24, 8);
+	memcpy(&srqn, m + 48, 4);
+	d->lid = rte_be_to_cpu_32(f[0]);
+	d->out_reads = rte_be_to_cpu_32(f[1]);
+	d->qpn = rte_be_to_cpu_32(f[2]);
+	d->psn = rte_be_to_cpu_32(f[3]);
+	d->rkey = rte_be_to_cpu_32(f[4]);
+	d->vaddr = rte_be_to_cpu_64(va);
+	memcpy(d->gid, m + 32, 16);
+	d->srqn = rte_be_to_cpu_32(srqn);
+}
+
+/* The exchange's bytes: the TCP connection, or with -R the comm connection's SENDs. */
+static int
+pt_write(struct perf *p, const void *b, size_t len)
+{
+	return p->cm != NULL ? perf_cm_write(p, b, len) : oob_write_raw(&p->ob, b, len);
+}
+
+static int
+pt_read_raw(struct perf *p, void *b, size_t len, int wait_ms)
+{
+	return p->cm != NULL ? perf_cm_read(p, b, len, wait_ms) : oob_read_raw(&p->ob, b, len, wait_ms);
+}
+
+/* A hand shake's length: the address message, or -R's struct */
+static size_t
+pt_key_len(const struct perf *p)
+{
+	return p->cm != NULL ? PT_DEST_LEN : PT_KEY_LEN;
+}
+
 /* Read @p len bytes; @p drive: run the transport meanwhile. */
 static int
 pt_read(struct perf *p, void *b, size_t len, bool drive)
 {
 	for (;;) {
-		int r = oob_read_raw(&p->ob, b, len, drive ? 0 : PT_FIRST_MS);
+		int r = pt_read_raw(p, b, len, drive ? 0 : PT_FIRST_MS);
 
 		if (r == 1)
 			return PERF_OK;
@@ -121,9 +182,9 @@ pt_xchg(struct perf *p, const void *mine, void *theirs, size_t len, bool drive)
 	if (p->server) {
 		if (pt_read(p, theirs, len, drive) != PERF_OK)
 			return PERF_FAIL;
-		return oob_write_raw(&p->ob, mine, len) == 0 ? PERF_OK : PERF_FAIL;
+		return pt_write(p, mine, len) == 0 ? PERF_OK : PERF_FAIL;
 	}
-	if (oob_write_raw(&p->ob, mine, len) != 0)
+	if (pt_write(p, mine, len) != 0)
 		return PERF_FAIL;
 	return pt_read(p, theirs, len, drive);
 }
@@ -201,18 +262,24 @@ pt_hand_shake(struct perf *p, unsigned int qi, bool parse)
 		.vaddr = (uintptr_t)q->rx,
 	};
 	char mine[PT_KEY_LEN], theirs[PT_KEY_LEN];
+	const size_t len = pt_key_len(p);
 	struct pt_dest r;
 
 	memcpy(d.gid, p->gid.raw, sizeof(d.gid));
-	pt_key_encode(&d, mine);
+	if (p->cm != NULL)
+		pt_dest_pack(&d, p->o->gid_index, (uint8_t *)mine);
+	else
+		pt_key_encode(&d, mine);
 	if (p->server && p->pt_key_seen) {
 		/* the peer's message came during the run (pt_poll): answer it */
 		p->pt_key_seen = false;
-		return oob_write_raw(&p->ob, mine, PT_KEY_LEN) == 0 ? PERF_OK : PERF_FAIL;
+		return pt_write(p, mine, len) == 0 ? PERF_OK : PERF_FAIL;
 	}
-	if (pt_xchg(p, mine, theirs, PT_KEY_LEN, true) != PERF_OK)
+	if (pt_xchg(p, mine, theirs, len, true) != PERF_OK)
 		return PERF_FAIL;
-	if (pt_key_decode(theirs, &r) != 0) {
+	if (p->cm != NULL) {
+		pt_dest_unpack((const uint8_t *)theirs, &r);
+	} else if (pt_key_decode(theirs, &r) != 0) {
 		perf_err("out-of-band exchange", "cannot parse the peer's address <%.*s>",
 			 PT_KEY_LEN, theirs);
 		return PERF_FAIL;
@@ -286,7 +353,18 @@ pt_close(struct perf *p)
 
 	if (pt_hand_shake(p, 0, false) != PERF_OK)
 		return PERF_FAIL;
+	if (p->cm != NULL)
+		return PERF_OK;          /* ctx_close_connection() with rdma_cm: the hand shake alone */
 	return oob_write_raw(&p->ob, done, sizeof(done)) == 0 ? PERF_OK : PERF_FAIL;
+}
+
+int
+pt_barrier(struct perf *p)
+{
+	uint8_t mine[PT_DEST_LEN] = { 0 }, theirs[PT_DEST_LEN];
+
+	/* create_rdma_cm_connection()'s hand shakes before and after the data connection: zeros */
+	return pt_xchg(p, mine, theirs, PT_DEST_LEN, true);
 }
 
 int
@@ -298,12 +376,12 @@ pt_poll(struct perf *p)
 
 	if (!p->pt_expect_key || p->pt_key_seen)
 		return PERF_OK;
-	ret = oob_read_raw(&p->ob, msg, PT_KEY_LEN, 0);
+	ret = pt_read_raw(p, msg, pt_key_len(p), 0);
 	if (ret == 0)
 		return PERF_OK;
 	if (ret < 0)
 		return PERF_FAIL;
-	if (pt_key_decode(msg, &r) != 0) {
+	if (p->cm == NULL && pt_key_decode(msg, &r) != 0) {
 		perf_err("out-of-band exchange", "cannot parse the peer's message <%.*s>",
 			 PT_KEY_LEN, msg);
 		return PERF_FAIL;

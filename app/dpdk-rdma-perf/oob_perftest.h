@@ -7,7 +7,8 @@
 
 /**
  * @file
- * --perftest-compat: perftest's own out-of-band exchange over TCP (as
+ * --perftest-compat and -R: perftest's own out-of-band exchange over TCP, or
+ * with -R over an rdma_cm connection (rdma_cm.c) (as
  * Debian 12's perftest 4.5-0.17 speaks it, protocol version "6.06"), so
  * that unmodified ib_{send,write,read,atomic}_{bw,lat} can be the peer. perftest's
  * messages carry no framing: each is a fixed number of raw bytes, the
@@ -40,6 +41,13 @@ struct pt_dest {
 	uint32_t srqn;
 };
 
+#define PT_DEST_LEN 56             /* -R: struct pingpong_dest (rdma_write_keys()) */
+
+/** -R's hand shake: @p d as struct pingpong_dest, big-endian, into @p m (PT_DEST_LEN bytes). */
+void pt_dest_pack(const struct pt_dest *d, int gid_index, uint8_t *m);
+/** ... and back (srqn and gid_index as perftest: the latter ignored). */
+void pt_dest_unpack(const uint8_t *m, struct pt_dest *d);
+
 /** Format @p d as KEY_PRINT_FMT_GID into @p msg (PT_KEY_LEN bytes, NUL-padded). */
 void pt_key_encode(const struct pt_dest *d, char *msg);
 
@@ -64,8 +72,11 @@ int pt_hand_shake(struct perf *p, unsigned int qi, bool parse);
 /** xchg_bw_reports: ours out, the peer's into @p vals (bytes/s), @p iters and @p size. */
 int pt_xchg_bw_reports(struct perf *p, double *vals, uint64_t *iters, uint64_t *size);
 
-/** ctx_close_connection: one more hand shake, then "done". */
+/** ctx_close_connection: one more hand shake, then "done" (-R: the hand shake alone). */
 int pt_close(struct perf *p);
+
+/** -R: an empty hand shake (before and after the data connection). */
+int pt_barrier(struct perf *p);
 
 /** During a run: has the peer's hand shake (its end of the run) come? Sets p->peer_done_seen. */
 int pt_poll(struct perf *p);

@@ -35,7 +35,7 @@ enum {
 	OPT_PERSIST,
 };
 
-static const char short_opts[] = ":p:s:n:aD:m:t:r:Q:q:Fd:i:x:A:o:c:hV";
+static const char short_opts[] = ":p:s:n:aD:m:t:r:Q:q:Fd:i:x:A:o:c:hVR";
 
 static const struct option long_opts[] = {
 	{ "port", required_argument, NULL, 'p' },
@@ -68,6 +68,7 @@ static const struct option long_opts[] = {
 	{ "sizes", required_argument, NULL, OPT_SIZES },
 	{ "oob-bind", required_argument, NULL, OPT_OOB_BIND },
 	{ "perftest-compat", no_argument, NULL, OPT_PERFTEST },
+	{ "rdma_cm", no_argument, NULL, 'R' },
 	{ "persist", no_argument, NULL, OPT_PERSIST },
 	DR_APP_ENGINE_LONG_OPTS,
 	{ "raw-like", required_argument, NULL, OPT_RAW_LIKE },
@@ -125,6 +126,9 @@ perf_usage(FILE *out)
 		"      --use_hugepages   message buffers (the MR) in EAL's hugepage memory\n"
 		"                        (default: the process's own pages; EAL needs hugepages)\n"
 		"      --perftest-compat speak perftest's exchange: an ib_* tool is the peer\n"
+		"  -R, --rdma_cm         perftest's -R: the QP and the exchange through the\n"
+		"                        connection manager (RC, one QP; an ib_* -R tool or\n"
+		"                        another -R is the peer; -p is the CM's port)\n"
 		"      --persist         server: serve clients one after another until SIGINT or\n"
 		"                        SIGTERM, each running the test, -q, -c, sizes and\n"
 		"                        iterations it asks (the server's -s, -a or --sizes\n"
@@ -505,6 +509,11 @@ perf_parse_args(int argc, char **argv, struct perf_opts *o)
 			o->oob_bind = optarg;
 			break;
 		case OPT_PERFTEST:
+			o->perftest = true;
+			break;
+		case 'R':
+			/* perftest's -R forces -z: its exchange, over rdma_cm */
+			o->rdma_cm = true;
 			o->perftest = true;
 			break;
 		case OPT_PERSIST:

@@ -130,6 +130,7 @@ struct perf_opts {
 	bool use_hugepages;             /**< --use_hugepages: buffers in EAL's hugepage memory */
 	uint32_t link_mtu;              /**< --link-mtu: IP MTU of the context; 0: the port's */
 	bool perftest;                  /**< --perftest-compat: perftest's OOB exchange */
+	bool rdma_cm;                   /**< -R: the QP and the exchange through the CM (rdma_cm.c) */
 	struct dr_app_engine engine;    /**< --mode, --workers, --idle, --queues (app/common) */
 	enum perf_atomic_type atomic;   /**< -A: atomic tests */
 	uint32_t out_reads;             /**< -o: outstanding READs/atomics; 0: the device's max */

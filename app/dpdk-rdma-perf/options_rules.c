@@ -225,6 +225,15 @@ perf_opts_finish(struct perf_opts *o, bool have_ip, bool tx_given, bool all, boo
 			 "and --check only for the atomic tests: perftest's exchange has none of them");
 		return -1;
 	}
+	if (o->rdma_cm && (o->test->raw || o->num_qps != 1 || (o->conn_given && o->conn != PERF_RC))) {
+		perf_err("-R/--rdma_cm", "one RC QP (no -q above 1, no -c UD or UC yet, no raw test)");
+		return -1;
+	}
+	if (o->rdma_cm && o->server != NULL && o->ipv4 == 0) {
+		/* the CM finds the context by its address */
+		perf_err("-R/--rdma_cm", "--ip is needed");
+		return -1;
+	}
 	if (finish_imm(o) != 0 || finish_conn(o) != 0 || finish_persist(o) != 0)
 		return -1;
 	if (o->oob_bind == NULL)

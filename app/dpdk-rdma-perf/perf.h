@@ -24,6 +24,7 @@
 #include <rte_ether.h>
 
 #include "check.h"
+#include "dr_cm.h"
 #include "dr_verbs.h"
 #include "oob.h"
 #include "oob_perftest.h"
@@ -128,6 +129,7 @@ struct perf {
 	struct perf_result res;     /**< ours, this size */
 	/* --perftest-compat (session_perftest.c) */
 	bool perftest;              /**< speak perftest's exchange */
+	struct perf_cm *cm;         /**< -R: the CM's ids and the comm connection (rdma_cm.c) */
 	bool pt_expect_key;         /**< the peer's end-of-run hand shake may come during the run */
 	bool pt_key_seen;           /**< ... and it came (read, not yet answered) */
 	uint32_t pt_cycle;          /**< smallest remote-visible region: the cycle buffer */
@@ -217,6 +219,8 @@ const struct perf_test *perf_test_find(const char *name);
 const char *perf_test_names(void);
 /** Move every QP to RTR then RTS towards its peer and add the neighbours. */
 int perf_connect_qps(struct perf *p);
+/** -R: @p q's QP on the CM's @p id, with the test's attributes. */
+int perf_cm_make_qp(struct perf *p, struct perf_qp *q, struct dr_cm_id *id);
 /** Post receives on @p q until @p p->rq_depth are outstanding. */
 int perf_fill_recv(struct perf *p, struct perf_qp *q);
 /**
@@ -265,6 +269,19 @@ const char *perf_persist_opts(const struct perf_opts *srv, const struct oob_hell
 			      struct perf_opts *run, char *why, size_t len);
 /** Serve clients one after another until SIGINT or SIGTERM (the port is open). */
 int perf_persist(struct perf *p);
+
+/* rdma_cm.c: -R */
+struct perf_cm;
+/** The comm connection (server: listen, accept the first request; client: connect, retrying refusals). */
+int perf_cm_comm_connect(struct perf *p);
+/** The data connection, its QP the test's (perf_cm_make_qp()). */
+int perf_cm_data_connect(struct perf *p);
+/** A SEND of @p len bytes on the comm connection: 0 or -1. */
+int perf_cm_write(struct perf *p, const void *b, size_t len);
+/** The next message of the comm connection: 1 (@p len bytes in @p b), 0 none in @p wait_ms, -1. */
+int perf_cm_read(struct perf *p, void *b, size_t len, int wait_ms);
+/** Disconnect (the client waits for the data connection's DISCONNECTED), free it all. */
+void perf_cm_close(struct perf *p);
 
 /* session_perftest.c */
 /** The whole session in perftest's exchange (--perftest-compat). */

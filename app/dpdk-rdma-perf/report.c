@@ -92,8 +92,8 @@ perf_print_header(const struct perf *p)
 		printf(" Outstand reads  : %u\n", p->out_reads);
 	else
 		printf(" Max inline data : 0[B]\n");
-	printf(" rdma_cm QPs\t : OFF\n");
-	printf(" Data ex. method : Ethernet\n");
+	printf(" rdma_cm QPs\t : %s\n", o->rdma_cm ? "ON" : "OFF");
+	printf(" Data ex. method : %s\n", o->rdma_cm ? "rdma_cm" : "Ethernet");
 	if (p->check)
 		printf(" Data check      : ON\n");
 	if (p->imm)

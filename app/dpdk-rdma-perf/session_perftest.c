@@ -28,6 +28,11 @@
  * where close is a hand shake then "done". The client's first message
  * after its run tells a server that the run is over (pt_poll()).
  *
+ * -R (perftest's rdma_cm mode, rdma_cm.c): the same messages on a comm
+ * connection of the CM instead of TCP, an empty hand shake before and after
+ * the data connection (made by the CM after the preamble), no connect step
+ * of ours, and a close without "done".
+ *
  * -a (perftest's RUN_ALL), size after size, nothing between two sizes but:
  *   write_bw, read_bw     the client runs and prints each size; the server
  *                         waits once and prints the client's last report
@@ -71,6 +76,8 @@ adopt_own(struct perf *p)
 static int
 connect_oob(struct perf *p)
 {
+	if (p->o->rdma_cm)
+		return perf_cm_comm_connect(p);      /* -R: the exchange over the CM's comm connection */
 	if (p->server) {
 		perf_print_waiting();
 		return oob_accept(&p->ob, p->o->oob_bind, p->o->tcp_port, &perf_stop) == 0 ?
@@ -102,7 +109,8 @@ before_run(struct perf *p)
 	if (per_qp(p, true) != PERF_OK)
 		return PERF_FAIL;
 	p->path_mtu = RTE_MIN(p->mtu, p->pt_peer_mtu);
-	if (perf_connect_qps(p) != PERF_OK)
+	/* -R: the CM readied the QPs (RTR, RTS) from its own exchange */
+	if (!p->o->rdma_cm && perf_connect_qps(p) != PERF_OK)
 		return PERF_FAIL;
 	if (send && pt_hand_shake(p, 0, false) != PERF_OK)
 		return PERF_FAIL;
@@ -234,6 +242,10 @@ perf_pt_session(struct perf *p)
 	if (connect_oob(p) != PERF_OK || pt_preamble(p) != PERF_OK)
 		return PERF_FAIL;
 	if (t->setup(p) != PERF_OK)
+		return PERF_FAIL;
+	/* -R: create_rdma_cm_connection(): an empty hand shake, the data connection, another */
+	if (p->o->rdma_cm && (pt_barrier(p) != PERF_OK || perf_cm_data_connect(p) != PERF_OK ||
+			      pt_barrier(p) != PERF_OK))
 		return PERF_FAIL;
 	if (t->kind == PERF_LAT) {
 		p->tstamp = calloc(p->iters, sizeof(*p->tstamp));

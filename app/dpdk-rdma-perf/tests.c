@@ -188,23 +188,36 @@ qp_type(const struct perf *p)
 	return p->conn == PERF_UD ? DR_QPT_UD : p->conn == PERF_UC ? DR_QPT_UC : DR_QPT_RC;
 }
 
+/* The QP's attributes (perftest's: its depths, one SGE, nothing inline, no SQ signalling by default). */
+static void
+qp_init_attr(const struct perf *p, struct perf_qp *q, struct dr_qp_init_attr *ia)
+{
+	memset(ia, 0, sizeof(*ia));
+	ia->qp_context = q;
+	ia->send_cq = p->send_cq;
+	ia->recv_cq = p->recv_cq;
+	ia->cap.max_send_wr = p->sq_depth;
+	ia->cap.max_recv_wr = RTE_MAX(p->rq_depth, 1u);
+	ia->cap.max_send_sge = 1;
+	ia->cap.max_recv_sge = 1;
+	ia->qp_type = qp_type(p);
+}
+
+static int
+check_caps(const struct perf *p, const struct dr_qp_init_attr *ia)
+{
+	if (ia->cap.max_send_wr < p->sq_depth || ia->cap.max_recv_wr < RTE_MAX(p->rq_depth, 1u)) {
+		perf_err("dr_create_qp", "asked for %u send and %u receive WRs, got %u and %u",
+			 p->sq_depth, RTE_MAX(p->rq_depth, 1u), ia->cap.max_send_wr, ia->cap.max_recv_wr);
+		return PERF_FAIL;
+	}
+	return PERF_OK;
+}
+
 static int
 create_qp(struct perf *p, struct perf_qp *q)
 {
-	struct dr_qp_init_attr ia = {
-		.qp_context = q,
-		.send_cq = p->send_cq,
-		.recv_cq = p->recv_cq,
-		.cap = {
-			.max_send_wr = p->sq_depth,
-			.max_recv_wr = RTE_MAX(p->rq_depth, 1u),
-			.max_send_sge = 1,
-			.max_recv_sge = 1,
-			.max_inline_data = 0,
-		},
-		.qp_type = qp_type(p),
-		.sq_sig_all = 0,
-	};
+	struct dr_qp_init_attr ia;
 	struct dr_qp_attr a = {
 		.qp_state = DR_QPS_INIT,
 		.pkey_index = 0,
@@ -216,21 +229,34 @@ create_qp(struct perf *p, struct perf_qp *q)
 	};
 	int ret;
 
+	qp_init_attr(p, q, &ia);
 	q->qp = dr_create_qp(p->pd, &ia);
 	if (q->qp == NULL)
 		return perf_api_err("dr_create_qp", errno);
-	if (ia.cap.max_send_wr < p->sq_depth || ia.cap.max_recv_wr < RTE_MAX(p->rq_depth, 1u)) {
-		perf_err("dr_create_qp", "asked for %u send and %u receive WRs, got %u and %u",
-			 p->sq_depth, RTE_MAX(p->rq_depth, 1u), ia.cap.max_send_wr,
-			 ia.cap.max_recv_wr);
+	if (check_caps(p, &ia) != PERF_OK)
 		return PERF_FAIL;
-	}
 	q->psn = rte_rand() & 0xffffff;
 	ret = dr_modify_qp(q->qp, &a, DR_QP_STATE | DR_QP_PKEY_INDEX | DR_QP_PORT |
 			   (p->conn == PERF_UD ? DR_QP_QKEY : DR_QP_ACCESS_FLAGS));
 	if (ret != 0)
 		return perf_api_err("dr_modify_qp(INIT)", -ret);
 	return PERF_OK;
+}
+
+int
+perf_cm_make_qp(struct perf *p, struct perf_qp *q, struct dr_cm_id *id)
+{
+	/* -R: the CM's QP (rdma_create_qp(3): INIT with every right; the CM readies it) */
+	struct dr_qp_init_attr ia;
+	int ret;
+
+	qp_init_attr(p, q, &ia);
+	ret = dr_cm_create_qp(id, p->pd, &ia);
+	if (ret != 0)
+		return perf_api_err("dr_cm_create_qp", -ret);
+	q->qp = id->qp;
+	q->psn = rte_rand() & 0xffffff;     /* perftest's: printed and exchanged, never used */
+	return check_caps(p, &ia);
 }
 
 /*
@@ -318,7 +344,8 @@ perf_setup(struct perf *p)
 	if (p->recv_cq == NULL)
 		return perf_api_err("dr_create_cq(recv)", errno);
 
-	for (unsigned int i = 0; i < p->nb_qps; i++) {
+	/* -R: the QP comes with the data connection (perf_cm_data_connect()) */
+	for (unsigned int i = 0; i < p->nb_qps && !p->o->rdma_cm; i++) {
 		ret = create_qp(p, &p->qps[i]);
 		if (ret != PERF_OK)
 			return ret;

@@ -30,11 +30,51 @@
 #define CM_PACKET_LIFETIME 16
 #define CM_MRA_TIMEOUT 24
 
-const struct dr_cm_timing dr_cm_timing = {
+static struct dr_cm_timing cm_timing = {
 	.peer_response_timeout = CM_RESPONSE_TIMEOUT, .local_response_timeout = CM_RESPONSE_TIMEOUT,
 	.packet_lifetime = CM_PACKET_LIFETIME, .max_retries = CM_MAX_RETRIES,
 	.mra_service_timeout = CM_MRA_TIMEOUT,
 };
+static pthread_once_t cm_timing_once = PTHREAD_ONCE_INIT;
+
+/* An environment variable's value in [@min, @max], or @def (logged when it is not one). */
+static unsigned int
+env_uint(const char *name, unsigned int min, unsigned int max, unsigned int def)
+{
+	const char *v = getenv(name);
+	char *end;
+	unsigned long n;
+
+	if (v == NULL || *v == '\0')
+		return def;
+	n = strtoul(v, &end, 0);
+	if (*end != '\0' || n < min || n > max) {
+		DR_LOG(cm, WARNING, "%s=%s: not from %u to %u, %u kept", name, v, min, max, def);
+		return def;
+	}
+	return (unsigned int)n;
+}
+
+/*
+ * The CM's timeouts: Linux's unless DR_CM_RESPONSE_TIMEOUT (4.096 us *
+ * 2^N, 8..31; rdma_cm's CMA_CM_RESPONSE_TIMEOUT) or DR_CM_MAX_RETRIES
+ * (0..15; CMA_MAX_CM_RETRIES) say otherwise: a REQ, REP or SIDR_REQ
+ * nobody answers is given up after (retries + 1) such waits.
+ */
+static void
+timing_init(void)
+{
+	cm_timing.peer_response_timeout = cm_timing.local_response_timeout =
+		(uint8_t)env_uint("DR_CM_RESPONSE_TIMEOUT", 8, 31, CM_RESPONSE_TIMEOUT);
+	cm_timing.max_retries = (uint8_t)env_uint("DR_CM_MAX_RETRIES", 0, 15, CM_MAX_RETRIES);
+}
+
+const struct dr_cm_timing *
+dr_cm_id_timing(void)
+{
+	(void)pthread_once(&cm_timing_once, timing_init);
+	return &cm_timing;
+}
 
 struct dr_cm_id_impl *
 dr_cm_id_impl(struct dr_cm_id *id)

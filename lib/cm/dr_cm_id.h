@@ -67,7 +67,8 @@ struct dr_cm_id_impl {
 
 /* dr_cm_id.c: shared by the port spaces */
 extern const struct dr_cm_svc_ops dr_cm_svc_ops;
-extern const struct dr_cm_timing dr_cm_timing;
+/* The CM's timeouts (Linux's; DR_CM_RESPONSE_TIMEOUT, DR_CM_MAX_RETRIES in the environment) */
+const struct dr_cm_timing *dr_cm_id_timing(void);
 struct dr_cm_id_impl *dr_cm_id_impl(struct dr_cm_id *id);
 /* The IP addressing header (Annex A11.6.1) of @id's request, then @len bytes of @app: in @pdata. */
 void dr_cm_id_ip_pdata(struct dr_cm_id_impl *id, uint8_t *pdata, const void *app, uint8_t len);

@@ -101,7 +101,7 @@ dr_cm_rc_connect(struct dr_cm_id_impl *id, const struct dr_cm_conn_param *p)
 	req.pdata_len = DR_CM_REQ_PDATA_LEN;
 	memcpy(to.gid, pub->route.dgid.raw, 16);
 	dr_cm_svc_lock(id->svc);
-	id->conn = dr_cm_agent_conn_new(&id->svc->agent, &to, &dr_cm_timing, id);
+	id->conn = dr_cm_agent_conn_new(&id->svc->agent, &to, dr_cm_id_timing(), id);
 	if (id->conn == NULL) {
 		ret = -ENOMEM;
 	} else {
@@ -208,7 +208,7 @@ dr_cm_rc_on_req(struct dr_cm_svc *s, void *listener, const struct dr_cm_peer *fr
 		return;
 	}
 	id->req = req;
-	id->conn = dr_cm_agent_accept_req(&s->agent, from, mad, &dr_cm_timing, id, dr_cm_svc_now());
+	id->conn = dr_cm_agent_accept_req(&s->agent, from, mad, dr_cm_id_timing(), id, dr_cm_svc_now());
 	if (id->conn == NULL) {
 		dr_cm_id_free(id);
 		return;          /* "no resources" */

@@ -23,9 +23,6 @@
 #include "dr_cm_msg.h"
 #include "dr_log.h"
 
-/* rdma_cm's SIDR: a try every 2^(20 - 8) ms = 4.1 s, 15 more (cma_resolve_ib_udp()) */
-#define SIDR_TIMEOUT_NS (4096ull * 1000000ull)
-#define SIDR_RETRIES 15
 #define SIDR_HOP_LIMIT 64
 
 int
@@ -59,6 +56,7 @@ dr_cm_ud_connect(struct dr_cm_id_impl *id, const struct dr_cm_conn_param *p)
 {
 	const struct sockaddr_in *dst = (const struct sockaddr_in *)&id->pub.route.dst_addr;
 	uint8_t pdata[DR_CM_SIDR_REQ_PDATA_LEN] = { 0 };
+	const struct dr_cm_timing *t = dr_cm_id_timing();
 	struct dr_cm_peer to;
 	int ret;
 
@@ -69,8 +67,10 @@ dr_cm_ud_connect(struct dr_cm_id_impl *id, const struct dr_cm_conn_param *p)
 	dr_cm_id_ip_pdata(id, pdata, p->private_data, p->private_data_len);
 	memcpy(to.gid, id->pub.route.dgid.raw, 16);
 	dr_cm_svc_lock(id->svc);
+	/* rdma_cm's SIDR (cma_resolve_ib_udp()): a try every 2^(timeout - 8) ms (4.1 s), 15 more */
 	ret = dr_cm_agent_sidr_req(&id->svc->agent, &to, dr_cm_ip_service_id(id->pub.ps, ntohs(dst->sin_port)),
-				   pdata, DR_CM_IP_HDR_LEN + p->private_data_len, SIDR_TIMEOUT_NS, SIDR_RETRIES, id,
+				   pdata, DR_CM_IP_HDR_LEN + p->private_data_len,
+				   (1ull << (t->peer_response_timeout - 8)) * 1000000ull, t->max_retries, id,
 				   dr_cm_svc_now());
 	if (ret == 0)
 		id->sidr_asking = true;

@@ -3,13 +3,18 @@
 """The connection manager's programs between two of our processes, each in
 a network namespace of its own on one CPU, over a veth pair (net_af_packet):
 dpdk-rdma-udaddy (UD QPs through SIDR, 8 connections, every arrival
-checked with -V) and dpdk-rdma-server / dpdk-rdma-client (synchronous ids,
+checked with -V), dpdk-rdma-server / dpdk-rdma-client (synchronous ids,
 rdma_create_ep, rdma_get_request, the rdma_verbs.h helpers, DREQ/DREP, and
-the CM lingering at close until its DREP is out), inline and in rtc mode.
+the CM lingering at close until its DREP is out), dpdk-rdma-cmatose with
+100 connections at once and 1,000 one after the other (each carrying
+checked messages both ways, then DREQ/DREP), and a server that stops
+answering mid-handshake: the client's REQ is given up (UNREACHABLE) and it
+closes with nothing left. Inline and in rtc mode.
 A veth rather than memif: the sides end at once, and a memif peer that
 vanishes while the other polls can crash it (DPDK 22.11)."""
 
 import os
+import signal
 import time
 
 import pytest
@@ -20,33 +25,42 @@ IP_A, IP_B = "10.77.0.1", "10.77.0.2"
 TIMEOUT = 60
 
 
-def side(net, name, exe, ns, iface, ip, args, cpu, mode, tag):
+def side(net, name, exe, ns, iface, ip, args, cpu, mode, tag, env=()):
     prefix = "drcm%s_%s" % (name[0], tag)
     # inline: one lcore; rtc: the main lcore and a worker, both on the side's CPU (idle ones yield)
     eal = pair.afpacket_eal(iface, prefix) + (["--lcores", "(0-1)@%d" % cpu] if mode else ["-l", str(cpu)])
     engine = ["--mode", mode, "--workers", "1", "--idle", "yield"] if mode else []
-    cmd = ["ip", "netns", "exec", ns, exe] + eal + ["--", "--ip", ip] + args + engine
+    cmd = ["ip", "netns", "exec", ns, "env"] + list(env) + [exe] + eal + ["--", "--ip", ip] + args + engine
     return pair.Side(name, cmd, prefixes=[prefix])
 
 
-def run(exe_dir, server_exe, client_exe, server_args, client_args, ready, mode):
+def run(exe_dir, server_exe, client_exe, server_args, client_args, ready, mode, timeout=TIMEOUT, env=(),
+        stop_server=False):
+    """Server, then the client once the server printed `ready`; both to their
+    end (`timeout`), killed by PID past it. stop_server: SIGSTOP the server
+    before the client starts (it vanishes: nothing it receives is answered)."""
     cpus = sorted(os.sched_getaffinity(0))
     tag = "%d_%d" % (os.getpid(), time.monotonic_ns() % 1000000)
     with netns.VethNetns(tag=tag[-6:]) as net:
         s = side(net, "server", os.path.join(exe_dir, server_exe), net.ns_a, net.if_a, IP_A, server_args,
-                 cpus[0], mode, tag)
+                 cpus[0], mode, tag, env)
         c = side(net, "client", os.path.join(exe_dir, client_exe), net.ns_b, net.if_b, IP_B, client_args,
-                 cpus[-1], mode, tag)
+                 cpus[-1], mode, tag, env)
         try:
             s.start()
             end = time.monotonic() + 30
             while ready not in s.printed() and s.proc.poll() is None and time.monotonic() < end:
                 time.sleep(0.05)
             time.sleep(0.3)
+            if stop_server:
+                os.killpg(s.proc.pid, signal.SIGSTOP)
             c.start()
-            end = time.monotonic() + TIMEOUT
-            while time.monotonic() < end and (s.proc.poll() is None or c.proc.poll() is None):
+            end = time.monotonic() + timeout
+            while time.monotonic() < end and (c.proc.poll() is None or
+                                              (s.proc.poll() is None and not stop_server)):
                 time.sleep(0.05)
+            if stop_server:
+                os.killpg(s.proc.pid, signal.SIGKILL)
         finally:
             for x in (s, c):
                 x.kill()
@@ -88,3 +102,60 @@ def test_server_client_pair(mode):
     assert "rdma_client: received 16 bytes, status 0" in c.stdout, c.describe()
     for x in (s, c):
         assert "dr_close_device failed" not in x.stderr, x.describe()
+
+
+@pytest.mark.parametrize("mode", MODES, ids=[m or "inline" for m in MODES])
+def test_cmatose_concurrent(mode):
+    """100 RC connections at once through the CM, 10 checked messages each
+    way on each, then 100 DREQ/DREP."""
+    d = app_dir("dpdk-rdma-cmatose")
+    s, c = run(d, "dpdk-rdma-cmatose", "dpdk-rdma-cmatose", ["-c", "100", "-V"],
+               ["-s", IP_A, "-c", "100", "-V"], b"cmatose: starting server", mode, timeout=120)
+    assert (s.rc, c.rc) == (0, 0), s.describe() + c.describe()
+    assert "disconnected" in s.stdout and "return status 0" in c.stdout, s.describe() + c.describe()
+    for x in (s, c):
+        assert "dr_close_device failed" not in x.stderr, x.describe()
+
+
+def test_cmatose_sequential():
+    """1,000 connections one after the other (new ids each time), a checked
+    message each way on each, released with DREQ/DREP: the slots of those in
+    time wait come back, nothing leaks."""
+    d = app_dir("dpdk-rdma-cmatose")
+    args = ["-c", "1", "-C", "1", "-V", "--rounds", "1000"]
+    s, c = run(d, "dpdk-rdma-cmatose", "dpdk-rdma-cmatose", args, ["-s", IP_A] + args,
+               b"cmatose: starting server", None, timeout=240)
+    assert (s.rc, c.rc) == (0, 0), s.describe()[-3000:] + c.describe()[-3000:]
+    for x in (s, c):
+        assert "1000 rounds done" in x.stdout and "dr_close_device failed" not in x.stderr, x.describe()[-3000:]
+
+
+@pytest.mark.parametrize("mode", MODES, ids=[m or "inline" for m in MODES])
+def test_peer_vanishes_mid_handshake(mode):
+    """The server stops (SIGSTOP) once it listens: the client's REQ goes
+    unanswered; with short CM timeouts (DR_CM_RESPONSE_TIMEOUT=14: 67 ms,
+    3 retries) it hears UNREACHABLE (-ETIMEDOUT), says so, and closes clean
+    (exit 1, no object left, no crash); then the server is killed."""
+    d = app_dir("dpdk-rdma-cmatose")
+    env = ["DR_CM_RESPONSE_TIMEOUT=14", "DR_CM_MAX_RETRIES=3"]
+    t0 = time.monotonic()
+    s, c = run(d, "dpdk-rdma-cmatose", "dpdk-rdma-cmatose", [], ["-s", IP_A], b"cmatose: starting server",
+               mode, timeout=30, env=env, stop_server=True)
+    assert c.rc == 1 and not c.timed_out, c.describe()
+    assert "RDMA_CM_EVENT_UNREACHABLE, error: -110" in c.stdout, c.describe()
+    assert "dr_close_device failed" not in c.stderr and "return status" in c.stdout, c.describe()
+    assert time.monotonic() - t0 < 25
+
+
+@pytest.mark.parametrize("test", ["write_bw", "send_bw", "read_lat"])
+def test_perf_rdma_cm_pair(test):
+    """dpdk-rdma-perf -R against itself: perftest's rdma_cm mode both sides
+    (the exchange on a comm connection of the CM, the QP on a second one)."""
+    d = app_dir("dpdk-rdma-perf")
+    args = [test, "-R", "-s", "4096" if test != "read_lat" else "64", "-n", "200"]
+    s, c = run(d, "dpdk-rdma-perf", "dpdk-rdma-perf", args, args + [IP_A], b"Waiting for client to connect",
+               None)
+    assert (s.rc, c.rc) == (0, 0), s.describe() + c.describe()
+    for x in (s, c):
+        assert "rdma_cm QPs\t : ON" in x.stdout and "Data ex. method : rdma_cm" in x.stdout, x.describe()
+    assert " 4096 " in c.stdout or test == "read_lat", c.describe()

@@ -485,3 +485,67 @@ def test_usage_errors(dump, args):
 def test_help(dump):
     p = dump("--help")
     assert p.returncode == 0 and p.stdout.startswith("usage: dpdk-rdma-dump")
+
+
+# CM MADs (IBA 12.6) of rdma_cm traffic between two rxe VMs: the fields
+# tshark 4.0 decodes too, by message
+TSHARK_CM = {
+    "REQ": [("infiniband.cm.req.localqpn", "qpn"), ("infiniband.cm.req.serviceid", "service_id")],
+    "REP": [("infiniband.cm.rep.localqpn", "qpn"), ("infiniband.cm.rep.remotecommid", "remote_comm_id")],
+    "RTU": [("infiniband.cm.rtu.localcommid", "local_comm_id"),
+            ("infiniband.cm.rtu.remotecommid", "remote_comm_id")],
+    "REJ": [("infiniband.cm.rej.localcommid", "local_comm_id"), ("infiniband.cm.rej.reason", "reason")],
+    "DREQ": [("infiniband.cm.dreq.localcommid", "local_comm_id"),
+             ("infiniband.cm.dreq.remotecommid", "remote_comm_id")],
+    "DREP": [("infiniband.cm.drsp.localcommid", "local_comm_id"),
+             ("infiniband.cm.drsp.remotecommid", "remote_comm_id")],
+}
+
+
+def tshark_cm(pcap):
+    fields = sorted({f for v in TSHARK_CM.values() for f, _ in v})
+    out = subprocess.run(["tshark", "-r", str(pcap), "-T", "fields", "-E", "separator=|"] +
+                         [a for f in fields for a in ("-e", f)], capture_output=True, text=True,
+                         timeout=RUN_TIMEOUT, check=True).stdout
+    rows = []
+    for line in out.splitlines():
+        vals = line.split("|")
+        rows.append({f: int(v.split(",")[0], 0) for f, v in zip(fields, vals) if v})
+    return rows
+
+
+@pytest.mark.parametrize("name,msgs", [
+    ("rdmacm_rping.pcap", ["REQ", "REP", "RTU", "DREQ", "DREP"]),
+    ("rdmacm_rping_rej.pcap", ["REQ", "REJ"]),
+    ("rdmacm_udaddy.pcap", ["SIDR_REQ", "SIDR_REP"]),
+])
+def test_cm_mads(dump, dump_json, vectors, name, msgs):
+    """Every UD SEND to QP1 decodes as its CM message, with the fields
+    tshark decodes equal to tshark's; the REQ and REP name the QPNs the data
+    frames use; the REJ says 8 (invalid service ID); the SIDR_REP gives the
+    QPN udaddy sends to; text mode says the same."""
+    if shutil.which("tshark") is None:
+        pytest.skip("tshark is not installed")
+    frames, _ = dump_json(vectors / name)
+    theirs = tshark_cm(vectors / name)
+    cms = [(f, t) for f, t in zip(frames, theirs) if "cm" in f]
+    assert all(f["dest_qp"] == 1 for f, _ in cms)
+    assert [f["cm"]["msg"] for f, _ in cms][:len(msgs)] == msgs
+    for f, t in cms:
+        for field, ours in TSHARK_CM.get(f["cm"]["msg"], []):
+            assert f["cm"][ours] == t[field], (f, t)
+    data_qps = {f["dest_qp"] for f in frames if "cm" not in f}
+    by = {f["cm"]["msg"]: f["cm"] for f, _ in cms}
+    if "REQ" in by:
+        assert by["REQ"]["service_id"] >> 16 == 0x0106 and by["REQ"]["starting_psn"] < 1 << 24
+    if "REP" in by:
+        assert {by["REQ"]["qpn"], by["REP"]["qpn"]} == data_qps
+        assert by["REP"]["remote_comm_id"] == by["REQ"]["local_comm_id"]
+    if "REJ" in by:
+        assert by["REJ"]["reason"] == 8 and by["REJ"]["reason_name"]
+    if "SIDR_REP" in by:
+        assert by["SIDR_REP"]["status"] == 0 and by["SIDR_REP"]["qpn"] in data_qps
+        assert by["SIDR_REP"]["local_comm_id"] == by["SIDR_REQ"]["local_comm_id"]
+        assert by["SIDR_REQ"]["service_id"] == 0x0000000001111C06      # RDMA_PS_UDP, port 7174
+    text = dump(str(vectors / name)).stdout
+    assert re.search(r"^\d+ UD UD_SEND_ONLY .* cm\[%s tid=0x[0-9a-f]+ " % msgs[0], text, re.M), text

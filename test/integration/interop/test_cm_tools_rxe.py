@@ -7,11 +7,14 @@
   SIDR_REP with the service's QPN and Q_Key 0x01234567; then 10 SENDs with
   immediate each way per connection, replies addressed from the receive's
   GRH) against dpdk-rdma-udaddy, two connections;
+- ucmatose (cmatose: RC connections through REQ/REP/RTU, 10 SENDs of 100
+  bytes each way on each, then DREQ/DREP) against dpdk-rdma-cmatose, two
+  connections;
 - rdma_server / rdma_client (synchronous ids, rdma_create_ep,
   rdma_get_request, the rdma_verbs.h helpers: a 16-byte SEND each way, then
   DREQ/DREP) against dpdk-rdma-server / dpdk-rdma-client.
 
-Our side inline, and udaddy also in rtc and pipeline mode. Every capture
+Our side inline, and udaddy and ucmatose also in rtc and pipeline mode. Every capture
 holds the CM's MADs to QP1 with good ICRCs."""
 
 import re
@@ -129,7 +132,8 @@ def test_udaddy_rxe_client(peer, dump_json, mode):
     assert (rc, theirs.rc) == (0, 0), "ours %s:\n%s\nrxe %d:\n%s" % (rc, text, theirs.rc, theirs.output)
     for line in UD_DONE:
         assert line in text and line in theirs.output, (text, theirs.output)
-    assert len(mads) >= 4        # SIDR_REQ and SIDR_REP per connection
+    msgs = [m["cm"]["msg"] for m in mads if "cm" in m]
+    assert msgs.count("SIDR_REQ") >= 2 and msgs.count("SIDR_REP") >= 2, msgs
 
 
 @pytest.mark.parametrize("mode", MODES, ids=[m or "inline" for m in MODES])
@@ -162,3 +166,31 @@ def test_rdma_server_against_ours(peer, dump_json):
     assert (rc, theirs.rc) == (0, 0), "ours %s:\n%s\nrxe %d:\n%s" % (rc, text, theirs.rc, theirs.output)
     assert "rdma_client: received 16 bytes, status 0" in text and "rdma_client: end 0" in text, text
     assert "rdma_server: end 0" in theirs.output, theirs.output
+
+
+CMATOSE_PORT = 7471
+
+
+@pytest.mark.parametrize("mode", MODES, ids=[m or "inline" for m in MODES])
+def test_ucmatose_rxe_client(peer, dump_json, mode):
+    """rxe's ucmatose -s (two connections) against our dpdk-rdma-cmatose server."""
+    rc, text, theirs, mads = they_connect(
+        peer, dump_json, "ucmatose_rxe_client_%s" % (mode or "inline"), "dpdk-rdma-cmatose", ["-c", "2"],
+        "cmatose: starting server", "ucmatose -s %s -c 2" % OUR_IP, mode)
+    assert (rc, theirs.rc) == (0, 0), "ours %s:\n%s\nrxe %d:\n%s" % (rc, text, theirs.rc, theirs.output)
+    assert "data transfers complete" in text and "disconnected" in text, text
+    assert "data transfers complete" in theirs.output and "return status 0" in theirs.output, theirs.output
+    msgs = [m["cm"]["msg"] for m in mads if "cm" in m]
+    for kind in ("REQ", "REP", "RTU", "DREQ", "DREP"):
+        assert msgs.count(kind) >= 2, msgs
+
+
+@pytest.mark.parametrize("mode", MODES, ids=[m or "inline" for m in MODES])
+def test_ucmatose_rxe_server(peer, dump_json, mode):
+    """rxe's ucmatose server against our dpdk-rdma-cmatose -s (two connections)."""
+    rc, text, theirs, _ = we_connect(
+        peer, dump_json, "ucmatose_rxe_server_%s" % (mode or "inline"), "dpdk-rdma-cmatose",
+        ["-s", peer.vm.ip, "-c", "2"], "ucmatose -b %s -c 2" % peer.vm.ip, "REJECTED, error: 8", mode)
+    assert (rc, theirs.rc) == (0, 0), "ours %s:\n%s\nrxe %d:\n%s" % (rc, text, theirs.rc, theirs.output)
+    assert "data transfers complete" in text and "return status 0" in text, text
+    assert "disconnected" in theirs.output and "return status 0" in theirs.output, theirs.output
