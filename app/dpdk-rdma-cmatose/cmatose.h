@@ -27,31 +27,23 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "dr_app_engine.h"
+#include "dr_app_cm.h"
 
 #define CMATOSE_PROG "dpdk-rdma-cmatose"
 #define CMATOSE_MAX_CONN 512
 
 struct cmatose_opts {
-	uint32_t dst;              /* -s: the server (client mode); 0: server mode */
-	uint32_t src;              /* -b: bind address (default --ip) */
-	unsigned int connections;  /* -c (1) */
-	unsigned int count;        /* -C (10) */
-	unsigned int size;         /* -S (100) */
+	struct dr_app_cm_opts cm;  /* -s -b -c -C -S -V --ip --timeout, the engine's */
 	uint16_t port;             /* -p (7471) */
-	bool validate;             /* -V */
 	unsigned int rounds;       /* --rounds (1) */
-	uint32_t ipv4;             /* --ip */
-	double timeout_s;          /* --timeout (30): every wait */
-	struct dr_app_engine engine;
 };
 
 extern volatile sig_atomic_t cmatose_stop;
 
 /* options.c: 0, 1 (help printed), -1 (usage error printed) */
-int cmatose_parse_args(int argc, char **argv, struct cmatose_opts *o);
+int cmatose_parse_args(int argc, char **argv, void *opts);
 
 /* run.c: the test on an open context; its return status (0 done) */
-int cmatose_run(struct dr_context *ctx, const struct cmatose_opts *o);
+int cmatose_run(struct dr_context *ctx, const void *opts);
 
 #endif /* DR_CMATOSE_H */

@@ -9,10 +9,6 @@
  * context with --ip, the test, teardown.
  */
 
-#include <stdio.h>
-
-#include "dr_app.h"
-#include "dr_app_port.h"
 #include "cmatose.h"
 
 volatile sig_atomic_t cmatose_stop;
@@ -21,20 +17,7 @@ int
 main(int argc, char **argv)
 {
 	static struct cmatose_opts o;
-	struct dr_app_port port;
-	int own_argc, eal_argc, ret;
-	char **own_argv;
 
-	eal_argc = dr_app_split_args(argc, argv, &own_argc, &own_argv);
-	ret = cmatose_parse_args(own_argc, own_argv, &o);
-	if (ret != 0)
-		return ret < 0 ? 2 : 0;
-	setvbuf(stdout, NULL, _IOLBF, 0);
-	dr_app_stop_on_signals(&cmatose_stop, true);
-	ret = dr_app_port_open(CMATOSE_PROG, eal_argc, argv, o.ipv4, &o.engine, &port);
-	if (ret != 0)
-		return ret;
-	ret = cmatose_run(port.ctx, &o);
-	dr_app_port_close(CMATOSE_PROG, &port);
-	return ret != 0 ? 1 : 0;
+	return dr_app_cm_main(argc, argv, CMATOSE_PROG, &cmatose_stop, cmatose_parse_args, cmatose_run, &o,
+			      &o.cm.ipv4, &o.cm.engine);
 }

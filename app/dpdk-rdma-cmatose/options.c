@@ -4,7 +4,6 @@
 
 /* dpdk-rdma-cmatose's command line: cmatose's options (-s -b -c -C -S -p -P) and ours. */
 
-#include <arpa/inet.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <string.h>
@@ -13,7 +12,7 @@
 #include "dr_app.h"
 #include "cmatose.h"
 
-enum { OPT_IP = 0x100, OPT_ROUNDS, OPT_TIMEOUT };
+enum { OPT_ROUNDS = 0x100 };
 
 static void
 usage(FILE *out)
@@ -45,64 +44,32 @@ bad(const char *what, const char *arg)
 	return -1;
 }
 
-static int
-ipv4(const char *arg, uint32_t *ip)
-{
-	struct in_addr a;
-
-	if (inet_pton(AF_INET, arg, &a) != 1)
-		return -1;
-	*ip = a.s_addr;
-	return 0;
-}
-
 int
-cmatose_parse_args(int argc, char **argv, struct cmatose_opts *o)
+cmatose_parse_args(int argc, char **argv, void *opts)
 {
 	static const struct option long_options[] = {
-		{ "ip", required_argument, NULL, OPT_IP },
+		DR_APP_CM_LONG_OPTS,
 		{ "rounds", required_argument, NULL, OPT_ROUNDS },
-		{ "timeout", required_argument, NULL, OPT_TIMEOUT },
 		{ "help", no_argument, NULL, 'h' },
 		DR_APP_ENGINE_LONG_OPTS,
 		{ 0 },
 	};
+	struct cmatose_opts *o = opts;
 	unsigned long v;
-	int c;
+	int c, taken;
 
 	memset(o, 0, sizeof(*o));
-	o->connections = 1;
-	o->count = 10;
-	o->size = 100;
+	dr_app_cm_opts_init(&o->cm, CMATOSE_MAX_CONN, 1u << 20);
 	o->port = 7471;
 	o->rounds = 1;
-	o->timeout_s = 30;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "s:b:c:C:S:p:P:Vh", long_options, NULL)) != -1) {
+		taken = dr_app_cm_opt(&o->cm, CMATOSE_PROG, c, optarg);
+		if (taken < 0)
+			return -1;
+		if (taken > 0)
+			continue;
 		switch (c) {
-		case 's':
-			if (ipv4(optarg, &o->dst) != 0)
-				return bad("-s: not an IPv4 address:", optarg);
-			break;
-		case 'b':
-			if (ipv4(optarg, &o->src) != 0)
-				return bad("-b: not an IPv4 address:", optarg);
-			break;
-		case 'c':
-			if (dr_app_number(optarg, 1, CMATOSE_MAX_CONN, &v) != 0)
-				return bad("-c: connections from 1 to 512, not", optarg);
-			o->connections = (unsigned int)v;
-			break;
-		case 'C':
-			if (dr_app_number(optarg, 0, 4096, &v) != 0)
-				return bad("-C: a count from 0 to 4096, not", optarg);
-			o->count = (unsigned int)v;
-			break;
-		case 'S':
-			if (dr_app_number(optarg, 1, 1 << 20, &v) != 0)
-				return bad("-S: a size from 1 to 1048576, not", optarg);
-			o->size = (unsigned int)v;
-			break;
 		case 'p':
 			if (dr_app_number(optarg, 1, 65535, &v) != 0)
 				return bad("-p: not a port:", optarg);
@@ -112,41 +79,20 @@ cmatose_parse_args(int argc, char **argv, struct cmatose_opts *o)
 			if (strncasecmp(optarg, "tcp", 3) != 0)
 				return bad("-P: only the tcp port space, not", optarg);
 			break;
-		case 'V':
-			o->validate = true;
-			break;
 		case OPT_ROUNDS:
 			if (dr_app_number(optarg, 1, 1000000, &v) != 0)
 				return bad("--rounds: a count from 1, not", optarg);
 			o->rounds = (unsigned int)v;
 			break;
-		case OPT_IP:
-			if (ipv4(optarg, &o->ipv4) != 0)
-				return bad("--ip: not an IPv4 address:", optarg);
-			break;
-		case OPT_TIMEOUT:
-			if (dr_app_number(optarg, 1, 86400, &v) != 0)
-				return bad("--timeout: seconds, not", optarg);
-			o->timeout_s = (double)v;
-			break;
 		case 'h':
 			usage(stdout);
 			return 1;
 		default:
-			if (c >= DR_APP_OPT_MODE && c <= DR_APP_OPT_ZCOPY_MIN) {
-				if (dr_app_engine_opt(&o->engine, CMATOSE_PROG, c, optarg) != 0)
-					return -1;
-				break;
-			}
 			usage(stderr);
 			return -1;
 		}
 	}
 	if (optind < argc)
 		return bad("unexpected argument", argv[optind]);
-	if (o->ipv4 == 0)
-		return bad("--ip is needed", NULL);
-	if (o->src == 0)
-		o->src = o->ipv4;
-	return dr_app_engine_finish(&o->engine, CMATOSE_PROG) != 0 ? -1 : 0;
+	return dr_app_cm_opts_finish(&o->cm, CMATOSE_PROG);
 }

@@ -11,8 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <rte_cycles.h>
-
 #include "dr_cm.h"
 #include "cmatose.h"
 
@@ -33,35 +31,9 @@ struct test {
 	unsigned int conn_index;
 	unsigned int connects_left;
 	unsigned int disconnects_left;
-	double deadline;
+	struct dr_app_wait wait;
 	unsigned int bad;          /* arrivals that failed -V */
 };
-
-static double
-now(void)
-{
-	return (double)rte_get_timer_cycles() / (double)rte_get_timer_hz();
-}
-
-static void
-arm(struct test *t)
-{
-	t->deadline = now() + t->o->timeout_s;
-}
-
-static bool
-expired(struct test *t, const char *what)
-{
-	if (cmatose_stop) {
-		printf("cmatose: stopped while waiting for %s\n", what);
-		return true;
-	}
-	if (now() > t->deadline) {
-		printf("cmatose: no %s in %.0f s\n", what, t->o->timeout_s);
-		return true;
-	}
-	return false;
-}
 
 static uint8_t
 pattern(unsigned int b)
@@ -73,7 +45,7 @@ pattern(unsigned int b)
 static int
 init_node(struct test *t, struct node *n)
 {
-	unsigned int cqe = t->o->count != 0 ? t->o->count : 1;
+	unsigned int cqe = t->o->cm.count != 0 ? t->o->cm.count : 1;
 	struct dr_qp_init_attr ia;
 	int ret;
 
@@ -97,14 +69,14 @@ init_node(struct test *t, struct node *n)
 		printf("cmatose: unable to create QP: %s\n", strerror(-ret));
 		return ret;
 	}
-	if (t->o->count == 0)
+	if (t->o->cm.count == 0)
 		return 0;
-	n->mem = malloc(t->o->size);
+	n->mem = malloc(t->o->cm.size);
 	if (n->mem == NULL)
 		return -ENOMEM;
-	for (unsigned int b = 0; b < t->o->size; b++)
+	for (unsigned int b = 0; b < t->o->cm.size; b++)
 		n->mem[b] = pattern(b);
-	n->mr = dr_reg_mr(n->id->pd, n->mem, t->o->size, DR_ACCESS_LOCAL_WRITE);
+	n->mr = dr_reg_mr(n->id->pd, n->mem, t->o->cm.size, DR_ACCESS_LOCAL_WRITE);
 	if (n->mr == NULL) {
 		printf("cmatose: failed to reg MR\n");
 		return -errno;
@@ -115,13 +87,13 @@ init_node(struct test *t, struct node *n)
 static int
 post_recvs(struct test *t, struct node *n)
 {
-	struct dr_sge sge = { (uintptr_t)n->mem, t->o->size, 0 };
+	struct dr_sge sge = { (uintptr_t)n->mem, t->o->cm.size, 0 };
 	struct dr_recv_wr wr = { .wr_id = (uintptr_t)n, .sg_list = &sge, .num_sge = 1 }, *bad;
 
-	if (t->o->count == 0)
+	if (t->o->cm.count == 0)
 		return 0;
 	sge.lkey = n->mr->lkey;
-	for (unsigned int i = 0; i < t->o->count; i++) {
+	for (unsigned int i = 0; i < t->o->cm.count; i++) {
 		int ret = dr_post_recv(n->id->qp, &wr, &bad);
 
 		if (ret != 0) {
@@ -135,10 +107,10 @@ post_recvs(struct test *t, struct node *n)
 static int
 post_sends(struct test *t, struct node *n)
 {
-	struct dr_sge sge = { (uintptr_t)n->mem, t->o->size, 0 };
+	struct dr_sge sge = { (uintptr_t)n->mem, t->o->cm.size, 0 };
 	struct dr_send_wr wr, *bad;
 
-	if (!n->connected || t->o->count == 0)
+	if (!n->connected || t->o->cm.count == 0)
 		return 0;
 	sge.lkey = n->mr->lkey;
 	memset(&wr, 0, sizeof(wr));
@@ -146,7 +118,7 @@ post_sends(struct test *t, struct node *n)
 	wr.sg_list = &sge;
 	wr.num_sge = 1;
 	wr.opcode = DR_WR_SEND;
-	for (unsigned int i = 0; i < t->o->count; i++) {
+	for (unsigned int i = 0; i < t->o->cm.count; i++) {
 		int ret = dr_post_send(n->id->qp, &wr, &bad);
 
 		if (ret != 0) {
@@ -161,14 +133,14 @@ post_sends(struct test *t, struct node *n)
 static void
 check(struct test *t, struct node *n, const struct dr_wc *wc)
 {
-	if (!t->o->validate || wc->opcode != DR_WC_RECV)
+	if (!t->o->cm.validate || wc->opcode != DR_WC_RECV)
 		return;
-	if (wc->byte_len != t->o->size) {
-		printf("cmatose: a receive of %u bytes, not %u\n", wc->byte_len, t->o->size);
+	if (wc->byte_len != t->o->cm.size) {
+		printf("cmatose: a receive of %u bytes, not %u\n", wc->byte_len, t->o->cm.size);
 		t->bad++;
 		return;
 	}
-	for (unsigned int b = 0; b < t->o->size; b++)
+	for (unsigned int b = 0; b < t->o->cm.size; b++)
 		if (n->mem[b] != pattern(b)) {
 			printf("cmatose: byte %u is 0x%02x, not 0x%02x\n", b, n->mem[b], pattern(b));
 			t->bad++;
@@ -180,14 +152,14 @@ check(struct test *t, struct node *n, const struct dr_wc *wc)
 static int
 poll_cqs(struct test *t, int which)
 {
-	arm(t);
-	for (unsigned int i = 0; i < t->o->connections; i++) {
+	dr_app_wait_arm(&t->wait);
+	for (unsigned int i = 0; i < t->o->cm.connections; i++) {
 		struct node *n = &t->nodes[i];
 		unsigned int done = 0;
 
 		if (!n->connected)
 			continue;
-		while (done < t->o->count) {
+		while (done < t->o->cm.count) {
 			struct dr_wc wc[8];
 			int ret = dr_poll_cq(n->cq[which], 8, wc);
 
@@ -203,7 +175,7 @@ poll_cqs(struct test *t, int which)
 				check(t, n, &wc[k]);
 			}
 			done += (unsigned int)ret;
-			if (ret == 0 && expired(t, "completions"))
+			if (ret == 0 && dr_app_wait_over(&t->wait, "completions"))
 				return -ETIMEDOUT;
 		}
 	}
@@ -240,7 +212,7 @@ connect_handler(struct test *t, struct dr_cm_id *id)
 	struct node *n;
 	int ret;
 
-	if (t->conn_index == t->o->connections) {
+	if (t->conn_index == t->o->cm.connections) {
 		ret = -ENOMEM;
 		goto refuse;
 	}
@@ -265,72 +237,56 @@ refuse:
 }
 
 static int
-cm_handler(struct test *t, struct dr_cm_event *ev)
+on_route(void *arg, struct dr_cm_id *id)
 {
-	struct node *n = ev->id->context;
-	int ret = 0;
-
-	switch (ev->event) {
-	case DR_CM_EVENT_ADDR_RESOLVED:
-		ret = dr_cm_resolve_route(ev->id, 2000);
-		if (ret != 0) {
-			printf("cmatose: resolve route failed: %s\n", strerror(-ret));
-			t->connects_left--;
-		}
-		break;
-	case DR_CM_EVENT_ROUTE_RESOLVED:
-		ret = route_handler(t, n);
-		break;
-	case DR_CM_EVENT_CONNECT_REQUEST:
-		ret = connect_handler(t, ev->id);
-		break;
-	case DR_CM_EVENT_ESTABLISHED:
-		n->connected = true;
-		t->connects_left--;
-		t->disconnects_left++;
-		break;
-	case DR_CM_EVENT_ADDR_ERROR:
-	case DR_CM_EVENT_ROUTE_ERROR:
-	case DR_CM_EVENT_CONNECT_ERROR:
-	case DR_CM_EVENT_UNREACHABLE:
-	case DR_CM_EVENT_REJECTED:
-		printf("cmatose: event: %s, error: %d\n", dr_cm_event_str(ev->event), ev->status);
-		t->connects_left--;
-		ret = ev->status != 0 ? ev->status : -1;
-		break;
-	case DR_CM_EVENT_DISCONNECTED:
-		(void)dr_cm_disconnect(ev->id);     /* the DREP of the peer's DREQ (ours: nothing more) */
-		t->disconnects_left--;
-		break;
-	default:
-		break;
-	}
-	return ret;
+	return route_handler(arg, id->context);
 }
+
+static int
+on_request(void *arg, struct dr_cm_id *id)
+{
+	return connect_handler(arg, id);
+}
+
+static int
+on_established(void *arg, struct dr_cm_event *ev)
+{
+	struct test *t = arg;
+	struct node *n = ev->id->context;
+
+	n->connected = true;
+	t->connects_left--;
+	t->disconnects_left++;
+	return 0;
+}
+
+static void
+on_disconnected(void *arg, struct dr_cm_id *id)
+{
+	struct test *t = arg;
+
+	(void)dr_cm_disconnect(id);     /* the DREP of the peer's DREQ (ours: nothing more) */
+	t->disconnects_left--;
+}
+
+static void
+on_failed(void *arg)
+{
+	struct test *t = arg;
+
+	t->connects_left--;
+}
+
+static const struct dr_app_cm_calls calls = {
+	.prog = "cmatose", .route = on_route, .request = on_request, .established = on_established,
+	.disconnected = on_disconnected, .failed = on_failed,
+};
 
 /* Take events until *@left is 0: connections (or disconnections) all in. */
 static int
 events_until(struct test *t, unsigned int *left, const char *what)
 {
-	int ret = 0;
-
-	arm(t);
-	while (*left > 0 && ret == 0) {
-		struct dr_cm_event *ev;
-
-		ret = dr_cm_get_cm_event(t->ch, &ev);
-		if (ret == -EAGAIN) {
-			ret = expired(t, what) ? -ETIMEDOUT : 0;
-			continue;
-		}
-		if (ret != 0) {
-			printf("cmatose: failure in rdma_get_cm_event: %s\n", strerror(-ret));
-			break;
-		}
-		ret = cm_handler(t, ev);
-		(void)dr_cm_ack_cm_event(ev);
-	}
-	return ret;
+	return dr_app_cm_events(t->ch, left, &t->wait, what, &calls, t);
 }
 
 static void
@@ -357,9 +313,9 @@ server_round(struct test *t)
 {
 	int ret = events_until(t, &t->connects_left, "connection");
 
-	if (ret == 0 && t->o->count != 0) {
+	if (ret == 0 && t->o->cm.count != 0) {
 		printf("initiating data transfers\n");
-		for (unsigned int i = 0; i < t->o->connections && ret == 0; i++)
+		for (unsigned int i = 0; i < t->o->cm.connections && ret == 0; i++)
 			ret = post_sends(t, &t->nodes[i]);
 		if (ret == 0) {
 			printf("completing sends\n");
@@ -375,7 +331,7 @@ server_round(struct test *t)
 	if (ret != 0)
 		return ret;
 	printf("cmatose: disconnecting\n");
-	for (unsigned int i = 0; i < t->o->connections; i++) {
+	for (unsigned int i = 0; i < t->o->cm.connections; i++) {
 		if (!t->nodes[i].connected)
 			continue;
 		t->nodes[i].connected = false;
@@ -389,13 +345,13 @@ server_round(struct test *t)
 static int
 client_round(struct test *t)
 {
-	struct sockaddr_in src = { .sin_family = AF_INET, .sin_addr.s_addr = t->o->src };
+	struct sockaddr_in src = { .sin_family = AF_INET, .sin_addr.s_addr = t->o->cm.src };
 	struct sockaddr_in dst = { .sin_family = AF_INET, .sin_port = htons(t->o->port),
-				   .sin_addr.s_addr = t->o->dst };
+				   .sin_addr.s_addr = t->o->cm.dst };
 	int ret = 0, ret2;
 
 	printf("cmatose: connecting\n");
-	for (unsigned int i = 0; i < t->o->connections && ret == 0; i++) {
+	for (unsigned int i = 0; i < t->o->cm.connections && ret == 0; i++) {
 		struct node *n = &t->nodes[i];
 
 		ret = dr_cm_create_id(t->ch, &n->id, n, DR_CM_PS_TCP);
@@ -407,12 +363,12 @@ client_round(struct test *t)
 		}
 	}
 	ret = events_until(t, &t->connects_left, "connection");
-	if (ret == 0 && t->o->count != 0) {
+	if (ret == 0 && t->o->cm.count != 0) {
 		printf("receiving data transfers\n");
 		ret = poll_cqs(t, RECV_CQ);
 		if (ret == 0) {
 			printf("sending replies\n");
-			for (unsigned int i = 0; i < t->o->connections && ret == 0; i++)
+			for (unsigned int i = 0; i < t->o->cm.connections && ret == 0; i++)
 				ret = post_sends(t, &t->nodes[i]);
 		}
 		if (ret == 0)
@@ -422,36 +378,10 @@ client_round(struct test *t)
 	return ret != 0 ? ret : ret2;
 }
 
-static struct dr_cm_id *
-listen_on(struct test *t)
-{
-	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons(t->o->port),
-				 .sin_addr.s_addr = t->o->src };
-	struct dr_cm_id *id;
-	int ret = dr_cm_create_id(t->ch, &id, t, DR_CM_PS_TCP);
-
-	if (ret != 0) {
-		printf("cmatose: listen request failed: %s\n", strerror(-ret));
-		return NULL;
-	}
-	ret = dr_cm_bind_addr(id, (struct sockaddr *)&a);
-	if (ret != 0)
-		printf("cmatose: bind address failed: %s\n", strerror(-ret));
-	if (ret == 0) {
-		ret = dr_cm_listen(id, 0);
-		if (ret != 0)
-			printf("cmatose: failure trying to listen: %s\n", strerror(-ret));
-	}
-	if (ret != 0) {
-		(void)dr_cm_destroy_id(id);
-		return NULL;
-	}
-	return id;
-}
-
 int
-cmatose_run(struct dr_context *ctx, const struct cmatose_opts *o)
+cmatose_run(struct dr_context *ctx, const void *opts)
 {
+	const struct cmatose_opts *o = opts;
 	static struct test t;
 	struct dr_cm_id *listen_id = NULL;
 	int ret = 0;
@@ -459,25 +389,26 @@ cmatose_run(struct dr_context *ctx, const struct cmatose_opts *o)
 	(void)ctx;
 	memset(&t, 0, sizeof(t));
 	t.o = o;
-	t.nodes = calloc(o->connections, sizeof(*t.nodes));
+	t.wait = (struct dr_app_wait){ .timeout_s = o->cm.timeout_s, .stop = &cmatose_stop, .prog = "cmatose" };
+	t.nodes = calloc(o->cm.connections, sizeof(*t.nodes));
 	t.ch = dr_cm_create_event_channel();
 	if (t.nodes == NULL || t.ch == NULL || fcntl(t.ch->fd, F_SETFL, O_NONBLOCK) != 0) {
 		perror("cmatose: set-up");
 		free(t.nodes);
 		return 1;
 	}
-	printf("cmatose: starting %s\n", o->dst != 0 ? "client" : "server");
-	if (o->dst == 0) {
-		listen_id = listen_on(&t);
+	printf("cmatose: starting %s\n", o->cm.dst != 0 ? "client" : "server");
+	if (o->cm.dst == 0) {
+		listen_id = dr_app_cm_listen(t.ch, DR_CM_PS_TCP, o->cm.src, o->port, &t, "cmatose");
 		if (listen_id == NULL)
 			ret = -EINVAL;
 	}
 	for (unsigned int r = 0; r < o->rounds && ret == 0; r++) {
 		t.conn_index = 0;
-		t.connects_left = o->connections;
+		t.connects_left = o->cm.connections;
 		t.disconnects_left = 0;
-		ret = o->dst != 0 ? client_round(&t) : server_round(&t);
-		for (unsigned int i = 0; i < o->connections; i++)
+		ret = o->cm.dst != 0 ? client_round(&t) : server_round(&t);
+		for (unsigned int i = 0; i < o->cm.connections; i++)
 			destroy_node(&t.nodes[i]);
 		if (o->rounds > 1 && (r + 1) % 100 == 0)
 			printf("cmatose: %u rounds done\n", r + 1);

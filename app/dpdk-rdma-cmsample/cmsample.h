@@ -16,9 +16,13 @@
  * waiting.
  */
 
+#include <stdbool.h>
 #include <stdint.h>
 
+#include "dr_app.h"
 #include "dr_app_engine.h"
+#include "dr_app_port.h"
+#include "dr_cm.h"
 
 #define CMSAMPLE_MSG 16
 
@@ -32,5 +36,28 @@ struct cmsample_opts {
 
 /* options.c: 0, 1 (help printed), -1 (usage error printed); @client: -s is needed */
 int cmsample_parse_args(int argc, char **argv, bool client, struct cmsample_opts *o);
+
+/* msgs.c: the two messages of a connection, and what both tools do alike */
+struct cmsample_msgs {
+	uint8_t send[CMSAMPLE_MSG];
+	uint8_t recv[CMSAMPLE_MSG];
+	struct dr_mr *mr, *send_mr;   /* send_mr: none when the QP takes 16 bytes inline */
+	int send_flags;
+};
+
+/* "<call>: <reason>" on stdout, as the tools' perror(); @ret back. */
+int cmsample_fail(const char *call, int ret);
+/* The QP both tools ask rdma_create_ep() for. */
+void cmsample_qp_attr(struct dr_qp_init_attr *a);
+/* Inline or not (the QP's caps), the MRs, the receive posted: 0 or -errno (said). */
+int cmsample_msgs_ready(struct dr_cm_id *id, const char *who, struct cmsample_msgs *m);
+/* The message out, and its completion waited for (rdma_get_send_comp). */
+int cmsample_send(struct dr_cm_id *id, struct cmsample_msgs *m);
+/* The message in (rdma_get_recv_comp), said as "<who>: received N bytes, status S". */
+int cmsample_recv(struct dr_cm_id *id, const char *who);
+void cmsample_msgs_free(struct cmsample_msgs *m);
+/* EAL and the port around @run; "<who>: start" and "<who>: end N" as the tools print. */
+int cmsample_main(int argc, char **argv, bool client, const char *prog, const char *who,
+		  int (*run)(const struct cmsample_opts *o));
 
 #endif /* DR_CMSAMPLE_H */

@@ -9,27 +9,11 @@
  * message in, a message out.
  */
 
-#include <errno.h>
-#include <stdio.h>
 #include <string.h>
 
-#include "dr_app.h"
-#include "dr_app_port.h"
-#include "dr_cm.h"
-#include "dr_cm_verbs.h"
 #include "cmsample.h"
 
-#define PROG "dpdk-rdma-server"
-
-static uint8_t send_msg[CMSAMPLE_MSG];
-static uint8_t recv_msg[CMSAMPLE_MSG];
-
-static int
-fail(const char *call, int ret)
-{
-	printf("%s: %s\n", call, strerror(-ret));
-	return ret;
-}
+#define WHO "rdma_server"
 
 static int
 run(const struct cmsample_opts *o)
@@ -37,125 +21,51 @@ run(const struct cmsample_opts *o)
 	struct dr_cm_addrinfo hints, *res;
 	struct dr_qp_init_attr init_attr;
 	struct dr_cm_id *listen_id, *id;
-	struct dr_mr *mr, *send_mr = NULL;
-	struct dr_qp_attr qp_attr;
-	int send_flags = 0, ret;
-	struct dr_wc wc;
+	struct cmsample_msgs m;
+	int ret;
 
 	memset(&hints, 0, sizeof(hints));
 	hints.ai_flags = DR_CM_RAI_PASSIVE;
 	hints.ai_port_space = DR_CM_PS_TCP;
 	ret = dr_cm_getaddrinfo(NULL, o->port, &hints, &res);
 	if (ret != 0)
-		return fail("rdma_getaddrinfo", ret);
-	memset(&init_attr, 0, sizeof(init_attr));
-	init_attr.cap.max_send_wr = init_attr.cap.max_recv_wr = 1;
-	init_attr.cap.max_send_sge = init_attr.cap.max_recv_sge = 1;
-	init_attr.cap.max_inline_data = CMSAMPLE_MSG;
-	init_attr.sq_sig_all = 1;
-	init_attr.qp_type = DR_QPT_RC;
+		return cmsample_fail("rdma_getaddrinfo", ret);
+	cmsample_qp_attr(&init_attr);
 	ret = dr_cm_create_ep(&listen_id, res, NULL, &init_attr);
-	if (ret != 0) {
-		fail("rdma_create_ep", ret);
-		goto out_free_addrinfo;
-	}
+	dr_cm_freeaddrinfo(res);
+	if (ret != 0)
+		return cmsample_fail("rdma_create_ep", ret);
 	ret = dr_cm_listen(listen_id, 0);
 	if (ret != 0) {
-		fail("rdma_listen", ret);
+		cmsample_fail("rdma_listen", ret);
 		goto out_destroy_listen_ep;
 	}
-	printf("rdma_server: listening\n");
+	printf(WHO ": listening\n");
 	ret = dr_cm_get_request(listen_id, &id);
 	if (ret != 0) {
-		fail("rdma_get_request", ret);
+		cmsample_fail("rdma_get_request", ret);
 		goto out_destroy_listen_ep;
 	}
-	memset(&qp_attr, 0, sizeof(qp_attr));
-	memset(&init_attr, 0, sizeof(init_attr));
-	ret = dr_query_qp(id->qp, &qp_attr, DR_QP_CAP, &init_attr);
-	if (ret != 0) {
-		fail("ibv_query_qp", ret);
-		goto out_destroy_accept_ep;
+	ret = cmsample_msgs_ready(id, WHO, &m);
+	if (ret == 0) {
+		ret = dr_cm_accept(id, NULL);
+		if (ret != 0)
+			cmsample_fail("rdma_accept", ret);
 	}
-	if (init_attr.cap.max_inline_data >= CMSAMPLE_MSG)
-		send_flags = DR_SEND_INLINE;
-	else
-		printf("rdma_server: device doesn't support IBV_SEND_INLINE, using sge sends\n");
-	mr = dr_cm_reg_msgs(id, recv_msg, CMSAMPLE_MSG);
-	if (mr == NULL) {
-		ret = fail("rdma_reg_msgs for recv_msg", -errno);
-		goto out_destroy_accept_ep;
-	}
-	if ((send_flags & DR_SEND_INLINE) == 0) {
-		send_mr = dr_cm_reg_msgs(id, send_msg, CMSAMPLE_MSG);
-		if (send_mr == NULL) {
-			ret = fail("rdma_reg_msgs for send_msg", -errno);
-			goto out_dereg_recv;
-		}
-	}
-	ret = dr_cm_post_recv(id, NULL, recv_msg, CMSAMPLE_MSG, mr);
-	if (ret != 0) {
-		fail("rdma_post_recv", ret);
-		goto out_dereg_send;
-	}
-	ret = dr_cm_accept(id, NULL);
-	if (ret != 0) {
-		fail("rdma_accept", ret);
-		goto out_dereg_send;
-	}
-	while ((ret = dr_cm_get_recv_comp(id, &wc)) == 0)
-		;
-	if (ret < 0) {
-		fail("rdma_get_recv_comp", ret);
-		goto out_disconnect;
-	}
-	printf("rdma_server: received %u bytes, status %d\n", wc.byte_len, wc.status);
-	ret = dr_cm_post_send(id, NULL, send_msg, CMSAMPLE_MSG, send_mr, send_flags);
-	if (ret != 0) {
-		fail("rdma_post_send", ret);
-		goto out_disconnect;
-	}
-	while ((ret = dr_cm_get_send_comp(id, &wc)) == 0)
-		;
-	if (ret < 0)
-		fail("rdma_get_send_comp", ret);
-	else
-		ret = wc.status == DR_WC_SUCCESS ? 0 : -EIO;
-out_disconnect:
+	if (ret == 0)
+		ret = cmsample_recv(id, WHO);
+	if (ret == 0)
+		ret = cmsample_send(id, &m);
 	(void)dr_cm_disconnect(id);
-out_dereg_send:
-	if ((send_flags & DR_SEND_INLINE) == 0)
-		(void)dr_cm_dereg_mr(send_mr);
-out_dereg_recv:
-	(void)dr_cm_dereg_mr(mr);
-out_destroy_accept_ep:
+	cmsample_msgs_free(&m);
 	dr_cm_destroy_ep(id);
 out_destroy_listen_ep:
 	dr_cm_destroy_ep(listen_id);
-out_free_addrinfo:
-	dr_cm_freeaddrinfo(res);
 	return ret;
 }
 
 int
 main(int argc, char **argv)
 {
-	static struct cmsample_opts o = { .prog = PROG };
-	struct dr_app_port port;
-	int own_argc, eal_argc, ret;
-	char **own_argv;
-
-	eal_argc = dr_app_split_args(argc, argv, &own_argc, &own_argv);
-	ret = cmsample_parse_args(own_argc, own_argv, false, &o);
-	if (ret != 0)
-		return ret < 0 ? 2 : 0;
-	setvbuf(stdout, NULL, _IOLBF, 0);
-	ret = dr_app_port_open(PROG, eal_argc, argv, o.ipv4, &o.engine, &port);
-	if (ret != 0)
-		return ret;
-	printf("rdma_server: start\n");
-	ret = run(&o);
-	printf("rdma_server: end %d\n", ret);
-	dr_app_port_close(PROG, &port);
-	return ret != 0 ? 1 : 0;
+	return cmsample_main(argc, argv, false, "dpdk-rdma-server", WHO, run);
 }

@@ -229,11 +229,6 @@ perf_opts_finish(struct perf_opts *o, bool have_ip, bool tx_given, bool all, boo
 		perf_err("-R/--rdma_cm", "one RC QP (no -q above 1, no -c UD or UC yet, no raw test)");
 		return -1;
 	}
-	if (o->rdma_cm && o->server != NULL && o->ipv4 == 0) {
-		/* the CM finds the context by its address */
-		perf_err("-R/--rdma_cm", "--ip is needed");
-		return -1;
-	}
 	if (finish_imm(o) != 0 || finish_conn(o) != 0 || finish_persist(o) != 0)
 		return -1;
 	if (o->oob_bind == NULL)

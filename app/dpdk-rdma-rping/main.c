@@ -9,10 +9,7 @@
  * context with --ip, the session, teardown.
  */
 
-#include <stdio.h>
-
-#include "dr_app.h"
-#include "dr_app_port.h"
+#include "dr_app_cm.h"
 #include "rping.h"
 
 volatile sig_atomic_t rping_stop;
@@ -21,20 +18,7 @@ int
 main(int argc, char **argv)
 {
 	static struct rping_opts o;
-	struct dr_app_port port;
-	int own_argc, eal_argc, ret;
-	char **own_argv;
 
-	eal_argc = dr_app_split_args(argc, argv, &own_argc, &own_argv);
-	ret = rping_parse_args(own_argc, own_argv, &o);
-	if (ret != 0)
-		return ret < 0 ? 2 : 0;
-	setvbuf(stdout, NULL, _IOLBF, 0);
-	dr_app_stop_on_signals(&rping_stop, true);
-	ret = dr_app_port_open(RPING_PROG, eal_argc, argv, o.ipv4, &o.engine, &port);
-	if (ret != 0)
-		return ret;
-	ret = rping_run(port.ctx, &o);
-	dr_app_port_close(RPING_PROG, &port);
-	return ret;
+	return dr_app_cm_main(argc, argv, RPING_PROG, &rping_stop, rping_parse_args, rping_run, &o, &o.ipv4,
+			      &o.engine);
 }

@@ -46,8 +46,9 @@ bad(const char *what, const char *arg)
 }
 
 int
-rping_parse_args(int argc, char **argv, struct rping_opts *o)
+rping_parse_args(int argc, char **argv, void *opts)
 {
+	struct rping_opts *o = opts;
 	static const struct option long_options[] = {
 		{ "ip", required_argument, NULL, OPT_IP },
 		{ "timeout", required_argument, NULL, OPT_TIMEOUT },

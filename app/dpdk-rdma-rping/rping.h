@@ -48,9 +48,9 @@ struct rping_opts {
 extern volatile sig_atomic_t rping_stop;
 
 /* options.c: 0, 1 (help printed), -1 (usage error printed) */
-int rping_parse_args(int argc, char **argv, struct rping_opts *o);
+int rping_parse_args(int argc, char **argv, void *opts);
 
 /* run.c: the session on an open context; 0 or 1 */
-int rping_run(struct dr_context *ctx, const struct rping_opts *o);
+int rping_run(struct dr_context *ctx, const void *opts);
 
 #endif /* DR_RPING_H */

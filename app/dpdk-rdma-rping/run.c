@@ -380,8 +380,9 @@ run_server(struct rp *r)
 }
 
 int
-rping_run(struct dr_context *ctx, const struct rping_opts *o)
+rping_run(struct dr_context *ctx, const void *opts)
 {
+	const struct rping_opts *o = opts;
 	struct rp r = { .o = o, .ctx = ctx };
 	int ret;
 

@@ -4,7 +4,6 @@
 
 /* dpdk-rdma-udaddy's command line: udaddy's options (-s -b -c -C -S -P) and ours. */
 
-#include <arpa/inet.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <string.h>
@@ -13,7 +12,7 @@
 #include "dr_app.h"
 #include "udaddy.h"
 
-enum { OPT_IP = 0x100, OPT_PORT, OPT_TIMEOUT };
+enum { OPT_PORT = 0x100 };
 
 static void
 usage(FILE *out)
@@ -44,102 +43,49 @@ bad(const char *what, const char *arg)
 	return -1;
 }
 
-static int
-ipv4(const char *arg, uint32_t *ip)
-{
-	struct in_addr a;
-
-	if (inet_pton(AF_INET, arg, &a) != 1)
-		return -1;
-	*ip = a.s_addr;
-	return 0;
-}
-
 int
-udaddy_parse_args(int argc, char **argv, struct udaddy_opts *o)
+udaddy_parse_args(int argc, char **argv, void *opts)
 {
 	static const struct option long_options[] = {
-		{ "ip", required_argument, NULL, OPT_IP },
+		DR_APP_CM_LONG_OPTS,
 		{ "port", required_argument, NULL, OPT_PORT },
-		{ "timeout", required_argument, NULL, OPT_TIMEOUT },
 		{ "help", no_argument, NULL, 'h' },
 		DR_APP_ENGINE_LONG_OPTS,
 		{ 0 },
 	};
+	struct udaddy_opts *o = opts;
 	unsigned long v;
-	int c;
+	int c, taken;
 
 	memset(o, 0, sizeof(*o));
-	o->connections = 1;
-	o->count = 10;
-	o->size = 100;
+	dr_app_cm_opts_init(&o->cm, UDADDY_MAX_CONN, 4096);
 	o->port = 7174;
-	o->timeout_s = 30;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "s:b:c:C:S:P:Vh", long_options, NULL)) != -1) {
+		taken = dr_app_cm_opt(&o->cm, UDADDY_PROG, c, optarg);
+		if (taken < 0)
+			return -1;
+		if (taken > 0)
+			continue;
 		switch (c) {
-		case 's':
-			if (ipv4(optarg, &o->dst) != 0)
-				return bad("-s: not an IPv4 address:", optarg);
-			break;
-		case 'b':
-			if (ipv4(optarg, &o->src) != 0)
-				return bad("-b: not an IPv4 address:", optarg);
-			break;
-		case 'c':
-			if (dr_app_number(optarg, 1, UDADDY_MAX_CONN, &v) != 0)
-				return bad("-c: connections from 1 to 64, not", optarg);
-			o->connections = (unsigned int)v;
-			break;
-		case 'C':
-			if (dr_app_number(optarg, 0, 4096, &v) != 0)
-				return bad("-C: a count from 0 to 4096, not", optarg);
-			o->count = (unsigned int)v;
-			break;
-		case 'S':
-			if (dr_app_number(optarg, 1, 4096, &v) != 0)
-				return bad("-S: a size from 1 to 4096, not", optarg);
-			o->size = (unsigned int)v;
-			break;
 		case 'P':
 			if (strncasecmp(optarg, "udp", 3) != 0)
 				return bad("-P: only the udp port space, not", optarg);
-			break;
-		case 'V':
-			o->validate = true;
-			break;
-		case OPT_IP:
-			if (ipv4(optarg, &o->ipv4) != 0)
-				return bad("--ip: not an IPv4 address:", optarg);
 			break;
 		case OPT_PORT:
 			if (dr_app_number(optarg, 1, 65535, &v) != 0)
 				return bad("--port: not a port:", optarg);
 			o->port = (uint16_t)v;
 			break;
-		case OPT_TIMEOUT:
-			if (dr_app_number(optarg, 1, 86400, &v) != 0)
-				return bad("--timeout: seconds, not", optarg);
-			o->timeout_s = (double)v;
-			break;
 		case 'h':
 			usage(stdout);
 			return 1;
 		default:
-			if (c >= DR_APP_OPT_MODE && c <= DR_APP_OPT_ZCOPY_MIN) {
-				if (dr_app_engine_opt(&o->engine, UDADDY_PROG, c, optarg) != 0)
-					return -1;
-				break;
-			}
 			usage(stderr);
 			return -1;
 		}
 	}
 	if (optind < argc)
 		return bad("unexpected argument", argv[optind]);
-	if (o->ipv4 == 0)
-		return bad("--ip is needed", NULL);
-	if (o->src == 0)
-		o->src = o->ipv4;
-	return dr_app_engine_finish(&o->engine, UDADDY_PROG) != 0 ? -1 : 0;
+	return dr_app_cm_opts_finish(&o->cm, UDADDY_PROG);
 }

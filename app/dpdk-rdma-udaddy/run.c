@@ -11,8 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <rte_cycles.h>
-
 #include "dr_cm.h"
 #include "udaddy.h"
 
@@ -35,29 +33,9 @@ struct test {
 	struct node nodes[UDADDY_MAX_CONN];
 	unsigned int conn_index;
 	unsigned int connects_left;
-	double deadline;
+	struct dr_app_wait wait;
 	int bad;                   /* messages that failed -V */
 };
-
-static double
-now(void)
-{
-	return (double)rte_get_timer_cycles() / (double)rte_get_timer_hz();
-}
-
-static bool
-expired(struct test *t, const char *what)
-{
-	if (udaddy_stop) {
-		printf("udaddy: stopped while %s\n", what);
-		return true;
-	}
-	if (now() > t->deadline) {
-		printf("udaddy: no %s in %.0f s\n", what, t->o->timeout_s);
-		return true;
-	}
-	return false;
-}
 
 /* udaddy's init_node(): a CQ, a UD QP through the CM, the message buffer. */
 static int
@@ -65,11 +43,11 @@ init_node(struct test *t, struct node *n)
 {
 	struct dr_qp_init_attr ia;
 	struct dr_port_attr pa;
-	int cqe = t->o->count != 0 ? (int)t->o->count * 2 : 2, ret;
+	int cqe = t->o->cm.count != 0 ? (int)t->o->cm.count * 2 : 2, ret;
 
-	if (dr_query_port(n->id->verbs, n->id->port_num, &pa) == 0 && t->o->count != 0 &&
-	    t->o->size > (1u << (pa.active_mtu + 7))) {
-		printf("udaddy: message_size %u is larger than active mtu %u\n", t->o->size, 1u << (pa.active_mtu + 7));
+	if (dr_query_port(n->id->verbs, n->id->port_num, &pa) == 0 && t->o->cm.count != 0 &&
+	    t->o->cm.size > (1u << (pa.active_mtu + 7))) {
+		printf("udaddy: message_size %u is larger than active mtu %u\n", t->o->cm.size, 1u << (pa.active_mtu + 7));
 		return -EINVAL;
 	}
 	n->cq = dr_create_cq(n->id->verbs, cqe, n, NULL, 0);
@@ -78,7 +56,7 @@ init_node(struct test *t, struct node *n)
 		return -ENOMEM;
 	}
 	memset(&ia, 0, sizeof(ia));
-	ia.cap.max_send_wr = ia.cap.max_recv_wr = t->o->count != 0 ? t->o->count : 1;
+	ia.cap.max_send_wr = ia.cap.max_recv_wr = t->o->cm.count != 0 ? t->o->cm.count : 1;
 	ia.cap.max_send_sge = ia.cap.max_recv_sge = 1;
 	ia.qp_context = n;
 	ia.qp_type = DR_QPT_UD;
@@ -88,12 +66,12 @@ init_node(struct test *t, struct node *n)
 		printf("udaddy: unable to create QP: %s\n", strerror(-ret));
 		return ret;
 	}
-	if (t->o->count == 0)
+	if (t->o->cm.count == 0)
 		return 0;
-	n->mem = calloc(1, DR_GRH_LEN + t->o->size);
+	n->mem = calloc(1, DR_GRH_LEN + t->o->cm.size);
 	if (n->mem == NULL)
 		return -ENOMEM;
-	n->mr = dr_reg_mr(n->id->pd, n->mem, DR_GRH_LEN + t->o->size, DR_ACCESS_LOCAL_WRITE);
+	n->mr = dr_reg_mr(n->id->pd, n->mem, DR_GRH_LEN + t->o->cm.size, DR_ACCESS_LOCAL_WRITE);
 	if (n->mr == NULL) {
 		printf("udaddy: failed to reg MR\n");
 		return -errno;
@@ -104,13 +82,13 @@ init_node(struct test *t, struct node *n)
 static int
 post_recvs(struct test *t, struct node *n)
 {
-	struct dr_sge sge = { (uintptr_t)n->mem, DR_GRH_LEN + t->o->size, 0 };
+	struct dr_sge sge = { (uintptr_t)n->mem, DR_GRH_LEN + t->o->cm.size, 0 };
 	struct dr_recv_wr wr = { .wr_id = (uintptr_t)n, .sg_list = &sge, .num_sge = 1 }, *bad;
 
-	if (t->o->count == 0)
+	if (t->o->cm.count == 0)
 		return 0;
 	sge.lkey = n->mr->lkey;
-	for (unsigned int i = 0; i < t->o->count; i++) {
+	for (unsigned int i = 0; i < t->o->cm.count; i++) {
 		int ret = dr_post_recv(n->id->qp, &wr, &bad);
 
 		if (ret != 0) {
@@ -131,10 +109,10 @@ pattern(unsigned int b)
 static int
 post_sends(struct test *t, struct node *n, unsigned int flags)
 {
-	struct dr_sge sge = { (uintptr_t)n->mem + DR_GRH_LEN, t->o->size, 0 };
+	struct dr_sge sge = { (uintptr_t)n->mem + DR_GRH_LEN, t->o->cm.size, 0 };
 	struct dr_send_wr wr, *bad;
 
-	if (!n->connected || t->o->count == 0)
+	if (!n->connected || t->o->cm.count == 0)
 		return 0;
 	sge.lkey = n->mr->lkey;
 	memset(&wr, 0, sizeof(wr));
@@ -148,9 +126,9 @@ post_sends(struct test *t, struct node *n, unsigned int flags)
 	wr.wr.ud.remote_qpn = n->remote_qpn;
 	wr.wr.ud.remote_qkey = n->remote_qkey;
 	/* ours carries a pattern the peer may check (-V): every message the same, as the buffer is */
-	for (unsigned int b = 0; b < t->o->size; b++)
+	for (unsigned int b = 0; b < t->o->cm.size; b++)
 		n->mem[DR_GRH_LEN + b] = pattern(b);
-	for (unsigned int i = 0; i < t->o->count; i++) {
+	for (unsigned int i = 0; i < t->o->cm.count; i++) {
 		int ret = dr_post_send(n->id->qp, &wr, &bad);
 
 		if (ret != 0) {
@@ -178,16 +156,16 @@ reply_ah(struct node *n, const struct dr_wc *wc)
 static void
 check(struct test *t, struct node *n, const struct dr_wc *wc)
 {
-	if (!t->o->validate || wc->opcode != DR_WC_RECV)
+	if (!t->o->cm.validate || wc->opcode != DR_WC_RECV)
 		return;
 	/* one buffer for every receive (udaddy's), every message the same: each arrival leaves the pattern */
-	if (wc->status != DR_WC_SUCCESS || wc->byte_len != DR_GRH_LEN + t->o->size ||
+	if (wc->status != DR_WC_SUCCESS || wc->byte_len != DR_GRH_LEN + t->o->cm.size ||
 	    ntohl(wc->imm_data) != n->remote_qpn) {
 		printf("udaddy: receive %u: status %d, %u bytes, immediate 0x%x\n", n->seq, wc->status, wc->byte_len,
 		       ntohl(wc->imm_data));
 		t->bad++;
 	} else {
-		for (unsigned int b = 0; b < t->o->size; b++)
+		for (unsigned int b = 0; b < t->o->cm.size; b++)
 			if (n->mem[DR_GRH_LEN + b] != pattern(b)) {
 				printf("udaddy: receive %u: byte %u is 0x%02x, not 0x%02x\n", n->seq, b,
 				       n->mem[DR_GRH_LEN + b], pattern(b));
@@ -202,14 +180,14 @@ check(struct test *t, struct node *n, const struct dr_wc *wc)
 static int
 poll_cqs(struct test *t, bool make_ah)
 {
-	t->deadline = now() + t->o->timeout_s;
-	for (unsigned int i = 0; i < t->o->connections; i++) {
+	dr_app_wait_arm(&t->wait);
+	for (unsigned int i = 0; i < t->o->cm.connections; i++) {
 		struct node *n = &t->nodes[i];
 		unsigned int done = 0;
 
 		if (!n->connected)
 			continue;
-		while (done < t->o->count) {
+		while (done < t->o->cm.count) {
 			struct dr_wc wc[8];
 			int ret = dr_poll_cq(n->cq, 8, wc);
 
@@ -227,7 +205,7 @@ poll_cqs(struct test *t, bool make_ah)
 				check(t, n, &wc[k]);
 			}
 			done += (unsigned int)ret;
-			if (ret == 0 && expired(t, "completions"))
+			if (ret == 0 && dr_app_wait_over(&t->wait, "completions"))
 				return -ETIMEDOUT;
 		}
 	}
@@ -260,7 +238,7 @@ connect_handler(struct test *t, struct dr_cm_id *id)
 	struct node *n;
 	int ret;
 
-	if (t->conn_index == t->o->connections) {
+	if (t->conn_index == t->o->cm.connections) {
 		ret = -ENOMEM;
 		goto refuse;
 	}
@@ -307,63 +285,40 @@ resolved_handler(struct test *t, struct node *n, const struct dr_cm_event *ev)
 }
 
 static int
-cm_handler(struct test *t, struct dr_cm_event *ev)
+on_route(void *arg, struct dr_cm_id *id)
 {
-	struct node *n = ev->id->context;
-	int ret = 0;
-
-	switch (ev->event) {
-	case DR_CM_EVENT_ADDR_RESOLVED:
-		ret = dr_cm_resolve_route(ev->id, 2000);
-		if (ret != 0) {
-			printf("udaddy: resolve route failed: %s\n", strerror(-ret));
-			t->connects_left--;
-		}
-		break;
-	case DR_CM_EVENT_ROUTE_RESOLVED:
-		ret = route_handler(t, n);
-		break;
-	case DR_CM_EVENT_CONNECT_REQUEST:
-		ret = connect_handler(t, ev->id);
-		break;
-	case DR_CM_EVENT_ESTABLISHED:
-		ret = resolved_handler(t, n, ev);
-		break;
-	case DR_CM_EVENT_ADDR_ERROR:
-	case DR_CM_EVENT_ROUTE_ERROR:
-	case DR_CM_EVENT_CONNECT_ERROR:
-	case DR_CM_EVENT_UNREACHABLE:
-	case DR_CM_EVENT_REJECTED:
-		printf("udaddy: event: %s, error: %d\n", dr_cm_event_str(ev->event), ev->status);
-		t->connects_left--;
-		ret = ev->status != 0 ? ev->status : -1;
-		break;
-	default:
-		break;
-	}
-	return ret;
+	return route_handler(arg, id->context);
 }
+
+static int
+on_request(void *arg, struct dr_cm_id *id)
+{
+	return connect_handler(arg, id);
+}
+
+static int
+on_established(void *arg, struct dr_cm_event *ev)
+{
+	return resolved_handler(arg, ev->id->context, ev);
+}
+
+static void
+on_failed(void *arg)
+{
+	struct test *t = arg;
+
+	t->connects_left--;
+}
+
+static const struct dr_app_cm_calls calls = {
+	.prog = "udaddy", .route = on_route, .request = on_request, .established = on_established,
+	.failed = on_failed,
+};
 
 static int
 connect_events(struct test *t)
 {
-	int ret = 0;
-
-	t->deadline = now() + t->o->timeout_s;
-	while (t->connects_left > 0 && ret == 0) {
-		struct dr_cm_event *ev;
-
-		ret = dr_cm_get_cm_event(t->ch, &ev);
-		if (ret == -EAGAIN) {
-			ret = expired(t, "connection") ? -ETIMEDOUT : 0;
-			continue;
-		}
-		if (ret != 0)
-			break;
-		ret = cm_handler(t, ev);
-		(void)dr_cm_ack_cm_event(ev);
-	}
-	return ret;
+	return dr_app_cm_events(t->ch, &t->connects_left, &t->wait, "connection", &calls, t);
 }
 
 /* ---- the two sides ------------------------------------------------------------------- */
@@ -371,33 +326,20 @@ connect_events(struct test *t)
 static int
 run_server(struct test *t)
 {
-	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons(t->o->port),
-				 .sin_addr.s_addr = t->o->src };
 	struct dr_cm_id *listen_id;
 	int ret;
 
 	printf("udaddy: starting server\n");
-	ret = dr_cm_create_id(t->ch, &listen_id, t, DR_CM_PS_UDP);
-	if (ret != 0) {
-		printf("udaddy: listen request failed: %s\n", strerror(-ret));
-		return ret;
-	}
-	ret = dr_cm_bind_addr(listen_id, (struct sockaddr *)&a);
-	if (ret != 0)
-		printf("udaddy: bind address failed: %s\n", strerror(-ret));
-	if (ret == 0) {
-		ret = dr_cm_listen(listen_id, 0);
-		if (ret != 0)
-			printf("udaddy: failure trying to listen: %s\n", strerror(-ret));
-	}
-	if (ret == 0)
-		ret = connect_events(t);
-	if (ret == 0 && t->o->count != 0) {
+	listen_id = dr_app_cm_listen(t->ch, DR_CM_PS_UDP, t->o->cm.src, t->o->port, t, "udaddy");
+	if (listen_id == NULL)
+		return -EINVAL;
+	ret = connect_events(t);
+	if (ret == 0 && t->o->cm.count != 0) {
 		printf("receiving data transfers\n");
 		ret = poll_cqs(t, true);
 		if (ret == 0) {
 			printf("sending replies\n");
-			for (unsigned int i = 0; i < t->o->connections && ret == 0; i++)
+			for (unsigned int i = 0; i < t->o->cm.connections && ret == 0; i++)
 				ret = post_sends(t, &t->nodes[i], DR_SEND_SIGNALED);
 		}
 		if (ret == 0)
@@ -412,14 +354,14 @@ run_server(struct test *t)
 static int
 run_client(struct test *t)
 {
-	struct sockaddr_in src = { .sin_family = AF_INET, .sin_addr.s_addr = t->o->src };
+	struct sockaddr_in src = { .sin_family = AF_INET, .sin_addr.s_addr = t->o->cm.src };
 	struct sockaddr_in dst = { .sin_family = AF_INET, .sin_port = htons(t->o->port),
-				   .sin_addr.s_addr = t->o->dst };
+				   .sin_addr.s_addr = t->o->cm.dst };
 	int ret;
 
 	printf("udaddy: starting client\n");
 	printf("udaddy: connecting\n");
-	for (unsigned int i = 0; i < t->o->connections; i++) {
+	for (unsigned int i = 0; i < t->o->cm.connections; i++) {
 		ret = dr_cm_resolve_addr(t->nodes[i].id, (struct sockaddr *)&src, (struct sockaddr *)&dst, 2000);
 		if (ret != 0) {
 			printf("udaddy: failure getting addr: %s\n", strerror(-ret));
@@ -427,9 +369,9 @@ run_client(struct test *t)
 		}
 	}
 	ret = connect_events(t);
-	if (ret == 0 && t->o->count != 0) {
+	if (ret == 0 && t->o->cm.count != 0) {
 		printf("initiating data transfers\n");
-		for (unsigned int i = 0; i < t->o->connections && ret == 0; i++)
+		for (unsigned int i = 0; i < t->o->cm.connections && ret == 0; i++)
 			ret = post_sends(t, &t->nodes[i], 0);
 		if (ret == 0) {
 			printf("receiving data transfers\n");
@@ -458,32 +400,34 @@ destroy_node(struct node *n)
 }
 
 int
-udaddy_run(struct dr_context *ctx, const struct udaddy_opts *o)
+udaddy_run(struct dr_context *ctx, const void *opts)
 {
+	const struct udaddy_opts *o = opts;
 	static struct test t;
 	int ret = 0;
 
 	memset(&t, 0, sizeof(t));
 	t.o = o;
+	t.wait = (struct dr_app_wait){ .timeout_s = o->cm.timeout_s, .stop = &udaddy_stop, .prog = "udaddy" };
 	t.ctx = ctx;
-	t.connects_left = o->connections;
+	t.connects_left = o->cm.connections;
 	t.ch = dr_cm_create_event_channel();
 	if (t.ch == NULL || fcntl(t.ch->fd, F_SETFL, O_NONBLOCK) != 0) {
 		perror("failed to create event channel");
 		return 1;
 	}
-	if (o->dst != 0)
-		for (unsigned int i = 0; i < o->connections && ret == 0; i++) {
+	if (o->cm.dst != 0)
+		for (unsigned int i = 0; i < o->cm.connections && ret == 0; i++) {
 			ret = dr_cm_create_id(t.ch, &t.nodes[i].id, &t.nodes[i], DR_CM_PS_UDP);
 			if (ret != 0)
 				printf("udaddy: create id failed: %s\n", strerror(-ret));
 		}
 	if (ret == 0)
-		ret = o->dst != 0 ? run_client(&t) : run_server(&t);
+		ret = o->cm.dst != 0 ? run_client(&t) : run_server(&t);
 	if (ret == 0 && t.bad != 0)
 		ret = -EIO;
 	printf("test complete\n");
-	for (unsigned int i = 0; i < o->connections; i++)
+	for (unsigned int i = 0; i < o->cm.connections; i++)
 		destroy_node(&t.nodes[i]);
 	(void)dr_cm_destroy_event_channel(t.ch);
 	printf("return status %d\n", ret);

@@ -26,30 +26,22 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "dr_app_engine.h"
+#include "dr_app_cm.h"
 
 #define UDADDY_PROG "dpdk-rdma-udaddy"
 #define UDADDY_MAX_CONN 64
 
 struct udaddy_opts {
-	uint32_t dst;              /* -s: the server (client mode); 0: server mode */
-	uint32_t src;              /* -b: bind address (default --ip) */
-	unsigned int connections;  /* -c (1) */
-	unsigned int count;        /* -C (10) */
-	unsigned int size;         /* -S (100) */
+	struct dr_app_cm_opts cm;  /* -s -b -c -C -S -V --ip --timeout, the engine's */
 	uint16_t port;             /* --port (7174, udaddy's) */
-	bool validate;             /* -V */
-	uint32_t ipv4;             /* --ip */
-	double timeout_s;          /* --timeout (30) */
-	struct dr_app_engine engine;
 };
 
 extern volatile sig_atomic_t udaddy_stop;
 
 /* options.c: 0, 1 (help printed), -1 (usage error printed) */
-int udaddy_parse_args(int argc, char **argv, struct udaddy_opts *o);
+int udaddy_parse_args(int argc, char **argv, void *opts);
 
 /* run.c: the test on an open context; its return status (0 done) */
-int udaddy_run(struct dr_context *ctx, const struct udaddy_opts *o);
+int udaddy_run(struct dr_context *ctx, const void *opts);
 
 #endif /* DR_UDADDY_H */

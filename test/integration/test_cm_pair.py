@@ -15,6 +15,7 @@ vanishes while the other polls can crash it (DPDK 22.11)."""
 
 import os
 import signal
+import subprocess
 import time
 
 import pytest
@@ -159,3 +160,28 @@ def test_perf_rdma_cm_pair(test):
     for x in (s, c):
         assert "rdma_cm QPs\t : ON" in x.stdout and "Data ex. method : rdma_cm" in x.stdout, x.describe()
     assert " 4096 " in c.stdout or test == "read_lat", c.describe()
+
+
+BAD_ARGS = [
+    ("dpdk-rdma-cmatose", "dpdk-rdma-cmatose", ["-c", "0", "--ip", IP_A], "-c: connections"),
+    ("dpdk-rdma-cmatose", "dpdk-rdma-cmatose", ["-P", "ib", "--ip", IP_A], "-P: only the tcp port space"),
+    ("dpdk-rdma-cmatose", "dpdk-rdma-cmatose", ["--rounds", "0", "--ip", IP_A], "--rounds"),
+    ("dpdk-rdma-cmatose", "dpdk-rdma-cmatose", ["-s", "nowhere", "--ip", IP_A], "-s: not an IPv4 address"),
+    ("dpdk-rdma-cmatose", "dpdk-rdma-cmatose", [], "--ip is needed"),
+    ("dpdk-rdma-udaddy", "dpdk-rdma-udaddy", ["-S", "0", "--ip", IP_A], "-S: a size"),
+    ("dpdk-rdma-udaddy", "dpdk-rdma-udaddy", ["-P", "tcp", "--ip", IP_A], "-P: only the udp port space"),
+    ("dpdk-rdma-udaddy", "dpdk-rdma-udaddy", ["--timeout", "0", "--ip", IP_A], "--timeout"),
+    ("dpdk-rdma-cmsample", "dpdk-rdma-server", ["-p", "0", "--ip", IP_A], "-p: not a port"),
+    ("dpdk-rdma-cmsample", "dpdk-rdma-client", ["--ip", IP_A], "-s is needed"),
+    ("dpdk-rdma-perf", "dpdk-rdma-perf", ["write_bw", "-R", "-q", "2", "--ip", IP_A], "-R/--rdma_cm"),
+    ("dpdk-rdma-perf", "dpdk-rdma-perf", ["send_bw", "-R", "-c", "UD", "--ip", IP_A], "-R/--rdma_cm"),
+    ("dpdk-rdma-perf", "dpdk-rdma-perf", ["write_bw", "-R"], "--ip: required"),
+]
+
+
+@pytest.mark.parametrize("folder,exe,args,says", BAD_ARGS, ids=["%s %s" % (e, " ".join(a)) for _, e, a, _ in BAD_ARGS])
+def test_bad_command_lines(folder, exe, args, says):
+    """Every bad argument of the CM programs: exit 2 and a line that says which, before EAL starts."""
+    p = subprocess.run([os.path.join(app_dir(folder), exe), "--"] + args, capture_output=True, text=True,
+                       timeout=20)
+    assert p.returncode == 2 and says in p.stderr, (p.returncode, p.stdout, p.stderr)

@@ -16,50 +16,11 @@
 #include <fcntl.h>
 #include <string.h>
 
-#include "dr_cm.h"
-#include "test_rc.h"
+#include "test_cm.h"
 
 #define PORT 7174
 
 static struct dr_cm_event_channel *chs, *chc;
-
-static struct sockaddr_in
-addr_of(const struct rc_side *s, uint16_t port)
-{
-	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons(port) };
-
-	memcpy(&a.sin_addr.s_addr, &s->gid.raw[12], 4);
-	return a;
-}
-
-/* Run the wire until @ch has an event; it must be @type. NULL after 5 s. */
-static struct dr_cm_event *
-wait_event(struct rc_env *e, struct dr_cm_event_channel *ch, enum dr_cm_event_type type)
-{
-	struct dr_cm_event *ev = NULL;
-
-	for (int i = 0; i < 50000; i++) {
-		int ret = dr_cm_get_cm_event(ch, &ev);
-
-		if (ret == 0)
-			break;
-		RC_CHECK_EQ(ret, -EAGAIN);
-		ev = NULL;
-		rc_run(e, 100, NULL, NULL);
-	}
-	RC_CHECK_MSG(ev != NULL, "no event (wanted %s)", dr_cm_event_str(type));
-	if (ev != NULL)
-		RC_CHECK_MSG(ev->event == type, "%s, not %s (status %d)", dr_cm_event_str(ev->event),
-			     dr_cm_event_str(type), ev->status);
-	return ev;
-}
-
-static void
-ack(struct dr_cm_event *ev)
-{
-	if (ev != NULL)
-		RC_CHECK_EQ(dr_cm_ack_cm_event(ev), 0);
-}
 
 static int
 make_qp(struct dr_cm_id *id, struct rc_side *s, struct dr_cq **cq)
@@ -78,15 +39,15 @@ make_qp(struct dr_cm_id *id, struct rc_side *s, struct dr_cq **cq)
 static struct dr_cm_id *
 client(struct rc_env *e, uint16_t port, struct dr_cq **cq)
 {
-	struct sockaddr_in src = addr_of(&e->s[0], 0), dst = addr_of(&e->s[1], port);
+	struct sockaddr_in src = cm_addr_of(&e->s[0], 0), dst = cm_addr_of(&e->s[1], port);
 	struct dr_cm_id *id = NULL;
 
 	RC_CHECK_EQ(dr_cm_create_id(chc, &id, NULL, DR_CM_PS_TCP), 0);
 	RC_CHECK_EQ(dr_cm_resolve_addr(id, (struct sockaddr *)&src, (struct sockaddr *)&dst, 2000), 0);
-	ack(wait_event(e, chc, DR_CM_EVENT_ADDR_RESOLVED));
+	cm_ack(cm_wait_event(e, chc, DR_CM_EVENT_ADDR_RESOLVED));
 	RC_CHECK(id->verbs == e->s[0].ctx);
 	RC_CHECK_EQ(dr_cm_resolve_route(id, 2000), 0);
-	ack(wait_event(e, chc, DR_CM_EVENT_ROUTE_RESOLVED));
+	cm_ack(cm_wait_event(e, chc, DR_CM_EVENT_ROUTE_RESOLVED));
 	RC_CHECK(memcmp(id->route.dgid.raw, e->s[1].gid.raw, 16) == 0);
 	RC_CHECK_EQ(make_qp(id, &e->s[0], cq), 0);
 	return id;
@@ -116,7 +77,7 @@ test_connect(struct rc_env *e, struct dr_cm_id *listener)
 
 	cid = client(e, PORT, &ccq);
 	RC_CHECK_EQ(dr_cm_connect(cid, &cp), 0);
-	ev = wait_event(e, chs, DR_CM_EVENT_CONNECT_REQUEST);
+	ev = cm_wait_event(e, chs, DR_CM_EVENT_CONNECT_REQUEST);
 	if (ev == NULL)
 		return;
 	RC_CHECK(ev->listen_id == listener);
@@ -127,18 +88,18 @@ test_connect(struct rc_env *e, struct dr_cm_id *listener)
 	RC_CHECK_EQ(ev->param.conn.qp_num, cid->qp->qp_num);
 	sid = ev->id;
 	RC_CHECK_EQ(dr_cm_destroy_id(listener), -EBUSY);     /* its event is not acknowledged */
-	ack(ev);
+	cm_ack(ev);
 	RC_CHECK_EQ(make_qp(sid, &e->s[1], &scq), 0);
 	cp.private_data = world;
 	cp.private_data_len = sizeof(world);
 	RC_CHECK_EQ(dr_cm_accept(sid, &cp), 0);
 	RC_CHECK_EQ(dr_cm_accept(sid, &cp), -EINVAL);        /* once */
-	ev = wait_event(e, chc, DR_CM_EVENT_ESTABLISHED);
+	ev = cm_wait_event(e, chc, DR_CM_EVENT_ESTABLISHED);
 	if (ev != NULL)
 		RC_CHECK(ev->param.conn.private_data_len >= sizeof(world) &&
 			 memcmp(ev->param.conn.private_data, world, sizeof(world)) == 0);
-	ack(ev);
-	ack(wait_event(e, chs, DR_CM_EVENT_ESTABLISHED));
+	cm_ack(ev);
+	cm_ack(cm_wait_event(e, chs, DR_CM_EVENT_ESTABLISHED));
 	RC_CHECK_EQ(rc_qp_state(cid->qp), DR_QPS_RTS);
 	RC_CHECK_EQ(rc_qp_state(sid->qp), DR_QPS_RTS);
 
@@ -176,10 +137,10 @@ test_connect(struct rc_env *e, struct dr_cm_id *listener)
 
 	/* released from A: B hears DISCONNECTED, answers; A hears it too */
 	RC_CHECK_EQ(dr_cm_disconnect(cid), 0);
-	ack(wait_event(e, chs, DR_CM_EVENT_DISCONNECTED));
+	cm_ack(cm_wait_event(e, chs, DR_CM_EVENT_DISCONNECTED));
 	RC_CHECK_EQ(rc_qp_state(sid->qp), DR_QPS_ERR);
 	RC_CHECK_EQ(dr_cm_disconnect(sid), 0);
-	ack(wait_event(e, chc, DR_CM_EVENT_DISCONNECTED));
+	cm_ack(cm_wait_event(e, chc, DR_CM_EVENT_DISCONNECTED));
 	RC_CHECK_EQ(dr_cm_destroy_id(cid), -EBUSY);          /* its QP first */
 	rc_buf_free(&cb);
 	rc_buf_free(&sb);
@@ -199,30 +160,30 @@ test_rejects(struct rc_env *e)
 	/* nobody listens: the peer's CM says "invalid service ID" (IBA table 109, 8) */
 	cid = client(e, PORT + 1, &ccq);
 	RC_CHECK_EQ(dr_cm_connect(cid, &cp), 0);
-	ev = wait_event(e, chc, DR_CM_EVENT_REJECTED);
+	ev = cm_wait_event(e, chc, DR_CM_EVENT_REJECTED);
 	if (ev != NULL)
 		RC_CHECK_EQ(ev->status, 8);
-	ack(ev);
+	cm_ack(ev);
 	teardown(cid, ccq);
 
 	/* the listener's consumer says no, with private data */
 	cid = client(e, PORT, &ccq);
 	RC_CHECK_EQ(dr_cm_connect(cid, &cp), 0);
-	ev = wait_event(e, chs, DR_CM_EVENT_CONNECT_REQUEST);
+	ev = cm_wait_event(e, chs, DR_CM_EVENT_CONNECT_REQUEST);
 	if (ev != NULL) {
 		struct dr_cm_id *sid = ev->id;
 
-		ack(ev);
+		cm_ack(ev);
 		RC_CHECK_EQ(dr_cm_reject(sid, why, sizeof(why)), 0);
 		RC_CHECK_EQ(dr_cm_destroy_id(sid), 0);
 	}
-	ev = wait_event(e, chc, DR_CM_EVENT_REJECTED);
+	ev = cm_wait_event(e, chc, DR_CM_EVENT_REJECTED);
 	if (ev != NULL) {
 		RC_CHECK_EQ(ev->status, 28);                    /* consumer reject */
 		RC_CHECK(ev->param.conn.private_data_len >= sizeof(why) &&
 			 memcmp(ev->param.conn.private_data, why, sizeof(why)) == 0);
 	}
-	ack(ev);
+	cm_ack(ev);
 	RC_CHECK_EQ(rc_qp_state(cid->qp), DR_QPS_ERR);
 	teardown(cid, ccq);
 }
@@ -254,7 +215,7 @@ test_errors(struct rc_env *e)
 static void
 run(struct rc_env *e)
 {
-	struct sockaddr_in b = addr_of(&e->s[1], PORT);
+	struct sockaddr_in b = cm_addr_of(&e->s[1], PORT);
 	struct dr_cm_id *listener = NULL;
 
 	chs = dr_cm_create_event_channel();

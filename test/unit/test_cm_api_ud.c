@@ -17,52 +17,13 @@
 #include <fcntl.h>
 #include <string.h>
 
-#include "dr_cm.h"
 #include "dr_cm_verbs.h"
-#include "test_rc.h"
+#include "test_cm.h"
 
 #define PORT 7174
 #define MSG 100
 
 static struct dr_cm_event_channel *chs, *chc;
-
-static struct sockaddr_in
-addr_of(const struct rc_side *s, uint16_t port)
-{
-	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons(port) };
-
-	memcpy(&a.sin_addr.s_addr, &s->gid.raw[12], 4);
-	return a;
-}
-
-/* Run the wire until @ch has an event; it must be @type. NULL after 5 s. */
-static struct dr_cm_event *
-wait_event(struct rc_env *e, struct dr_cm_event_channel *ch, enum dr_cm_event_type type)
-{
-	struct dr_cm_event *ev = NULL;
-
-	for (int i = 0; i < 50000; i++) {
-		int ret = dr_cm_get_cm_event(ch, &ev);
-
-		if (ret == 0)
-			break;
-		RC_CHECK_EQ(ret, -EAGAIN);
-		ev = NULL;
-		rc_run(e, 100, NULL, NULL);
-	}
-	RC_CHECK_MSG(ev != NULL, "no event (wanted %s)", dr_cm_event_str(type));
-	if (ev != NULL)
-		RC_CHECK_MSG(ev->event == type, "%s, not %s (status %d)", dr_cm_event_str(ev->event),
-			     dr_cm_event_str(type), ev->status);
-	return ev;
-}
-
-static void
-ack(struct dr_cm_event *ev)
-{
-	if (ev != NULL)
-		RC_CHECK_EQ(dr_cm_ack_cm_event(ev), 0);
-}
 
 /* rdma_create_qp(3) on a UD id: the CQs made for it, the QP ready to send. */
 static int
@@ -83,15 +44,15 @@ make_qp(struct dr_cm_id *id, struct dr_pd *pd)
 static struct dr_cm_id *
 client(struct rc_env *e, uint16_t port)
 {
-	struct sockaddr_in src = addr_of(&e->s[0], 0), dst = addr_of(&e->s[1], port);
+	struct sockaddr_in src = cm_addr_of(&e->s[0], 0), dst = cm_addr_of(&e->s[1], port);
 	struct dr_cm_id *id = NULL;
 
 	RC_CHECK_EQ(dr_cm_create_id(chc, &id, NULL, DR_CM_PS_UDP), 0);
 	RC_CHECK_EQ(id->qp_type, DR_QPT_UD);
 	RC_CHECK_EQ(dr_cm_resolve_addr(id, (struct sockaddr *)&src, (struct sockaddr *)&dst, 2000), 0);
-	ack(wait_event(e, chc, DR_CM_EVENT_ADDR_RESOLVED));
+	cm_ack(cm_wait_event(e, chc, DR_CM_EVENT_ADDR_RESOLVED));
 	RC_CHECK_EQ(dr_cm_resolve_route(id, 2000), 0);
-	ack(wait_event(e, chc, DR_CM_EVENT_ROUTE_RESOLVED));
+	cm_ack(cm_wait_event(e, chc, DR_CM_EVENT_ROUTE_RESOLVED));
 	RC_CHECK_EQ(make_qp(id, e->s[0].pd), 0);
 	return id;
 }
@@ -136,7 +97,7 @@ test_resolve(struct rc_env *e, struct dr_cm_id *listener)
 	RC_CHECK(cmr != NULL);
 	RC_CHECK_EQ(dr_cm_connect(cid, &cp), 0);
 	RC_CHECK_EQ(dr_cm_connect(cid, &cp), -EINVAL);      /* one request at a time */
-	ev = wait_event(e, chs, DR_CM_EVENT_CONNECT_REQUEST);
+	ev = cm_wait_event(e, chs, DR_CM_EVENT_CONNECT_REQUEST);
 	if (ev == NULL)
 		return;
 	RC_CHECK(ev->listen_id == listener && ev->id != listener);
@@ -145,8 +106,8 @@ test_resolve(struct rc_env *e, struct dr_cm_id *listener)
 	sid = ev->id;
 	RC_CHECK_EQ(sid->ps, DR_CM_PS_UDP);
 	RC_CHECK(((struct sockaddr_in *)&sid->route.dst_addr)->sin_addr.s_addr ==
-		 addr_of(&e->s[0], 0).sin_addr.s_addr);
-	ack(ev);
+		 cm_addr_of(&e->s[0], 0).sin_addr.s_addr);
+	cm_ack(ev);
 	RC_CHECK_EQ(make_qp(sid, e->s[1].pd), 0);
 	smr = dr_cm_reg_msgs(sid, sbuf, sizeof(sbuf));
 	RC_CHECK(smr != NULL);
@@ -156,7 +117,7 @@ test_resolve(struct rc_env *e, struct dr_cm_id *listener)
 	cp.private_data_len = sizeof(world);
 	RC_CHECK_EQ(dr_cm_accept(sid, &cp), 0);
 	RC_CHECK_EQ(dr_cm_accept(sid, &cp), -EINVAL);        /* answered once */
-	ev = wait_event(e, chc, DR_CM_EVENT_ESTABLISHED);
+	ev = cm_wait_event(e, chc, DR_CM_EVENT_ESTABLISHED);
 	if (ev != NULL) {
 		RC_CHECK_EQ(ev->param.ud.qp_num, sid->qp->qp_num);
 		RC_CHECK_EQ(ev->param.ud.qkey, DR_UDP_QKEY);
@@ -168,7 +129,7 @@ test_resolve(struct rc_env *e, struct dr_cm_id *listener)
 		ah = dr_create_ah(cid->pd, &ev->param.ud.ah_attr);
 		RC_CHECK(ah != NULL);
 	}
-	ack(ev);
+	cm_ack(ev);
 	if (ah == NULL)
 		return;
 
@@ -216,40 +177,40 @@ test_refusals(struct rc_env *e)
 
 	cid = client(e, PORT);
 	RC_CHECK_EQ(dr_cm_connect(cid, NULL), 0);
-	ev = wait_event(e, chs, DR_CM_EVENT_CONNECT_REQUEST);
+	ev = cm_wait_event(e, chs, DR_CM_EVENT_CONNECT_REQUEST);
 	if (ev != NULL) {
 		struct dr_cm_id *sid = ev->id;
 
-		ack(ev);
+		cm_ack(ev);
 		RC_CHECK_EQ(dr_cm_reject(sid, "no", 3), 0);
 		RC_CHECK_EQ(dr_cm_reject(sid, "no", 3), -EINVAL);
 		RC_CHECK_EQ(dr_cm_destroy_id(sid), 0);
 	}
-	ev = wait_event(e, chc, DR_CM_EVENT_UNREACHABLE);
+	ev = cm_wait_event(e, chc, DR_CM_EVENT_UNREACHABLE);
 	if (ev != NULL)
 		RC_CHECK_EQ(ev->status, 2);
-	ack(ev);
+	cm_ack(ev);
 
 	RC_CHECK_EQ(dr_cm_connect(cid, NULL), 0);           /* again: this time destroyed unanswered */
-	ev = wait_event(e, chs, DR_CM_EVENT_CONNECT_REQUEST);
+	ev = cm_wait_event(e, chs, DR_CM_EVENT_CONNECT_REQUEST);
 	if (ev != NULL) {
 		struct dr_cm_id *sid = ev->id;
 
-		ack(ev);
+		cm_ack(ev);
 		RC_CHECK_EQ(dr_cm_destroy_id(sid), 0);
 	}
-	ev = wait_event(e, chc, DR_CM_EVENT_UNREACHABLE);
+	ev = cm_wait_event(e, chc, DR_CM_EVENT_UNREACHABLE);
 	if (ev != NULL)
 		RC_CHECK_EQ(ev->status, 2);
-	ack(ev);
+	cm_ack(ev);
 	teardown(cid);
 
 	cid = client(e, PORT + 1);
 	RC_CHECK_EQ(dr_cm_connect(cid, NULL), 0);
-	ev = wait_event(e, chc, DR_CM_EVENT_UNREACHABLE);
+	ev = cm_wait_event(e, chc, DR_CM_EVENT_UNREACHABLE);
 	if (ev != NULL)
 		RC_CHECK_EQ(ev->status, 1);
-	ack(ev);
+	cm_ack(ev);
 	teardown(cid);
 
 	/* destroyed while asking: the request is forgotten, the answer finds no one */
@@ -257,11 +218,11 @@ test_refusals(struct rc_env *e)
 	RC_CHECK_EQ(dr_cm_connect(cid, NULL), 0);
 	dr_cm_destroy_qp(cid);
 	RC_CHECK_EQ(dr_cm_destroy_id(cid), 0);
-	ev = wait_event(e, chs, DR_CM_EVENT_CONNECT_REQUEST);
+	ev = cm_wait_event(e, chs, DR_CM_EVENT_CONNECT_REQUEST);
 	if (ev != NULL) {
 		struct dr_cm_id *sid = ev->id;
 
-		ack(ev);
+		cm_ack(ev);
 		RC_CHECK_EQ(make_qp(sid, e->s[1].pd), 0);
 		RC_CHECK_EQ(dr_cm_accept(sid, NULL), 0);
 		rc_run(e, 20000, NULL, NULL);
@@ -292,7 +253,7 @@ test_errors(struct rc_env *e)
 static void
 run(struct rc_env *e)
 {
-	struct sockaddr_in b = addr_of(&e->s[1], PORT);
+	struct sockaddr_in b = cm_addr_of(&e->s[1], PORT);
 	struct dr_cm_id *listener = NULL;
 
 	chs = dr_cm_create_event_channel();
