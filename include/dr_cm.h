@@ -229,6 +229,15 @@ int dr_cm_reject(struct dr_cm_id *id, const void *private_data, uint8_t len);
 int dr_cm_disconnect(struct dr_cm_id *id);
 
 /**
+ * rdma_notify(3): an asynchronous event of the id's QP the CM should know.
+ * DR_EVENT_COMM_EST (the QP received before the RTU) establishes a passive
+ * connection still waiting for its RTU (IBA 12.9.6); the CM also notices
+ * that by itself (at its next pass: within 50 µs inline, 100 ms otherwise).
+ * Other events: nothing to do. @return 0 or -EINVAL.
+ */
+int dr_cm_notify(struct dr_cm_id *id, enum dr_event_type event);
+
+/**
  * rdma_get_request(3): on a synchronous listener, wait for the next
  * connection request; *@p id is its new id (synchronous, id->event its
  * CONNECT_REQUEST), with a QP if the listener came from dr_cm_create_ep()

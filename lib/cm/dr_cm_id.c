@@ -367,8 +367,16 @@ dr_cm_create_qp(struct dr_cm_id *pub, struct dr_pd *pd, struct dr_qp_init_attr *
 void
 dr_cm_destroy_qp(struct dr_cm_id *pub)
 {
+	struct dr_cm_id_impl *id = dr_cm_id_impl(pub);
+
 	if (pub == NULL)
 		return;
+	if (id->svc != NULL) {
+		/* the RTU waiters read the QP: out of the list before it goes */
+		dr_cm_svc_lock(id->svc);
+		dr_cm_rc_unwait_locked(id);
+		dr_cm_svc_unlock(id->svc);
+	}
 	if (pub->qp != NULL && dr_destroy_qp(pub->qp) == 0)
 		pub->qp = NULL;
 	if (pub->qp == NULL)
@@ -488,9 +496,28 @@ dr_cm_disconnect(struct dr_cm_id *pub)
 	return dr_cm_rc_disconnect(dr_cm_id_impl(pub));
 }
 
+int
+dr_cm_notify(struct dr_cm_id *pub, enum dr_event_type event)
+{
+	struct dr_cm_id_impl *id = dr_cm_id_impl(pub);
+
+	/* rdma_notify(3): COMM_EST stands in for the RTU; the others need nothing of the CM */
+	if (pub == NULL || id->svc == NULL)
+		return -EINVAL;
+	if (event != DR_EVENT_COMM_EST)
+		return 0;
+	if (id->conn == NULL)
+		return -EINVAL;
+	dr_cm_svc_lock(id->svc);
+	dr_cm_conn_comm_est(id->conn, dr_cm_svc_now());
+	dr_cm_rc_unwait_locked(id);
+	dr_cm_svc_unlock(id->svc);
+	return 0;
+}
+
 const struct dr_cm_svc_ops dr_cm_svc_ops = {
 	.req = dr_cm_rc_on_req, .event = dr_cm_rc_on_event,
-	.sidr_req = dr_cm_ud_on_sidr_req, .sidr_rep = dr_cm_ud_on_sidr_rep,
+	.sidr_req = dr_cm_ud_on_sidr_req, .sidr_rep = dr_cm_ud_on_sidr_rep, .tick = dr_cm_rc_tick,
 };
 
 /* ---- ids ------------------------------------------------------------------------ */
@@ -531,6 +558,7 @@ dr_cm_destroy_id(struct dr_cm_id *pub)
 			(void)dr_cm_agent_unlisten(&id->svc->agent, id->service_id);
 		if (id->conn != NULL)
 			dr_cm_agent_conn_release(&id->svc->agent, id->conn, dr_cm_svc_now());
+		dr_cm_rc_unwait_locked(id);
 		dr_cm_ud_release_locked(id);
 		dr_cm_svc_unlock(id->svc);
 	}

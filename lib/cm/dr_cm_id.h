@@ -54,6 +54,8 @@ struct dr_cm_id_impl {
 	struct dr_cm_conn_param param;  /* active: what dr_cm_connect() asked */
 	uint32_t local_psn;
 	unsigned int unacked;        /* events taken, not acknowledged (atomic: two channels may count) */
+	struct dr_cm_id_impl *next_rtu;  /* passive, REP sent: on the service's rtu_waiters */
+	bool rtu_wait;
 	/* PS_UDP (dr_cm_ud.c) */
 	bool sidr_asking;            /* active: our SIDR_REQ is out */
 	bool sidr_owed;              /* passive: the peer's SIDR_REQ waits for our answer */
@@ -85,6 +87,10 @@ int dr_cm_rc_reject(struct dr_cm_id_impl *id, const void *pdata, uint8_t len);
 int dr_cm_rc_disconnect(struct dr_cm_id_impl *id);
 void dr_cm_rc_on_req(struct dr_cm_svc *s, void *listener, const struct dr_cm_peer *from, const uint8_t *mad);
 void dr_cm_rc_on_event(struct dr_cm_svc *s, struct dr_cm_conn *c, enum dr_cm_conn_event ev, const uint8_t *mad);
+/* Passive connections whose QP took a request before the RTU: established (IBA 12.9.6). */
+void dr_cm_rc_tick(struct dr_cm_svc *s, uint64_t now);
+/* @id leaves the service's RTU waiters (service locked). */
+void dr_cm_rc_unwait_locked(struct dr_cm_id_impl *id);
 
 /* dr_cm_ud.c: PS_UDP */
 int dr_cm_ud_qp_ready(struct dr_cm_id_impl *id);

@@ -19,6 +19,7 @@
 #include "dr_cm_id.h"
 #include "dr_cm_ip.h"
 #include "dr_log.h"
+#include "dr_qp_impl.h"
 
 /* What Linux's rdma_cm puts in a RoCE REQ (test/vectors/rdmacm_rping.pcap) */
 #define CM_ACK_TIMEOUT 19        /* the path's local ACK timeout */
@@ -132,6 +133,7 @@ dr_cm_rc_accept(struct dr_cm_id_impl *id, const struct dr_cm_conn_param *p)
 	}
 	id->local_psn = (uint32_t)rte_rand() & 0xFFFFFF;
 	mtu = RTE_MIN(id->req.path_mtu, (uint8_t)pub->route.mtu);
+	dr_qp_comm_est_arm(pub->qp);    /* its first request stands in for a lost RTU (dr_cm_rc_tick()) */
 	/* the REQ's Starting PSN is the one we send with, the REP's the one we expect (see on_rep()) */
 	ret = qp_connect(id, id->req.local_qpn, id->local_psn, id->req.starting_psn, mtu,
 			 p->responder_resources, RTE_MIN(p->initiator_depth, id->req.responder_resources),
@@ -150,6 +152,11 @@ dr_cm_rc_accept(struct dr_cm_id_impl *id, const struct dr_cm_conn_param *p)
 		rep.pdata = p->private_data;
 		rep.pdata_len = p->private_data_len;
 		ret = dr_cm_conn_accept(id->conn, &rep, dr_cm_svc_now());
+	}
+	if (ret == 0 && !id->rtu_wait) {
+		id->next_rtu = id->svc->rtu_waiters;
+		id->svc->rtu_waiters = id;
+		id->rtu_wait = true;
 	}
 	dr_cm_svc_unlock(id->svc);
 	return ret;
@@ -306,5 +313,52 @@ dr_cm_rc_on_event(struct dr_cm_svc *s, struct dr_cm_conn *c, enum dr_cm_conn_eve
 	case DR_CM_EV_MRA_RCVD:
 	default:
 		break;
+	}
+}
+
+/* ---- the RTU, or the first request in its place ---------------------------------- */
+
+void
+dr_cm_rc_unwait_locked(struct dr_cm_id_impl *id)
+{
+	struct dr_cm_id_impl **pp;
+
+	if (!id->rtu_wait || id->svc == NULL)
+		return;
+	for (pp = (struct dr_cm_id_impl **)&id->svc->rtu_waiters; *pp != NULL; pp = &(*pp)->next_rtu)
+		if (*pp == id) {
+			*pp = id->next_rtu;
+			break;
+		}
+	id->rtu_wait = false;
+	id->next_rtu = NULL;
+}
+
+/*
+ * IBA 12.9.6 (and 11.6.3): a passive side whose QP has received a request
+ * while it waits for the RTU takes the connection as established, as
+ * ib_cm does on the COMM_EST event (ib_cm_notify()): a lost RTU costs no
+ * REP timeout. Connections past REP_SENT (the RTU came, or a REJ) leave
+ * the list.
+ */
+void
+dr_cm_rc_tick(struct dr_cm_svc *s, uint64_t now)
+{
+	struct dr_cm_id_impl **pp = (struct dr_cm_id_impl **)&s->rtu_waiters;
+
+	while (*pp != NULL) {
+		struct dr_cm_id_impl *id = *pp;
+		struct dr_cm_conn *c = id->conn;
+		bool waiting = c != NULL && (c->state == DR_CM_REP_SENT || c->state == DR_CM_MRA_REP_RCVD);
+
+		if (waiting && (id->pub.qp == NULL || !dr_qp_comm_est_seen(id->pub.qp))) {
+			pp = &id->next_rtu;
+			continue;
+		}
+		*pp = id->next_rtu;
+		id->rtu_wait = false;
+		id->next_rtu = NULL;
+		if (waiting)
+			dr_cm_conn_comm_est(c, now);   /* ESTABLISHED (dr_cm_rc_on_event()) */
 	}
 }

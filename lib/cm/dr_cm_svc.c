@@ -121,10 +121,15 @@ gsi_rx(void *arg, const uint8_t gid[16], const uint8_t *mad, size_t len)
 static void
 poll_once(struct dr_cm_svc *s)
 {
+	uint64_t now;
+
 	s->stats.polls++;
 	while (dr_gsi_poll(&s->gsi, gsi_rx, s) > 0)
 		;
-	dr_cm_agent_timers(&s->agent, dr_cm_svc_now());
+	now = dr_cm_svc_now();
+	dr_cm_agent_timers(&s->agent, now);
+	if (s->ops->tick != NULL)
+		s->ops->tick(s, now);
 }
 
 /* Inline: from dr_progress(), at most every DR_CM_POLL_US; never waits for the lock. */
@@ -277,6 +282,7 @@ dr_cm_svc_start(struct dr_context *ctx, const struct dr_cm_svc_ops *ops, void *o
 		svc_free(s);
 		return ret;
 	}
+	dr_cm_telemetry_init();
 	ctx->cm = s;
 	ctx->cm_close = svc_close;
 	ctx->cm_linger = svc_linger;
@@ -298,6 +304,10 @@ dr_cm_svc_stop(struct dr_context *ctx)
 	ctx->cm_progress = NULL;
 	ctx->cm_close = NULL;
 	ctx->cm_linger = NULL;
+	/* unhooked under the registry's lock: /dr/cm/stats reads the service under it */
+	dr_ctx_registry_lock();
+	ctx->cm = NULL;
+	dr_ctx_registry_unlock();
 	if (s->threaded) {
 		s->stop = true;
 		(void)!write(s->wake_fd, &one, sizeof(one));

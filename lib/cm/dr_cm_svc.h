@@ -36,6 +36,8 @@ struct dr_cm_svc_ops {
 	void (*event)(struct dr_cm_svc *s, struct dr_cm_conn *c, enum dr_cm_conn_event ev, const uint8_t *mad);
 	void (*sidr_req)(struct dr_cm_svc *s, void *listener, const struct dr_cm_peer *from, const uint8_t *mad);
 	void (*sidr_rep)(struct dr_cm_svc *s, void *user, const uint8_t *mad);
+	/** After each pass over QP1 and the timers (NULL: none). */
+	void (*tick)(struct dr_cm_svc *s, uint64_t now);
 };
 
 /** Counters of the service (beside the agent's and QP1's). */
@@ -59,6 +61,7 @@ struct dr_cm_svc {
 	volatile bool stop;
 	bool polling;                   /* inline: QP1's CQ poll drives dr_progress() again */
 	uint64_t poll_cycles;           /* DR_CM_POLL_US in TSC cycles */
+	void *rtu_waiters;              /* the owner's: passive connections whose RTU has not come */
 	struct dr_cm_svc_stats stats;
 };
 
@@ -79,5 +82,8 @@ uint64_t dr_cm_svc_now(void);
 
 void dr_cm_svc_lock(struct dr_cm_svc *s);
 void dr_cm_svc_unlock(struct dr_cm_svc *s);
+
+/* dr_cm_telemetry.c: /dr/cm/stats (registered once, at the first service's start) */
+void dr_cm_telemetry_init(void);
 
 #endif /* DR_CM_SVC_H */

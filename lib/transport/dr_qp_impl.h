@@ -331,6 +331,15 @@ struct dr_qp_impl {
 		uint64_t retries, rereads, ack_timeouts, naks_rx, rnr_naks_rx, naks_tx, sr_resends;
 	} cnt;
 
+	/*
+	 * IBA 11.6.3 Communication Established: armed by the CM on a passive
+	 * QP before RTR (dr_qp_comm_est_arm()); the responder clears it at the
+	 * first request it takes and sets comm_est_seen, which the CM reads
+	 * (acquire) in place of a lost RTU (IBA 12.9.6)
+	 */
+	bool comm_est_armed;
+	uint8_t comm_est_seen;
+
 	/* the engine: the worker that runs this QP's stages for its whole life, and its list */
 	struct dr_worker *wk;
 	TAILQ_ENTRY(dr_qp_impl) wk_link[DR_WK_ROLES]; /* on the active list of each worker running it */
@@ -338,6 +347,21 @@ struct dr_qp_impl {
 };
 
 static inline struct dr_qp_impl *dr_qp_impl(struct dr_qp *qp) { return (struct dr_qp_impl *)qp; }
+
+/* The CM, before the QP's RTR: note its first request (dr_qp_comm_est_seen()). */
+static inline void
+dr_qp_comm_est_arm(struct dr_qp *qp)
+{
+	dr_qp_impl(qp)->comm_est_seen = 0;
+	dr_qp_impl(qp)->comm_est_armed = true;
+}
+
+/* The CM: has the armed QP taken a request? */
+static inline bool
+dr_qp_comm_est_seen(struct dr_qp *qp)
+{
+	return __atomic_load_n(&dr_qp_impl(qp)->comm_est_seen, __ATOMIC_ACQUIRE) != 0;
+}
 
 /* Selective repeat negotiated (dr_set_ece()): SACKs instead of PSN sequence NAKs, holes resent alone. */
 static inline bool

@@ -38,6 +38,14 @@ resp_read_queueable(const struct dr_qp_impl *qp, const struct dr_pkt_info *pi)
 	       dr_bth_psn(dr_pkt_bth(pi)) == rs->epsn;
 }
 
+/* The first request of a QP the CM armed: communication established (IBA 11.6.3), for the CM to see. */
+static __rte_noinline void
+resp_comm_est(struct dr_qp_impl *qp)
+{
+	qp->comm_est_armed = false;
+	__atomic_store_n(&qp->comm_est_seen, 1, __ATOMIC_RELEASE);
+}
+
 void
 dr_resp_rx_placed(struct dr_qp_impl *qp, struct rte_mbuf *m, struct dr_pkt_info *pi, bool placed)
 {
@@ -49,6 +57,8 @@ dr_resp_rx_placed(struct dr_qp_impl *qp, struct rte_mbuf *m, struct dr_pkt_info 
 		rte_pktmbuf_free(m);
 		return;
 	}
+	if (unlikely(qp->comm_est_armed))
+		resp_comm_est(qp);
 	if (dr_resp_busy(qp) && !resp_read_queueable(qp, pi)) {
 		/*
 		 * READ responses first: keep the request for later; full, or the

@@ -185,3 +185,48 @@ def test_bad_command_lines(folder, exe, args, says):
     p = subprocess.run([os.path.join(app_dir(folder), exe), "--"] + args, capture_output=True, text=True,
                        timeout=20)
     assert p.returncode == 2 and says in p.stderr, (p.returncode, p.stdout, p.stderr)
+
+
+TELEMETRY_PY = "/usr/bin/dpdk-telemetry.py"
+
+
+@pytest.mark.skipif(not os.access(TELEMETRY_PY, os.X_OK), reason="dpdk-telemetry.py not installed")
+def test_cm_telemetry():
+    """/dr/cm/stats of a cmatose server after one round of 4 connections
+    (it waits for its second): the CM MADs taken and sent (REQ, RTU, DREQ,
+    DREP each way per connection), no bad or unmatched one, QP1's counts at
+    least the agent's; a context without a CM or a bad id is refused."""
+    import json
+    d = app_dir("dpdk-rdma-cmatose")
+    cpus = sorted(os.sched_getaffinity(0))
+    tag = "%d_%d" % (os.getpid(), time.monotonic_ns() % 1000000)
+    with netns.VethNetns(tag=tag[-6:]) as net:
+        s = side(net, "server", os.path.join(d, "dpdk-rdma-cmatose"), net.ns_a, net.if_a, IP_A,
+                 ["-c", "4", "--rounds", "2", "--timeout", "60"], cpus[0], None, tag)
+        c = side(net, "client", os.path.join(d, "dpdk-rdma-cmatose"), net.ns_b, net.if_b, IP_B,
+                 ["-s", IP_A, "-c", "4"], cpus[-1], None, tag)
+        try:
+            s.start()
+            end = time.monotonic() + 30
+            while b"cmatose: starting server" not in s.printed() and time.monotonic() < end:
+                time.sleep(0.05)
+            time.sleep(0.3)
+            c.start()
+            c.proc.wait(timeout=60)
+            time.sleep(0.5)
+            r = subprocess.run(["/usr/bin/python3", TELEMETRY_PY, "-f", s.prefixes[0]],
+                               input="/dr/cm/stats,0\n/dr/cm/stats,7\n/dr/cm/stats,x\n",
+                               capture_output=True, text=True, timeout=30)
+        finally:
+            for x in (s, c):
+                x.kill()
+            for x in (s, c):
+                x.collect()
+    assert c.rc == 0, c.describe()
+    replies = [json.loads(line) for line in r.stdout.splitlines() if line.startswith("{")]
+    assert len(replies) == 3, r.stdout
+    st = replies[0]["/dr/cm/stats"]
+    assert st["rx"] >= 12 and st["tx"] >= 8, st             # in: REQ, RTU, DREP each; out: REP, DREQ each
+    assert st["rx_bad"] == 0 and st["rx_unmatched"] == 0 and st["rej_sent"] == 0, st
+    assert st["qp1_rx"] >= st["rx"] and st["qp1_tx"] >= st["tx"] - st["tx_dropped"], st
+    assert replies[1]["/dr/cm/stats"] is None and replies[2]["/dr/cm/stats"] is None, replies

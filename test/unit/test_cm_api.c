@@ -8,13 +8,16 @@
  * resolving its address and route, a connection with private data both
  * ways, a SEND and an RDMA WRITE over the QPs the CM readied, disconnect
  * from the active side, a REJ for a port nobody listens on, a consumer's
- * REJ with its private data, and the calls' errors.
+ * REJ with its private data, a lost RTU (the first request stands in for
+ * it), and the calls' errors.
  */
 
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
+
+#include <rte_cycles.h>
 
 #include "test_cm.h"
 
@@ -188,6 +191,70 @@ test_rejects(struct rc_env *e)
 	teardown(cid, ccq);
 }
 
+/*
+ * IBA 12.9.6: the RTU lost on the wire, the passive side takes the
+ * connection as established at the first request its QP receives (the
+ * COMM_EST event), not after the REP's timeout (4.3 s) and resend.
+ */
+static void
+test_lost_rtu(struct rc_env *e, struct dr_cm_id *listener)
+{
+	struct dr_cm_conn_param cp = { .responder_resources = 1, .initiator_depth = 1, .retry_count = 7,
+				       .rnr_retry_count = 7 };
+	struct dr_cm_id *cid, *sid = NULL;
+	struct dr_cm_event *ev;
+	struct dr_cq *ccq, *scq;
+	struct rc_buf cb, sb;
+	struct rc_wcs w;
+	uint64_t t0;
+
+	(void)listener;
+	cid = client(e, PORT, &ccq);
+	rc_rule_add(e, RC_A2B, 0x64, 1, 1, 1, RC_DROP);          /* UD SEND_ONLY: the REQ passes, the RTU not */
+	RC_CHECK_EQ(dr_cm_connect(cid, &cp), 0);
+	ev = cm_wait_event(e, chs, DR_CM_EVENT_CONNECT_REQUEST);
+	if (ev == NULL)
+		return;
+	sid = ev->id;
+	cm_ack(ev);
+	RC_CHECK_EQ(make_qp(sid, &e->s[1], &scq), 0);
+	RC_CHECK_EQ(rc_buf_alloc(&e->s[0], &cb, 64, DR_ACCESS_LOCAL_WRITE), 0);
+	RC_CHECK_EQ(rc_buf_alloc(&e->s[1], &sb, 64, DR_ACCESS_LOCAL_WRITE), 0);
+	{
+		struct dr_sge sge = { (uintptr_t)sb.p, 64, sb.mr->lkey };
+		struct dr_recv_wr rw = { .wr_id = 1, .sg_list = &sge, .num_sge = 1 }, *bad;
+
+		RC_CHECK_EQ(dr_post_recv(sid->qp, &rw, &bad), 0);
+	}
+	RC_CHECK_EQ(dr_cm_accept(sid, &cp), 0);
+	cm_ack(cm_wait_event(e, chc, DR_CM_EVENT_ESTABLISHED));
+	rc_run(e, 20000, NULL, NULL);
+	RC_CHECK_EQ(dr_cm_get_cm_event(chs, &ev), -EAGAIN);     /* no RTU: B still waits */
+	{
+		struct dr_sge sge = { (uintptr_t)cb.p, 64, cb.mr->lkey };
+		struct dr_send_wr sw = { .wr_id = 2, .sg_list = &sge, .num_sge = 1, .opcode = DR_WR_SEND,
+					 .send_flags = DR_SEND_SIGNALED }, *bad;
+
+		RC_CHECK_EQ(dr_post_send(cid->qp, &sw, &bad), 0);
+	}
+	t0 = rte_rdtsc();
+	w.n = 0;
+	RC_CHECK(rc_wait_wcs(e, scq, &w, 1, 2000000));
+	cm_ack(cm_wait_event(e, chs, DR_CM_EVENT_ESTABLISHED));
+	RC_CHECK_MSG(rte_rdtsc() - t0 < 2 * rte_get_tsc_hz(), "ESTABLISHED came %.1f s after the data",
+		     (double)(rte_rdtsc() - t0) / (double)rte_get_tsc_hz());
+	rc_rules_clear(e);
+	RC_CHECK_EQ(dr_cm_notify(sid, DR_EVENT_COMM_EST), 0);     /* rdma_notify(3): nothing more to do */
+	RC_CHECK_EQ(dr_cm_disconnect(cid), 0);
+	cm_ack(cm_wait_event(e, chs, DR_CM_EVENT_DISCONNECTED));
+	RC_CHECK_EQ(dr_cm_disconnect(sid), 0);
+	cm_ack(cm_wait_event(e, chc, DR_CM_EVENT_DISCONNECTED));
+	rc_buf_free(&cb);
+	rc_buf_free(&sb);
+	teardown(cid, ccq);
+	teardown(sid, scq);
+}
+
 static void
 test_errors(struct rc_env *e)
 {
@@ -229,6 +296,7 @@ run(struct rc_env *e)
 	RC_CHECK_EQ(dr_cm_listen(listener, 8), 0);
 	test_connect(e, listener);
 	test_rejects(e);
+	test_lost_rtu(e, listener);
 	test_errors(e);
 	RC_CHECK_EQ(dr_cm_destroy_id(listener), 0);
 	RC_CHECK_EQ(dr_cm_destroy_event_channel(chs), 0);
