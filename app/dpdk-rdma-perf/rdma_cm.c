@@ -174,46 +174,43 @@ resolve(struct perf *p, struct dr_cm_id *id)
 }
 
 /*
- * A client's connection: an id, its QP (@make_qp), rdma_connect, ESTABLISHED.
- * Refused (the server not listening yet): again, a little later.
+ * One attempt at a client's connection: an id, its QP (@make_qp),
+ * rdma_connect, ESTABLISHED. PERF_OK (*@out the id), PERF_FAIL, or
+ * -EAGAIN: refused (the server not listening yet), *@out the id for the
+ * caller to free before it tries again.
  */
 static int
 client_connect(struct perf *p, const struct dr_cm_conn_param *cp, int (*make_qp)(struct perf *, struct dr_cm_id *),
 	       struct dr_cm_id **out)
 {
-	for (unsigned int attempt = 0;; attempt++) {
-		struct dr_cm_event *ev = NULL;
-		struct dr_cm_id *id;
-		int ret = dr_cm_create_id(p->cm->ch, &id, p, DR_CM_PS_TCP);
+	struct dr_cm_event *ev = NULL;
+	struct dr_cm_id *id;
+	int ret = dr_cm_create_id(p->cm->ch, &id, p, DR_CM_PS_TCP);
 
-		if (ret != 0)
-			return perf_api_err("dr_cm_create_id", -ret);
-		if (resolve(p, id) != 0 || make_qp(p, id) != PERF_OK)
-			return PERF_FAIL;
-		ret = dr_cm_connect(id, (struct dr_cm_conn_param *)cp);
-		if (ret != 0)
-			return perf_api_err("dr_cm_connect", -ret);
-		if (cm_event(p, DR_CM_EVENT_ESTABLISHED, &ev, CM_WAIT_MS * 3) == 0) {
-			(void)dr_cm_ack_cm_event(ev);
-			*out = id;
-			return PERF_OK;
-		}
-		if (ev == NULL || ev->event != DR_CM_EVENT_REJECTED || attempt + 1 >= CM_CLIENT_TRIES) {
-			if (ev != NULL)
-				(void)dr_cm_ack_cm_event(ev);
-			return PERF_FAIL;
-		}
+	if (ret != 0)
+		return perf_api_err("dr_cm_create_id", -ret);
+	if (resolve(p, id) != 0 || make_qp(p, id) != PERF_OK)
+		return PERF_FAIL;
+	ret = dr_cm_connect(id, (struct dr_cm_conn_param *)cp);
+	if (ret != 0)
+		return perf_api_err("dr_cm_connect", -ret);
+	*out = id;
+	if (cm_event(p, DR_CM_EVENT_ESTABLISHED, &ev, CM_WAIT_MS * 3) == 0) {
 		(void)dr_cm_ack_cm_event(ev);
-		*out = id;
-		return -EAGAIN;   /* the caller frees what make_qp made and tries again */
+		return PERF_OK;
 	}
+	if (ev == NULL)
+		return PERF_FAIL;
+	ret = ev->event == DR_CM_EVENT_REJECTED ? -EAGAIN : PERF_FAIL;
+	(void)dr_cm_ack_cm_event(ev);
+	return ret;
 }
 
-int
-perf_cm_comm_connect(struct perf *p)
+/* A fresh perf_cm: its channel, non-blocking. */
+static int
+cm_open(struct perf *p)
 {
 	struct perf_cm *c = calloc(1, sizeof(*c));
-	int ret;
 
 	if (c == NULL)
 		return perf_api_err("calloc", ENOMEM);
@@ -221,6 +218,25 @@ perf_cm_comm_connect(struct perf *p)
 	c->ch = dr_cm_create_event_channel();
 	if (c->ch == NULL || fcntl(c->ch->fd, F_SETFL, O_NONBLOCK) != 0)
 		return perf_api_err("dr_cm_create_event_channel", errno);
+	return PERF_OK;
+}
+
+static int
+refused(void)
+{
+	perf_err("rdma_cm", "the server refused %d connects (is it listening on -p?)", CM_CLIENT_TRIES);
+	return PERF_FAIL;
+}
+
+int
+perf_cm_comm_connect(struct perf *p)
+{
+	struct perf_cm *c;
+	int ret;
+
+	if (cm_open(p) != PERF_OK)
+		return PERF_FAIL;
+	c = p->cm;
 	if (p->server) {
 		struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons(p->o->tcp_port),
 					 .sin_addr.s_addr = p->o->ipv4 };
@@ -245,7 +261,7 @@ perf_cm_comm_connect(struct perf *p)
 		ret = dr_cm_accept(c->comm, (struct dr_cm_conn_param *)&comm_param);
 		return ret == 0 ? PERF_OK : perf_api_err("dr_cm_accept(comm)", -ret);
 	}
-	for (;;) {
+	for (unsigned int i = 0; i < CM_CLIENT_TRIES; i++) {
 		struct dr_cm_id *id = NULL;
 
 		ret = client_connect(p, &comm_param, comm_qp, &id);
@@ -253,15 +269,11 @@ perf_cm_comm_connect(struct perf *p)
 			return ret;
 		/* refused: the comm QP and its resources go, the id too, and again */
 		perf_cm_close(p);
-		c = calloc(1, sizeof(*c));
-		if (c == NULL)
-			return perf_api_err("calloc", ENOMEM);
-		p->cm = c;
-		c->ch = dr_cm_create_event_channel();
-		if (c->ch == NULL || fcntl(c->ch->fd, F_SETFL, O_NONBLOCK) != 0)
-			return perf_api_err("dr_cm_create_event_channel", errno);
+		if (cm_open(p) != PERF_OK)
+			return PERF_FAIL;
 		rte_delay_us_sleep(CM_RETRY_MS * 1000);
 	}
+	return refused();
 }
 
 int
@@ -378,7 +390,7 @@ perf_cm_data_connect(struct perf *p)
 		(void)dr_cm_destroy_id(id);
 		rte_delay_us_sleep(CM_RETRY_MS * 1000);
 	}
-	return PERF_FAIL;
+	return refused();
 }
 
 /* ---- the end ------------------------------------------------------------------------ */

@@ -313,6 +313,5 @@ dr_cm_svc_stop(struct dr_context *ctx)
 		(void)!write(s->wake_fd, &one, sizeof(one));
 		pthread_join(s->thread, NULL);
 	}
-	ctx->cm = NULL;
 	svc_free(s);
 }

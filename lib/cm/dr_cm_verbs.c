@@ -65,12 +65,16 @@ send_wr(struct dr_send_wr *wr, void *context, struct dr_sge *sgl, int nsge, int 
 	wr->send_flags = (unsigned int)flags;
 }
 
-static void
+/* One SGE of @length bytes at @addr (@mr's L_Key; none for inline data): 0, or -EINVAL past 32 bits. */
+static int
 sge_of(struct dr_sge *sge, void *addr, size_t length, struct dr_mr *mr)
 {
+	if (length > UINT32_MAX)
+		return -EINVAL;
 	sge->addr = (uint64_t)(uintptr_t)addr;
 	sge->length = (uint32_t)length;
 	sge->lkey = mr != NULL ? mr->lkey : 0;
+	return 0;
 }
 
 int
@@ -92,28 +96,31 @@ dr_cm_post_sendv(struct dr_cm_id *id, void *context, struct dr_sge *sgl, int nsg
 	return post(id, &wr);
 }
 
-int
-dr_cm_post_readv(struct dr_cm_id *id, void *context, struct dr_sge *sgl, int nsge, int flags,
-		 uint64_t remote_addr, uint32_t rkey)
+/* rdma_post_readv(3) and rdma_post_writev(3): @op at @remote_addr / @rkey. */
+static int
+post_rdma(struct dr_cm_id *id, void *context, struct dr_sge *sgl, int nsge, int flags, enum dr_wr_opcode op,
+	  uint64_t remote_addr, uint32_t rkey)
 {
 	struct dr_send_wr wr;
 
-	send_wr(&wr, context, sgl, nsge, flags, DR_WR_RDMA_READ);
+	send_wr(&wr, context, sgl, nsge, flags, op);
 	wr.wr.rdma.remote_addr = remote_addr;
 	wr.wr.rdma.rkey = rkey;
 	return post(id, &wr);
 }
 
 int
+dr_cm_post_readv(struct dr_cm_id *id, void *context, struct dr_sge *sgl, int nsge, int flags,
+		 uint64_t remote_addr, uint32_t rkey)
+{
+	return post_rdma(id, context, sgl, nsge, flags, DR_WR_RDMA_READ, remote_addr, rkey);
+}
+
+int
 dr_cm_post_writev(struct dr_cm_id *id, void *context, struct dr_sge *sgl, int nsge, int flags,
 		  uint64_t remote_addr, uint32_t rkey)
 {
-	struct dr_send_wr wr;
-
-	send_wr(&wr, context, sgl, nsge, flags, DR_WR_RDMA_WRITE);
-	wr.wr.rdma.remote_addr = remote_addr;
-	wr.wr.rdma.rkey = rkey;
-	return post(id, &wr);
+	return post_rdma(id, context, sgl, nsge, flags, DR_WR_RDMA_WRITE, remote_addr, rkey);
 }
 
 int
@@ -121,10 +128,7 @@ dr_cm_post_recv(struct dr_cm_id *id, void *context, void *addr, size_t length, s
 {
 	struct dr_sge sge;
 
-	if (length > UINT32_MAX)
-		return -EINVAL;
-	sge_of(&sge, addr, length, mr);
-	return dr_cm_post_recvv(id, context, &sge, 1);
+	return sge_of(&sge, addr, length, mr) == 0 ? dr_cm_post_recvv(id, context, &sge, 1) : -EINVAL;
 }
 
 int
@@ -132,10 +136,7 @@ dr_cm_post_send(struct dr_cm_id *id, void *context, void *addr, size_t length, s
 {
 	struct dr_sge sge;
 
-	if (length > UINT32_MAX)
-		return -EINVAL;
-	sge_of(&sge, addr, length, mr);
-	return dr_cm_post_sendv(id, context, &sge, 1, flags);
+	return sge_of(&sge, addr, length, mr) == 0 ? dr_cm_post_sendv(id, context, &sge, 1, flags) : -EINVAL;
 }
 
 int
@@ -144,10 +145,9 @@ dr_cm_post_read(struct dr_cm_id *id, void *context, void *addr, size_t length, s
 {
 	struct dr_sge sge;
 
-	if (length > UINT32_MAX)
+	if (sge_of(&sge, addr, length, mr) != 0)
 		return -EINVAL;
-	sge_of(&sge, addr, length, mr);
-	return dr_cm_post_readv(id, context, &sge, 1, flags, remote_addr, rkey);
+	return post_rdma(id, context, &sge, 1, flags, DR_WR_RDMA_READ, remote_addr, rkey);
 }
 
 int
@@ -156,10 +156,9 @@ dr_cm_post_write(struct dr_cm_id *id, void *context, void *addr, size_t length, 
 {
 	struct dr_sge sge;
 
-	if (length > UINT32_MAX)
+	if (sge_of(&sge, addr, length, mr) != 0)
 		return -EINVAL;
-	sge_of(&sge, addr, length, mr);
-	return dr_cm_post_writev(id, context, &sge, 1, flags, remote_addr, rkey);
+	return post_rdma(id, context, &sge, 1, flags, DR_WR_RDMA_WRITE, remote_addr, rkey);
 }
 
 int
