@@ -26,7 +26,12 @@
  *
  * Port spaces: DR_CM_PS_TCP, reliable connected QPs through REQ/REP/RTU;
  * DR_CM_PS_UDP, UD QPs through Service ID Resolution (IBA 12.11: SIDR_REQ,
- * SIDR_REP with the service's QPN and Q_Key DR_UDP_QKEY). IPv4 addresses.
+ * SIDR_REP with the service's QPN and Q_Key DR_UDP_QKEY).
+ *
+ * Addresses: IPv4 and IPv6 (struct sockaddr_in, sockaddr_in6). A RoCEv2
+ * GID is the IP address, so an address of a port is an entry of its
+ * context's GID table: IPv4 at index 1, IPv6 from index 2
+ * (dr_context_attr.ipv6_addr), the link-local fe80:: at 0.
  * See doc/guides/cm.rst.
  */
 
@@ -148,7 +153,7 @@ struct dr_cm_event {
 /** An address pair for a port space (struct rdma_addrinfo). */
 struct dr_cm_addrinfo {
 	int ai_flags;                 /**< DR_CM_RAI_* */
-	int ai_family;                /**< AF_INET */
+	int ai_family;                /**< AF_INET or AF_INET6 */
 	int ai_qp_type;               /**< enum dr_qp_type: RC for PS_TCP, UD for PS_UDP */
 	int ai_port_space;            /**< enum dr_cm_port_space */
 	socklen_t ai_src_len;
@@ -185,13 +190,35 @@ int dr_cm_create_id(struct dr_cm_event_channel *channel, struct dr_cm_id **id, v
  */
 int dr_cm_destroy_id(struct dr_cm_id *id);
 
-/** rdma_bind_addr(3): an IPv4 address (and port) of an open context. -EADDRNOTAVAIL if none has it. */
+/**
+ * rdma_bind_addr(3): an IPv4 or IPv6 address (and port) of an open
+ * context; the wildcard (INADDR_ANY, in6addr_any): the first context with
+ * an address of that family. An IPv6 wildcard listener also takes IPv4
+ * requests; a bound address only requests to it. @return 0,
+ * -EADDRNOTAVAIL if no context has it, -EAFNOSUPPORT, -EINVAL (bound).
+ */
 int dr_cm_bind_addr(struct dr_cm_id *id, const struct sockaddr *addr);
-/** rdma_resolve_addr(3): bind to @src (NULL: the first context with an IPv4 address); ADDR_RESOLVED. */
+/**
+ * rdma_resolve_addr(3): bind to @p src (NULL: the wildcard of @p dst's
+ * family), then take as source the address that reaches @p dst (a
+ * link-local IPv6 destination: the link-local GID; a global one: the
+ * global GID on its /64, else the first) and post ADDR_RESOLVED.
+ * @return 0, -EADDRNOTAVAIL (no source of the family), -EINVAL (families
+ * differ, @p dst the wildcard), -EAFNOSUPPORT.
+ */
 int dr_cm_resolve_addr(struct dr_cm_id *id, const struct sockaddr *src, const struct sockaddr *dst,
 		       int timeout_ms);
 /** rdma_resolve_route(3): the path (GIDs, MTU); ROUTE_RESOLVED. */
 int dr_cm_resolve_route(struct dr_cm_id *id, int timeout_ms);
+
+/** rdma_get_local_addr(3): the id's source address (bound, resolved or from the request); NULL for NULL. */
+struct sockaddr *dr_cm_get_local_addr(struct dr_cm_id *id);
+/** rdma_get_peer_addr(3): the id's destination address. */
+struct sockaddr *dr_cm_get_peer_addr(struct dr_cm_id *id);
+/** rdma_get_src_port(3): the id's source port, network order (0: none yet, or @p id NULL). */
+uint16_t dr_cm_get_src_port(struct dr_cm_id *id);
+/** rdma_get_dst_port(3): the id's destination port, network order. */
+uint16_t dr_cm_get_dst_port(struct dr_cm_id *id);
 
 /**
  * rdma_create_qp(3): a QP on the id's context, RC for PS_TCP (in INIT;
@@ -247,8 +274,9 @@ int dr_cm_notify(struct dr_cm_id *id, enum dr_event_type event);
 int dr_cm_get_request(struct dr_cm_id *listen, struct dr_cm_id **id);
 
 /**
- * rdma_getaddrinfo(3): @p node (an IPv4 address or a name; NULL with
- * DR_CM_RAI_PASSIVE: any) and @p service (a port number) as an address
+ * rdma_getaddrinfo(3): @p node (an IPv4 or IPv6 address or a name of
+ * @p hints->ai_family, AF_INET, AF_INET6 or 0 for either; NULL with
+ * DR_CM_RAI_PASSIVE: the wildcard, IPv4 unless the hints ask IPv6) and @p service (a port number) as an address
  * pair for @p hints->ai_port_space (default DR_CM_PS_TCP). Free it with
  * dr_cm_freeaddrinfo(). @return 0, -EINVAL (a service that is not a
  * port), -EADDRNOTAVAIL (a name that does not resolve), -EAFNOSUPPORT,

@@ -33,14 +33,76 @@ bad(const char *prog, const char *what, const char *arg)
 	return -1;
 }
 
-static int
-ipv4_of(const char *arg, uint32_t *ip)
+int
+dr_app_cm_addr(const char *prog, const char *opt, const char *arg, struct sockaddr_storage *ss)
+{
+	struct sockaddr_in *in = (struct sockaddr_in *)ss;
+	struct sockaddr_in6 *in6 = (struct sockaddr_in6 *)ss;
+
+	memset(ss, 0, sizeof(*ss));
+	if (inet_pton(AF_INET, arg, &in->sin_addr) == 1) {
+		in->sin_family = AF_INET;
+		return 0;
+	}
+	if (inet_pton(AF_INET6, arg, &in6->sin6_addr) == 1) {
+		in6->sin6_family = AF_INET6;
+		return 0;
+	}
+	memset(ss, 0, sizeof(*ss));
+	fprintf(stderr, "%s: %s: not an IP address: %s (see --help)\n", prog, opt, arg);
+	return -1;
+}
+
+void
+dr_app_cm_addr_str(const struct sockaddr_storage *ss, char *buf, size_t len)
+{
+	const void *a = ss->ss_family == AF_INET6 ? (const void *)&((const struct sockaddr_in6 *)ss)->sin6_addr :
+						     (const void *)&((const struct sockaddr_in *)ss)->sin_addr;
+
+	if (inet_ntop(ss->ss_family == AF_INET6 ? AF_INET6 : AF_INET, a, buf, (socklen_t)len) == NULL)
+		snprintf(buf, len, "?");
+}
+
+struct sockaddr_storage
+dr_app_cm_with_port(const struct sockaddr_storage *ip, uint16_t port)
+{
+	struct sockaddr_storage ss = *ip;
+
+	if (ss.ss_family == AF_INET6)
+		((struct sockaddr_in6 *)&ss)->sin6_port = htons(port);
+	else
+		((struct sockaddr_in *)&ss)->sin_port = htons(port);
+	return ss;
+}
+
+struct sockaddr_storage
+dr_app_cm_bind_default(const struct dr_app_ips *ips)
+{
+	struct sockaddr_storage ss;
+
+	memset(&ss, 0, sizeof(ss));
+	if (ips->num_ipv6 > 0) {
+		ss.ss_family = AF_INET6;          /* in6addr_any */
+	} else {
+		ss.ss_family = AF_INET;
+		((struct sockaddr_in *)&ss)->sin_addr.s_addr = ips->ipv4;
+	}
+	return ss;
+}
+
+int
+dr_app_ips_opt(struct dr_app_ips *ips, const char *prog, int c, const char *arg)
 {
 	struct in_addr a;
 
-	if (inet_pton(AF_INET, arg, &a) != 1)
-		return -1;
-	*ip = a.s_addr;
+	if (c == DR_APP_CM_OPT_IP) {
+		if (inet_pton(AF_INET, arg, &a) != 1 || a.s_addr == 0)
+			return bad(prog, "--ip: not an IPv4 address:", arg);
+		ips->ipv4 = a.s_addr;
+		return 1;
+	}
+	if (c == DR_APP_CM_OPT_IPV6)
+		return dr_app_add_ipv6(prog, arg, ips->ipv6, 2, &ips->num_ipv6) == 0 ? 1 : -1;
 	return 0;
 }
 
@@ -48,12 +110,15 @@ int
 dr_app_cm_opt(struct dr_app_cm_opts *o, const char *prog, int c, const char *arg)
 {
 	unsigned long v;
+	int ret = dr_app_ips_opt(&o->ips, prog, c, arg);
 
+	if (ret != 0)
+		return ret;
 	switch (c) {
 	case 's':
-		return ipv4_of(arg, &o->dst) == 0 ? 1 : bad(prog, "-s: not an IPv4 address:", arg);
+		return dr_app_cm_addr(prog, "-s", arg, &o->dst) == 0 ? 1 : -1;
 	case 'b':
-		return ipv4_of(arg, &o->src) == 0 ? 1 : bad(prog, "-b: not an IPv4 address:", arg);
+		return dr_app_cm_addr(prog, "-b", arg, &o->src) == 0 ? 1 : -1;
 	case 'c':
 		if (dr_app_number(arg, 1, o->max_conn, &v) != 0)
 			return bad(prog, "-c: connections, from 1 to the tool's bound, not", arg);
@@ -72,8 +137,6 @@ dr_app_cm_opt(struct dr_app_cm_opts *o, const char *prog, int c, const char *arg
 	case 'V':
 		o->validate = true;
 		return 1;
-	case DR_APP_CM_OPT_IP:
-		return ipv4_of(arg, &o->ipv4) == 0 ? 1 : bad(prog, "--ip: not an IPv4 address:", arg);
 	case DR_APP_CM_OPT_TIMEOUT:
 		if (dr_app_number(arg, 1, 86400, &v) != 0)
 			return bad(prog, "--timeout: seconds, not", arg);
@@ -89,17 +152,17 @@ dr_app_cm_opt(struct dr_app_cm_opts *o, const char *prog, int c, const char *arg
 int
 dr_app_cm_opts_finish(struct dr_app_cm_opts *o, const char *prog)
 {
-	if (o->ipv4 == 0)
-		return bad(prog, "--ip is needed", NULL);
-	if (o->src == 0)
-		o->src = o->ipv4;
+	if (o->ips.ipv4 == 0 && o->ips.num_ipv6 == 0)
+		return bad(prog, "--ip or --ipv6 is needed", NULL);
+	if (o->src.ss_family == AF_UNSPEC && o->dst.ss_family == AF_UNSPEC)
+		o->src = dr_app_cm_bind_default(&o->ips);
 	return dr_app_engine_finish(&o->engine, prog) != 0 ? -1 : 0;
 }
 
 int
 dr_app_cm_main(int argc, char **argv, const char *prog, volatile sig_atomic_t *stop,
 	       int (*parse)(int argc, char **argv, void *opts), int (*run)(struct dr_context *ctx, const void *opts),
-	       void *opts, const uint32_t *ipv4, const struct dr_app_engine *engine)
+	       void *opts, const struct dr_app_ips *ips, const struct dr_app_engine *engine)
 {
 	struct dr_app_port port;
 	int own_argc, eal_argc, ret;
@@ -111,7 +174,7 @@ dr_app_cm_main(int argc, char **argv, const char *prog, volatile sig_atomic_t *s
 		return ret < 0 ? 2 : 0;
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	dr_app_stop_on_signals(stop, true);
-	ret = dr_app_port_open(prog, eal_argc, argv, *ipv4, engine, &port);
+	ret = dr_app_port_open(prog, eal_argc, argv, ips, engine, &port);
 	if (ret != 0)
 		return ret;
 	ret = run(port.ctx, opts);
@@ -201,10 +264,10 @@ dr_app_cm_events(struct dr_cm_event_channel *ch, unsigned int *left, struct dr_a
 }
 
 struct dr_cm_id *
-dr_app_cm_listen(struct dr_cm_event_channel *ch, uint16_t ps, uint32_t ip, uint16_t port, void *context,
-		 const char *prog)
+dr_app_cm_listen(struct dr_cm_event_channel *ch, uint16_t ps, const struct sockaddr_storage *ip, uint16_t port,
+		 void *context, const char *prog)
 {
-	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons(port), .sin_addr.s_addr = ip };
+	struct sockaddr_storage a = dr_app_cm_with_port(ip, port);
 	struct dr_cm_id *id;
 	int ret = dr_cm_create_id(ch, &id, context, ps);
 

@@ -14,8 +14,8 @@
 #include "dr_app_port.h"
 
 int
-dr_app_port_open(const char *prog, int eal_argc, char **argv, uint32_t ipv4, const struct dr_app_engine *engine,
-		 struct dr_app_port *p)
+dr_app_port_open(const char *prog, int eal_argc, char **argv, const struct dr_app_ips *ips,
+		 const struct dr_app_engine *engine, struct dr_app_port *p)
 {
 	struct dr_context_attr attr;
 	int n = 0, ret;
@@ -26,7 +26,7 @@ dr_app_port_open(const char *prog, int eal_argc, char **argv, uint32_t ipv4, con
 		fprintf(stderr, "%s: EAL: %s (EAL arguments before \"--\")\n", prog, strerror(-ret));
 		return 2;
 	}
-	dr_app_context_attr(&attr, ipv4, NULL, 0, 0);
+	dr_app_context_attr(&attr, ips->ipv4, (const uint8_t (*)[16])ips->ipv6, ips->num_ipv6, 0);
 	dr_app_engine_attr(engine, &attr);
 	p->list = dr_get_device_list(&n);
 	if (p->list == NULL || n == 0) {

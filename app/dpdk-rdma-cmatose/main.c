@@ -3,10 +3,10 @@
  */
 
 /*
- * dpdk-rdma-cmatose [EAL args] -- --ip A.B.C.D [-s server] [cmatose's options]
+ * dpdk-rdma-cmatose [EAL args] -- --ip A.B.C.D | --ipv6 ADDR [-s server] [cmatose's options]
  *
  * librdmacm's cmatose on dpdk-rdma (cmatose.h): EAL, the first DPDK port as a
- * context with --ip, the test, teardown.
+ * context with --ip / --ipv6, the test, teardown.
  */
 
 #include "cmatose.h"
@@ -19,5 +19,5 @@ main(int argc, char **argv)
 	static struct cmatose_opts o;
 
 	return dr_app_cm_main(argc, argv, CMATOSE_PROG, &cmatose_stop, cmatose_parse_args, cmatose_run, &o,
-			      &o.cm.ipv4, &o.cm.engine);
+			      &o.cm.ips, &o.cm.engine);
 }

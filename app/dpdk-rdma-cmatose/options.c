@@ -18,12 +18,13 @@ static void
 usage(FILE *out)
 {
 	fprintf(out,
-		"usage: " CMATOSE_PROG " [EAL args] -- --ip A.B.C.D [-s server] [-b addr] [-c n] [-C n] [-S n] [-p port]\n"
+		"usage: " CMATOSE_PROG " [EAL args] -- --ip A.B.C.D|--ipv6 ADDR [-s server] [-b addr] [-c n] [-C n] [-S n] [-p port]\n"
 		"\n"
 		"librdmacm's cmatose (ucmatose) over dpdk-rdma's connection manager: rxe's\n"
 		"ucmatose is its peer. Without -s: the server.\n"
-		"  -s addr          client: the server's address\n"
-		"  -b addr          the address to bind (default --ip)\n"
+		"  -s addr          client: the server's address (IPv4 or IPv6)\n"
+		"  -b addr          the address to bind (server: :: with --ipv6, else --ip;\n"
+		"                   client: the source that reaches the server)\n"
 		"  -c n             connections at once (1, at most %d)\n"
 		"  -C n             messages each way per connection (10)\n"
 		"  -S n             message size (100)\n"
@@ -31,8 +32,8 @@ usage(FILE *out)
 		"  -P tcp           port space (tcp, the only one)\n"
 		"  -V               fill what is sent, check what arrives (a peer of ours)\n"
 		"      --rounds N   the whole exchange N times, new ids each time (1)\n"
-		"      --ip A.B.C.D our port's IPv4 address\n"
-		"      --timeout S  give up a wait after S seconds (30)\n", CMATOSE_MAX_CONN);
+		"      --timeout S  give up a wait after S seconds (30)\n"
+		DR_APP_CM_ADDR_HELP, CMATOSE_MAX_CONN);
 	dr_app_engine_usage(out, 19);
 	fputs("Exit status: 0 done, 1 failed, 2 usage or setup error.\n", out);
 }

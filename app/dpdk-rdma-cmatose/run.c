@@ -345,9 +345,9 @@ server_round(struct test *t)
 static int
 client_round(struct test *t)
 {
-	struct sockaddr_in src = { .sin_family = AF_INET, .sin_addr.s_addr = t->o->cm.src };
-	struct sockaddr_in dst = { .sin_family = AF_INET, .sin_port = htons(t->o->port),
-				   .sin_addr.s_addr = t->o->cm.dst };
+	/* -b, or none: the source that reaches the server (rdma_resolve_addr(3)) */
+	const struct sockaddr *src = t->o->cm.src.ss_family != AF_UNSPEC ? (const struct sockaddr *)&t->o->cm.src : NULL;
+	struct sockaddr_storage dst = dr_app_cm_with_port(&t->o->cm.dst, t->o->port);
 	int ret = 0, ret2;
 
 	printf("cmatose: connecting\n");
@@ -356,7 +356,7 @@ client_round(struct test *t)
 
 		ret = dr_cm_create_id(t->ch, &n->id, n, DR_CM_PS_TCP);
 		if (ret == 0)
-			ret = dr_cm_resolve_addr(n->id, (struct sockaddr *)&src, (struct sockaddr *)&dst, 2000);
+			ret = dr_cm_resolve_addr(n->id, src, (struct sockaddr *)&dst, 2000);
 		if (ret != 0) {
 			printf("cmatose: failure getting addr: %s\n", strerror(-ret));
 			return ret;
@@ -397,9 +397,9 @@ cmatose_run(struct dr_context *ctx, const void *opts)
 		free(t.nodes);
 		return 1;
 	}
-	printf("cmatose: starting %s\n", o->cm.dst != 0 ? "client" : "server");
-	if (o->cm.dst == 0) {
-		listen_id = dr_app_cm_listen(t.ch, DR_CM_PS_TCP, o->cm.src, o->port, &t, "cmatose");
+	printf("cmatose: starting %s\n", o->cm.dst.ss_family != AF_UNSPEC ? "client" : "server");
+	if (o->cm.dst.ss_family == AF_UNSPEC) {
+		listen_id = dr_app_cm_listen(t.ch, DR_CM_PS_TCP, &o->cm.src, o->port, &t, "cmatose");
 		if (listen_id == NULL)
 			ret = -EINVAL;
 	}
@@ -407,7 +407,7 @@ cmatose_run(struct dr_context *ctx, const void *opts)
 		t.conn_index = 0;
 		t.connects_left = o->cm.connections;
 		t.disconnects_left = 0;
-		ret = o->cm.dst != 0 ? client_round(&t) : server_round(&t);
+		ret = o->cm.dst.ss_family != AF_UNSPEC ? client_round(&t) : server_round(&t);
 		for (unsigned int i = 0; i < o->cm.connections; i++)
 			destroy_node(&t.nodes[i]);
 		if (o->rounds > 1 && (r + 1) % 100 == 0)

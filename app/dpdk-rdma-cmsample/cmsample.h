@@ -28,9 +28,9 @@
 
 struct cmsample_opts {
 	const char *prog;
-	const char *server;        /* -s (client): the server's address */
+	const char *server;        /* -s: the server's address (client), the address to bind (server) */
 	const char *port;          /* -p (7471) */
-	uint32_t ipv4;             /* --ip */
+	struct dr_app_ips ips;     /* --ip, --ipv6 */
 	struct dr_app_engine engine;
 };
 

@@ -113,7 +113,7 @@ cmsample_main(int argc, char **argv, bool client, const char *prog, const char *
 	if (ret != 0)
 		return ret < 0 ? 2 : 0;
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	ret = dr_app_port_open(prog, eal_argc, argv, o.ipv4, &o.engine, &port);
+	ret = dr_app_port_open(prog, eal_argc, argv, &o.ips, &o.engine, &port);
 	if (ret != 0)
 		return ret;
 	printf("%s: start\n", who);

@@ -27,7 +27,10 @@ run(const struct cmsample_opts *o)
 	memset(&hints, 0, sizeof(hints));
 	hints.ai_flags = DR_CM_RAI_PASSIVE;
 	hints.ai_port_space = DR_CM_PS_TCP;
-	ret = dr_cm_getaddrinfo(NULL, o->port, &hints, &res);
+	/* no -s: the wildcard, IPv6's (which takes IPv4 requests too) where the port has an IPv6 address */
+	if (o->server == NULL && o->ips.num_ipv6 > 0)
+		hints.ai_family = AF_INET6;
+	ret = dr_cm_getaddrinfo(o->server, o->port, &hints, &res);
 	if (ret != 0)
 		return cmsample_fail("rdma_getaddrinfo", ret);
 	cmsample_qp_attr(&init_attr);

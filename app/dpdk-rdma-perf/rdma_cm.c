@@ -150,12 +150,22 @@ static const struct dr_cm_conn_param comm_param = { .retry_count = 7, .rnr_retry
 static int
 resolve(struct perf *p, struct dr_cm_id *id)
 {
-	struct sockaddr_in dst = { .sin_family = AF_INET, .sin_port = htons(p->o->tcp_port) };
+	struct sockaddr_storage dst;
+	struct sockaddr_in *in = (struct sockaddr_in *)&dst;
+	struct sockaddr_in6 *in6 = (struct sockaddr_in6 *)&dst;
 	struct dr_cm_event *ev;
 	int ret;
 
-	if (inet_pton(AF_INET, p->o->server, &dst.sin_addr) != 1) {
-		perf_err("-R", "the server '%s' is not an IPv4 address (the CM resolves no names)", p->o->server);
+	/* IPv4 or IPv6: the source is the address of ours that reaches it (rdma_resolve_addr(3)) */
+	memset(&dst, 0, sizeof(dst));
+	if (inet_pton(AF_INET, p->o->server, &in->sin_addr) == 1) {
+		in->sin_family = AF_INET;
+		in->sin_port = htons(p->o->tcp_port);
+	} else if (inet_pton(AF_INET6, p->o->server, &in6->sin6_addr) == 1) {
+		in6->sin6_family = AF_INET6;
+		in6->sin6_port = htons(p->o->tcp_port);
+	} else {
+		perf_err("-R", "the server '%s' is not an IP address (the CM resolves no names)", p->o->server);
 		return -1;
 	}
 	ret = dr_cm_resolve_addr(id, NULL, (struct sockaddr *)&dst, 2000);
@@ -238,13 +248,17 @@ perf_cm_comm_connect(struct perf *p)
 		return PERF_FAIL;
 	c = p->cm;
 	if (p->server) {
+		/* the wildcard, IPv6's where the port has an IPv6 address (it takes IPv4 requests too) */
 		struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons(p->o->tcp_port),
 					 .sin_addr.s_addr = p->o->ipv4 };
+		struct sockaddr_in6 a6 = { .sin6_family = AF_INET6, .sin6_port = htons(p->o->tcp_port) };
+		const struct sockaddr *bind_to = p->o->num_ipv6 > 0 ? (const struct sockaddr *)&a6 :
+								      (const struct sockaddr *)&a;
 		struct dr_cm_event *ev;
 
 		ret = dr_cm_create_id(c->ch, &c->listen, p, DR_CM_PS_TCP);
 		if (ret == 0)
-			ret = dr_cm_bind_addr(c->listen, (struct sockaddr *)&a);
+			ret = dr_cm_bind_addr(c->listen, bind_to);
 		if (ret == 0)
 			ret = dr_cm_listen(c->listen, 1);
 		if (ret != 0)

@@ -19,6 +19,6 @@ main(int argc, char **argv)
 {
 	static struct rping_opts o;
 
-	return dr_app_cm_main(argc, argv, RPING_PROG, &rping_stop, rping_parse_args, rping_run, &o, &o.ipv4,
+	return dr_app_cm_main(argc, argv, RPING_PROG, &rping_stop, rping_parse_args, rping_run, &o, &o.ips,
 			      &o.engine);
 }

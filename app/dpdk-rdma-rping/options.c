@@ -12,28 +12,30 @@
 #include <string.h>
 
 #include "dr_app.h"
+#include "dr_app_cm.h"
 #include "rping.h"
 
-enum { OPT_IP = 0x100, OPT_TIMEOUT };
 
 static void
 usage(FILE *out)
 {
 	fprintf(out,
-		"usage: " RPING_PROG " [EAL args] -- --ip A.B.C.D -s [-vV] [-S size] [-C count] [-a addr] [-p port]\n"
-		"       " RPING_PROG " [EAL args] -- --ip A.B.C.D -c [-vV] [-S size] [-C count] [-I addr] -a addr [-p port]\n"
+		"usage: " RPING_PROG " [EAL args] -- --ip A.B.C.D|--ipv6 ADDR -s [-vV] [-S size] [-C count] [-a addr] [-p port]\n"
+		"       " RPING_PROG " [EAL args] -- --ip A.B.C.D|--ipv6 ADDR -c [-vV] [-S size] [-C count] [-I addr] -a addr\n"
+		"                       [-p port]\n"
 		"\n"
 		"librdmacm's rping over dpdk-rdma's connection manager: rxe's rping is its peer.\n"
 		"  -s / -c          server / client\n"
-		"  -a addr          server: the address to listen on (default --ip); client: the server's\n"
+		"  -a addr          server: the address to listen on (default :: with --ipv6, else --ip);\n"
+		"                   client: the server's (IPv4 or IPv6)\n"
 		"  -p port          port (7174)\n"
-		"  -I addr          client: source address (default --ip)\n"
+		"  -I addr          client: source address (default: the one that reaches -a)\n"
 		"  -C count         pings (0: until stopped; default 0)\n"
 		"  -S size          ping data size, %d .. %d (64)\n"
 		"  -v               print the ping data\n"
 		"  -V               validate the ping data\n"
-		"      --ip A.B.C.D our port's IPv4 address\n"
-		"      --timeout S  give up a wait after S seconds (30)\n", RPING_MIN_SIZE, RPING_MAX_SIZE);
+		"      --timeout S  give up a wait after S seconds (30)\n"
+		DR_APP_CM_ADDR_HELP, RPING_MIN_SIZE, RPING_MAX_SIZE);
 	dr_app_engine_usage(out, 19);
 	fputs("Exit status: 0 done, 1 failed, 2 usage or setup error.\n", out);
 }
@@ -50,24 +52,26 @@ rping_parse_args(int argc, char **argv, void *opts)
 {
 	struct rping_opts *o = opts;
 	static const struct option long_options[] = {
-		{ "ip", required_argument, NULL, OPT_IP },
-		{ "timeout", required_argument, NULL, OPT_TIMEOUT },
+		DR_APP_CM_LONG_OPTS,
 		{ "help", no_argument, NULL, 'h' },
 		DR_APP_ENGINE_LONG_OPTS,
 		{ 0 },
 	};
-	bool side = false, addr = false;
-	struct in_addr a;
+	bool side = false;
 	unsigned long v;
-	int c;
+	int c, ret;
 
 	memset(o, 0, sizeof(*o));
 	o->size = 64;
 	o->timeout_s = 30;
-	o->addr.sin_family = AF_INET;
-	o->addr.sin_port = htons(7174);
+	o->port = 7174;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "sca:p:I:C:S:vVh", long_options, NULL)) != -1) {
+		ret = dr_app_ips_opt(&o->ips, RPING_PROG, c, optarg);
+		if (ret < 0)
+			return -1;
+		if (ret > 0)
+			continue;
 		switch (c) {
 		case 's':
 		case 'c':
@@ -75,20 +79,17 @@ rping_parse_args(int argc, char **argv, void *opts)
 			side = true;
 			break;
 		case 'a':
-			if (inet_pton(AF_INET, optarg, &a) != 1)
-				return bad("-a: not an IPv4 address:", optarg);
-			o->addr.sin_addr = a;
-			addr = true;
+			if (dr_app_cm_addr(RPING_PROG, "-a", optarg, &o->addr) != 0)
+				return -1;
 			break;
 		case 'p':
 			if (dr_app_number(optarg, 1, 65535, &v) != 0)
 				return bad("-p: not a port:", optarg);
-			o->addr.sin_port = htons((uint16_t)v);
+			o->port = (uint16_t)v;
 			break;
 		case 'I':
-			if (inet_pton(AF_INET, optarg, &a) != 1)
-				return bad("-I: not an IPv4 address:", optarg);
-			o->src = a.s_addr;
+			if (dr_app_cm_addr(RPING_PROG, "-I", optarg, &o->src) != 0)
+				return -1;
 			break;
 		case 'C':
 			if (dr_app_number(optarg, 0, 1u << 30, &v) != 0)
@@ -106,12 +107,7 @@ rping_parse_args(int argc, char **argv, void *opts)
 		case 'V':
 			o->validate = true;
 			break;
-		case OPT_IP:
-			if (inet_pton(AF_INET, optarg, &a) != 1)
-				return bad("--ip: not an IPv4 address:", optarg);
-			o->ipv4 = a.s_addr;
-			break;
-		case OPT_TIMEOUT:
+		case DR_APP_CM_OPT_TIMEOUT:
 			if (dr_app_number(optarg, 1, 86400, &v) != 0)
 				return bad("--timeout: seconds, not", optarg);
 			o->timeout_s = (double)v;
@@ -133,13 +129,12 @@ rping_parse_args(int argc, char **argv, void *opts)
 		return bad("unexpected argument", argv[optind]);
 	if (!side)
 		return bad("-s or -c is needed", NULL);
-	if (o->ipv4 == 0)
-		return bad("--ip is needed", NULL);
-	if (!o->server && !addr)
+	if (o->ips.ipv4 == 0 && o->ips.num_ipv6 == 0)
+		return bad("--ip or --ipv6 is needed", NULL);
+	if (!o->server && o->addr.ss_family == AF_UNSPEC)
 		return bad("-c needs -a (the server's address)", NULL);
-	if (o->server && !addr)
-		o->addr.sin_addr.s_addr = o->ipv4;
-	if (o->src == 0)
-		o->src = o->ipv4;
+	if (o->server && o->addr.ss_family == AF_UNSPEC)
+		o->addr = dr_app_cm_bind_default(&o->ips);
+	o->addr = dr_app_cm_with_port(&o->addr, o->port);
 	return dr_app_engine_finish(&o->engine, RPING_PROG) != 0 ? -1 : 0;
 }

@@ -27,6 +27,7 @@
 #include <stdint.h>
 
 #include "dr_app_engine.h"
+#include "dr_app_port.h"
 
 #define RPING_PROG "dpdk-rdma-rping"
 #define RPING_MAX_SIZE (64 * 1024 - 1)
@@ -34,13 +35,14 @@
 
 struct rping_opts {
 	bool server;               /* -s; -c: client */
-	struct sockaddr_in addr;   /* -a (and -p): the server's address */
-	uint32_t src;              /* -I: the client's source (default: --ip) */
+	struct sockaddr_storage addr;  /* -a (and -p): the server's address, IPv4 or IPv6 */
+	uint16_t port;             /* -p (7174) */
+	struct sockaddr_storage src;  /* -I: the client's source (AF_UNSPEC: the one that reaches -a) */
 	unsigned int count;        /* -C (0: forever) */
 	unsigned int size;         /* -S (64) */
 	bool verbose;              /* -v */
 	bool validate;             /* -V */
-	uint32_t ipv4;             /* --ip: our port's address */
+	struct dr_app_ips ips;     /* --ip, --ipv6: our port's addresses */
 	double timeout_s;          /* --timeout: every wait (default 30) */
 	struct dr_app_engine engine;
 };

@@ -16,6 +16,7 @@
 #include <rte_cycles.h>
 
 #include "dr_cm.h"
+#include "dr_app_cm.h"
 #include "rping.h"
 
 #define RPING_MSG_FMT "rdma-ping-%d: "
@@ -332,13 +333,13 @@ server_loop(struct rp *r)
 static int
 run_client(struct rp *r)
 {
-	struct sockaddr_in src = { .sin_family = AF_INET, .sin_addr.s_addr = r->o->src };
+	const struct sockaddr *src = r->o->src.ss_family != AF_UNSPEC ? (const struct sockaddr *)&r->o->src : NULL;
 	struct dr_cm_conn_param cp = { .responder_resources = 1, .initiator_depth = 1, .retry_count = 7,
 				       .rnr_retry_count = 7 };
 	int ret;
 
 	if (dr_cm_create_id(r->ch, &r->id, r, DR_CM_PS_TCP) != 0 ||
-	    dr_cm_resolve_addr(r->id, (struct sockaddr *)&src, (const struct sockaddr *)&r->o->addr, 2000) != 0 ||
+	    dr_cm_resolve_addr(r->id, src, (const struct sockaddr *)&r->o->addr, 2000) != 0 ||
 	    wait_cm(r, DR_CM_EVENT_ADDR_RESOLVED, NULL, r->o->timeout_s) != 0 || dr_cm_resolve_route(r->id, 2000) != 0 ||
 	    wait_cm(r, DR_CM_EVENT_ROUTE_RESOLVED, NULL, r->o->timeout_s) != 0)
 		return -1;
@@ -356,16 +357,17 @@ static int
 run_server(struct rp *r)
 {
 	struct dr_cm_conn_param cp = { .responder_resources = 1, .initiator_depth = 1, .rnr_retry_count = 7 };
+	char name[INET6_ADDRSTRLEN];
 	int ret;
 
+	dr_app_cm_addr_str(&r->o->addr, name, sizeof(name));
 	if (dr_cm_create_id(r->ch, &r->listen, r, DR_CM_PS_TCP) != 0 ||
 	    dr_cm_bind_addr(r->listen, (const struct sockaddr *)&r->o->addr) != 0 ||
 	    dr_cm_listen(r->listen, 3) != 0) {
-		fprintf(stderr, RPING_PROG ": cannot listen on %s:%u\n", inet_ntoa(r->o->addr.sin_addr),
-			ntohs(r->o->addr.sin_port));
+		fprintf(stderr, RPING_PROG ": cannot listen on %s port %u\n", name, r->o->port);
 		return -1;
 	}
-	printf("server listening on %s:%u\n", inet_ntoa(r->o->addr.sin_addr), ntohs(r->o->addr.sin_port));
+	printf("server listening on %s port %u\n", name, r->o->port);
 	fflush(stdout);
 	/* a server waits for its client as long as it takes (a signal stops it) */
 	if (wait_cm(r, DR_CM_EVENT_CONNECT_REQUEST, &r->id, 1e9) != 0)

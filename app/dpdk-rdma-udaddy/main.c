@@ -3,10 +3,10 @@
  */
 
 /*
- * dpdk-rdma-udaddy [EAL args] -- --ip A.B.C.D [-s server] [udaddy's options]
+ * dpdk-rdma-udaddy [EAL args] -- --ip A.B.C.D | --ipv6 ADDR [-s server] [udaddy's options]
  *
  * librdmacm's udaddy on dpdk-rdma (udaddy.h): EAL, the first DPDK port as a
- * context with --ip, the test, teardown.
+ * context with --ip / --ipv6, the test, teardown.
  */
 
 #include "udaddy.h"
@@ -19,5 +19,5 @@ main(int argc, char **argv)
 	static struct udaddy_opts o;
 
 	return dr_app_cm_main(argc, argv, UDADDY_PROG, &udaddy_stop, udaddy_parse_args, udaddy_run, &o,
-			      &o.cm.ipv4, &o.cm.engine);
+			      &o.cm.ips, &o.cm.engine);
 }

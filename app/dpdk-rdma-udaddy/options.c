@@ -18,20 +18,21 @@ static void
 usage(FILE *out)
 {
 	fprintf(out,
-		"usage: " UDADDY_PROG " [EAL args] -- --ip A.B.C.D [-s server] [-b addr] [-c n] [-C n] [-S n] [-V]\n"
+		"usage: " UDADDY_PROG " [EAL args] -- --ip A.B.C.D|--ipv6 ADDR [-s server] [-b addr] [-c n] [-C n] [-S n] [-V]\n"
 		"\n"
 		"librdmacm's udaddy over dpdk-rdma's connection manager (UD QPs through SIDR):\n"
 		"rxe's udaddy is its peer. Without -s: the server.\n"
-		"  -s addr          client: the server's address\n"
-		"  -b addr          the address to bind (default --ip)\n"
+		"  -s addr          client: the server's address (IPv4 or IPv6)\n"
+		"  -b addr          the address to bind (server: :: with --ipv6, else --ip;\n"
+		"                   client: the source that reaches the server)\n"
 		"  -c n             connections (1, at most %d)\n"
 		"  -C n             messages each way per connection (10)\n"
 		"  -S n             message size (100; at most the path MTU)\n"
 		"  -P udp           port space (udp, the only one)\n"
 		"  -V               check what arrives (a peer of ours: udaddy sends no pattern)\n"
-		"      --ip A.B.C.D our port's IPv4 address\n"
 		"      --port N     the service's port (7174, udaddy's)\n"
-		"      --timeout S  give up a wait after S seconds (30)\n", UDADDY_MAX_CONN);
+		"      --timeout S  give up a wait after S seconds (30)\n"
+		DR_APP_CM_ADDR_HELP, UDADDY_MAX_CONN);
 	dr_app_engine_usage(out, 19);
 	fputs("Exit status: 0 done, 1 failed, 2 usage or setup error.\n", out);
 }

@@ -330,7 +330,7 @@ run_server(struct test *t)
 	int ret;
 
 	printf("udaddy: starting server\n");
-	listen_id = dr_app_cm_listen(t->ch, DR_CM_PS_UDP, t->o->cm.src, t->o->port, t, "udaddy");
+	listen_id = dr_app_cm_listen(t->ch, DR_CM_PS_UDP, &t->o->cm.src, t->o->port, t, "udaddy");
 	if (listen_id == NULL)
 		return -EINVAL;
 	ret = connect_events(t);
@@ -354,15 +354,15 @@ run_server(struct test *t)
 static int
 run_client(struct test *t)
 {
-	struct sockaddr_in src = { .sin_family = AF_INET, .sin_addr.s_addr = t->o->cm.src };
-	struct sockaddr_in dst = { .sin_family = AF_INET, .sin_port = htons(t->o->port),
-				   .sin_addr.s_addr = t->o->cm.dst };
+	/* -b, or none: the source that reaches the server (rdma_resolve_addr(3)) */
+	const struct sockaddr *src = t->o->cm.src.ss_family != AF_UNSPEC ? (const struct sockaddr *)&t->o->cm.src : NULL;
+	struct sockaddr_storage dst = dr_app_cm_with_port(&t->o->cm.dst, t->o->port);
 	int ret;
 
 	printf("udaddy: starting client\n");
 	printf("udaddy: connecting\n");
 	for (unsigned int i = 0; i < t->o->cm.connections; i++) {
-		ret = dr_cm_resolve_addr(t->nodes[i].id, (struct sockaddr *)&src, (struct sockaddr *)&dst, 2000);
+		ret = dr_cm_resolve_addr(t->nodes[i].id, src, (struct sockaddr *)&dst, 2000);
 		if (ret != 0) {
 			printf("udaddy: failure getting addr: %s\n", strerror(-ret));
 			return ret;
@@ -416,14 +416,14 @@ udaddy_run(struct dr_context *ctx, const void *opts)
 		perror("failed to create event channel");
 		return 1;
 	}
-	if (o->cm.dst != 0)
+	if (o->cm.dst.ss_family != AF_UNSPEC)
 		for (unsigned int i = 0; i < o->cm.connections && ret == 0; i++) {
 			ret = dr_cm_create_id(t.ch, &t.nodes[i].id, &t.nodes[i], DR_CM_PS_UDP);
 			if (ret != 0)
 				printf("udaddy: create id failed: %s\n", strerror(-ret));
 		}
 	if (ret == 0)
-		ret = o->cm.dst != 0 ? run_client(&t) : run_server(&t);
+		ret = o->cm.dst.ss_family != AF_UNSPEC ? run_client(&t) : run_server(&t);
 	if (ret == 0 && t.bad != 0)
 		ret = -EIO;
 	printf("test complete\n");

@@ -14,38 +14,49 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dr_cm_addr.h"
 #include "dr_cm_id.h"
 #include "dr_log.h"
 
 #define EP_RESOLVE_MS 2000
 
+/* A copy of @ss (AF_INET or AF_INET6) with port @port, or NULL; its length in *@len. */
 static struct sockaddr *
-sin_new(uint32_t ip, uint16_t port)
+sa_new(const struct sockaddr_storage *ss, uint16_t port, socklen_t *len)
 {
-	struct sockaddr_in *in = calloc(1, sizeof(*in));
+	union dr_gid gid;
+	uint16_t old;
+	struct sockaddr_storage *copy;
 
-	if (in != NULL) {
-		in->sin_family = AF_INET;
-		in->sin_addr.s_addr = ip;
-		in->sin_port = htons(port);
+	*len = ss->ss_family == AF_INET6 ? sizeof(struct sockaddr_in6) : sizeof(struct sockaddr_in);
+	copy = calloc(1, sizeof(*copy));
+	if (copy != NULL) {
+		(void)dr_cm_addr_gid((const struct sockaddr *)ss, &gid, &old);
+		dr_cm_addr_set(copy, ss->ss_family, &gid, port);
 	}
-	return (struct sockaddr *)in;
+	return (struct sockaddr *)copy;
 }
 
-/* @node (NULL: any) as IPv4, network order. */
+/* @node (NULL: the wildcard of @family, IPv4 if 0) as an address of @family (0: either). */
 static int
-ipv4_of(const char *node, uint32_t *ip)
+addr_of(const char *node, int family, struct sockaddr_storage *ss)
 {
-	struct addrinfo h = { .ai_family = AF_INET }, *r = NULL;
+	struct addrinfo h = { .ai_family = family }, *r = NULL;
+	struct sockaddr_in *in = (struct sockaddr_in *)ss;
+	struct sockaddr_in6 *in6 = (struct sockaddr_in6 *)ss;
 
-	*ip = 0;
+	memset(ss, 0, sizeof(*ss));
+	ss->ss_family = family == AF_INET6 ? AF_INET6 : AF_INET;
 	if (node == NULL)
 		return 0;
-	if (inet_pton(AF_INET, node, ip) == 1)
+	if (family != AF_INET6 && inet_pton(AF_INET, node, &in->sin_addr) == 1)
+		return 0;
+	ss->ss_family = AF_INET6;
+	if (family != AF_INET && inet_pton(AF_INET6, node, &in6->sin6_addr) == 1)
 		return 0;
 	if (getaddrinfo(node, NULL, &h, &r) != 0 || r == NULL)
 		return -EADDRNOTAVAIL;
-	*ip = ((struct sockaddr_in *)r->ai_addr)->sin_addr.s_addr;
+	memcpy(ss, r->ai_addr, r->ai_addrlen);
 	freeaddrinfo(r);
 	return 0;
 }
@@ -71,40 +82,42 @@ dr_cm_getaddrinfo(const char *node, const char *service, const struct dr_cm_addr
 		  struct dr_cm_addrinfo **res)
 {
 	struct dr_cm_addrinfo *ai;
-	uint32_t ip;
+	struct sockaddr_storage ss;
+	int family = hints != NULL ? hints->ai_family : 0;
 	uint16_t port;
 	int ret;
 
 	if (res == NULL || (node == NULL && service == NULL))
 		return -EINVAL;
-	if (hints != NULL && hints->ai_family != 0 && hints->ai_family != AF_INET)
+	if (family != 0 && family != AF_INET && family != AF_INET6)
 		return -EAFNOSUPPORT;
 	if (hints != NULL && hints->ai_port_space != 0 && hints->ai_port_space != DR_CM_PS_TCP &&
 	    hints->ai_port_space != DR_CM_PS_UDP)
 		return -EPROTONOSUPPORT;
 	ret = port_of(service, &port);
 	if (ret == 0)
-		ret = ipv4_of(node, &ip);
+		ret = addr_of(node, family, &ss);
 	if (ret != 0)
 		return ret;
 	ai = calloc(1, sizeof(*ai));
 	if (ai == NULL)
 		return -ENOMEM;
 	ai->ai_flags = hints != NULL ? hints->ai_flags : 0;
-	ai->ai_family = AF_INET;
+	ai->ai_family = ss.ss_family;
 	ai->ai_port_space = hints != NULL && hints->ai_port_space != 0 ? hints->ai_port_space : DR_CM_PS_TCP;
 	ai->ai_qp_type = ai->ai_port_space == DR_CM_PS_UDP ? DR_QPT_UD : DR_QPT_RC;
 	if (ai->ai_flags & DR_CM_RAI_PASSIVE) {
-		ai->ai_src_addr = sin_new(ip, port);
-		ai->ai_src_len = sizeof(struct sockaddr_in);
+		ai->ai_src_addr = sa_new(&ss, port, &ai->ai_src_len);
 	} else {
-		ai->ai_dst_addr = sin_new(ip, port);
-		ai->ai_dst_len = sizeof(struct sockaddr_in);
-		if (hints != NULL && hints->ai_src_addr != NULL && hints->ai_src_addr->sa_family == AF_INET) {
-			const struct sockaddr_in *s = (const struct sockaddr_in *)hints->ai_src_addr;
+		ai->ai_dst_addr = sa_new(&ss, port, &ai->ai_dst_len);
+		if (hints != NULL && hints->ai_src_addr != NULL && hints->ai_src_addr->sa_family == ss.ss_family) {
+			struct sockaddr_storage src;
+			union dr_gid gid;
+			uint16_t sport;
 
-			ai->ai_src_addr = sin_new(s->sin_addr.s_addr, ntohs(s->sin_port));
-			ai->ai_src_len = sizeof(struct sockaddr_in);
+			(void)dr_cm_addr_gid(hints->ai_src_addr, &gid, &sport);
+			dr_cm_addr_set(&src, ss.ss_family, &gid, sport);
+			ai->ai_src_addr = sa_new(&src, sport, &ai->ai_src_len);
 		}
 	}
 	if ((ai->ai_flags & DR_CM_RAI_PASSIVE ? ai->ai_src_addr : ai->ai_dst_addr) == NULL) {

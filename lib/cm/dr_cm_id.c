@@ -19,6 +19,7 @@
 
 #include <rte_random.h>
 
+#include "dr_cm_addr.h"
 #include "dr_cm_id.h"
 #include "dr_cm_ip.h"
 #include "dr_context.h"
@@ -84,40 +85,12 @@ dr_cm_id_impl(struct dr_cm_id *id)
 
 /* ---- addresses --------------------------------------------------------------- */
 
-static int
-v4_of(const struct sockaddr *a, uint32_t *ip, uint16_t *port)
-{
-	const struct sockaddr_in *in = (const struct sockaddr_in *)a;
-
-	if (a == NULL || a->sa_family != AF_INET)
-		return -EAFNOSUPPORT;
-	*ip = in->sin_addr.s_addr;
-	*port = ntohs(in->sin_port);
-	return 0;
-}
-
-static void
-gid_v4(union dr_gid *g, uint32_t ip)
-{
-	memset(g, 0, sizeof(*g));
-	g->raw[10] = g->raw[11] = 0xFF;
-	memcpy(&g->raw[12], &ip, 4);
-}
-
-static void
-sin_set(struct sockaddr_storage *ss, uint32_t ip, uint16_t port)
-{
-	struct sockaddr_in *in = (struct sockaddr_in *)ss;
-
-	memset(ss, 0, sizeof(*ss));
-	in->sin_family = AF_INET;
-	in->sin_addr.s_addr = ip;
-	in->sin_port = htons(port);
-}
-
-/* The open context whose port has IPv4 @ip (network order; 0: the first with one). */
+/*
+ * The open context whose GID table holds @src (the wildcard: the first with
+ * a source GID of @family towards @dst), and that GID's index in *@index.
+ */
 static struct dr_context *
-ctx_of_ip(uint32_t ip)
+ctx_of_addr(int family, const union dr_gid *src, const union dr_gid *dst, int *index)
 {
 	struct dr_context *found = NULL;
 
@@ -125,16 +98,27 @@ ctx_of_ip(uint32_t ip)
 	for (uint16_t p = 0; p < RTE_MAX_ETHPORTS && found == NULL; p++) {
 		struct dr_context *ctx = dr_ctx_registry_get(p);
 
-		if (ctx != NULL && ctx->attr.ipv4_addr != 0 && (ip == 0 || ctx->attr.ipv4_addr == ip))
+		if (ctx == NULL)
+			continue;
+		*index = dr_cm_addr_sgid_index(ctx->gid, ctx->gid_valid, DR_MAX_GIDS, family, src, dst);
+		if (*index >= 0)
 			found = ctx;
 	}
 	dr_ctx_registry_unlock();
 	return found;
 }
 
+/* @id's source GID: entry @index of @id's context. */
+static void
+set_sgid(struct dr_cm_id_impl *id, int index)
+{
+	id->pub.route.sgid_index = (uint8_t)index;
+	(void)dr_query_gid(id->pub.verbs, 1, index, &id->pub.route.sgid);
+}
+
 /* Bind @id to @ctx: its CM service started if it is not. */
 static int
-bind_ctx(struct dr_cm_id_impl *id, struct dr_context *ctx)
+bind_ctx(struct dr_cm_id_impl *id, struct dr_context *ctx, int sgid_index)
 {
 	int ret;
 
@@ -146,8 +130,7 @@ bind_ctx(struct dr_cm_id_impl *id, struct dr_context *ctx)
 	id->pub.verbs = ctx;
 	id->svc = dr_cm_svc_of(ctx);
 	id->pub.port_num = 1;
-	id->pub.route.sgid_index = 1;
-	(void)dr_query_gid(ctx, 1, 1, &id->pub.route.sgid);
+	set_sgid(id, sgid_index);
 	id->pub.route.mtu = (enum dr_mtu)ctx->active_mtu;
 	return 0;
 }
@@ -157,23 +140,24 @@ dr_cm_bind_addr(struct dr_cm_id *pub, const struct sockaddr *addr)
 {
 	struct dr_cm_id_impl *id = dr_cm_id_impl(pub);
 	struct dr_context *ctx;
-	uint32_t ip;
+	union dr_gid gid;
 	uint16_t port;
-	int ret;
+	int ret, index;
 
 	if (pub == NULL)
 		return -EINVAL;
-	ret = v4_of(addr, &ip, &port);
+	ret = dr_cm_addr_gid(addr, &gid, &port);
 	if (ret != 0)
 		return ret;
 	if (pub->verbs != NULL)
 		return -EINVAL;
-	ctx = ctx_of_ip(ip);
+	/* rdma_bind_addr(3): an address of a port; the wildcard, the first port with its family */
+	ctx = ctx_of_addr(addr->sa_family, &gid, NULL, &index);
 	if (ctx == NULL)
 		return -EADDRNOTAVAIL;
-	ret = bind_ctx(id, ctx);
+	ret = bind_ctx(id, ctx, index);
 	if (ret == 0)
-		sin_set(&pub->route.src_addr, ctx->attr.ipv4_addr, port);
+		dr_cm_addr_set(&pub->route.src_addr, addr->sa_family, &gid, port);
 	return ret;
 }
 
@@ -181,33 +165,41 @@ int
 dr_cm_resolve_addr(struct dr_cm_id *pub, const struct sockaddr *src, const struct sockaddr *dst, int timeout_ms)
 {
 	struct dr_cm_id_impl *id = dr_cm_id_impl(pub);
-	uint32_t ip;
-	uint16_t port;
-	int ret;
+	union dr_gid dgid, sgid;
+	uint16_t port, sport;
+	int ret, index;
 
-	(void)timeout_ms;       /* the neighbour is resolved by the first frame to it */
+	(void)timeout_ms;       /* the neighbour is resolved by the first frame to it (ARP, ND) */
 	if (pub == NULL)
 		return -EINVAL;
-	ret = v4_of(dst, &ip, &port);
+	ret = dr_cm_addr_gid(dst, &dgid, &port);
 	if (ret != 0)
 		return ret;
+	if (dr_cm_gid_is_any(&dgid))
+		return -EINVAL;
+	if (src != NULL && src->sa_family != dst->sa_family)
+		return -EINVAL;
 	if (pub->verbs == NULL) {
-		struct sockaddr_in any = { .sin_family = AF_INET };
+		struct sockaddr_storage any = { .ss_family = dst->sa_family };
 
-		if (src == NULL) {
-			struct dr_context *ctx = ctx_of_ip(0);
-
-			if (ctx == NULL)
-				return -EADDRNOTAVAIL;
-			any.sin_addr.s_addr = ctx->attr.ipv4_addr;
-			src = (const struct sockaddr *)&any;
-		}
-		ret = dr_cm_bind_addr(pub, src);
+		ret = dr_cm_bind_addr(pub, src != NULL ? src : (const struct sockaddr *)&any);
 		if (ret != 0)
 			return ret;
 	}
-	sin_set(&pub->route.dst_addr, ip, port);
-	gid_v4(&pub->route.dgid, ip);
+	if (pub->route.src_addr.ss_family != dst->sa_family)
+		return -EINVAL;
+	/* rdma_resolve_addr(3): a wildcard source becomes the address that reaches @dst */
+	(void)dr_cm_addr_gid((const struct sockaddr *)&pub->route.src_addr, &sgid, &sport);
+	index = dr_cm_addr_sgid_index(pub->verbs->gid, pub->verbs->gid_valid, DR_MAX_GIDS, dst->sa_family,
+				      &sgid, &dgid);
+	if (index < 0)
+		return -EADDRNOTAVAIL;
+	set_sgid(id, index);
+	if (sport == 0)
+		sport = (uint16_t)(0xC000 | (rte_rand() & 0x3FFF));   /* an ephemeral port, as rdma_cm's */
+	dr_cm_addr_set(&pub->route.src_addr, dst->sa_family, &pub->route.sgid, sport);
+	dr_cm_addr_set(&pub->route.dst_addr, dst->sa_family, &dgid, port);
+	pub->route.dgid = dgid;
 	dr_cm_event_post(id, DR_CM_EVENT_ADDR_RESOLVED, 0, NULL, 0, NULL, NULL);
 	return id->sync ? dr_cm_sync_wait(id, DR_CM_EVENT_ADDR_RESOLVED) : 0;
 }
@@ -218,23 +210,46 @@ dr_cm_resolve_route(struct dr_cm_id *pub, int timeout_ms)
 	struct dr_cm_id_impl *id = dr_cm_id_impl(pub);
 
 	(void)timeout_ms;       /* one path: the GIDs and the context's active MTU */
-	if (pub == NULL || pub->verbs == NULL || pub->route.dst_addr.ss_family != AF_INET)
+	if (pub == NULL || pub->verbs == NULL ||
+	    (pub->route.dst_addr.ss_family != AF_INET && pub->route.dst_addr.ss_family != AF_INET6))
 		return -EINVAL;
 	dr_cm_event_post(id, DR_CM_EVENT_ROUTE_RESOLVED, 0, NULL, 0, NULL, NULL);
 	return id->sync ? dr_cm_sync_wait(id, DR_CM_EVENT_ROUTE_RESOLVED) : 0;
 }
 
+struct sockaddr *
+dr_cm_get_local_addr(struct dr_cm_id *pub)
+{
+	return pub == NULL ? NULL : (struct sockaddr *)&pub->route.src_addr;
+}
+
+struct sockaddr *
+dr_cm_get_peer_addr(struct dr_cm_id *pub)
+{
+	return pub == NULL ? NULL : (struct sockaddr *)&pub->route.dst_addr;
+}
+
+uint16_t
+dr_cm_get_src_port(struct dr_cm_id *pub)
+{
+	return pub == NULL ? 0 : htons(dr_cm_addr_port(&pub->route.src_addr));
+}
+
+uint16_t
+dr_cm_get_dst_port(struct dr_cm_id *pub)
+{
+	return pub == NULL ? 0 : htons(dr_cm_addr_port(&pub->route.dst_addr));
+}
+
 void
 dr_cm_id_ip_pdata(struct dr_cm_id_impl *id, uint8_t *pdata, const void *app, uint8_t len)
 {
-	const struct sockaddr_in *src = (const struct sockaddr_in *)&id->pub.route.src_addr;
-	const struct sockaddr_in *dst = (const struct sockaddr_in *)&id->pub.route.dst_addr;
-	struct dr_cm_ip_hdr h = { .ip_version = 4 };
+	struct dr_cm_ip_hdr h;
 
 	/* Annex A11.6.1: the IP addressing header, then the application's bytes */
-	h.src_port = ntohs(src->sin_port) != 0 ? ntohs(src->sin_port) : (uint16_t)(0xC000 | (rte_rand() & 0x3FFF));
-	memcpy(&h.src_addr[12], &src->sin_addr.s_addr, 4);
-	memcpy(&h.dst_addr[12], &dst->sin_addr.s_addr, 4);
+	dr_cm_addr_ip_hdr(&h, &id->pub.route.src_addr, &id->pub.route.dst_addr);
+	if (h.src_port == 0)
+		h.src_port = (uint16_t)(0xC000 | (rte_rand() & 0x3FFF));
 	dr_cm_ip_hdr_pack(&h, pdata);
 	if (len > 0)
 		memcpy(pdata + DR_CM_IP_HDR_LEN, app, len);
@@ -244,25 +259,31 @@ struct dr_cm_id_impl *
 dr_cm_id_passive(struct dr_cm_svc *s, struct dr_cm_id_impl *l, const struct dr_cm_peer *from,
 		 const uint8_t *ip_pdata)
 {
+	int family, index;
 	struct dr_cm_id_impl *id;
 	struct dr_cm_ip_hdr h;
-	uint32_t sip, dip;
+	union dr_gid sgid, dgid;
 
-	/* A11.6.1: a request without the header (or not IPv4, this version) is for no IP service */
-	if (dr_cm_ip_hdr_unpack(ip_pdata, &h) != 0 || h.ip_version != 4)
+	/* A11.6.1: a request without the header is for no IP service; the listener's address must take it */
+	if (dr_cm_ip_hdr_unpack(ip_pdata, &h) != 0 || !dr_cm_addr_listens(&l->pub.route.src_addr, &h))
+		return NULL;
+	family = h.ip_version == 4 ? AF_INET : AF_INET6;
+	dr_cm_addr_hdr_gid(&h, h.dst_addr, &sgid);
+	dr_cm_addr_hdr_gid(&h, h.src_addr, &dgid);
+	/* rdma_cm's cma_acquire_dev_by_src_ip(): the request's destination is an address of ours */
+	index = dr_cm_addr_sgid_index(s->ctx->gid, s->ctx->gid_valid, DR_MAX_GIDS, family, &sgid, NULL);
+	if (index < 0)
 		return NULL;
 	/* rdma_get_request(3): a synchronous listener's ids are synchronous */
 	id = dr_cm_id_new(l->sync ? NULL : l->ch, l->pub.context, l->pub.ps);
 	if (id == NULL)
 		return NULL;
-	if (bind_ctx(id, s->ctx) != 0) {
+	if (bind_ctx(id, s->ctx, index) != 0) {
 		dr_cm_id_free(id);
 		return NULL;
 	}
-	memcpy(&sip, &h.src_addr[12], 4);
-	memcpy(&dip, &h.dst_addr[12], 4);
-	sin_set(&id->pub.route.src_addr, dip, ntohs(((struct sockaddr_in *)&l->pub.route.src_addr)->sin_port));
-	sin_set(&id->pub.route.dst_addr, sip, h.src_port);
+	dr_cm_addr_set(&id->pub.route.src_addr, family, &sgid, dr_cm_addr_port(&l->pub.route.src_addr));
+	dr_cm_addr_set(&id->pub.route.dst_addr, family, &dgid, h.src_port);
 	memcpy(id->pub.route.dgid.raw, from->gid, 16);
 	return id;
 }
@@ -398,14 +419,12 @@ int
 dr_cm_listen(struct dr_cm_id *pub, int backlog)
 {
 	struct dr_cm_id_impl *id = dr_cm_id_impl(pub);
-	const struct sockaddr_in *src;
 	int ret;
 
 	(void)backlog;
 	if (pub == NULL || pub->verbs == NULL || id->listening || id->conn != NULL || id->sidr_asking)
 		return -EINVAL;
-	src = (const struct sockaddr_in *)&pub->route.src_addr;
-	id->service_id = dr_cm_ip_service_id(pub->ps, ntohs(src->sin_port));
+	id->service_id = dr_cm_ip_service_id(pub->ps, dr_cm_addr_port(&pub->route.src_addr));
 	dr_cm_svc_lock(id->svc);
 	ret = dr_cm_agent_listen(&id->svc->agent, id->service_id, id);
 	dr_cm_svc_unlock(id->svc);
@@ -442,7 +461,8 @@ dr_cm_connect(struct dr_cm_id *pub, struct dr_cm_conn_param *param)
 	const struct dr_cm_conn_param *p = param;
 	int ret;
 
-	if (pub == NULL || pub->verbs == NULL || id->listening || pub->route.dst_addr.ss_family != AF_INET ||
+	if (pub == NULL || pub->verbs == NULL || id->listening ||
+	    (pub->route.dst_addr.ss_family != AF_INET && pub->route.dst_addr.ss_family != AF_INET6) ||
 	    (p != NULL && p->private_data_len > 0 && p->private_data == NULL))
 		return -EINVAL;
 	if (p == NULL) {

@@ -18,6 +18,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include "dr_cm_addr.h"
 #include "dr_cm_id.h"
 #include "dr_cm_ip.h"
 #include "dr_cm_msg.h"
@@ -54,7 +55,6 @@ dr_cm_ud_qp_ready(struct dr_cm_id_impl *id)
 int
 dr_cm_ud_connect(struct dr_cm_id_impl *id, const struct dr_cm_conn_param *p)
 {
-	const struct sockaddr_in *dst = (const struct sockaddr_in *)&id->pub.route.dst_addr;
 	uint8_t pdata[DR_CM_SIDR_REQ_PDATA_LEN] = { 0 };
 	const struct dr_cm_timing *t = dr_cm_id_timing();
 	struct dr_cm_peer to;
@@ -68,7 +68,7 @@ dr_cm_ud_connect(struct dr_cm_id_impl *id, const struct dr_cm_conn_param *p)
 	memcpy(to.gid, id->pub.route.dgid.raw, 16);
 	dr_cm_svc_lock(id->svc);
 	/* rdma_cm's SIDR (cma_resolve_ib_udp()): a try every 2^(timeout - 8) ms (4.1 s), 15 more */
-	ret = dr_cm_agent_sidr_req(&id->svc->agent, &to, dr_cm_ip_service_id(id->pub.ps, ntohs(dst->sin_port)),
+	ret = dr_cm_agent_sidr_req(&id->svc->agent, &to, dr_cm_ip_service_id(id->pub.ps, dr_cm_addr_port(&id->pub.route.dst_addr)),
 				   pdata, DR_CM_IP_HDR_LEN + p->private_data_len,
 				   (1ull << (t->peer_response_timeout - 8)) * 1000000ull, t->max_retries, id,
 				   dr_cm_svc_now());

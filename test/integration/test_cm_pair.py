@@ -23,30 +23,33 @@ import pytest
 from perfutil import netns, pair
 
 IP_A, IP_B = "10.77.0.1", "10.77.0.2"
+IP6_A, IP6_B = "fd77::1", "fd77::2"
 TIMEOUT = 60
 
 
-def side(net, name, exe, ns, iface, ip, args, cpu, mode, tag, env=()):
+def side(net, name, exe, ns, iface, ip, args, cpu, mode, tag, env=(), ip6=None):
     prefix = "drcm%s_%s" % (name[0], tag)
     # inline: one lcore; rtc: the main lcore and a worker, both on the side's CPU (idle ones yield)
     eal = pair.afpacket_eal(iface, prefix) + (["--lcores", "(0-1)@%d" % cpu] if mode else ["-l", str(cpu)])
     engine = ["--mode", mode, "--workers", "1", "--idle", "yield"] if mode else []
-    cmd = ["ip", "netns", "exec", ns, "env"] + list(env) + [exe] + eal + ["--", "--ip", ip] + args + engine
+    ips = ["--ip", ip] + (["--ipv6", ip6] if ip6 else [])
+    cmd = ["ip", "netns", "exec", ns, "env"] + list(env) + [exe] + eal + ["--"] + ips + args + engine
     return pair.Side(name, cmd, prefixes=[prefix])
 
 
 def run(exe_dir, server_exe, client_exe, server_args, client_args, ready, mode, timeout=TIMEOUT, env=(),
-        stop_server=False):
+        stop_server=False, ipv6=False):
     """Server, then the client once the server printed `ready`; both to their
     end (`timeout`), killed by PID past it. stop_server: SIGSTOP the server
-    before the client starts (it vanishes: nothing it receives is answered)."""
+    before the client starts (it vanishes: nothing it receives is answered).
+    ipv6: each side's port has an IPv6 address too (IP6_A, IP6_B: GID 2)."""
     cpus = sorted(os.sched_getaffinity(0))
     tag = "%d_%d" % (os.getpid(), time.monotonic_ns() % 1000000)
     with netns.VethNetns(tag=tag[-6:]) as net:
         s = side(net, "server", os.path.join(exe_dir, server_exe), net.ns_a, net.if_a, IP_A, server_args,
-                 cpus[0], mode, tag, env)
+                 cpus[0], mode, tag, env, IP6_A if ipv6 else None)
         c = side(net, "client", os.path.join(exe_dir, client_exe), net.ns_b, net.if_b, IP_B, client_args,
-                 cpus[-1], mode, tag, env)
+                 cpus[-1], mode, tag, env, IP6_B if ipv6 else None)
         try:
             s.start()
             end = time.monotonic() + 30
@@ -162,17 +165,53 @@ def test_perf_rdma_cm_pair(test):
     assert " 4096 " in c.stdout or test == "read_lat", c.describe()
 
 
+# Over IPv6 GIDs (IBA Annex A11's header with IPV 6, RoCEv2 in IPv6), and an
+# IPv4 client to a server whose wildcard is IPv6's (it takes both).
+IPV6_CASES = {
+    "udaddy": ("dpdk-rdma-udaddy", "dpdk-rdma-udaddy", "dpdk-rdma-udaddy", ["-c", "2", "-V"],
+               ["-s", IP6_A, "-c", "2", "-V"], b"udaddy: starting server", "return status 0"),
+    "cmatose": ("dpdk-rdma-cmatose", "dpdk-rdma-cmatose", "dpdk-rdma-cmatose", ["-c", "4", "-V"],
+                ["-s", IP6_A, "-c", "4", "-V"], b"cmatose: starting server", "return status 0"),
+    "cmatose_v4_to_v6_wildcard": ("dpdk-rdma-cmatose", "dpdk-rdma-cmatose", "dpdk-rdma-cmatose", ["-c", "2", "-V"],
+                                  ["-s", IP_A, "-c", "2", "-V"], b"cmatose: starting server", "return status 0"),
+    "server_client": ("dpdk-rdma-cmsample", "dpdk-rdma-server", "dpdk-rdma-client", [], ["-s", IP6_A],
+                      b"rdma_server: listening", "end 0"),
+    "perf_write_bw": ("dpdk-rdma-perf", "dpdk-rdma-perf", "dpdk-rdma-perf",
+                      ["write_bw", "-R", "-s", "4096", "-n", "200"],
+                      ["write_bw", "-R", "-s", "4096", "-n", "200", IP6_A], b"Waiting for client to connect",
+                      "rdma_cm QPs\t : ON"),
+}
+
+
+@pytest.mark.parametrize("case", list(IPV6_CASES))
+def test_ipv6_pair(case):
+    """The CM programs between two of ours whose ports have IPv6 addresses:
+    the client names the server's IPv6 address (or, last case, its IPv4 one
+    to a server bound to ::), and everything the IPv4 runs check holds."""
+    folder, server_exe, client_exe, sargs, cargs, ready, done = IPV6_CASES[case]
+    d = app_dir(folder)
+    s, c = run(d, server_exe, client_exe, sargs, cargs, ready, None, ipv6=True)
+    assert (s.rc, c.rc) == (0, 0), s.describe() + c.describe()
+    assert done in c.stdout, c.describe()
+    for x in (s, c):
+        assert "dr_close_device failed" not in x.stderr, x.describe()
+
+
 BAD_ARGS = [
     ("dpdk-rdma-cmatose", "dpdk-rdma-cmatose", ["-c", "0", "--ip", IP_A], "-c: connections"),
     ("dpdk-rdma-cmatose", "dpdk-rdma-cmatose", ["-P", "ib", "--ip", IP_A], "-P: only the tcp port space"),
     ("dpdk-rdma-cmatose", "dpdk-rdma-cmatose", ["--rounds", "0", "--ip", IP_A], "--rounds"),
-    ("dpdk-rdma-cmatose", "dpdk-rdma-cmatose", ["-s", "nowhere", "--ip", IP_A], "-s: not an IPv4 address"),
-    ("dpdk-rdma-cmatose", "dpdk-rdma-cmatose", [], "--ip is needed"),
+    ("dpdk-rdma-cmatose", "dpdk-rdma-cmatose", ["-s", "nowhere", "--ip", IP_A], "-s: not an IP address"),
+    ("dpdk-rdma-cmatose", "dpdk-rdma-cmatose", [], "--ip or --ipv6 is needed"),
+    ("dpdk-rdma-cmatose", "dpdk-rdma-cmatose", ["--ipv6", IP_A], "not an IPv6 address"),
+    ("dpdk-rdma-udaddy", "dpdk-rdma-udaddy", ["--ipv6", "::"], "not a unicast IPv6 address"),
+    ("dpdk-rdma-rping", "dpdk-rdma-rping", ["-c", "-a", "fd77::1::2", "--ip", IP_A], "-a: not an IP address"),
     ("dpdk-rdma-udaddy", "dpdk-rdma-udaddy", ["-S", "0", "--ip", IP_A], "-S: a size"),
     ("dpdk-rdma-udaddy", "dpdk-rdma-udaddy", ["-P", "tcp", "--ip", IP_A], "-P: only the udp port space"),
     ("dpdk-rdma-udaddy", "dpdk-rdma-udaddy", ["--timeout", "0", "--ip", IP_A], "--timeout"),
     ("dpdk-rdma-cmsample", "dpdk-rdma-server", ["-p", "0", "--ip", IP_A], "-p: not a port"),
     ("dpdk-rdma-cmsample", "dpdk-rdma-client", ["--ip", IP_A], "-s is needed"),
+    ("dpdk-rdma-cmsample", "dpdk-rdma-server", ["-s", "10.77.0", "--ip", IP_A], "-s: not an IP address"),
     ("dpdk-rdma-perf", "dpdk-rdma-perf", ["write_bw", "-R", "-q", "2", "--ip", IP_A], "-R/--rdma_cm"),
     ("dpdk-rdma-perf", "dpdk-rdma-perf", ["send_bw", "-R", "-c", "UD", "--ip", IP_A], "-R/--rdma_cm"),
     ("dpdk-rdma-perf", "dpdk-rdma-perf", ["write_bw", "-R"], "--ip: required"),

@@ -28,6 +28,16 @@ cm_addr_of(const struct rc_side *s, uint16_t port)
 	return a;
 }
 
+/* Side @s's IPv6 address (GID index 2) and @port. */
+static inline struct sockaddr_in6
+cm_addr6_of(const struct rc_side *s, uint16_t port)
+{
+	struct sockaddr_in6 a = { .sin6_family = AF_INET6, .sin6_port = htons(port) };
+
+	memcpy(a.sin6_addr.s6_addr, s->gid6.raw, 16);
+	return a;
+}
+
 /* Run the wire until @ch (O_NONBLOCK) has an event; it must be @type. NULL after 5 s. */
 static inline struct dr_cm_event *
 cm_wait_event(struct rc_env *e, struct dr_cm_event_channel *ch, enum dr_cm_event_type type)

@@ -9,7 +9,9 @@
  * ways, a SEND and an RDMA WRITE over the QPs the CM readied, disconnect
  * from the active side, a REJ for a port nobody listens on, a consumer's
  * REJ with its private data, a lost RTU (the first request stands in for
- * it), and the calls' errors.
+ * it), the same connection over IPv6 GIDs (a wildcard source resolved to
+ * the GID on the destination's prefix), an IPv4 request refused by a
+ * listener bound to an IPv6 address, and the calls' errors.
  */
 
 #include <arpa/inet.h>
@@ -38,22 +40,66 @@ make_qp(struct dr_cm_id *id, struct rc_side *s, struct dr_cq **cq)
 	return dr_cm_create_qp(id, s->pd, &ia);
 }
 
-/* An active id on A resolved to B:@port, with a QP. */
+/*
+ * An active id on A resolved to B:@port, with a QP: over IPv4 from A's
+ * address, over IPv6 from the wildcard (the source GID found for it).
+ */
 static struct dr_cm_id *
-client(struct rc_env *e, uint16_t port, struct dr_cq **cq)
+client_of(struct rc_env *e, int family, uint16_t port, struct dr_cq **cq)
 {
 	struct sockaddr_in src = cm_addr_of(&e->s[0], 0), dst = cm_addr_of(&e->s[1], port);
+	struct sockaddr_in6 dst6 = cm_addr6_of(&e->s[1], port);
+	const union dr_gid *sgid = family == AF_INET ? &e->s[0].gid : &e->s[0].gid6;
+	const union dr_gid *dgid = family == AF_INET ? &e->s[1].gid : &e->s[1].gid6;
 	struct dr_cm_id *id = NULL;
 
 	RC_CHECK_EQ(dr_cm_create_id(chc, &id, NULL, DR_CM_PS_TCP), 0);
-	RC_CHECK_EQ(dr_cm_resolve_addr(id, (struct sockaddr *)&src, (struct sockaddr *)&dst, 2000), 0);
+	if (family == AF_INET)
+		RC_CHECK_EQ(dr_cm_resolve_addr(id, (struct sockaddr *)&src, (struct sockaddr *)&dst, 2000), 0);
+	else
+		RC_CHECK_EQ(dr_cm_resolve_addr(id, NULL, (struct sockaddr *)&dst6, 2000), 0);
 	cm_ack(cm_wait_event(e, chc, DR_CM_EVENT_ADDR_RESOLVED));
 	RC_CHECK(id->verbs == e->s[0].ctx);
+	RC_CHECK_EQ(id->route.src_addr.ss_family, family);
+	RC_CHECK_EQ(id->route.sgid_index, family == AF_INET ? 1 : 2);
+	RC_CHECK(memcmp(id->route.sgid.raw, sgid->raw, 16) == 0);
 	RC_CHECK_EQ(dr_cm_resolve_route(id, 2000), 0);
 	cm_ack(cm_wait_event(e, chc, DR_CM_EVENT_ROUTE_RESOLVED));
-	RC_CHECK(memcmp(id->route.dgid.raw, e->s[1].gid.raw, 16) == 0);
+	RC_CHECK(memcmp(id->route.dgid.raw, dgid->raw, 16) == 0);
 	RC_CHECK_EQ(make_qp(id, &e->s[0], cq), 0);
 	return id;
+}
+
+static struct dr_cm_id *
+client(struct rc_env *e, uint16_t port, struct dr_cq **cq)
+{
+	return client_of(e, AF_INET, port, cq);
+}
+
+/* @id's addresses are @family's, from @src to @dst, its QP's path from @sgid to @dgid. */
+static void
+check_route(struct dr_cm_id *id, int family, const union dr_gid *sgid, const union dr_gid *dgid)
+{
+	const struct sockaddr_in6 *s6 = (const struct sockaddr_in6 *)&id->route.src_addr;
+	const struct sockaddr_in6 *d6 = (const struct sockaddr_in6 *)&id->route.dst_addr;
+	const struct sockaddr_in *s4 = (const struct sockaddr_in *)&id->route.src_addr;
+	const struct sockaddr_in *d4 = (const struct sockaddr_in *)&id->route.dst_addr;
+	struct dr_qp_init_attr ia;
+	struct dr_qp_attr a;
+
+	RC_CHECK_EQ(id->route.src_addr.ss_family, family);
+	RC_CHECK_EQ(id->route.dst_addr.ss_family, family);
+	if (family == AF_INET6)
+		RC_CHECK(memcmp(s6->sin6_addr.s6_addr, sgid->raw, 16) == 0 &&
+			 memcmp(d6->sin6_addr.s6_addr, dgid->raw, 16) == 0);
+	else
+		RC_CHECK(memcmp(&s4->sin_addr.s_addr, &sgid->raw[12], 4) == 0 &&
+			 memcmp(&d4->sin_addr.s_addr, &dgid->raw[12], 4) == 0);
+	RC_CHECK(memcmp(id->route.sgid.raw, sgid->raw, 16) == 0);
+	RC_CHECK(memcmp(id->route.dgid.raw, dgid->raw, 16) == 0);
+	RC_CHECK_EQ(dr_query_qp(id->qp, &a, DR_QP_AV, &ia), 0);
+	RC_CHECK_EQ(a.ah_attr.grh.sgid_index, family == AF_INET ? 1 : 2);
+	RC_CHECK(memcmp(a.ah_attr.grh.dgid.raw, dgid->raw, 16) == 0);
 }
 
 static void
@@ -65,7 +111,7 @@ teardown(struct dr_cm_id *id, struct dr_cq *cq)
 }
 
 static void
-test_connect(struct rc_env *e, struct dr_cm_id *listener)
+test_connect(struct rc_env *e, struct dr_cm_id *listener, int family, uint16_t port)
 {
 	static const char hello[] = "hello from A", world[] = "world from B";
 	struct dr_cm_conn_param cp = { .private_data = hello, .private_data_len = sizeof(hello),
@@ -78,7 +124,7 @@ test_connect(struct rc_env *e, struct dr_cm_id *listener)
 	struct dr_sge sge;
 	struct rc_wcs w;
 
-	cid = client(e, PORT, &ccq);
+	cid = client_of(e, family, port, &ccq);
 	RC_CHECK_EQ(dr_cm_connect(cid, &cp), 0);
 	ev = cm_wait_event(e, chs, DR_CM_EVENT_CONNECT_REQUEST);
 	if (ev == NULL)
@@ -105,6 +151,17 @@ test_connect(struct rc_env *e, struct dr_cm_id *listener)
 	cm_ack(cm_wait_event(e, chs, DR_CM_EVENT_ESTABLISHED));
 	RC_CHECK_EQ(rc_qp_state(cid->qp), DR_QPS_RTS);
 	RC_CHECK_EQ(rc_qp_state(sid->qp), DR_QPS_RTS);
+	/* both ends' addresses from the request's IP header (Annex A11.6.1), the paths between their GIDs */
+	check_route(cid, family, family == AF_INET ? &e->s[0].gid : &e->s[0].gid6,
+		    family == AF_INET ? &e->s[1].gid : &e->s[1].gid6);
+	check_route(sid, family, family == AF_INET ? &e->s[1].gid : &e->s[1].gid6,
+		    family == AF_INET ? &e->s[0].gid : &e->s[0].gid6);
+	RC_CHECK_EQ(ntohs(dr_cm_get_src_port(sid)), port);
+	RC_CHECK_EQ(ntohs(dr_cm_get_dst_port(cid)), port);
+	RC_CHECK(dr_cm_get_src_port(cid) != 0);         /* the REQ's header gave it one (A11.6.1) */
+	RC_CHECK_EQ(dr_cm_get_dst_port(sid), dr_cm_get_src_port(cid));
+	RC_CHECK(dr_cm_get_local_addr(sid) == (struct sockaddr *)&sid->route.src_addr &&
+		 dr_cm_get_peer_addr(sid) == (struct sockaddr *)&sid->route.dst_addr);
 
 	/* the QPs the CM readied carry a SEND and an RDMA WRITE, every byte right */
 	RC_CHECK_EQ(rc_buf_alloc(&e->s[0], &cb, 8192, DR_ACCESS_LOCAL_WRITE), 0);
@@ -255,10 +312,46 @@ test_lost_rtu(struct rc_env *e, struct dr_cm_id *listener)
 	teardown(sid, scq);
 }
 
+/*
+ * IPv6: a listener bound to B's IPv6 address takes a connection from A's
+ * (wildcard source, resolved to A's GID on B's prefix: index 2), and
+ * refuses an IPv4 request to its port with REJ 28 (rdma_cm's
+ * cma_match_private_data() finds no listener, ib_cm rejects as the
+ * consumer).
+ */
+static void
+test_ipv6(struct rc_env *e)
+{
+	struct sockaddr_in6 b6 = cm_addr6_of(&e->s[1], PORT + 2);
+	struct dr_cm_conn_param cp = { .responder_resources = 1, .initiator_depth = 1, .retry_count = 7 };
+	struct dr_cm_id *l6 = NULL, *cid;
+	struct dr_cm_event *ev;
+	struct dr_cq *ccq;
+
+	RC_CHECK_EQ(dr_cm_create_id(chs, &l6, NULL, DR_CM_PS_TCP), 0);
+	RC_CHECK_EQ(dr_cm_bind_addr(l6, (struct sockaddr *)&b6), 0);
+	RC_CHECK(l6->verbs == e->s[1].ctx && l6->route.sgid_index == 2);
+	RC_CHECK_EQ(dr_cm_listen(l6, 8), 0);
+	test_connect(e, l6, AF_INET6, PORT + 2);
+
+	cid = client(e, PORT + 2, &ccq);
+	RC_CHECK_EQ(dr_cm_connect(cid, &cp), 0);
+	ev = cm_wait_event(e, chc, DR_CM_EVENT_REJECTED);
+	if (ev != NULL)
+		RC_CHECK_EQ(ev->status, 28);
+	cm_ack(ev);
+	teardown(cid, ccq);
+	RC_CHECK_EQ(dr_cm_destroy_id(l6), 0);
+}
+
 static void
 test_errors(struct rc_env *e)
 {
 	struct sockaddr_in nowhere = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(0xC0000263) };
+	struct sockaddr_in6 nowhere6 = { .sin6_family = AF_INET6, .sin6_addr.s6_addr = { 0x20, 0x01, 0x0D, 0xB8, [15] = 1 } };
+	struct sockaddr_in b4 = cm_addr_of(&e->s[1], PORT);
+	struct sockaddr_in6 b6 = cm_addr6_of(&e->s[1], PORT);
+	struct sockaddr unix_addr = { .sa_family = AF_UNIX };
 	struct dr_cm_conn_param cp = { 0 };
 	struct dr_cm_id *id;
 
@@ -270,6 +363,11 @@ test_errors(struct rc_env *e)
 	RC_CHECK_EQ(dr_cm_destroy_id(id), 0);
 	RC_CHECK_EQ(dr_cm_create_id(chc, &id, NULL, DR_CM_PS_TCP), 0);
 	RC_CHECK_EQ(dr_cm_bind_addr(id, (struct sockaddr *)&nowhere), -EADDRNOTAVAIL);
+	RC_CHECK_EQ(dr_cm_bind_addr(id, (struct sockaddr *)&nowhere6), -EADDRNOTAVAIL);
+	RC_CHECK_EQ(dr_cm_bind_addr(id, &unix_addr), -EAFNOSUPPORT);
+	RC_CHECK_EQ(dr_cm_resolve_addr(id, (struct sockaddr *)&b4, (struct sockaddr *)&b6, 1), -EINVAL);
+	RC_CHECK_EQ(dr_cm_resolve_addr(id, NULL, &unix_addr, 1), -EAFNOSUPPORT);
+	RC_CHECK(dr_cm_get_local_addr(NULL) == NULL && dr_cm_get_src_port(NULL) == 0);
 	RC_CHECK_EQ(dr_cm_connect(id, &cp), -EINVAL);         /* no address, no QP */
 	RC_CHECK_EQ(dr_cm_listen(id, 1), -EINVAL);            /* not bound */
 	RC_CHECK_EQ(dr_cm_get_request(id, &id), -EINVAL);     /* not a synchronous listener */
@@ -294,9 +392,10 @@ run(struct rc_env *e)
 	RC_CHECK_EQ(dr_cm_bind_addr(listener, (struct sockaddr *)&b), 0);
 	RC_CHECK(listener->verbs == e->s[1].ctx);
 	RC_CHECK_EQ(dr_cm_listen(listener, 8), 0);
-	test_connect(e, listener);
+	test_connect(e, listener, AF_INET, PORT);
 	test_rejects(e);
 	test_lost_rtu(e, listener);
+	test_ipv6(e);
 	test_errors(e);
 	RC_CHECK_EQ(dr_cm_destroy_id(listener), 0);
 	RC_CHECK_EQ(dr_cm_destroy_event_channel(chs), 0);

@@ -41,20 +41,31 @@ make_qp(struct dr_cm_id *id, struct dr_pd *pd)
 	return ret;
 }
 
+/* An id on A resolved to B:@port over @family's addresses, with a QP. */
 static struct dr_cm_id *
-client(struct rc_env *e, uint16_t port)
+client_of(struct rc_env *e, int family, uint16_t port)
 {
 	struct sockaddr_in src = cm_addr_of(&e->s[0], 0), dst = cm_addr_of(&e->s[1], port);
+	struct sockaddr_in6 src6 = cm_addr6_of(&e->s[0], 0), dst6 = cm_addr6_of(&e->s[1], port);
 	struct dr_cm_id *id = NULL;
 
 	RC_CHECK_EQ(dr_cm_create_id(chc, &id, NULL, DR_CM_PS_UDP), 0);
 	RC_CHECK_EQ(id->qp_type, DR_QPT_UD);
-	RC_CHECK_EQ(dr_cm_resolve_addr(id, (struct sockaddr *)&src, (struct sockaddr *)&dst, 2000), 0);
+	if (family == AF_INET6)
+		RC_CHECK_EQ(dr_cm_resolve_addr(id, (struct sockaddr *)&src6, (struct sockaddr *)&dst6, 2000), 0);
+	else
+		RC_CHECK_EQ(dr_cm_resolve_addr(id, (struct sockaddr *)&src, (struct sockaddr *)&dst, 2000), 0);
 	cm_ack(cm_wait_event(e, chc, DR_CM_EVENT_ADDR_RESOLVED));
 	RC_CHECK_EQ(dr_cm_resolve_route(id, 2000), 0);
 	cm_ack(cm_wait_event(e, chc, DR_CM_EVENT_ROUTE_RESOLVED));
 	RC_CHECK_EQ(make_qp(id, e->s[0].pd), 0);
 	return id;
+}
+
+static struct dr_cm_id *
+client(struct rc_env *e, uint16_t port)
+{
+	return client_of(e, AF_INET, port);
 }
 
 static void
@@ -80,8 +91,10 @@ comp(struct rc_env *e, struct dr_cm_id *id, bool recv, struct dr_wc *wc)
 }
 
 static void
-test_resolve(struct rc_env *e, struct dr_cm_id *listener)
+test_resolve(struct rc_env *e, struct dr_cm_id *listener, int family, uint16_t port)
 {
+	const union dr_gid *a_gid = family == AF_INET ? &e->s[0].gid : &e->s[0].gid6;
+	const union dr_gid *b_gid = family == AF_INET ? &e->s[1].gid : &e->s[1].gid6;
 	static const char hello[] = "udaddy from A", world[] = "service B";
 	struct dr_cm_conn_param cp = { .private_data = hello, .private_data_len = sizeof(hello) };
 	uint8_t cbuf[DR_GRH_LEN + MSG], sbuf[DR_GRH_LEN + MSG];
@@ -92,7 +105,7 @@ test_resolve(struct rc_env *e, struct dr_cm_id *listener)
 	uint32_t qpn = 0, qkey = 0;
 	struct dr_wc wc;
 
-	cid = client(e, PORT);
+	cid = client_of(e, family, port);
 	cmr = dr_cm_reg_msgs(cid, cbuf, sizeof(cbuf));
 	RC_CHECK(cmr != NULL);
 	RC_CHECK_EQ(dr_cm_connect(cid, &cp), 0);
@@ -105,8 +118,14 @@ test_resolve(struct rc_env *e, struct dr_cm_id *listener)
 	RC_CHECK(memcmp(ev->param.ud.private_data, hello, sizeof(hello)) == 0);
 	sid = ev->id;
 	RC_CHECK_EQ(sid->ps, DR_CM_PS_UDP);
-	RC_CHECK(((struct sockaddr_in *)&sid->route.dst_addr)->sin_addr.s_addr ==
-		 cm_addr_of(&e->s[0], 0).sin_addr.s_addr);
+	/* the requester's address from the SIDR_REQ's IP header (A11.6.1), of its family */
+	RC_CHECK_EQ(sid->route.dst_addr.ss_family, family);
+	if (family == AF_INET)
+		RC_CHECK(((struct sockaddr_in *)&sid->route.dst_addr)->sin_addr.s_addr ==
+			 cm_addr_of(&e->s[0], 0).sin_addr.s_addr);
+	else
+		RC_CHECK(memcmp(((struct sockaddr_in6 *)&sid->route.dst_addr)->sin6_addr.s6_addr, a_gid->raw, 16) == 0);
+	RC_CHECK(memcmp(sid->route.sgid.raw, b_gid->raw, 16) == 0);
 	cm_ack(ev);
 	RC_CHECK_EQ(make_qp(sid, e->s[1].pd), 0);
 	smr = dr_cm_reg_msgs(sid, sbuf, sizeof(sbuf));
@@ -121,7 +140,8 @@ test_resolve(struct rc_env *e, struct dr_cm_id *listener)
 	if (ev != NULL) {
 		RC_CHECK_EQ(ev->param.ud.qp_num, sid->qp->qp_num);
 		RC_CHECK_EQ(ev->param.ud.qkey, DR_UDP_QKEY);
-		RC_CHECK(memcmp(ev->param.ud.ah_attr.grh.dgid.raw, e->s[1].gid.raw, 16) == 0);
+		RC_CHECK(memcmp(ev->param.ud.ah_attr.grh.dgid.raw, b_gid->raw, 16) == 0);
+		RC_CHECK_EQ(ev->param.ud.ah_attr.grh.sgid_index, family == AF_INET ? 1 : 2);
 		RC_CHECK(ev->param.ud.private_data_len == 136 &&
 			 memcmp(ev->param.ud.private_data, world, sizeof(world)) == 0);
 		qpn = ev->param.ud.qp_num;
@@ -254,7 +274,8 @@ static void
 run(struct rc_env *e)
 {
 	struct sockaddr_in b = cm_addr_of(&e->s[1], PORT);
-	struct dr_cm_id *listener = NULL;
+	struct sockaddr_in6 b6 = cm_addr6_of(&e->s[1], PORT + 2);
+	struct dr_cm_id *listener = NULL, *l6 = NULL;
 
 	chs = dr_cm_create_event_channel();
 	chc = dr_cm_create_event_channel();
@@ -264,7 +285,13 @@ run(struct rc_env *e)
 	RC_CHECK_EQ(dr_cm_create_id(chs, &listener, NULL, DR_CM_PS_UDP), 0);
 	RC_CHECK_EQ(dr_cm_bind_addr(listener, (struct sockaddr *)&b), 0);
 	RC_CHECK_EQ(dr_cm_listen(listener, 8), 0);
-	test_resolve(e, listener);
+	test_resolve(e, listener, AF_INET, PORT);
+	/* the same over IPv6 GIDs: a listener on B's IPv6 address */
+	RC_CHECK_EQ(dr_cm_create_id(chs, &l6, NULL, DR_CM_PS_UDP), 0);
+	RC_CHECK_EQ(dr_cm_bind_addr(l6, (struct sockaddr *)&b6), 0);
+	RC_CHECK_EQ(dr_cm_listen(l6, 8), 0);
+	test_resolve(e, l6, AF_INET6, PORT + 2);
+	RC_CHECK_EQ(dr_cm_destroy_id(l6), 0);
 	test_refusals(e);
 	test_errors(e);
 	RC_CHECK_EQ(dr_cm_destroy_id(listener), 0);

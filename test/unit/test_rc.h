@@ -104,7 +104,8 @@ struct rc_side {
 	uint16_t port;
 	struct rte_ring *rx[RC_MAX_QUEUES]; /* the port's rx rings, one per queue (the wire fills them) */
 	struct rte_ring *tx[RC_MAX_QUEUES]; /* its tx rings (the wire drains tx ring q into the peer's rx ring q) */
-	union dr_gid gid;             /* GID index 1 (IPv4-mapped) */
+	union dr_gid gid;             /* GID index 1 (IPv4-mapped: 10.0.0.1, .2) */
+	union dr_gid gid6;            /* GID index 2 (IPv6: fd00::1, ::2) */
 };
 
 struct rc_env {

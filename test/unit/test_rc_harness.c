@@ -170,6 +170,7 @@ side_port(struct rc_side *s, const char *name)
 static struct dr_context *
 side_open(struct rc_side *s, rte_be32_t ip, uint32_t link_mtu)
 {
+	static const uint8_t ula[15] = { 0xFD };
 	struct dr_context_attr a;
 	struct dr_device **list;
 	struct dr_context *ctx = NULL;
@@ -177,6 +178,10 @@ side_open(struct rc_side *s, rte_be32_t ip, uint32_t link_mtu)
 
 	memset(&a, 0, sizeof(a));
 	a.ipv4_addr = ip;
+	/* and fd00::N, N the IPv4 address's last byte */
+	memcpy(a.ipv6_addr[0], ula, sizeof(ula));
+	a.ipv6_addr[0][15] = (uint8_t)(rte_be_to_cpu_32(ip) & 0xFF);
+	a.num_ipv6 = 1;
 	a.mtu = link_mtu;
 	a.configure_port = 1;
 	a.nb_rx_desc = 1024;
@@ -225,7 +230,8 @@ rc_env_init(struct rc_env *e, const char *prog, uint32_t link_mtu)
 		return -1;
 	}
 	for (i = 0; i < 2; i++) {
-		if (dr_query_gid(e->s[i].ctx, 1, 1, &e->s[i].gid) != 0) {
+		if (dr_query_gid(e->s[i].ctx, 1, 1, &e->s[i].gid) != 0 ||
+		    dr_query_gid(e->s[i].ctx, 1, 2, &e->s[i].gid6) != 0) {
 			fprintf(stderr, "query_gid failed\n");
 			return -1;
 		}
@@ -244,7 +250,9 @@ rc_env_init(struct rc_env *e, const char *prog, uint32_t link_mtu)
 	if (!rte_is_valid_assigned_ether_addr(&mac_b))
 		mac_b = (struct rte_ether_addr){ { 0x02, 0x00, 0x00, 0x00, 0x00, 0x0B } };
 	if (dr_add_neighbour(e->s[0].ctx, &e->s[1].gid, &mac_b) != 0 ||
-	    dr_add_neighbour(e->s[1].ctx, &e->s[0].gid, &mac_a) != 0) {
+	    dr_add_neighbour(e->s[1].ctx, &e->s[0].gid, &mac_a) != 0 ||
+	    dr_add_neighbour(e->s[0].ctx, &e->s[1].gid6, &mac_b) != 0 ||
+	    dr_add_neighbour(e->s[1].ctx, &e->s[0].gid6, &mac_a) != 0) {
 		fprintf(stderr, "add_neighbour failed\n");
 		return -1;
 	}
