@@ -263,6 +263,13 @@ int dr_cm_disconnect(struct dr_cm_id *id);
  * Other events: nothing to do. @return 0 or -EINVAL.
  */
 int dr_cm_notify(struct dr_cm_id *id, enum dr_event_type event);
+/**
+ * rdma_migrate_id(3): @p id's events go to @p channel from now on (NULL:
+ * the id becomes synchronous), its queued ones moved there. @return 0,
+ * -EBUSY while an event of it is taken and not acknowledged, -EINVAL,
+ * -ENOMEM.
+ */
+int dr_cm_migrate_id(struct dr_cm_id *id, struct dr_cm_event_channel *channel);
 
 /**
  * rdma_get_request(3): on a synchronous listener, wait for the next

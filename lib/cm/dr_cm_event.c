@@ -127,6 +127,74 @@ dr_cm_id_free(struct dr_cm_id_impl *id)
 	free(id);
 }
 
+/* Move @id's queued events (and a listener's CONNECT_REQUESTs) from @from to @to, their eventfd counts too. */
+static void
+move_events(struct dr_cm_id_impl *id, struct dr_cm_channel_impl *from, struct dr_cm_channel_impl *to)
+{
+	struct dr_cm_ev_node *n, *next;
+	uint64_t v, one = 1;
+
+	pthread_mutex_lock(&from->lock);
+	for (n = TAILQ_FIRST(&from->queue); n != NULL; n = next) {
+		next = TAILQ_NEXT(n, link);
+		if (n->owner != id && n->ev.listen_id != &id->pub)
+			continue;
+		TAILQ_REMOVE(&from->queue, n, link);
+		(void)!read(from->pub.fd, &v, sizeof(v));
+		pthread_mutex_lock(&to->lock);
+		TAILQ_INSERT_TAIL(&to->queue, n, link);
+		pthread_mutex_unlock(&to->lock);
+		if (write(to->pub.fd, &one, sizeof(one)) != sizeof(one))
+			DR_LOG(cm, ERR, "event channel: eventfd write: %s", strerror(errno));
+	}
+	pthread_mutex_unlock(&from->lock);
+}
+
+int
+dr_cm_migrate_id(struct dr_cm_id *pub, struct dr_cm_event_channel *channel)
+{
+	struct dr_cm_id_impl *id = dr_cm_id_impl(pub);
+	struct dr_cm_channel_impl *from, *to;
+	bool was_sync;
+
+	if (pub == NULL)
+		return -EINVAL;
+	if (id->sync && pub->event != NULL) {
+		(void)dr_cm_ack_cm_event(pub->event);   /* a synchronous id's last event is its own */
+		pub->event = NULL;
+	}
+	if (__atomic_load_n(&id->unacked, __ATOMIC_ACQUIRE) != 0)
+		return -EBUSY;      /* rdma_migrate_id(3): its events acknowledged first */
+	to = channel != NULL ? dr_cm_channel_impl(channel) : dr_cm_channel_new();
+	if (to == NULL)
+		return -ENOMEM;
+	if (id->svc != NULL)
+		dr_cm_svc_lock(id->svc);     /* the CM posts to id->ch under it */
+	from = id->ch;
+	was_sync = id->sync;
+	if (from != to) {
+		move_events(id, from, to);
+		id->ch = to;
+		id->sync = channel == NULL;
+		pub->channel = channel;
+		pthread_mutex_lock(&to->lock);
+		to->ids++;
+		pthread_mutex_unlock(&to->lock);
+	}
+	if (id->svc != NULL)
+		dr_cm_svc_unlock(id->svc);
+	if (from != to) {
+		if (was_sync) {
+			dr_cm_channel_free(from);
+		} else {
+			pthread_mutex_lock(&from->lock);
+			from->ids--;
+			pthread_mutex_unlock(&from->lock);
+		}
+	}
+	return 0;
+}
+
 static struct dr_cm_ev_node *
 post_node(struct dr_cm_id_impl *id, enum dr_cm_event_type type, int status, struct dr_cm_id_impl *listen_id)
 {

@@ -30,6 +30,7 @@
 #define CM_MAX_RETRIES 15
 #define CM_PACKET_LIFETIME 16
 #define CM_MRA_TIMEOUT 24
+#define CM_EPHEMERAL_TRIES 64    /* a listener on port 0: random ports of 0xC000.. tried */
 
 static struct dr_cm_timing cm_timing = {
 	.peer_response_timeout = CM_RESPONSE_TIMEOUT, .local_response_timeout = CM_RESPONSE_TIMEOUT,
@@ -390,16 +391,33 @@ dr_cm_destroy_qp(struct dr_cm_id *pub)
 {
 	struct dr_cm_id_impl *id = dr_cm_id_impl(pub);
 
+	struct dr_qp *qp;
+
 	if (pub == NULL)
 		return;
+	/*
+	 * The CM moves the QP on the peer's messages (RTR/RTS on a REP, ERR on
+	 * a DREQ or REJ), under the service's lock: the QP leaves the id under
+	 * it, so none of those can reach a QP being destroyed (a DREQ crossing
+	 * fi_close() of a libfabric endpoint made the control thread modify a
+	 * freed QP). The RTU waiters read it too: out of their list first.
+	 */
 	if (id->svc != NULL) {
-		/* the RTU waiters read the QP: out of the list before it goes */
 		dr_cm_svc_lock(id->svc);
 		dr_cm_rc_unwait_locked(id);
-		dr_cm_svc_unlock(id->svc);
 	}
-	if (pub->qp != NULL && dr_destroy_qp(pub->qp) == 0)
-		pub->qp = NULL;
+	qp = pub->qp;
+	pub->qp = NULL;
+	if (id->svc != NULL)
+		dr_cm_svc_unlock(id->svc);
+	if (qp != NULL && dr_destroy_qp(qp) != 0) {
+		/* still there (the caller is told by pub->qp): the CM may use it again */
+		if (id->svc != NULL)
+			dr_cm_svc_lock(id->svc);
+		pub->qp = qp;
+		if (id->svc != NULL)
+			dr_cm_svc_unlock(id->svc);
+	}
 	if (pub->qp == NULL)
 		free_cqs(pub);
 }
@@ -421,16 +439,34 @@ dr_cm_listen(struct dr_cm_id *pub, int backlog)
 	struct dr_cm_id_impl *id = dr_cm_id_impl(pub);
 	int ret;
 
+	uint16_t port;
+
 	(void)backlog;
 	if (pub == NULL || pub->verbs == NULL || id->listening || id->conn != NULL || id->sidr_asking)
 		return -EINVAL;
-	id->service_id = dr_cm_ip_service_id(pub->ps, dr_cm_addr_port(&pub->route.src_addr));
+	port = dr_cm_addr_port(&pub->route.src_addr);
 	dr_cm_svc_lock(id->svc);
-	ret = dr_cm_agent_listen(&id->svc->agent, id->service_id, id);
+	if (port != 0) {
+		id->service_id = dr_cm_ip_service_id(pub->ps, port);
+		ret = dr_cm_agent_listen(&id->svc->agent, id->service_id, id);
+	} else {
+		/* rdma_listen(3) on port 0: an ephemeral port of the port space (rdma_cm's cma_alloc_any_port()) */
+		ret = -EADDRINUSE;
+		for (int tries = 0; tries < CM_EPHEMERAL_TRIES && ret == -EADDRINUSE; tries++) {
+			port = (uint16_t)(0xC000 | (rte_rand() & 0x3FFF));
+			id->service_id = dr_cm_ip_service_id(pub->ps, port);
+			ret = dr_cm_agent_listen(&id->svc->agent, id->service_id, id);
+		}
+	}
 	dr_cm_svc_unlock(id->svc);
-	if (ret == 0)
-		id->listening = true;
-	return ret;
+	if (ret != 0)
+		return ret;
+	id->listening = true;
+	if (pub->route.src_addr.ss_family == AF_INET6)
+		((struct sockaddr_in6 *)&pub->route.src_addr)->sin6_port = htons(port);
+	else
+		((struct sockaddr_in *)&pub->route.src_addr)->sin_port = htons(port);
+	return 0;
 }
 
 /*

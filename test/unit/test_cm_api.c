@@ -11,7 +11,9 @@
  * REJ with its private data, a lost RTU (the first request stands in for
  * it), the same connection over IPv6 GIDs (a wildcard source resolved to
  * the GID on the destination's prefix), an IPv4 request refused by a
- * listener bound to an IPv6 address, and the calls' errors.
+ * listener bound to an IPv6 address, an id migrated between channels
+ * (rdma_migrate_id(3)), a listener on port 0 (an ephemeral port), and the
+ * calls' errors.
  */
 
 #include <arpa/inet.h>
@@ -344,6 +346,67 @@ test_ipv6(struct rc_env *e)
 	RC_CHECK_EQ(dr_cm_destroy_id(l6), 0);
 }
 
+/* rdma_listen(3) on port 0: the CM picks a free port (0xC000 up), rdma_get_src_port() tells it, a REQ to it comes. */
+static void
+test_any_port(struct rc_env *e)
+{
+	struct sockaddr_in b = cm_addr_of(&e->s[1], 0);
+	struct dr_cm_conn_param cp = { .responder_resources = 1, .initiator_depth = 1, .retry_count = 7 };
+	struct dr_cm_id *l = NULL, *cid;
+	struct dr_cm_event *ev;
+	struct dr_cq *ccq;
+	uint16_t port;
+
+	RC_CHECK_EQ(dr_cm_create_id(chs, &l, NULL, DR_CM_PS_TCP), 0);
+	RC_CHECK_EQ(dr_cm_bind_addr(l, (struct sockaddr *)&b), 0);
+	RC_CHECK_EQ(dr_cm_get_src_port(l), 0);
+	RC_CHECK_EQ(dr_cm_listen(l, 1), 0);
+	port = ntohs(dr_cm_get_src_port(l));
+	RC_CHECK_MSG(port >= 0xC000, "port %u", port);
+	cid = client(e, port, &ccq);
+	RC_CHECK_EQ(dr_cm_connect(cid, &cp), 0);
+	ev = cm_wait_event(e, chs, DR_CM_EVENT_CONNECT_REQUEST);
+	if (ev != NULL) {
+		struct dr_cm_id *sid = ev->id;
+
+		RC_CHECK(ev->listen_id == l && ntohs(dr_cm_get_src_port(sid)) == port);
+		cm_ack(ev);
+		RC_CHECK_EQ(dr_cm_reject(sid, NULL, 0), 0);
+		RC_CHECK_EQ(dr_cm_destroy_id(sid), 0);
+	}
+	cm_ack(cm_wait_event(e, chc, DR_CM_EVENT_REJECTED));
+	teardown(cid, ccq);
+	RC_CHECK_EQ(dr_cm_destroy_id(l), 0);
+}
+
+/* rdma_migrate_id(3): a queued event moves with its id; a taken one not acknowledged holds it. */
+static void
+test_migrate(struct rc_env *e)
+{
+	struct sockaddr_in src = cm_addr_of(&e->s[0], 0), dst = cm_addr_of(&e->s[1], PORT);
+	struct dr_cm_event *ev;
+	struct dr_cm_id *id;
+
+	RC_CHECK_EQ(dr_cm_create_id(chc, &id, NULL, DR_CM_PS_TCP), 0);
+	RC_CHECK_EQ(dr_cm_resolve_addr(id, (struct sockaddr *)&src, (struct sockaddr *)&dst, 1), 0);
+	RC_CHECK_EQ(dr_cm_migrate_id(id, chs), 0);
+	RC_CHECK(id->channel == chs);
+	RC_CHECK_EQ(dr_cm_get_cm_event(chc, &ev), -EAGAIN);    /* it went with its id */
+	ev = cm_wait_event(e, chs, DR_CM_EVENT_ADDR_RESOLVED);
+	RC_CHECK(ev != NULL && ev->id == id);
+	RC_CHECK_EQ(dr_cm_migrate_id(id, chc), -EBUSY);        /* taken, not acknowledged */
+	cm_ack(ev);
+	/* to no channel: synchronous, its calls wait for their events */
+	RC_CHECK_EQ(dr_cm_migrate_id(id, NULL), 0);
+	RC_CHECK(id->channel == NULL);
+	RC_CHECK_EQ(dr_cm_resolve_route(id, 1), 0);
+	RC_CHECK(id->event != NULL && id->event->event == DR_CM_EVENT_ROUTE_RESOLVED);
+	RC_CHECK_EQ(dr_cm_migrate_id(id, chc), 0);            /* its last event acknowledged on the way */
+	RC_CHECK(id->channel == chc && id->event == NULL);
+	RC_CHECK_EQ(dr_cm_migrate_id(NULL, chc), -EINVAL);
+	RC_CHECK_EQ(dr_cm_destroy_id(id), 0);
+}
+
 static void
 test_errors(struct rc_env *e)
 {
@@ -396,6 +459,8 @@ run(struct rc_env *e)
 	test_rejects(e);
 	test_lost_rtu(e, listener);
 	test_ipv6(e);
+	test_migrate(e);
+	test_any_port(e);
 	test_errors(e);
 	RC_CHECK_EQ(dr_cm_destroy_id(listener), 0);
 	RC_CHECK_EQ(dr_cm_destroy_event_channel(chs), 0);

@@ -1,0 +1,222 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 The dpdk-rdma authors.
+ */
+
+/*
+ * The provider's entry (fi_prov_ini(), found by libfabric in
+ * libdpdk_rdma-fi.so on FI_PROVIDER_PATH), its parameters and what every
+ * object lacks.
+ *
+ * The parameters are libfabric's (fi_param_define(3)): FI_DPDK_RDMA_EAL,
+ * _IP, _IPV6, _PORT, _MODE, _WORKERS, _IDLE in the environment, listed by
+ * `fi_info -e`.
+ */
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "drfi.h"
+
+static struct drfi_conf conf;
+static bool conf_ok;
+static pthread_once_t conf_once = PTHREAD_ONCE_INIT;
+
+static int
+drfi_getinfo(uint32_t version, const char *node, const char *service, uint64_t flags,
+	     const struct fi_info *hints, struct fi_info **info)
+{
+	return drfi_info_get(version, node, service, flags, hints, info);
+}
+
+static void
+drfi_cleanup(void)
+{
+	free(conf.eal);
+	conf.eal = NULL;
+}
+
+struct fi_provider drfi_prov = {
+	.name = DRFI_PROV_NAME,
+	.version = DRFI_PROV_VERSION,
+	.fi_version = DRFI_API_VERSION,
+	.getinfo = drfi_getinfo,
+	.fabric = drfi_fabric_open,
+	.cleanup = drfi_cleanup,
+};
+
+static char *
+param_str(const char *name)
+{
+	char *v = NULL;
+
+	if (fi_param_get_str(&drfi_prov, name, &v) != FI_SUCCESS || v == NULL || *v == '\0')
+		return NULL;
+	return v;
+}
+
+static void
+conf_read(void)
+{
+	char *v;
+	int n;
+
+	memset(&conf, 0, sizeof(conf));
+	conf.mode = DR_PROGRESS_INLINE;
+	conf.idle = DR_IDLE_SPIN;
+	conf_ok = true;
+	v = param_str("eal");
+	conf.eal = v != NULL ? strdup(v) : NULL;
+	v = param_str("ip");
+	if (v != NULL && inet_pton(AF_INET, v, &conf.ipv4) != 1) {
+		FI_WARN(&drfi_prov, FI_LOG_CORE, "FI_DPDK_RDMA_IP=%s: not an IPv4 address\n", v);
+		conf_ok = false;
+	}
+	v = param_str("ipv6");
+	if (v != NULL) {
+		conf.has_ipv6 = inet_pton(AF_INET6, v, conf.ipv6) == 1;
+		if (!conf.has_ipv6) {
+			FI_WARN(&drfi_prov, FI_LOG_CORE, "FI_DPDK_RDMA_IPV6=%s: not an IPv6 address\n", v);
+			conf_ok = false;
+		}
+	}
+	if (conf.ipv4 == 0 && !conf.has_ipv6) {
+		FI_INFO(&drfi_prov, FI_LOG_CORE, "FI_DPDK_RDMA_IP (or _IPV6) not set: no address, no fabric\n");
+		conf_ok = false;
+	}
+	if (fi_param_get_int(&drfi_prov, "port", &n) == FI_SUCCESS) {
+		if (n < 0 || n >= RTE_MAX_ETHPORTS) {
+			FI_WARN(&drfi_prov, FI_LOG_CORE, "FI_DPDK_RDMA_PORT=%d: not a DPDK port id\n", n);
+			conf_ok = false;
+		}
+		conf.port = n;
+	}
+	v = param_str("mode");
+	if (v != NULL) {
+		if (strcasecmp(v, "inline") == 0) {
+			conf.mode = DR_PROGRESS_INLINE;
+		} else if (strcasecmp(v, "rtc") == 0) {
+			conf.mode = DR_PROGRESS_RTC;
+		} else if (strcasecmp(v, "pipeline") == 0) {
+			conf.mode = DR_PROGRESS_PIPELINE;
+		} else {
+			FI_WARN(&drfi_prov, FI_LOG_CORE, "FI_DPDK_RDMA_MODE=%s: inline, rtc or pipeline\n", v);
+			conf_ok = false;
+		}
+	}
+	if (fi_param_get_int(&drfi_prov, "workers", &n) == FI_SUCCESS) {
+		if (n < 1 || n > DR_MAX_WORKERS) {
+			FI_WARN(&drfi_prov, FI_LOG_CORE, "FI_DPDK_RDMA_WORKERS=%d: 1 to %d\n", n, DR_MAX_WORKERS);
+			conf_ok = false;
+		}
+		conf.workers = n;
+	}
+	v = param_str("idle");
+	if (v != NULL) {
+		if (strcasecmp(v, "spin") == 0) {
+			conf.idle = DR_IDLE_SPIN;
+		} else if (strcasecmp(v, "pause") == 0) {
+			conf.idle = DR_IDLE_PAUSE;
+		} else if (strcasecmp(v, "yield") == 0) {
+			conf.idle = DR_IDLE_YIELD;
+		} else {
+			FI_WARN(&drfi_prov, FI_LOG_CORE, "FI_DPDK_RDMA_IDLE=%s: spin, pause or yield\n", v);
+			conf_ok = false;
+		}
+	}
+}
+
+const struct drfi_conf *
+drfi_conf(void)
+{
+	(void)pthread_once(&conf_once, conf_read);
+	return conf_ok ? &conf : NULL;
+}
+
+FI_EXT_INI
+{
+	fi_param_define(&drfi_prov, "eal", FI_PARAM_STRING,
+			"EAL arguments of the process (space separated), e.g. \"-l 1 --no-huge -m 512 "
+			"--no-pci --vdev net_af_packet0,iface=eth1 --file-prefix=rank0\"; unset when the "
+			"application has started EAL itself");
+	fi_param_define(&drfi_prov, "ip", FI_PARAM_STRING, "the port's IPv4 address (GID index 1)");
+	fi_param_define(&drfi_prov, "ipv6", FI_PARAM_STRING, "an IPv6 address of the port (GID index 2)");
+	fi_param_define(&drfi_prov, "port", FI_PARAM_INT, "the DPDK port id (default: 0)");
+	fi_param_define(&drfi_prov, "mode", FI_PARAM_STRING,
+			"engine mode: inline (FI_PROGRESS_MANUAL, the default), rtc or pipeline "
+			"(FI_PROGRESS_AUTO, worker lcores)");
+	fi_param_define(&drfi_prov, "workers", FI_PARAM_INT, "rtc/pipeline: worker lcores (default: 1)");
+	fi_param_define(&drfi_prov, "idle", FI_PARAM_STRING, "what an idle worker does: spin, pause or yield");
+	return &drfi_prov;
+}
+
+/* ---- what an object lacks --------------------------------------------------------------- */
+
+int
+drfi_no_bind(struct fid *fid, struct fid *bfid, uint64_t flags)
+{
+	(void)fid;
+	(void)bfid;
+	(void)flags;
+	return -FI_ENOSYS;
+}
+
+int
+drfi_no_control(struct fid *fid, int command, void *arg)
+{
+	(void)fid;
+	(void)command;
+	(void)arg;
+	return -FI_ENOSYS;
+}
+
+int
+drfi_no_ops_open(struct fid *fid, const char *name, uint64_t flags, void **ops, void *context)
+{
+	(void)fid;
+	(void)name;
+	(void)flags;
+	(void)ops;
+	(void)context;
+	return -FI_ENOSYS;
+}
+
+static ssize_t
+no_cancel(fid_t fid, void *context)
+{
+	(void)fid;
+	(void)context;
+	return -FI_ENOSYS;
+}
+
+static int
+no_getopt(fid_t fid, int level, int optname, void *optval, size_t *optlen)
+{
+	(void)fid;
+	(void)level;
+	(void)optname;
+	(void)optval;
+	(void)optlen;
+	return -FI_ENOPROTOOPT;
+}
+
+int
+drfi_no_setopt(fid_t fid, int level, int optname, const void *optval, size_t optlen)
+{
+	(void)fid;
+	(void)level;
+	(void)optname;
+	(void)optval;
+	(void)optlen;
+	return -FI_ENOPROTOOPT;
+}
+
+struct fi_ops_ep drfi_no_ep_ops = {
+	.size = sizeof(struct fi_ops_ep),
+	.cancel = no_cancel,
+	.getopt = no_getopt,
+	.setopt = drfi_no_setopt,
+};

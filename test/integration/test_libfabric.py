@@ -1,0 +1,131 @@
+# SPDX-License-Identifier: BSD-3-Clause
+# Copyright (c) 2026 The dpdk-rdma authors.
+"""The libfabric provider dpdk_rdma (drivers/libfabric) under Debian's
+unmodified libfabric 1.17 and its tools (libfabric-bin):
+
+- fi_info lists the provider, and ofi_rxm layered on it (FI_EP_RDM);
+  without an address it offers nothing and says why;
+- fi_pingpong between two network namespaces joined by a veth (each side's
+  port a net_af_packet of its veth end, its own CPU; fi_pingpong's own
+  out-of-band TCP on a second veth with kernel addresses): -e msg (our RC
+  endpoints through the connection manager) and -e rdm (ofi_rxm over
+  them), every size, data checked (-c), inline mode; and rtc mode (a
+  worker lcore, FI_PROGRESS_AUTO).
+"""
+
+import os
+import re
+import shutil
+import subprocess
+import time
+
+import pytest
+
+from perfutil import netns, pair
+
+IP_A, IP_B = "10.88.0.1", "10.88.0.2"     # our ports' RoCEv2 addresses (GID index 1)
+TIMEOUT = 120
+ROW = re.compile(r"^(\d+[kmg]?)\s+(\d+)\s+=(\d+)\s", re.M)
+
+pytestmark = pytest.mark.skipif(shutil.which("fi_pingpong") is None, reason="libfabric-bin not installed")
+
+
+def provider_dir():
+    build = os.environ.get("DR_BUILD_DIR") or os.path.join(os.path.dirname(__file__), "..", "..", "build")
+    d = os.path.join(build, "drivers", "libfabric")
+    if not os.path.exists(os.path.join(d, "libdpdk_rdma-fi.so")):
+        pytest.fail("%s/libdpdk_rdma-fi.so is not built (libfabric-dev missing?)" % d)
+    return os.path.abspath(d)
+
+
+def fi_env(ip=None, eal=None, mode=None):
+    env = dict(os.environ, FI_PROVIDER_PATH=provider_dir(), FI_PROVIDER="dpdk_rdma,ofi_rxm")
+    for k, v in (("FI_DPDK_RDMA_IP", ip), ("FI_DPDK_RDMA_EAL", eal), ("FI_DPDK_RDMA_MODE", mode)):
+        if v is not None:
+            env[k] = v
+        else:
+            env.pop(k, None)
+    return env
+
+
+def test_fi_info_lists_provider():
+    out = subprocess.run(["fi_info", "-p", "dpdk_rdma"], env=fi_env(ip=IP_A), capture_output=True, text=True,
+                         timeout=30)
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert "provider: dpdk_rdma\n" in out.stdout and "FI_EP_MSG" in out.stdout, out.stdout
+    assert "FI_PROTO_RDMA_CM_IB_RC" in out.stdout and "domain: dpdk_rdma0" in out.stdout, out.stdout
+    # the whole fi_info, as an application sees it
+    verbose = subprocess.run(["fi_info", "-v", "-p", "dpdk_rdma", "-t", "FI_EP_MSG"], env=fi_env(ip=IP_A),
+                             capture_output=True, text=True, timeout=30)
+    assert "fi_sockaddr_in://%s:0" % IP_A in verbose.stdout, verbose.stdout
+    assert "FI_MR_LOCAL" in verbose.stdout and "FI_PROGRESS_MANUAL" in verbose.stdout, verbose.stdout
+    rxm = subprocess.run(["fi_info", "-p", "dpdk_rdma;ofi_rxm"], env=fi_env(ip=IP_A), capture_output=True,
+                         text=True, timeout=30)
+    assert rxm.returncode == 0 and "provider: dpdk_rdma;ofi_rxm" in rxm.stdout, rxm.stdout + rxm.stderr
+    assert "FI_EP_RDM" in rxm.stdout and "FI_PROTO_RXM" in rxm.stdout, rxm.stdout
+
+
+def test_fi_info_without_address():
+    """No FI_DPDK_RDMA_IP: no fabric to offer; FI_LOG_LEVEL=info says why."""
+    env = fi_env()
+    env["FI_LOG_LEVEL"] = "info"
+    out = subprocess.run(["fi_info", "-p", "dpdk_rdma"], env=env, capture_output=True, text=True, timeout=30)
+    assert out.returncode != 0 and "provider: dpdk_rdma" not in out.stdout, out.stdout
+    assert "FI_DPDK_RDMA_IP (or _IPV6) not set" in out.stderr, out.stderr
+    env = fi_env(ip="10.88.0")
+    env["FI_LOG_LEVEL"] = "warn"
+    out = subprocess.run(["fi_info", "-p", "dpdk_rdma"], env=env, capture_output=True, text=True, timeout=30)
+    assert out.returncode != 0 and "FI_DPDK_RDMA_IP=10.88.0: not an IPv4 address" in out.stderr, out.stderr
+
+
+def side(net, name, ns, iface, ip, cpu, mode, args, tag):
+    prefix = "drfi%s_%s" % (name[0], tag)
+    lcores = ["--lcores", "(0-1)@%d" % cpu] if mode == "rtc" else ["-l", str(cpu)]
+    eal = " ".join(pair.afpacket_eal(iface, prefix) + lcores)
+    env = fi_env(ip=ip, eal=eal, mode=mode)
+    if mode == "rtc":
+        env.update(FI_DPDK_RDMA_WORKERS="1", FI_DPDK_RDMA_IDLE="yield")
+    cmd = ["ip", "netns", "exec", ns, "fi_pingpong", "-p", "dpdk_rdma"] + args
+    s = pair.Side(name, cmd, prefixes=[prefix])
+    return s, env
+
+
+def pingpong(ep, mode, sizes, iters):
+    """fi_pingpong server in namespace a, client in b: (server, client) Sides."""
+    cpus = sorted(os.sched_getaffinity(0))
+    tag = "%d_%d" % (os.getpid(), time.monotonic_ns() % 1000000)
+    args = ["-e", ep, "-I", str(iters), "-S", sizes, "-c"]
+    with netns.VethNetns(tag=tag[-6:]) as net:
+        s, senv = side(net, "server", net.ns_a, net.if_a, IP_A, cpus[0], mode, args, tag)
+        c, cenv = side(net, "client", net.ns_b, net.if_b, IP_B, cpus[-1], mode, args + [netns.CTL_A], tag)
+        try:
+            s.start(env=senv)
+            time.sleep(1.0)             # its out-of-band socket listens (the client retries a while anyway)
+            c.start(env=cenv)
+            end = time.monotonic() + TIMEOUT
+            while time.monotonic() < end and (c.proc.poll() is None or s.proc.poll() is None):
+                time.sleep(0.05)
+        finally:
+            for x in (s, c):
+                x.kill()
+            for x in (s, c):
+                x.collect()
+    return s, c
+
+
+CASES = [("msg", None, "all"), ("rdm", None, "all"), ("msg", "rtc", "4096"), ("rdm", "rtc", "65536")]
+
+
+@pytest.mark.parametrize("ep,mode,sizes", CASES, ids=["%s-%s-%s" % (e, m or "inline", s) for e, m, s in CASES])
+def test_fi_pingpong(ep, mode, sizes):
+    """Unmodified fi_pingpong both sides over dpdk_rdma: every row of both
+    sides complete (sent = acknowledged), the data checked (-c)."""
+    iters = 10
+    s, c = pingpong(ep, mode, sizes, iters)
+    assert (s.rc, c.rc) == (0, 0), s.describe() + c.describe()
+    for x in (s, c):
+        rows = ROW.findall(x.stdout)
+        assert rows and all(int(sent) == iters and int(acked) == iters for _, sent, acked in rows), x.describe()
+    if sizes == "all":
+        # 1 B goes by fi_inject (below inject_size), 6 MiB spans thousands of MTU-sized packets
+        assert {"1", "64", "6m"} <= {size for size, _, _ in ROW.findall(c.stdout)}, c.describe()
