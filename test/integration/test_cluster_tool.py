@@ -1,0 +1,93 @@
+# SPDX-License-Identifier: BSD-3-Clause
+# Copyright (c) 2026 The dpdk-rdma authors.
+"""usertools/dr-cluster.py: N namespace hosts on a bridge, a command in each.
+
+- each host's command sees its own namespace, address and environment, and
+  nothing is left after the run;
+- a command past --timeout is killed by PID, the run fails and still cleans up;
+- a bad command line exits 2;
+- two hosts carry RoCEv2 between each other through the bridge: fi_pingpong
+  over the dpdk_rdma provider (-e rdm, ofi_rxm over our RC endpoints), each
+  host's port a net_af_packet of its veth, its RoCEv2 address beside the
+  kernel's on the same veth, fi_pingpong's own TCP to the kernel address.
+"""
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+TOOL = REPO / "usertools" / "dr-cluster.py"
+PREFIX = "drt%d-" % (os.getpid() % 1000)     # this run's names, apart from any other
+NET = 66
+
+
+def cluster(*args, timeout=120):
+    cmd = [sys.executable, str(TOOL), "--prefix", PREFIX, "--net", str(NET)] + list(map(str, args))
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+
+
+def leftovers():
+    ns = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True).stdout
+    links = subprocess.run(["ip", "-o", "link"], capture_output=True, text=True).stdout
+    return [x for x in ns.split() if x.startswith(PREFIX)] + \
+        [x for x in re.findall(r"^\d+: ([^:@]+)", links, re.M) if x.startswith(PREFIX.replace("-", ""))]
+
+
+@pytest.fixture(autouse=True)
+def clean():
+    yield
+    cluster("down")
+    assert leftovers() == []
+
+
+def test_each_host_its_own():
+    r = cluster("run", 3, "--", "sh", "-c",
+                'echo "$DR_HOST $DR_HOST_INDEX $DR_KERNEL_IP $DR_ROCE_IP $DR_HOSTS"; '
+                'ip -4 -o addr show dev "$DR_IFACE"; ip netns identify $$')
+    assert r.returncode == 0, r.stdout + r.stderr
+    hosts = ",".join("%sh%d" % (PREFIX, i) for i in (1, 2, 3))
+    for i in (1, 2, 3):
+        host = "%sh%d" % (PREFIX, i)
+        assert "%s %d 10.%d.0.%d 10.%d.1.%d %s\n" % (host, i, NET, i, NET, i, hosts) in r.stdout, r.stdout
+        assert "inet 10.%d.0.%d/24" % (NET, i) in r.stdout, r.stdout
+        assert "\n%s\n" % host in "\n" + r.stdout, r.stdout
+    assert leftovers() == []
+
+
+def test_timeout_kills_and_cleans():
+    r = cluster("run", 2, "--timeout", 1, "--", "sleep", 60, timeout=30)
+    assert r.returncode == 1 and "killed at the timeout" in r.stderr, r.stdout + r.stderr
+    assert leftovers() == []
+
+
+@pytest.mark.parametrize("args,says", [(["run", 0, "--", "true"], "hosts: 1 to 16"),
+                                       (["run", 2], "no command"),
+                                       (["--net", 300, "up", 2], "--net"),
+                                       (["bogus"], "invalid choice")])
+def test_bad_command_lines(args, says):
+    r = cluster(*args)
+    assert r.returncode == 2 and says in r.stderr, r.stderr
+
+
+@pytest.mark.skipif(shutil.which("fi_pingpong") is None, reason="libfabric-bin not installed")
+def test_roce_between_hosts():
+    build = os.environ.get("DR_BUILD_DIR") or str(REPO / "build")
+    prov = os.path.join(build, "drivers", "libfabric")
+    if not os.path.exists(os.path.join(prov, "libdpdk_rdma-fi.so")):
+        pytest.fail("the libfabric provider is not built")
+    script = (
+        'export FI_PROVIDER_PATH=%s FI_PROVIDER=dpdk_rdma,ofi_rxm FI_DPDK_RDMA_IP=$DR_ROCE_IP '
+        'FI_DPDK_RDMA_EAL="-l $DR_CPU --no-huge -m 256 --no-pci --file-prefix=$DR_HOST '
+        '--vdev net_af_packet0,iface=$DR_IFACE"; '
+        'if [ "$DR_HOST_INDEX" = 1 ]; then exec fi_pingpong -p dpdk_rdma -e rdm -I 20 -S 4096 -c; '
+        'else sleep 1; exec fi_pingpong -p dpdk_rdma -e rdm -I 20 -S 4096 -c 10.%d.0.1; fi' % (prov, NET))
+    r = cluster("run", 2, "--timeout", 60, "--", "sh", "-c", script)
+    assert r.returncode == 0, r.stdout + r.stderr
+    rows = re.findall(r"^4k\s+20\s+=20\s", r.stdout, re.M)
+    assert len(rows) == 2, r.stdout      # both sides' rows

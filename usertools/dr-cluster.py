@@ -1,0 +1,173 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
+# Copyright (c) 2026 The dpdk-rdma authors.
+"""A cluster on one machine: N network namespaces, each a "host" with a
+veth into a bridge of the root namespace (a star), a kernel address of its
+own (for launchers, out-of-band TCP) and a RoCEv2 address for dpdk-rdma on
+the same veth; commands run in each, cleaned up by PID.
+
+  usertools/dr-cluster.py up 4                   # dr-h1..dr-h4, bridge drbr0
+  usertools/dr-cluster.py run 2 -- CMD ARGS...   # up, CMD in every host at once, down
+  usertools/dr-cluster.py agent HOST CMD...      # run CMD in HOST (an rsh agent for mpirun)
+  usertools/dr-cluster.py down
+
+Host i (1-based) is namespace <prefix>hI with veth <prefix>vI (its kernel
+address 10.<net>.0.I/24, the bridge 10.<net>.0.254) and RoCEv2 address
+10.<net>.1.I. `run` gives each command its host in the environment:
+DR_HOST, DR_HOST_INDEX, DR_HOSTS (all, comma separated), DR_IFACE,
+DR_KERNEL_IP, DR_ROCE_IP, DR_CPU (i - 1 modulo the CPUs: a process per
+CPU). Exit status: 0 every command ended 0, 1 one did not (or timed out),
+2 a bad command line. See doc/guides/libfabric.rst."""
+
+import argparse
+import os
+import signal
+import subprocess
+import sys
+import time
+
+PROG = "dr-cluster"
+MAX_HOSTS = 16
+
+
+class Cluster:
+    def __init__(self, n, prefix="dr-", net=55):
+        self.n, self.prefix, self.net = n, prefix, net
+        self.bridge = prefix.replace("-", "") + "br0"
+
+    def host(self, i):
+        return "%sh%d" % (self.prefix, i)
+
+    def iface(self, i):
+        return "%sv%d" % (self.prefix.replace("-", ""), i)
+
+    def kernel_ip(self, i):
+        return "10.%d.0.%d" % (self.net, i)
+
+    def roce_ip(self, i):
+        return "10.%d.1.%d" % (self.net, i)
+
+    def env(self, i):
+        cpus = sorted(os.sched_getaffinity(0))
+        return {"DR_HOST": self.host(i), "DR_HOST_INDEX": str(i),
+                "DR_HOSTS": ",".join(self.host(k) for k in range(1, self.n + 1)),
+                "DR_IFACE": self.iface(i), "DR_KERNEL_IP": self.kernel_ip(i), "DR_ROCE_IP": self.roce_ip(i),
+                "DR_CPU": str(cpus[(i - 1) % len(cpus)])}
+
+    def up(self):
+        self.down()                    # a killed run's leftovers
+        ip("link", "add", self.bridge, "type", "bridge")
+        ip("addr", "add", "10.%d.0.254/24" % self.net, "dev", self.bridge)
+        ip("link", "set", self.bridge, "up")
+        for i in range(1, self.n + 1):
+            ns, v, peer = self.host(i), self.iface(i), self.iface(i) + "b"
+            ip("netns", "add", ns)
+            ip("link", "add", v, "type", "veth", "peer", "name", peer)
+            ip("link", "set", v, "netns", ns)
+            ip("link", "set", peer, "master", self.bridge)
+            ip("link", "set", peer, "up")
+            for iface in ("all", "default", v, "lo"):
+                sh(["ip", "netns", "exec", ns, "sysctl", "-qw", "net.ipv6.conf.%s.disable_ipv6=1" % iface],
+                   check=False)
+            ip("addr", "add", self.kernel_ip(i) + "/24", "dev", v, ns=ns)
+            ip("link", "set", v, "up", ns=ns)
+            ip("link", "set", "lo", "up", ns=ns)
+        return self
+
+    def down(self):
+        for i in range(1, MAX_HOSTS + 1):
+            sh(["ip", "netns", "del", self.host(i)], check=False)       # takes its veth end along
+            sh(["ip", "link", "del", self.iface(i) + "b"], check=False)
+        sh(["ip", "link", "del", self.bridge], check=False)
+
+    def run(self, cmd, timeout):
+        """cmd in every host at once: their exit statuses (None: killed at the timeout)."""
+        procs = []
+        for i in range(1, self.n + 1):
+            env = dict(os.environ, **self.env(i))
+            procs.append(subprocess.Popen(["ip", "netns", "exec", self.host(i)] + cmd, env=env,
+                                          start_new_session=True))
+        end = time.monotonic() + timeout
+        rcs = []
+        for p in procs:
+            try:
+                rcs.append(p.wait(timeout=max(0.1, end - time.monotonic())))
+            except subprocess.TimeoutExpired:
+                rcs.append(None)
+        for p in procs:                # by PID: the whole session of each
+            if p.poll() is None:
+                os.killpg(p.pid, signal.SIGKILL)
+                p.wait()
+        return rcs
+
+
+def sh(cmd, check=True):
+    r = subprocess.run(cmd, capture_output=True, text=True, timeout=30)
+    if check and r.returncode != 0:
+        raise RuntimeError("%s: %s" % (" ".join(cmd), r.stderr.strip()))
+    return r
+
+
+def ip(*args, ns=None):
+    return sh(["ip"] + (["-n", ns] if ns else []) + list(args))
+
+
+def main(argv):
+    ap = argparse.ArgumentParser(prog=PROG, description=__doc__.split("\n\n")[0],
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--prefix", default="dr-", help="namespace / interface prefix (dr-)")
+    ap.add_argument("--net", type=int, default=55, help="second octet of the addresses (55: 10.55.x.y)")
+    sub = ap.add_subparsers(dest="op", required=True)
+    p = sub.add_parser("up", help="create N hosts")
+    p.add_argument("hosts", type=int)
+    sub.add_parser("down", help="remove every host and the bridge")
+    p = sub.add_parser("run", help="up, CMD in every host at once, down")
+    p.add_argument("hosts", type=int)
+    p.add_argument("--timeout", type=float, default=600, help="seconds before the commands are killed (600)")
+    p = sub.add_parser("agent", help="run CMD in HOST: an rsh agent (mpirun --mca plm_rsh_agent)")
+    p.add_argument("host")
+    p.add_argument("cmd", nargs=argparse.REMAINDER)
+    run_cmd = []
+    if argv[:1] != ["agent"] and "agent" not in argv[:3] and "--" in argv:
+        k = argv.index("--")
+        argv, run_cmd = argv[:k], argv[k + 1:]
+    a = ap.parse_args(argv)
+    if not (1 <= a.net <= 254):
+        ap.error("--net: 1 to 254")
+    if a.op == "agent":
+        if not a.cmd:
+            ap.error("agent: no command")
+        # ssh's form: the command is one string for the remote shell
+        os.execvp("ip", ["ip", "netns", "exec", a.host, "sh", "-c", " ".join(a.cmd)])
+    if a.op in ("up", "run") and not (1 <= a.hosts <= MAX_HOSTS):
+        ap.error("hosts: 1 to %d" % MAX_HOSTS)
+    cmd = run_cmd
+    if a.op == "run" and not cmd:
+        ap.error("run: no command (after --)")
+    c = Cluster(getattr(a, "hosts", MAX_HOSTS), a.prefix, a.net)
+    try:
+        if a.op == "down":
+            c.down()
+            return 0
+        c.up()
+        if a.op == "up":
+            for i in range(1, c.n + 1):
+                print("%s %s %s roce %s" % (c.host(i), c.iface(i), c.kernel_ip(i), c.roce_ip(i)))
+            return 0
+        try:
+            rcs = c.run(cmd, a.timeout)
+        finally:
+            c.down()
+    except RuntimeError as e:
+        print("%s: %s" % (PROG, e), file=sys.stderr)
+        c.down()
+        return 1
+    for i, rc in enumerate(rcs, 1):
+        if rc != 0:
+            print("%s: %s: %s" % (PROG, c.host(i), "killed at the timeout" if rc is None else "exit %d" % rc),
+                  file=sys.stderr)
+    return 0 if all(rc == 0 for rc in rcs) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
