@@ -8,7 +8,8 @@ the same veth; commands run in each, cleaned up by PID.
 
   usertools/dr-cluster.py up 4                   # dr-h1..dr-h4, bridge drbr0
   usertools/dr-cluster.py run 2 -- CMD ARGS...   # up, CMD in every host at once, down
-  usertools/dr-cluster.py agent HOST CMD...      # run CMD in HOST (an rsh agent for mpirun)
+  usertools/dr-cluster.py agent HOST CMD...      # run CMD in HOST with its DR_* environment
+                                                 # (an rsh agent for mpirun)
   usertools/dr-cluster.py down
 
 Host i (1-based) is namespace <prefix>hI with veth <prefix>vI (its kernel
@@ -137,8 +138,14 @@ def main(argv):
     if a.op == "agent":
         if not a.cmd:
             ap.error("agent: no command")
-        # ssh's form: the command is one string for the remote shell
-        os.execvp("ip", ["ip", "netns", "exec", a.host, "sh", "-c", " ".join(a.cmd)])
+        # ssh's form: the command is one string for the remote shell; a host of
+        # this cluster gets its DR_* environment, as `run` gives it
+        c = Cluster(MAX_HOSTS, a.prefix, a.net)
+        env = dict(os.environ)
+        for i in range(1, MAX_HOSTS + 1):
+            if a.host == c.host(i):
+                env.update(c.env(i))
+        os.execvpe("ip", ["ip", "netns", "exec", a.host, "sh", "-c", " ".join(a.cmd)], env)
     if a.op in ("up", "run") and not (1 <= a.hosts <= MAX_HOSTS):
         ap.error("hosts: 1 to %d" % MAX_HOSTS)
     cmd = run_cmd

@@ -7,10 +7,11 @@
 set -euo pipefail
 
 BUILD_PKGS="gcc libc6-dev meson ninja-build pkg-config libdpdk-dev dpdk-dev libnuma-dev libpcap-dev libibverbs-dev libfabric-dev"
-# libfabric-dev: the libfabric provider (drivers/libfabric); libfabric-bin: fi_info, fi_pingpong
+# libfabric-dev: the libfabric provider (drivers/libfabric); libfabric-bin: fi_info, fi_pingpong;
+# openmpi-bin + libopenmpi-dev: the MPI jobs over it (test/mpi, test_mpi.py)
 # clang + libbpf-dev: the XDP fault-injection program of the af_xdp tests;
 # clang + libclang-rt-14-dev (libFuzzer, the sanitizer runtimes): the fuzz harnesses
-TEST_PKGS="python3 python3-pytest python3-scapy tshark qemu-system-x86 iproute2 clang libclang-rt-14-dev libbpf-dev valgrind libfabric-bin"
+TEST_PKGS="python3 python3-pytest python3-scapy tshark qemu-system-x86 iproute2 clang libclang-rt-14-dev libbpf-dev valgrind libfabric-bin openmpi-bin libopenmpi-dev"
 
 want=$BUILD_PKGS
 [ "${1:-test}" = test ] && want="$want $TEST_PKGS"
