@@ -109,6 +109,13 @@ ctx_of_addr(int family, const union dr_gid *src, const union dr_gid *dst, int *i
 	return found;
 }
 
+/* An ephemeral port, as rdma_cm's: 0xC000 and up. */
+static uint16_t
+ephemeral_port(void)
+{
+	return (uint16_t)(0xC000 | (rte_rand() & 0x3FFF));
+}
+
 /* @id's source GID: entry @index of @id's context. */
 static void
 set_sgid(struct dr_cm_id_impl *id, int index)
@@ -197,7 +204,7 @@ dr_cm_resolve_addr(struct dr_cm_id *pub, const struct sockaddr *src, const struc
 		return -EADDRNOTAVAIL;
 	set_sgid(id, index);
 	if (sport == 0)
-		sport = (uint16_t)(0xC000 | (rte_rand() & 0x3FFF));   /* an ephemeral port, as rdma_cm's */
+		sport = ephemeral_port();
 	dr_cm_addr_set(&pub->route.src_addr, dst->sa_family, &pub->route.sgid, sport);
 	dr_cm_addr_set(&pub->route.dst_addr, dst->sa_family, &dgid, port);
 	pub->route.dgid = dgid;
@@ -248,9 +255,8 @@ dr_cm_id_ip_pdata(struct dr_cm_id_impl *id, uint8_t *pdata, const void *app, uin
 	struct dr_cm_ip_hdr h;
 
 	/* Annex A11.6.1: the IP addressing header, then the application's bytes */
+	/* the source port is never 0 here: dr_cm_resolve_addr() gave one */
 	dr_cm_addr_ip_hdr(&h, &id->pub.route.src_addr, &id->pub.route.dst_addr);
-	if (h.src_port == 0)
-		h.src_port = (uint16_t)(0xC000 | (rte_rand() & 0x3FFF));
 	dr_cm_ip_hdr_pack(&h, pdata);
 	if (len > 0)
 		memcpy(pdata + DR_CM_IP_HDR_LEN, app, len);
@@ -453,7 +459,7 @@ dr_cm_listen(struct dr_cm_id *pub, int backlog)
 		/* rdma_listen(3) on port 0: an ephemeral port of the port space (rdma_cm's cma_alloc_any_port()) */
 		ret = -EADDRINUSE;
 		for (int tries = 0; tries < CM_EPHEMERAL_TRIES && ret == -EADDRINUSE; tries++) {
-			port = (uint16_t)(0xC000 | (rte_rand() & 0x3FFF));
+			port = ephemeral_port();
 			id->service_id = dr_cm_ip_service_id(pub->ps, port);
 			ret = dr_cm_agent_listen(&id->svc->agent, id->service_id, id);
 		}
