@@ -7,6 +7,7 @@ own (for launchers, out-of-band TCP) and a RoCEv2 address for dpdk-rdma on
 the same veth; commands run in each, cleaned up by PID.
 
   usertools/dr-cluster.py up 4                   # dr-h1..dr-h4, bridge drbr0
+  usertools/dr-cluster.py --ranks 2 up 4         # and 2 rank ports per host (macvlans)
   usertools/dr-cluster.py run 2 -- CMD ARGS...   # up, CMD in every host at once, down
   usertools/dr-cluster.py agent HOST CMD...      # run CMD in HOST with its DR_* environment
                                                  # (an rsh agent for mpirun)
@@ -18,7 +19,16 @@ address 10.<net>.0.I/24, the bridge 10.<net>.0.254) and RoCEv2 address
 DR_HOST, DR_HOST_INDEX, DR_HOSTS (all, comma separated), DR_IFACE,
 DR_KERNEL_IP, DR_ROCE_IP, DR_CPU (i - 1 modulo the CPUs: a process per
 CPU). Exit status: 0 every command ended 0, 1 one did not (or timed out),
-2 a bad command line. See doc/guides/libfabric.rst."""
+2 a bad command line. See doc/guides/libfabric.rst.
+
+Several ranks per host (--ranks R): each host's veth carries R macvlans
+<prefix>vIrK (K = 0..R-1, bridge mode: each its own MAC, the kernel hands
+it only its frames and broadcasts, siblings reach each other), the port of
+the host's K-th local rank with RoCEv2 address 10.<net>.(1+K).I, as a VF
+per rank would on a real NIC. The environment then also lists them, in
+local-rank order: DR_RANK_IFACES, DR_RANK_ROCE_IPS, DR_RANK_CPUS (with one
+rank: the veth, DR_ROCE_IP, DR_CPU). Rank K of host I gets CPU K * N + I - 1
+modulo the CPUs: neighbours in a --map-by node placement run apart."""
 
 import argparse
 import os
@@ -29,11 +39,12 @@ import time
 
 PROG = "dr-cluster"
 MAX_HOSTS = 16
+MAX_RANKS = 8
 
 
 class Cluster:
-    def __init__(self, n, prefix="dr-", net=55):
-        self.n, self.prefix, self.net = n, prefix, net
+    def __init__(self, n, prefix="dr-", net=55, ranks=1):
+        self.n, self.prefix, self.net, self.ranks = n, prefix, net, ranks
         self.bridge = prefix.replace("-", "") + "br0"
 
     def host(self, i):
@@ -48,12 +59,23 @@ class Cluster:
     def roce_ip(self, i):
         return "10.%d.1.%d" % (self.net, i)
 
+    def rank_iface(self, i, k):
+        return self.iface(i) if self.ranks == 1 else "%sr%d" % (self.iface(i), k)
+
+    def rank_roce_ip(self, i, k):
+        return "10.%d.%d.%d" % (self.net, 1 + k, i)
+
     def env(self, i):
         cpus = sorted(os.sched_getaffinity(0))
+        # the global rank's CPU when ranks are placed host by host in turn (mpirun --map-by node)
+        rank_cpus = [cpus[(k * self.n + i - 1) % len(cpus)] for k in range(self.ranks)]
         return {"DR_HOST": self.host(i), "DR_HOST_INDEX": str(i),
                 "DR_HOSTS": ",".join(self.host(k) for k in range(1, self.n + 1)),
                 "DR_IFACE": self.iface(i), "DR_KERNEL_IP": self.kernel_ip(i), "DR_ROCE_IP": self.roce_ip(i),
-                "DR_CPU": str(cpus[(i - 1) % len(cpus)])}
+                "DR_CPU": str(rank_cpus[0]),
+                "DR_RANK_IFACES": ",".join(self.rank_iface(i, k) for k in range(self.ranks)),
+                "DR_RANK_ROCE_IPS": ",".join(self.rank_roce_ip(i, k) for k in range(self.ranks)),
+                "DR_RANK_CPUS": ",".join(map(str, rank_cpus))}
 
     def up(self):
         self.down()                    # a killed run's leftovers
@@ -73,6 +95,16 @@ class Cluster:
             ip("addr", "add", self.kernel_ip(i) + "/24", "dev", v, ns=ns)
             ip("link", "set", v, "up", ns=ns)
             ip("link", "set", "lo", "up", ns=ns)
+            for k in range(self.ranks if self.ranks > 1 else 0):
+                m = self.rank_iface(i, k)
+                # its ifindex far from its siblings': DPDK 22.11's net_af_packet names its
+                # PACKET_FANOUT group pid ^ ifindex (16 bits, one space per namespace), and
+                # two ranks whose pid ^ ifindex meet on different interfaces fail (EINVAL)
+                ip("link", "add", "link", v, "name", m, "index", str((k + 1) << 12 | i), "type", "macvlan",
+                   "mode", "bridge", ns=ns)
+                sh(["ip", "netns", "exec", ns, "sysctl", "-qw", "net.ipv6.conf.%s.disable_ipv6=1" % m],
+                   check=False)
+                ip("link", "set", m, "up", ns=ns)
         return self
 
     def down(self):
@@ -118,6 +150,7 @@ def main(argv):
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--prefix", default="dr-", help="namespace / interface prefix (dr-)")
     ap.add_argument("--net", type=int, default=55, help="second octet of the addresses (55: 10.55.x.y)")
+    ap.add_argument("--ranks", type=int, default=1, help="rank ports (macvlans) per host (1: the veth itself)")
     sub = ap.add_subparsers(dest="op", required=True)
     p = sub.add_parser("up", help="create N hosts")
     p.add_argument("hosts", type=int)
@@ -135,12 +168,14 @@ def main(argv):
     a = ap.parse_args(argv)
     if not (1 <= a.net <= 254):
         ap.error("--net: 1 to 254")
+    if not (1 <= a.ranks <= MAX_RANKS):
+        ap.error("--ranks: 1 to %d" % MAX_RANKS)
     if a.op == "agent":
         if not a.cmd:
             ap.error("agent: no command")
         # ssh's form: the command is one string for the remote shell; a host of
         # this cluster gets its DR_* environment, as `run` gives it
-        c = Cluster(MAX_HOSTS, a.prefix, a.net)
+        c = Cluster(MAX_HOSTS, a.prefix, a.net, a.ranks)
         env = dict(os.environ)
         for i in range(1, MAX_HOSTS + 1):
             if a.host == c.host(i):
@@ -151,7 +186,7 @@ def main(argv):
     cmd = run_cmd
     if a.op == "run" and not cmd:
         ap.error("run: no command (after --)")
-    c = Cluster(getattr(a, "hosts", MAX_HOSTS), a.prefix, a.net)
+    c = Cluster(getattr(a, "hosts", MAX_HOSTS), a.prefix, a.net, a.ranks)
     try:
         if a.op == "down":
             c.down()
@@ -159,7 +194,9 @@ def main(argv):
         c.up()
         if a.op == "up":
             for i in range(1, c.n + 1):
-                print("%s %s %s roce %s" % (c.host(i), c.iface(i), c.kernel_ip(i), c.roce_ip(i)))
+                print("%s %s %s roce %s" % (c.host(i), c.iface(i), c.kernel_ip(i),
+                                            " ".join("%s=%s" % (c.rank_iface(i, k), c.rank_roce_ip(i, k))
+                                                     for k in range(c.ranks))))
             return 0
         try:
             rcs = c.run(cmd, a.timeout)

@@ -5,6 +5,8 @@
 - each host's command sees its own namespace, address and environment, and
   nothing is left after the run;
 - a command past --timeout is killed by PID, the run fails and still cleans up;
+- --ranks 2: a macvlan per rank on each host's veth, the environment lists
+  each rank's port, address and CPU;
 - a bad command line exits 2;
 - two hosts carry RoCEv2 between each other through the bridge: fi_pingpong
   over the dpdk_rdma provider (-e rdm, ofi_rxm over our RC endpoints), each
@@ -60,6 +62,32 @@ def test_each_host_its_own():
     assert leftovers() == []
 
 
+def test_ranks_per_host():
+    """--ranks 2: two macvlans per host on its veth, each its own MAC, their
+    ifindexes far apart; the environment lists each rank's port, RoCEv2
+    address and CPU; the agent gives a host the same lists."""
+    r = cluster("--ranks", 2, "run", 2, "--", "sh", "-c",
+                'echo "$DR_HOST $DR_RANK_IFACES $DR_RANK_ROCE_IPS $DR_RANK_CPUS"; ip -o link show')
+    assert r.returncode == 0, r.stdout + r.stderr
+    cpus = sorted(os.sched_getaffinity(0))
+    macs = set()
+    for i in (1, 2):
+        v = "%sv%d" % (PREFIX.replace("-", ""), i)
+        cpu = [cpus[(k * 2 + i - 1) % len(cpus)] for k in (0, 1)]
+        assert "%sh%d %sr0,%sr1 10.%d.1.%d,10.%d.2.%d %d,%d\n" % (PREFIX, i, v, v, NET, i, NET, i, cpu[0], cpu[1]) \
+            in r.stdout, r.stdout
+        for k in (0, 1):
+            m = re.search(r"^(\d+): %sr%d@%s: .*link/ether ([0-9a-f:]+)" % (v, k, v), r.stdout, re.M)
+            assert m and int(m.group(1)) == (k + 1) << 12 | i, r.stdout
+            macs.add(m.group(2))
+    assert len(macs) == 4, r.stdout
+    assert leftovers() == []
+    assert cluster("--ranks", 2, "up", 2).returncode == 0
+    a = subprocess.run([sys.executable, str(TOOL), "--prefix", PREFIX, "--net", str(NET), "--ranks", "2", "agent",
+                        "%sh2" % PREFIX, "echo $DR_RANK_ROCE_IPS"], capture_output=True, text=True, timeout=30)
+    assert a.returncode == 0 and a.stdout == "10.%d.1.2,10.%d.2.2\n" % (NET, NET), a.stdout + a.stderr
+
+
 def test_timeout_kills_and_cleans():
     r = cluster("run", 2, "--timeout", 1, "--", "sleep", 60, timeout=30)
     assert r.returncode == 1 and "killed at the timeout" in r.stderr, r.stdout + r.stderr
@@ -69,6 +97,7 @@ def test_timeout_kills_and_cleans():
 @pytest.mark.parametrize("args,says", [(["run", 0, "--", "true"], "hosts: 1 to 16"),
                                        (["run", 2], "no command"),
                                        (["--net", 300, "up", 2], "--net"),
+                                       (["--ranks", 9, "up", 2], "--ranks: 1 to 8"),
                                        (["bogus"], "invalid choice")])
 def test_bad_command_lines(args, says):
     r = cluster(*args)

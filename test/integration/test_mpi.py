@@ -8,14 +8,23 @@ ofi; libfabric layers ofi_rxm on it) and, in the same run, over Open MPI's
 TCP transport (pml ob1, btl tcp); both must check out, and the two are
 printed side by side (a user's first question: is it faster than TCP?).
 
-Every host is this machine: --bind-to none, and each rank pinned to its
-host's CPU (EAL's -l over dpdk_rdma, taskset over TCP)."""
+Shapes: 2 and 4 hosts, 1 and 2 ranks per host. With 2 ranks a host has a
+macvlan per rank on its veth (dr-cluster.py --ranks: each rank its own MAC,
+RoCEv2 address and net_af_packet port, as a VF per rank on a NIC).
+Every host is this machine: --bind-to none, and each rank pinned to the CPU
+dr-cluster gives it (EAL's -l over dpdk_rdma, taskset over TCP); ranks
+sharing a CPU yield when idle (FI_DPDK_RDMA_IDLE=yield, mpi_yield_when_idle).
+
+Faults: a rank killed mid-job (4 hosts x 2 ranks): mpirun ends the job,
+non-zero, within a bound, and no rank is left."""
 
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -39,34 +48,57 @@ def cluster(*args):
                           capture_output=True, text=True, timeout=60)
 
 
+WRAPPER = """#!/bin/sh
+# this rank's port, RoCEv2 address and CPU: the host's K-th of each (DR_RANK_*
+# from the cluster's agent), K its local rank
+k=$((${OMPI_COMM_WORLD_LOCAL_RANK:-0} + 1))
+pick() { echo "$1" | cut -d, -f$k; }
+%s
+exec %s "$@"
+"""
+OVER_DPDK_RDMA = (WRAPPER % (
+    'export FI_PROVIDER_PATH=%s FI_PROVIDER=dpdk_rdma FI_DPDK_RDMA_IP=$(pick "$DR_RANK_ROCE_IPS")\n'
+    'export FI_DPDK_RDMA_IDLE=yield\n'
+    'export FI_DPDK_RDMA_EAL="-l $(pick "$DR_RANK_CPUS") --no-huge -m 256 --no-pci --file-prefix=$DR_HOST-$k'
+    ' --vdev net_af_packet0,iface=$(pick "$DR_RANK_IFACES")"', ""))
+OVER_TCP = WRAPPER % ("", 'taskset -c $(pick "$DR_RANK_CPUS")')
+SHAPES = [(2, 1), (4, 1), (2, 2), (4, 2)]       # hosts, ranks per host
+
+
 @pytest.fixture(scope="module")
-def hosts(tmp_path_factory):
+def scripts(tmp_path_factory):
     prog = build_dir() / "test" / "mpi" / "dr_mpi_check"
     prov = build_dir() / "drivers" / "libfabric"
     if not prog.exists() or not (prov / "libdpdk_rdma-fi.so").exists():
         pytest.fail("dr_mpi_check or the provider is not built (libopenmpi-dev, libfabric-dev)")
     d = tmp_path_factory.mktemp("mpi")
-    # each rank's transport settings, from the DR_* environment the cluster's agent gives its host
-    (d / "over_dpdk_rdma").write_text(
-        "#!/bin/sh\n"
-        "export FI_PROVIDER_PATH=%s FI_PROVIDER=dpdk_rdma FI_DPDK_RDMA_IP=$DR_ROCE_IP\n"
-        "export FI_DPDK_RDMA_EAL=\"-l $DR_CPU --no-huge -m 256 --no-pci --file-prefix=$DR_HOST"
-        " --vdev net_af_packet0,iface=$DR_IFACE\"\n"
-        "exec \"$@\"\n" % prov)
-    (d / "over_tcp").write_text("#!/bin/sh\nexec taskset -c $DR_CPU \"$@\"\n")
+    (d / "over_dpdk_rdma").write_text(OVER_DPDK_RDMA.replace("%s", str(prov)))
+    (d / "over_tcp").write_text(OVER_TCP)
     for f in ("over_dpdk_rdma", "over_tcp"):
         os.chmod(d / f, 0o755)
-    r = cluster("up", 2)
+    return d, prog
+
+
+@pytest.fixture(params=SHAPES, ids=["%dhosts-%drank" % s for s in SHAPES])
+def shape(request, scripts):
+    hosts, ranks = request.param
+    r = cluster("--ranks", ranks, "up", hosts)
     assert r.returncode == 0, r.stderr
     try:
-        yield d, prog
+        yield hosts, ranks
     finally:
         cluster("down")
 
 
-def mpirun(d, prog, transport):
-    agent = "%s %s --prefix %s --net %d agent" % (sys.executable, TOOL, PREFIX, NET)
-    cmd = ["mpirun", "--allow-run-as-root", "-H", "%sh1,%sh2" % (PREFIX, PREFIX), "-np", "2", "--bind-to", "none",
+def mpirun_cmd(d, shape, transport):
+    hosts, ranks = shape
+    agent = "%s %s --prefix %s --net %d --ranks %d agent" % (sys.executable, TOOL, PREFIX, NET, ranks)
+    # --map-by node: ranks 0 and 1 (the ping-pong) on two hosts; a rank's CPU
+    # from dr-cluster places neighbours apart; several ranks on a CPU yield
+    cmd = ["mpirun", "--allow-run-as-root", "-H", ",".join("%sh%d:%d" % (PREFIX, i, ranks)
+                                                           for i in range(1, hosts + 1)),
+           "-np", str(hosts * ranks), "--map-by", "node", "--bind-to", "none", "--mca", "routed", "direct",
+           "--mca", "mpi_yield_when_idle", "1",
            "--mca", "plm_rsh_agent", agent, "--mca", "oob_tcp_if_include", "10.%d.0.0/24" % NET]
     if transport == "dpdk_rdma":
         cmd += ["--mca", "pml", "cm", "--mca", "mtl", "ofi", "--mca", "mtl_ofi_provider_include", "dpdk_rdma",
@@ -74,19 +106,80 @@ def mpirun(d, prog, transport):
     else:
         cmd += ["--mca", "pml", "ob1", "--mca", "btl", "tcp,self", "--mca", "btl_tcp_if_include",
                 "10.%d.0.0/24" % NET, str(d / "over_tcp")]
-    return subprocess.run(cmd + [str(prog)], capture_output=True, text=True, timeout=TIMEOUT)
+    return cmd
 
 
-def test_mpi_over_dpdk_rdma_and_tcp(hosts):
-    d, prog = hosts
+def test_mpi_over_dpdk_rdma_and_tcp(scripts, shape):
+    d, prog = scripts
     rows = {}
     for transport in ("dpdk_rdma", "tcp"):
-        r = mpirun(d, prog, transport)
+        r = subprocess.run(mpirun_cmd(d, shape, transport) + [str(prog)], capture_output=True, text=True,
+                           timeout=TIMEOUT)
         assert r.returncode == 0, "%s:\n%s\n%s" % (transport, r.stdout, r.stderr[-4000:])
         assert "allreduce ok" in r.stdout and "alltoall ok" in r.stdout, r.stdout
         rows[transport] = {int(s): (float(us), float(mbps)) for s, us, mbps in ROW.findall(r.stdout)}
         assert sorted(rows[transport]) == [8, 1024, 65536, 1 << 20], r.stdout
-    print("\nMPI ping-pong, 2 namespace hosts, half round trip (us) and MB/s: dpdk_rdma | tcp | ratio")
+    print("\nMPI ping-pong, %d namespace hosts x %d ranks (ranks 0 and 1 on two hosts), half round trip (us) "
+          "and MB/s: dpdk_rdma | tcp | ratio" % shape)
     for size in sorted(rows["tcp"]):
         (us, mbps), (tus, tmbps) = rows["dpdk_rdma"][size], rows["tcp"][size]
         print("%8d  %9.2f %8.1f | %9.2f %8.1f | latency x%.2f" % (size, us, mbps, tus, tmbps, us / tus))
+
+
+def job_ranks():
+    """{MPI rank: PID} of this test's dr_mpi_check processes (by their DR_HOST)."""
+    out = {}
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            with open("/proc/%s/comm" % pid) as f:
+                if f.read().strip() != "dr_mpi_check":
+                    continue
+            with open("/proc/%s/environ" % pid, "rb") as f:
+                env = dict(x.split(b"=", 1) for x in f.read().split(b"\0") if b"=" in x)
+        except OSError:
+            continue
+        if env.get(b"DR_HOST", b"").startswith(PREFIX.encode()) and b"OMPI_COMM_WORLD_RANK" in env:
+            out[int(env[b"OMPI_COMM_WORLD_RANK"])] = int(pid)
+    return out
+
+
+@pytest.mark.parametrize("kill_rank", [1, 6])
+def test_rank_killed_mid_job(scripts, kill_rank):
+    """4 hosts x 2 ranks in a minute of checked collectives over dpdk_rdma;
+    a rank killed (SIGKILL) mid-job: mpirun fails (not 0) within a bound
+    and no rank is left."""
+    d, prog = scripts
+    assert cluster("--ranks", 2, "up", 4).returncode == 0
+    p = None
+    try:
+        p = subprocess.Popen(mpirun_cmd(d, (4, 2), "dpdk_rdma") + [str(prog), "--soak", "60"],
+                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                             start_new_session=True)
+        out, end = [], time.monotonic() + 60
+        for line in p.stdout:
+            out.append(line)
+            if "soak started" in line or time.monotonic() > end:
+                break
+        assert "soak started\n" in out, "".join(out[-40:])
+        time.sleep(2)
+        ranks = job_ranks()
+        assert sorted(ranks) == list(range(8)), ranks
+        os.kill(ranks[kill_rank], signal.SIGKILL)
+        killed = time.monotonic()
+        rest = p.communicate(timeout=60)[0]
+        took = time.monotonic() - killed
+        assert p.returncode != 0, rest[-3000:]
+        assert "rank %d with PID %d" % (kill_rank, ranks[kill_rank]) in rest, rest[-3000:]
+        assert took < 20, "mpirun took %.1f s" % took
+        deadline = time.monotonic() + 10
+        while job_ranks() and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert job_ranks() == {}
+        print("\nrank %d killed: mpirun ended the job in %.2f s (exit %d)" % (kill_rank, took, p.returncode))
+    finally:
+        if p is not None and p.poll() is None:
+            os.killpg(p.pid, signal.SIGKILL)
+            p.wait()
+        for pid in job_ranks().values():
+            os.kill(pid, signal.SIGKILL)
+        cluster("down")

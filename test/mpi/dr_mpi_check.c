@@ -12,9 +12,14 @@
  *   alltoall ok                      each block says who sent it to whom
  *
  * Exit status 0 when every check held, 1 otherwise (said on stderr).
+ *
+ * dr_mpi_check --soak SECONDS: allreduce and all-to-all again and again,
+ * each checked, for SECONDS ("soak started", "soak ok ROUNDS" from rank 0):
+ * the job a fault test kills a rank of.
  */
 
 #include <mpi.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -73,7 +78,7 @@ pingpong(int rank, uint8_t *buf, uint8_t *want)
 }
 
 static int
-allreduce(int rank, int n)
+allreduce(int rank, int n, bool quiet)
 {
 	static long v[VEC], sum[VEC];
 	int bad = 0;
@@ -85,32 +90,60 @@ allreduce(int rank, int n)
 		bad |= sum[i] != (long)n * (n + 1) / 2 * i;
 	if (bad)
 		return fail(rank, "allreduce: a wrong sum");
-	if (rank == 0)
+	if (rank == 0 && !quiet)
 		printf("allreduce ok\n");
 	return 0;
 }
 
 static int
-alltoall(int rank, int n)
+alltoall(int rank, int n, bool quiet)
 {
-	int *out = malloc(sizeof(int) * BLOCK * (size_t)n), *in = malloc(sizeof(int) * BLOCK * (size_t)n);
-	int bad = out == NULL || in == NULL;
+	int *out = calloc((size_t)n * BLOCK, sizeof(int)), *in = calloc((size_t)n * BLOCK, sizeof(int));
+	int bad = 0;
 
-	for (int p = 0; !bad && p < n; p++)
+	if (out == NULL || in == NULL) {
+		free(out);
+		free(in);
+		return fail(rank, "alltoall: no memory");
+	}
+	for (int p = 0; p < n; p++)
 		for (int k = 0; k < BLOCK; k++)
 			out[p * BLOCK + k] = (rank << 20) | (p << 10) | k;    /* from, to, index */
-	if (!bad)
-		MPI_Alltoall(out, BLOCK, MPI_INT, in, BLOCK, MPI_INT, MPI_COMM_WORLD);
-	for (int p = 0; !bad && p < n; p++)
+	MPI_Alltoall(out, BLOCK, MPI_INT, in, BLOCK, MPI_INT, MPI_COMM_WORLD);
+	for (int p = 0; p < n; p++)
 		for (int k = 0; k < BLOCK; k++)
 			bad |= in[p * BLOCK + k] != ((p << 20) | (rank << 10) | k);
 	free(out);
 	free(in);
 	if (bad)
 		return fail(rank, "alltoall: a block from the wrong rank or place");
-	if (rank == 0)
+	if (rank == 0 && !quiet)
 		printf("alltoall ok\n");
 	return 0;
+}
+
+/* Checked collectives for @seconds (rank 0's clock decides, for everyone). */
+static int
+soak(int rank, int n, double seconds)
+{
+	double end = MPI_Wtime() + seconds;
+	long rounds = 0;
+	int more = 1, bad = 0;
+
+	if (rank == 0) {
+		printf("soak started\n");
+		fflush(stdout);
+	}
+	while (more && !bad) {
+		bad |= allreduce(rank, n, true);
+		bad |= alltoall(rank, n, true);
+		rounds++;
+		more = MPI_Wtime() < end;
+		MPI_Bcast(&more, 1, MPI_INT, 0, MPI_COMM_WORLD);
+	}
+	if (rank == 0 && !bad)
+		printf("soak ok %ld\n", rounds);
+	return bad;
 }
 
 int
@@ -118,16 +151,23 @@ main(int argc, char **argv)
 {
 	int rank, n, bad = 0;
 	uint8_t *buf = malloc(MAX_SIZE), *want = malloc(MAX_SIZE);
+	double soak_s = 0;
 
 	MPI_Init(&argc, &argv);
 	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
 	MPI_Comm_size(MPI_COMM_WORLD, &n);
-	if (buf == NULL || want == NULL || n < 2) {
+	if (argc == 3 && strcmp(argv[1], "--soak") == 0)
+		soak_s = atof(argv[2]);
+	if (argc != 1 && !(soak_s > 0)) {
+		bad = fail(rank, "usage: dr_mpi_check [--soak SECONDS]");
+	} else if (buf == NULL || want == NULL || n < 2) {
 		bad = fail(rank, n < 2 ? "needs 2 ranks or more" : "no memory");
+	} else if (soak_s > 0) {
+		bad |= soak(rank, n, soak_s);
 	} else {
 		bad |= pingpong(rank, buf, want);
-		bad |= allreduce(rank, n);
-		bad |= alltoall(rank, n);
+		bad |= allreduce(rank, n, false);
+		bad |= alltoall(rank, n, false);
 	}
 	MPI_Allreduce(MPI_IN_PLACE, &bad, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
 	MPI_Finalize();
