@@ -76,8 +76,8 @@ struct dr_backend_port {
 	uint16_t rx_queue, tx_queue;        /* the first queue of each the workers use */
 	uint16_t nb_rxq, nb_txq;            /* how many from there (1 .. nb_queues) */
 	bool rss_udp;                       /* the rx queues are fed by RSS on UDP */
-	bool flow_isolated;                 /* rte_flow steers RoCEv2, ARP and ND to the rx queues
-					     * and leaves the port's other traffic to its owner */
+	bool flow_isolated;                 /* rte_flow (or an XDP program) steers RoCEv2, ARP and ND to
+					     * the rx queues and leaves the port's other traffic to its owner */
 	bool tx_zcopy;                      /* tx_burst takes chains whose payload is attached from
 					     * any memory (dr_pkt_attach()): the PMD reads frames with
 					     * the CPU by virtual address (software PMDs) */

@@ -15,7 +15,9 @@ the same veth; commands run in each, cleaned up by PID.
 
 Host i (1-based) is namespace <prefix>hI with veth <prefix>vI (its kernel
 address 10.<net>.0.I/24, the bridge 10.<net>.0.254) and RoCEv2 address
-10.<net>.1.I. `run` gives each command its host in the environment:
+10.<net>.1.I. A command in host I runs in its network namespace and in a
+UTS namespace whose hostname is the host's name. `run` gives each command
+its host in the environment:
 DR_HOST, DR_HOST_INDEX, DR_HOSTS (all, comma separated), DR_IFACE,
 DR_KERNEL_IP, DR_ROCE_IP, DR_CPU (i - 1 modulo the CPUs: a process per
 CPU). Exit status: 0 every command ended 0, 1 one did not (or timed out),
@@ -118,7 +120,7 @@ class Cluster:
         procs = []
         for i in range(1, self.n + 1):
             env = dict(os.environ, **self.env(i))
-            procs.append(subprocess.Popen(["ip", "netns", "exec", self.host(i)] + cmd, env=env,
+            procs.append(subprocess.Popen(enter(self.host(i)) + cmd, env=env,
                                           start_new_session=True))
         end = time.monotonic() + timeout
         rcs = []
@@ -132,6 +134,14 @@ class Cluster:
                 os.killpg(p.pid, signal.SIGKILL)
                 p.wait()
         return rcs
+
+
+def enter(host):
+    """The command prefix that runs in HOST: its network namespace, and a UTS
+    namespace of its own whose hostname is HOST (Open MPI names a node, and
+    its session directory, by gethostname(): one machine's daemons would all
+    be "the same node" otherwise)."""
+    return ["ip", "netns", "exec", host, "unshare", "--uts", "--", "sh", "-c", 'hostname "$0" && exec "$@"', host]
 
 
 def sh(cmd, check=True):
@@ -180,7 +190,7 @@ def main(argv):
         for i in range(1, MAX_HOSTS + 1):
             if a.host == c.host(i):
                 env.update(c.env(i))
-        os.execvpe("ip", ["ip", "netns", "exec", a.host, "sh", "-c", " ".join(a.cmd)], env)
+        os.execvpe("ip", enter(a.host) + ["sh", "-c", " ".join(a.cmd)], env)
     if a.op in ("up", "run") and not (1 <= a.hosts <= MAX_HOSTS):
         ap.error("hosts: 1 to %d" % MAX_HOSTS)
     cmd = run_cmd

@@ -29,6 +29,7 @@
 
 #include "dr_backend.h"
 #include "dr_ethdev_flow.h"
+#include "dr_ethdev_xdp.h"
 #include "dr_log.h"
 #include "dr_neigh.h"
 #include "dr_pkt.h"
@@ -52,6 +53,7 @@ struct dr_ethdev_priv {
 	uint64_t tx_dropped;      /* chains too long for their first segment: freed */
 	uint64_t tx_nombuf;       /* no mbuf for an ARP/ND frame */
 	struct dr_ethdev_flows flows; /* rte_flow isolation and rules (dr_ethdev_flow.c) */
+	struct dr_ethdev_xdp xdp;     /* af_xdp: our addresses in its XDP program's map (dr_ethdev_xdp.c) */
 };
 
 static inline struct dr_ethdev_priv *
@@ -283,6 +285,13 @@ configure_port(struct dr_backend_port *bp, struct dr_ethdev_priv *priv)
 	if (ret != 0)
 		return ret;
 	bp->flow_isolated = priv->flows.isolated;
+	/* af_xdp: the bifurcated host's XDP program learns our addresses (its socket exists now) */
+	if (strcmp(info.driver_name, "net_af_xdp") == 0) {
+		ret = dr_ethdev_xdp_steer(port, info.if_index, &addrs, &priv->xdp);
+		if (ret < 0)
+			return ret;
+		bp->flow_isolated = ret > 0;
+	}
 	DR_LOG(drv, INFO, "port %u (%s): started, %u queue pairs of %u rx / %u tx descriptors%s%s", port,
 	       info.driver_name, nq, nb_rxd, nb_txd, bp->rss_udp ? ", RSS on UDP" : "",
 	       bp->flow_isolated ? ", flow-isolated" : "");
@@ -355,6 +364,7 @@ unconfigure(uint16_t port, struct dr_ethdev_priv *priv)
 	int ret;
 
 	dr_ethdev_flow_release(port, &priv->flows);
+	dr_ethdev_xdp_release(&priv->xdp);
 	ret = rte_eth_dev_stop(port);
 	if (ret != 0)
 		DR_LOG(drv, WARNING, "port %u: stop: %s", port, rte_strerror(-ret));
@@ -403,6 +413,7 @@ ethdev_open(struct dr_backend_port *bp)
 		return -ENOMEM;
 	hz = bp->tsc_hz != 0 ? bp->tsc_hz : rte_get_tsc_hz();
 	dr_neigh_init(&priv->neigh, hz / 1000 * DR_NEIGH_RETRY_MS);
+	priv->xdp.map_fd = -1;
 	rte_spinlock_init(&priv->neigh_lock);
 
 	ret = bp->attr->configure_port ? configure_port(bp, priv) : use_port(bp, priv);

@@ -51,7 +51,7 @@ def clean():
 def test_each_host_its_own():
     r = cluster("run", 3, "--", "sh", "-c",
                 'echo "$DR_HOST $DR_HOST_INDEX $DR_KERNEL_IP $DR_ROCE_IP $DR_HOSTS"; '
-                'ip -4 -o addr show dev "$DR_IFACE"; ip netns identify $$')
+                'ip -4 -o addr show dev "$DR_IFACE"; ip netns identify $$; echo "name $(hostname)"')
     assert r.returncode == 0, r.stdout + r.stderr
     hosts = ",".join("%sh%d" % (PREFIX, i) for i in (1, 2, 3))
     for i in (1, 2, 3):
@@ -59,6 +59,7 @@ def test_each_host_its_own():
         assert "%s %d 10.%d.0.%d 10.%d.1.%d %s\n" % (host, i, NET, i, NET, i, hosts) in r.stdout, r.stdout
         assert "inet 10.%d.0.%d/24" % (NET, i) in r.stdout, r.stdout
         assert "\n%s\n" % host in "\n" + r.stdout, r.stdout
+        assert "name %s\n" % host in r.stdout, r.stdout          # its own hostname (UTS namespace)
     assert leftovers() == []
 
 

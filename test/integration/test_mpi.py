@@ -10,7 +10,11 @@ printed side by side (a user's first question: is it faster than TCP?).
 
 Shapes: 2 and 4 hosts, 1 and 2 ranks per host. With 2 ranks a host has a
 macvlan per rank on its veth (dr-cluster.py --ranks: each rank its own MAC,
-RoCEv2 address and net_af_packet port, as a VF per rank on a NIC).
+RoCEv2 address and port, as a VF per rank on a NIC). A rank's port is a
+net_af_packet of its interface, or a net_af_xdp with the bifurcated host's
+XDP program (drivers/ethdev/bpf/dr_xdp_steer.o): RoCEv2 and the ARP of the
+rank's address go to it, mpirun's own TCP on the same interface to the
+kernel.
 Every host is this machine: --bind-to none, and each rank pinned to the CPU
 dr-cluster gives it (EAL's -l over dpdk_rdma, taskset over TCP); ranks
 sharing a CPU yield when idle (FI_DPDK_RDMA_IDLE=yield, mpi_yield_when_idle).
@@ -57,41 +61,51 @@ pick() { echo "$1" | cut -d, -f$k; }
 exec %s "$@"
 """
 OVER_DPDK_RDMA = (WRAPPER % (
-    'export FI_PROVIDER_PATH=%s FI_PROVIDER=dpdk_rdma FI_DPDK_RDMA_IP=$(pick "$DR_RANK_ROCE_IPS")\n'
+    'export FI_PROVIDER_PATH=@PROV@ FI_PROVIDER=dpdk_rdma FI_DPDK_RDMA_IP=$(pick "$DR_RANK_ROCE_IPS")\n'
     'export FI_DPDK_RDMA_IDLE=yield\n'
     'export FI_DPDK_RDMA_EAL="-l $(pick "$DR_RANK_CPUS") --no-huge -m 256 --no-pci --file-prefix=$DR_HOST-$k'
-    ' --vdev net_af_packet0,iface=$(pick "$DR_RANK_IFACES")"', ""))
+    ' --vdev @VDEV@"', ""))
+# the rank's port on its interface: net_af_packet (sees what the kernel sees), or net_af_xdp with
+# the bifurcated host's XDP program (RoCEv2 and our ARP to us, the launcher's TCP to the kernel)
+VDEV = {"af_packet": 'net_af_packet0,iface=$(pick "$DR_RANK_IFACES")',
+        "af_xdp": 'net_af_xdp0,iface=$(pick "$DR_RANK_IFACES"),start_queue=0,queue_count=1,xdp_prog=@STEER@'}
 OVER_TCP = WRAPPER % ("", 'taskset -c $(pick "$DR_RANK_CPUS")')
-SHAPES = [(2, 1), (4, 1), (2, 2), (4, 2)]       # hosts, ranks per host
+# hosts, ranks per host, the ranks' port
+SHAPES = [(2, 1, "af_packet"), (4, 1, "af_packet"), (2, 2, "af_packet"), (4, 2, "af_packet"),
+          (2, 1, "af_xdp"), (4, 2, "af_xdp")]
 
 
 @pytest.fixture(scope="module")
 def scripts(tmp_path_factory):
     prog = build_dir() / "test" / "mpi" / "dr_mpi_check"
     prov = build_dir() / "drivers" / "libfabric"
-    if not prog.exists() or not (prov / "libdpdk_rdma-fi.so").exists():
-        pytest.fail("dr_mpi_check or the provider is not built (libopenmpi-dev, libfabric-dev)")
+    steer = build_dir() / "drivers" / "ethdev" / "bpf" / "dr_xdp_steer.o"
+    if not prog.exists() or not (prov / "libdpdk_rdma-fi.so").exists() or not steer.exists():
+        pytest.fail("dr_mpi_check, the provider or the XDP program is not built (libopenmpi-dev, "
+                    "libfabric-dev, clang)")
     d = tmp_path_factory.mktemp("mpi")
-    (d / "over_dpdk_rdma").write_text(OVER_DPDK_RDMA.replace("%s", str(prov)))
+    for link, vdev in VDEV.items():
+        (d / ("over_" + link)).write_text(OVER_DPDK_RDMA.replace("@PROV@", str(prov)).replace(
+            "@VDEV@", vdev.replace("@STEER@", str(steer))))
     (d / "over_tcp").write_text(OVER_TCP)
-    for f in ("over_dpdk_rdma", "over_tcp"):
-        os.chmod(d / f, 0o755)
+    for f in list(VDEV) + ["tcp"]:
+        os.chmod(d / ("over_" + f), 0o755)
     return d, prog
 
 
-@pytest.fixture(params=SHAPES, ids=["%dhosts-%drank" % s for s in SHAPES])
+@pytest.fixture(params=SHAPES, ids=["%dhosts-%drank-%s" % s for s in SHAPES])
 def shape(request, scripts):
-    hosts, ranks = request.param
+    hosts, ranks, link = request.param
     r = cluster("--ranks", ranks, "up", hosts)
     assert r.returncode == 0, r.stderr
     try:
-        yield hosts, ranks
+        yield hosts, ranks, link
     finally:
         cluster("down")
 
 
 def mpirun_cmd(d, shape, transport):
-    hosts, ranks = shape
+    hosts, ranks, link = shape
     agent = "%s %s --prefix %s --net %d --ranks %d agent" % (sys.executable, TOOL, PREFIX, NET, ranks)
     # --map-by node: ranks 0 and 1 (the ping-pong) on two hosts; a rank's CPU
     # from dr-cluster places neighbours apart; several ranks on a CPU yield
@@ -102,7 +116,7 @@ def mpirun_cmd(d, shape, transport):
            "--mca", "plm_rsh_agent", agent, "--mca", "oob_tcp_if_include", "10.%d.0.0/24" % NET]
     if transport == "dpdk_rdma":
         cmd += ["--mca", "pml", "cm", "--mca", "mtl", "ofi", "--mca", "mtl_ofi_provider_include", "dpdk_rdma",
-                str(d / "over_dpdk_rdma")]
+                str(d / ("over_" + link))]
     else:
         cmd += ["--mca", "pml", "ob1", "--mca", "btl", "tcp,self", "--mca", "btl_tcp_if_include",
                 "10.%d.0.0/24" % NET, str(d / "over_tcp")]
@@ -119,8 +133,8 @@ def test_mpi_over_dpdk_rdma_and_tcp(scripts, shape):
         assert "allreduce ok" in r.stdout and "alltoall ok" in r.stdout, r.stdout
         rows[transport] = {int(s): (float(us), float(mbps)) for s, us, mbps in ROW.findall(r.stdout)}
         assert sorted(rows[transport]) == [8, 1024, 65536, 1 << 20], r.stdout
-    print("\nMPI ping-pong, %d namespace hosts x %d ranks (ranks 0 and 1 on two hosts), half round trip (us) "
-          "and MB/s: dpdk_rdma | tcp | ratio" % shape)
+    print("\nMPI ping-pong, %d namespace hosts x %d ranks on %s ports (ranks 0 and 1 on two hosts), half "
+          "round trip (us) and MB/s: dpdk_rdma | tcp | ratio" % shape)
     for size in sorted(rows["tcp"]):
         (us, mbps), (tus, tmbps) = rows["dpdk_rdma"][size], rows["tcp"][size]
         print("%8d  %9.2f %8.1f | %9.2f %8.1f | latency x%.2f" % (size, us, mbps, tus, tmbps, us / tus))
@@ -152,7 +166,7 @@ def test_rank_killed_mid_job(scripts, kill_rank):
     assert cluster("--ranks", 2, "up", 4).returncode == 0
     p = None
     try:
-        p = subprocess.Popen(mpirun_cmd(d, (4, 2), "dpdk_rdma") + [str(prog), "--soak", "60"],
+        p = subprocess.Popen(mpirun_cmd(d, (4, 2, "af_packet"), "dpdk_rdma") + [str(prog), "--soak", "60"],
                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                              start_new_session=True)
         out, end = [], time.monotonic() + 60
