@@ -131,17 +131,18 @@ def test_fi_pingpong(ep, mode, sizes):
         assert {"1", "64", "6m"} <= {size for size, _, _ in ROW.findall(c.stdout)}, c.describe()
 
 
-@pytest.mark.parametrize("ep,size", [("msg", 1024), ("rdm", 65536)])
+@pytest.mark.parametrize("ep,size", [("msg", 1024)])
 def test_peer_killed_mid_run(ep, size):
     """The server killed (SIGKILL) in the middle of a long run: the client's
     sends go unanswered, its RC QP gives up after its retries (retry_cnt 7,
     the CM's ACK timeout 19: 8 tries of 2.1 s) and the error reaches
-    fi_pingpong through the CQ (directly, or through ofi_rxm): it exits
-    with ETIMEDOUT within a bound, no hang, no crash. Over rxm the size is
-    one rxm sends by rendezvous: rxm 1.17 turns the error of a message it
-    injected into a counter increment only, never a CQ entry (any core
-    provider: its RXM_INJECT_TX case), so the application would wait for
-    its launcher (mpirun ends the job at once: test_mpi.py)."""
+    fi_pingpong through the CQ: it exits with ETIMEDOUT within a bound, no
+    hang, no crash (7 of 7 runs here). Not -e rdm: there ofi_rxm sends 64 KiB
+    by rendezvous, and a client that only waits for its dead peer's
+    message has nothing outstanding for RC to time out (IBA has no
+    keepalive; a killed DPDK process sends no DREQ): it waits, as over verbs
+    (1 of 2 runs hung); small messages rxm injected report their error to a
+    counter only. A job's launcher ends those (test_mpi.py)."""
     cpus = sorted(os.sched_getaffinity(0))
     tag = "%d_%d" % (os.getpid(), time.monotonic_ns() % 1000000)
     args = ["-e", ep, "-I", "10000000", "-S", str(size)]
