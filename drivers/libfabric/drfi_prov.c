@@ -58,15 +58,49 @@ param_str(const char *name)
 	return v;
 }
 
+/* A parameter that names one of @names (NULL-terminated, @values beside). */
+struct param_name {
+	const char *name;
+	int value;
+};
+
+static const struct param_name modes[] = {
+	{ "inline", DR_PROGRESS_INLINE }, { "rtc", DR_PROGRESS_RTC }, { "pipeline", DR_PROGRESS_PIPELINE },
+	{ NULL, 0 },
+};
+static const struct param_name idles[] = {
+	{ "spin", DR_IDLE_SPIN }, { "pause", DR_IDLE_PAUSE }, { "yield", DR_IDLE_YIELD }, { NULL, 0 },
+};
+
+/* Parameter @param (FI_DPDK_RDMA_@env): unset leaves *@value; one of @names sets it; else false,
+ * and the log lists them. */
+static bool
+param_named(const char *param, const char *env, const struct param_name *names, int *value)
+{
+	const char *v = param_str(param);
+	char list[64] = "";
+
+	if (v == NULL)
+		return true;
+	for (const struct param_name *n = names; n->name != NULL; n++) {
+		if (strcasecmp(v, n->name) == 0) {
+			*value = n->value;
+			return true;
+		}
+		snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s%s", n == names ? "" : ", ", n->name);
+	}
+	FI_WARN(&drfi_prov, FI_LOG_CORE, "FI_DPDK_RDMA_%s=%s: one of %s\n", env, v, list);
+	return false;
+}
+
 static void
 conf_read(void)
 {
+	int mode = DR_PROGRESS_INLINE, idle = DR_IDLE_SPIN;
 	char *v;
 	int n;
 
 	memset(&conf, 0, sizeof(conf));
-	conf.mode = DR_PROGRESS_INLINE;
-	conf.idle = DR_IDLE_SPIN;
 	conf_ok = true;
 	v = param_str("eal");
 	conf.eal = v != NULL ? strdup(v) : NULL;
@@ -94,19 +128,9 @@ conf_read(void)
 		}
 		conf.port = n;
 	}
-	v = param_str("mode");
-	if (v != NULL) {
-		if (strcasecmp(v, "inline") == 0) {
-			conf.mode = DR_PROGRESS_INLINE;
-		} else if (strcasecmp(v, "rtc") == 0) {
-			conf.mode = DR_PROGRESS_RTC;
-		} else if (strcasecmp(v, "pipeline") == 0) {
-			conf.mode = DR_PROGRESS_PIPELINE;
-		} else {
-			FI_WARN(&drfi_prov, FI_LOG_CORE, "FI_DPDK_RDMA_MODE=%s: inline, rtc or pipeline\n", v);
-			conf_ok = false;
-		}
-	}
+	if (!param_named("mode", "MODE", modes, &mode))
+		conf_ok = false;
+	conf.mode = (enum dr_progress_mode)mode;
 	if (fi_param_get_int(&drfi_prov, "workers", &n) == FI_SUCCESS) {
 		if (n < 1 || n > DR_MAX_WORKERS) {
 			FI_WARN(&drfi_prov, FI_LOG_CORE, "FI_DPDK_RDMA_WORKERS=%d: 1 to %d\n", n, DR_MAX_WORKERS);
@@ -114,19 +138,9 @@ conf_read(void)
 		}
 		conf.workers = n;
 	}
-	v = param_str("idle");
-	if (v != NULL) {
-		if (strcasecmp(v, "spin") == 0) {
-			conf.idle = DR_IDLE_SPIN;
-		} else if (strcasecmp(v, "pause") == 0) {
-			conf.idle = DR_IDLE_PAUSE;
-		} else if (strcasecmp(v, "yield") == 0) {
-			conf.idle = DR_IDLE_YIELD;
-		} else {
-			FI_WARN(&drfi_prov, FI_LOG_CORE, "FI_DPDK_RDMA_IDLE=%s: spin, pause or yield\n", v);
-			conf_ok = false;
-		}
-	}
+	if (!param_named("idle", "IDLE", idles, &idle))
+		conf_ok = false;
+	conf.idle = (enum dr_idle_policy)idle;
 }
 
 const struct drfi_conf *

@@ -76,6 +76,12 @@ def test_fi_info_without_address():
     env["FI_LOG_LEVEL"] = "warn"
     out = subprocess.run(["fi_info", "-p", "dpdk_rdma"], env=env, capture_output=True, text=True, timeout=30)
     assert out.returncode != 0 and "FI_DPDK_RDMA_IP=10.88.0: not an IPv4 address" in out.stderr, out.stderr
+    for param, value, says in (("FI_DPDK_RDMA_MODE", "pipe", "one of inline, rtc, pipeline"),
+                               ("FI_DPDK_RDMA_IDLE", "nap", "one of spin, pause, yield")):
+        env = fi_env(ip=IP_A)
+        env.update({"FI_LOG_LEVEL": "warn", param: value})
+        out = subprocess.run(["fi_info", "-p", "dpdk_rdma"], env=env, capture_output=True, text=True, timeout=30)
+        assert out.returncode != 0 and "%s=%s: %s" % (param, value, says) in out.stderr, out.stderr
 
 
 def side(net, name, ns, iface, ip, cpu, mode, args, tag):
