@@ -15,6 +15,7 @@
 
 #include "dr_ethdev_xdp.h"
 #include "dr_log.h"
+#include "dr_pkt.h"
 
 #ifdef DR_HAVE_LIBBPF
 
@@ -58,13 +59,8 @@ static void
 gids_of(const struct dr_ethdev_flow_addrs *a, struct dr_ethdev_xdp *x)
 {
 	x->n = 0;
-	if (a->ipv4 != 0) {
-		uint8_t *g = x->gid[x->n++];
-
-		memset(g, 0, 16);
-		g[10] = g[11] = 0xFF;                 /* ::ffff:a.b.c.d, as the GID table */
-		memcpy(g + 12, &a->ipv4, 4);
-	}
+	if (a->ipv4 != 0)
+		dr_gid_from_ipv4(x->gid[x->n++], a->ipv4);   /* ::ffff:a.b.c.d, as the GID table */
 	for (unsigned int i = 0; i < a->num_ipv6; i++)
 		memcpy(x->gid[x->n++], a->ipv6[i], 16);
 }
