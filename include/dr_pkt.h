@@ -30,6 +30,15 @@
 extern "C" {
 #endif
 
+/** @name ECN codepoints of the IP traffic class's two low bits (RFC 3168 section 5) */
+/**@{*/
+#define DR_ECN_MASK    0x3u
+#define DR_ECN_NOT_ECT 0x0u  /**< not ECN-capable */
+#define DR_ECN_ECT1    0x1u  /**< ECN-capable transport (1) */
+#define DR_ECN_ECT0    0x2u  /**< ECN-capable transport (0): what RoCEv2 NICs send */
+#define DR_ECN_CE      0x3u  /**< congestion experienced (set by a switch) */
+/**@}*/
+
 /** Largest Ethernet + 802.1Q + IPv4-with-options + UDP + transport header region. */
 #define DR_PKT_MAX_HDR 192
 
@@ -98,7 +107,7 @@ dr_pkt_status_is_roce(enum dr_pkt_status st)
  * After a parse that did not return DR_PKT_OK, fields are filled as far as
  * the checks got: @c frame always; @c has_vlan, @c vlan_tci, @c l3_off
  * unless DR_PKT_ERR_TRUNC_L2; @c ip_ver from DR_PKT_ERR_TRUNC_L3 on (not for
- * DR_PKT_NOT_IP); @c sgid and @c dgid from DR_PKT_NOT_UDP on (the IP header is
+ * DR_PKT_NOT_IP); @c sgid, @c dgid and @c tclass from DR_PKT_NOT_UDP on (the IP header is
  * present); @c l4_off and @c udp_sport once the port was seen (every status
  * dr_pkt_status_is_roce() accepts); @c bth_off and @c frame_len from
  * DR_PKT_ERR_TRUNC_BTH on; @c hdr and @c opcode from DR_PKT_ERR_TVER on;
@@ -114,6 +123,7 @@ struct dr_pkt_info {
 	uint8_t ip_ver;         /**< 4 or 6 */
 	uint8_t has_vlan;       /**< 1 when an 802.1Q tag is present */
 	uint16_t vlan_tci;      /**< the tag's TCI, host order */
+	uint8_t tclass;         /**< IPv4 TOS / IPv6 traffic class: DSCP << 2 | ECN (DR_ECN_*) */
 	uint16_t l3_off;        /**< IP header */
 	uint16_t l4_off;        /**< UDP header */
 	uint16_t bth_off;       /**< BTH */

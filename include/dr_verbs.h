@@ -27,5 +27,6 @@
 #include "dr_verbs_cq.h"
 #include "dr_verbs_srq.h"
 #include "dr_verbs_qp.h"
+#include "dr_verbs_cc.h"
 
 #endif /* DR_VERBS_H */

@@ -14,6 +14,7 @@
  */
 
 #include "dr_verbs_types.h"
+#include "dr_verbs_cc.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -151,6 +152,10 @@ struct dr_context_attr {
 	 *  most that much resent (IRN's BDP flow control). 0 =
 	 *  DR_INFLIGHT_BYTES_DEFAULT. */
 	uint32_t inflight_bytes;
+	/** Congestion control (dr_verbs_cc.h, doc/guides/congestion.rst): ECN,
+	 *  CNPs, DCQCN and the pacing of each QP. All zero: no rate control, CNPs
+	 *  sent for CE-marked packets as the peer asks by marking ECT. */
+	struct dr_cc_attr cc;
 };
 
 /** Default of dr_context_attr.inflight_bytes. */

@@ -143,7 +143,7 @@ dr_app_cm_opt(struct dr_app_cm_opts *o, const char *prog, int c, const char *arg
 		o->timeout_s = (double)v;
 		return 1;
 	default:
-		if (c >= DR_APP_OPT_MODE && c <= DR_APP_OPT_ZCOPY_MIN)
+		if (c >= DR_APP_OPT_MODE && c <= DR_APP_OPT_LAST)
 			return dr_app_engine_opt(&o->engine, prog, c, arg) == 0 ? 1 : -1;
 		return 0;
 	}

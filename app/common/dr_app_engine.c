@@ -120,6 +120,11 @@ dr_app_engine_opt(struct dr_app_engine *e, const char *prog, int c, const char *
 		return 0;
 	case DR_APP_OPT_ZCOPY_MIN:
 		return parse_zcopy_min(prog, arg, &e->zcopy_min);
+	case DR_APP_OPT_CC:
+		return dr_app_cc_algo(&e->cc, prog, arg);
+	case DR_APP_OPT_CC_PARAM:
+		e->cc.params = arg;             /* parsed once --cc is known (dr_app_engine_finish()) */
+		return 0;
 	default:
 		engine_err(prog, "usage", "option %d is not an engine option", c);
 		return -1;
@@ -142,6 +147,8 @@ dr_app_engine_finish(struct dr_app_engine *e, const char *prog)
 			   e->workers, DR_MAX_WORKERS / 3);
 		return -1;
 	}
+	if (dr_app_cc_finish(&e->cc, prog) != 0)
+		return -1;
 	if (e->queues > e->workers) {
 		engine_err(prog, "--queues", "%u queue pairs for %u workers (at most one each)",
 			   e->queues, e->workers);
@@ -158,6 +165,7 @@ dr_app_engine_attr(const struct dr_app_engine *e, struct dr_context_attr *attr)
 	attr->idle = e->idle;
 	attr->nb_queues = e->queues;
 	attr->tx_zcopy_min = e->zcopy_min;
+	attr->cc = e->cc.attr;
 }
 
 void
@@ -202,4 +210,10 @@ dr_app_engine_usage(FILE *out, int col)
 	usage_line(out, col, "--zcopy-min B", "zero-copy transmit: payloads of at least B bytes");
 	usage_line(out, col, NULL, "(1..65535) go out attached from the MR, not copied;");
 	usage_line(out, col, NULL, "off: always copy (default 2048; software PMDs only)");
+	usage_line(out, col, "--cc A", "congestion control: none (default) or dcqcn (ECT(0) on");
+	usage_line(out, col, NULL, "our frames, each QP paced by DCQCN's rate from CNPs)");
+	usage_line(out, col, "--cc-param K=V,...", "line_rate, min_rate, rate_ai, rate_hai (400m, 10g),");
+	usage_line(out, col, NULL, "alpha_period, rate_period, min_dec_period (55us),");
+	usage_line(out, col, NULL, "byte_counter (150k), g_shift, fast_recovery,");
+	usage_line(out, col, NULL, "initial_alpha (0..1), cnp_interval (50us; 0: no CNPs)");
 }

@@ -9,7 +9,8 @@
  * The engine options every dpdk-rdma program takes the same way: --mode
  * inline|rtc|pipeline, --workers N, --idle spin|pause|yield, --queues N
  * (doc/guides/api.rst, "Progress modes and threads"), and --zcopy-min
- * BYTES|off (zero-copy transmit, doc/guides/speed.rst). A program adds
+ * BYTES|off (zero-copy transmit, doc/guides/speed.rst), --cc and --cc-param
+ * (congestion control, dr_app_cc.h). A program adds
  * DR_APP_ENGINE_LONG_OPTS to its getopt_long() table, hands the
  * DR_APP_OPT_* values to dr_app_engine_opt(), calls dr_app_engine_finish()
  * once every option is read, dr_app_engine_attr() on its context's
@@ -21,6 +22,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "dr_app_cc.h"
 #include "dr_verbs.h"
 
 /* getopt_long() values of the engine options: above any program's own */
@@ -30,6 +32,9 @@ enum {
 	DR_APP_OPT_IDLE,
 	DR_APP_OPT_QUEUES,
 	DR_APP_OPT_ZCOPY_MIN,
+	DR_APP_OPT_CC,
+	DR_APP_OPT_CC_PARAM,
+	DR_APP_OPT_LAST = DR_APP_OPT_CC_PARAM,
 };
 
 /* The entries of a struct option table (comma-separated, no trailing comma). */
@@ -38,7 +43,9 @@ enum {
 	{ "workers", required_argument, NULL, DR_APP_OPT_WORKERS }, \
 	{ "idle", required_argument, NULL, DR_APP_OPT_IDLE }, \
 	{ "queues", required_argument, NULL, DR_APP_OPT_QUEUES }, \
-	{ "zcopy-min", required_argument, NULL, DR_APP_OPT_ZCOPY_MIN }
+	{ "zcopy-min", required_argument, NULL, DR_APP_OPT_ZCOPY_MIN }, \
+	{ "cc", required_argument, NULL, DR_APP_OPT_CC }, \
+	{ "cc-param", required_argument, NULL, DR_APP_OPT_CC_PARAM }
 
 /* The options as given; after dr_app_engine_finish(), what the context gets. */
 struct dr_app_engine {
@@ -48,6 +55,7 @@ struct dr_app_engine {
 	uint16_t queues;                /* --queues: port queue pairs (0: the library's choice) */
 	uint32_t zcopy_min;             /* --zcopy-min: tx_zcopy_min (0: the library's default,
 					 * UINT32_MAX: off) */
+	struct dr_app_cc cc;            /* --cc, --cc-param (dr_app_cc.h) */
 	bool mode_given;
 	bool idle_given;
 };
@@ -66,7 +74,7 @@ int dr_app_engine_opt(struct dr_app_engine *e, const char *prog, int c, const ch
  */
 int dr_app_engine_finish(struct dr_app_engine *e, const char *prog);
 
-/* mode, nb_workers (the first idle EAL worker lcores), idle, nb_queues and tx_zcopy_min of @attr. */
+/* mode, nb_workers (the first idle EAL worker lcores), idle, nb_queues, tx_zcopy_min and cc of @attr. */
 void dr_app_engine_attr(const struct dr_app_engine *e, struct dr_context_attr *attr);
 
 /*

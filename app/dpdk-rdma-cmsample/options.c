@@ -74,7 +74,7 @@ cmsample_parse_args(int argc, char **argv, bool client, struct cmsample_opts *o)
 			usage(stdout, o, client);
 			return 1;
 		default:
-			if (c >= DR_APP_OPT_MODE && c <= DR_APP_OPT_ZCOPY_MIN) {
+			if (c >= DR_APP_OPT_MODE && c <= DR_APP_OPT_LAST) {
 				if (dr_app_engine_opt(&o->engine, prog, c, optarg) != 0)
 					return -1;
 				break;

@@ -231,6 +231,8 @@ pp_parse_args(int argc, char **argv, struct pp_opts *o)
 		case DR_APP_OPT_IDLE:
 		case DR_APP_OPT_QUEUES:
 		case DR_APP_OPT_ZCOPY_MIN:
+		case DR_APP_OPT_CC:
+		case DR_APP_OPT_CC_PARAM:
 			if (dr_app_engine_opt(&o->engine, PP_PROG, c, optarg) != 0) {
 				pp_usage(argv[0]);
 				return -1;

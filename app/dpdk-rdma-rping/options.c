@@ -116,7 +116,7 @@ rping_parse_args(int argc, char **argv, void *opts)
 			usage(stdout);
 			return 1;
 		default:
-			if (c >= DR_APP_OPT_MODE && c <= DR_APP_OPT_ZCOPY_MIN) {
+			if (c >= DR_APP_OPT_MODE && c <= DR_APP_OPT_LAST) {
 				if (dr_app_engine_opt(&o->engine, RPING_PROG, c, optarg) != 0)
 					return -1;
 				break;

@@ -30,23 +30,10 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#define DR_DCQCN_MAX_RATE (1ull << 43)  /* bits/s (8.8 Tb/s): rate * alpha fits 64 bits */
-#define DR_DCQCN_ONE (1u << 20)         /* alpha = 1.0 (g = 1/256 of small alphas still counts) */
+#include "dr_verbs_cc.h"   /* struct dr_dcqcn_params */
 
-/** The reaction point's parameters, one set per context. */
-struct dr_dcqcn_params {
-	uint64_t line_rate;          /**< bits/s: the start and the ceiling */
-	uint64_t min_rate;           /**< bits/s: the floor */
-	uint32_t g_shift;            /**< g = 1 / 2^g_shift (paper: 1/256, 8) */
-	uint32_t initial_alpha;      /**< alpha of a new flow, 1/DR_DCQCN_ONE units (paper: 1.0) */
-	uint64_t alpha_period_ns;    /**< alpha timer (paper: 55 us) */
-	uint64_t rate_period_ns;     /**< rate-increase timer T (paper: 55 us; NVIDIA: 300 us) */
-	uint64_t byte_counter;       /**< bytes per byte-counter event B (150 KB; 0: off) */
-	uint32_t fast_recovery;      /**< F, the fast-recovery steps (5) */
-	uint64_t rate_ai;            /**< R_AI, bits/s (40 Mb/s in the paper at 40G; ~400 Mb/s here) */
-	uint64_t rate_hai;           /**< R_HAI, bits/s (~800 Mb/s) */
-	uint64_t min_dec_period_ns;  /**< at most one decrease per this (NVIDIA: 4 us; 0: every CNP) */
-};
+#define DR_DCQCN_MAX_RATE (1ull << 43)  /* bits/s (8.8 Tb/s): rate * alpha fits 64 bits */
+#define DR_DCQCN_ONE DR_DCQCN_ALPHA_ONE /* alpha = 1.0 (2^20: g = 1/256 of small alphas still counts) */
 
 /** One flow's rate state. */
 struct dr_dcqcn_rp {
@@ -64,10 +51,7 @@ struct dr_dcqcn_rp {
 	uint64_t decreases;          /**< CNPs that cut the rate */
 };
 
-/** The paper's and the vendors' defaults at @p line_rate bits/s (congestion.rst). */
-void dr_dcqcn_params_default(struct dr_dcqcn_params *p, uint64_t line_rate);
-/** 0, or -EINVAL when @p p cannot run (a zero period, min_rate above line_rate, ...). */
-int dr_dcqcn_params_check(const struct dr_dcqcn_params *p);
+/* dr_dcqcn_params_default() and dr_dcqcn_params_check(): dr_verbs_cc.h */
 
 /** A flow at line rate, alpha initial_alpha, timers from @p now. */
 void dr_dcqcn_init(struct dr_dcqcn_rp *rp, const struct dr_dcqcn_params *p, uint64_t now);

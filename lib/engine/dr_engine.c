@@ -106,6 +106,9 @@ rx_check_transport(struct dr_worker *wk, const struct dr_qp_impl *qp, const stru
 	/* dpdk-rdma's SACK (selective repeat, dr_set_ece()) answers RC and XRC requests */
 	if (pi->opcode == DR_OPCODE_SACK && dr_qp_reliable(qp))
 		return RX_OK;
+	/* a CNP (Annex A17.9.3) is for a connected QP: its peer saw our packets marked */
+	if (pi->opcode == DR_OPCODE_CNP && qp->pub.qp_type != DR_QPT_UD)
+		return RX_OK;
 	wk->stats.rx_no_qp++;
 	return RX_DROP;
 }
@@ -207,6 +210,16 @@ rx_one(struct dr_worker *wk, struct rte_mbuf *m)
 	if (rx_check_transport(wk, qp, &pi) != RX_OK || rx_check_pkey(wk, &pi) != RX_OK ||
 	    rx_check_addr(wk, qp, &pi) != RX_OK)
 		goto drop;
+	/*
+	 * ECN (RFC 3168, IBA Annex A17.9): a packet the network marked CE asks
+	 * the QP's peer to slow down, by a CNP; a CNP tells us the same
+	 */
+	if (unlikely((pi.tclass & DR_ECN_MASK) == DR_ECN_CE) && qp->pub.qp_type != DR_QPT_UD)
+		dr_cnp_on_ce(qp, rte_rdtsc());
+	if (unlikely(pi.opcode == DR_OPCODE_CNP)) {
+		dr_cnp_rx(qp, m);
+		return;
+	}
 	if (deferred) {
 		if (pi.mask & DR_OPF_REQ)
 			dr_resp_rx_unverified(qp, m, &pi);

@@ -117,6 +117,9 @@ tel_ctx_stats(const char *cmd, const char *params, struct rte_tel_data *d)
 	/* payload bytes from which frames are sent zero-copy; 0: never (the port copies) */
 	rte_tel_data_add_dict_u64(d, "tx_zcopy_min", ctx->tx_zcopy_min == UINT32_MAX ? 0 : ctx->tx_zcopy_min);
 	rte_tel_data_add_dict_int(d, "qps", (int)LOAD(ctx->num_qps));
+	rte_tel_data_add_dict_string(d, "cc", ctx->cc.algo == DR_CC_DCQCN ? "dcqcn" : "none");
+	if (ctx->cc.algo == DR_CC_DCQCN)
+		rte_tel_data_add_dict_u64(d, "cc_line_rate_bps", ctx->cc.dcqcn.line_rate);
 #define ADD(f) rte_tel_data_add_dict_u64(d, #f, st.f)
 	ADD(rx_pkts);
 	ADD(rx_not_roce);
@@ -152,6 +155,9 @@ tel_ctx_stats(const char *cmd, const char *params, struct rte_tel_data *d)
 	ADD(sacks_tx);
 	ADD(sacks_rx);
 	ADD(sr_resends);
+	ADD(rx_ecn_ce);
+	ADD(tx_cnp);
+	ADD(rx_cnp);
 #undef ADD
 	dr_ctx_registry_unlock();
 	return 0;
@@ -253,6 +259,16 @@ qp_info(struct rte_tel_data *d, struct dr_qp_impl *qp)
 	rte_tel_data_add_dict_u64(d, "sr_resends", LOAD(qp->cnt.sr_resends));
 	rte_tel_data_add_dict_int(d, "selective_repeat", dr_qp_sr(qp));
 	rte_tel_data_add_dict_int(d, "window", (int)LOAD(qp->window));
+	/* congestion control: the requester's DCQCN rate (0: not limited, at line rate), CNPs */
+	rte_tel_data_add_dict_u64(d, "cc_rate_bps", LOAD(qp->cc_tx.pacer.rate));
+	rte_tel_data_add_dict_u64(d, "cc_target_bps", LOAD(qp->cc_tx.rp.rt));
+	rte_tel_data_add_dict_u64(d, "cc_alpha_ppm",
+				  (uint64_t)LOAD(qp->cc_tx.rp.alpha) * 1000000u / DR_DCQCN_ONE);
+	rte_tel_data_add_dict_u64(d, "cc_decreases", LOAD(qp->cc_tx.rp.decreases));
+	rte_tel_data_add_dict_u64(d, "cc_paced", LOAD(qp->cc_tx.paced));
+	rte_tel_data_add_dict_u64(d, "ecn_ce_rx", LOAD(qp->cc_rx.ce_rx));
+	rte_tel_data_add_dict_u64(d, "cnp_tx", LOAD(qp->cc_rx.cnp_tx));
+	rte_tel_data_add_dict_u64(d, "cnp_rx", (uint64_t)LOAD(qp->cc_rx.cnp_rx));
 	dr_qp_mem_get(qp, &mem);
 	rte_tel_data_add_dict_u64(d, "mem_bytes", mem.total);
 }

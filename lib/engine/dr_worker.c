@@ -386,6 +386,7 @@ dr_wk_tx(struct dr_worker *wk, struct rte_mbuf *m)
 			return;
 		}
 	}
+	wk->tx_staged_bytes += m->pkt_len;
 	wk->tx_buf[wk->tx_count++] = m;
 }
 

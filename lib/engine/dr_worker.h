@@ -91,6 +91,10 @@ struct dr_ctx_stats {
 	uint64_t sacks_tx;
 	uint64_t sacks_rx;
 	uint64_t sr_resends;
+	/* congestion control (lib/cc, dr_cnp.c): ECN CE seen, CNPs sent and received */
+	uint64_t rx_ecn_ce;                 /* packets of RC / UC / XRC QPs marked CE by the network */
+	uint64_t tx_cnp;                    /* CNPs sent for them (at most one per QP per interval) */
+	uint64_t rx_cnp;                    /* CNPs received for our QPs */
 };
 
 /* Busy / idle accounting of a worker lcore (dr_engine_lcore.c). */
@@ -140,6 +144,7 @@ struct dr_worker {
 	/* frames built and not yet taken by the PMD, sent at the end of each round */
 	struct rte_mbuf *tx_buf[DR_BURST * 4];
 	uint16_t tx_count;
+	uint64_t tx_staged_bytes;           /* bytes of the frames staged so far (the pacer's measure) */
 
 	struct dr_qp_list active;           /* QPs with transport work (dr_engine_qp_*) */
 	/*

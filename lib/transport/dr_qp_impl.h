@@ -325,6 +325,9 @@ struct dr_qp_impl {
 	struct dr_resp_state resp;
 	struct dr_req_out req_out;
 	struct dr_comp_out comp_out;
+	/* congestion control (lib/cc/dr_cc.h): the requester's rate and pacer, the receive stage's CNPs */
+	struct dr_cc_tx cc_tx;
+	struct dr_cc_rx cc_rx __rte_cache_aligned;
 
 	/* counters of this QP (its worker writes them; /dr/qp/info reads them) */
 	struct {
@@ -457,6 +460,18 @@ void dr_qp_flush_posted(struct dr_qp_impl *qp);
 /* Start a UD packet to @dest_qpn along @rt (an AH's route; the QP's UDP source port is used). */
 struct rte_mbuf *dr_qp_pkt_start_ud(struct dr_qp_impl *qp, const struct dr_pkt_route *rt, uint32_t dest_qpn,
 				    uint8_t opcode, uint32_t paylen, uint32_t psn, struct dr_pkt_info *pi);
+
+/*
+ * Start the CNP of a CE-marked packet (IBA Annex A17.9.3): to the QP's peer
+ * QP, along its route with traffic class @tclass, PSN 0, 16 reserved bytes
+ * announced (the caller appends them).
+ */
+struct rte_mbuf *dr_qp_pkt_start_cnp(struct dr_qp_impl *qp, uint8_t tclass, struct dr_pkt_info *pi);
+
+/* The notification point (dr_cnp.c): a CE-marked packet of @qp arrived; a CNP goes back when due. */
+void dr_cnp_on_ce(struct dr_qp_impl *qp, uint64_t now);
+/* A CNP addressed to @qp arrived (checked): its requester slows down (dr_cc.h). Takes @m. */
+void dr_cnp_rx(struct dr_qp_impl *qp, struct rte_mbuf *m);
 
 /* Is the responder answering READs, or holding requests behind them (which must wait their turn)? */
 static inline bool

@@ -114,6 +114,18 @@ dr_qp_pkt_start_ud(struct dr_qp_impl *qp, const struct dr_pkt_route *rt, uint32_
 	return pkt_start(qp, NULL, &r, dest_qpn, opcode, paylen, psn, pi);
 }
 
+struct rte_mbuf *
+dr_qp_pkt_start_cnp(struct dr_qp_impl *qp, uint8_t tclass, struct dr_pkt_info *pi)
+{
+	struct dr_pkt_route r;
+
+	if (qp_route_resolve(qp) != 0)
+		return NULL;
+	r = qp->route;
+	r.tclass = tclass;
+	return pkt_start(qp, NULL, &r, qp->attr.dest_qp_num, DR_OPCODE_CNP, DR_CNP_PAYLOAD_BYTES, 0, pi);
+}
+
 /*
  * The local memory of one SGE, after checking its L_Key: the MR must exist,
  * belong to the QP's PD, cover [addr, addr + length) and grant @need

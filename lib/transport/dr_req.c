@@ -570,10 +570,33 @@ req_checks(struct dr_qp_impl *qp, struct dr_send_wqe *wqe)
 
 static void req_rewind(struct dr_qp_impl *qp);
 
+/*
+ * Congestion control's gate (lib/cc/dr_cc.h): may the QP send a frame now?
+ * Without DCQCN, or at line rate, one branch; the rate machine runs here,
+ * on the requester's lcore, taking the CNPs its receive stage counted.
+ */
+static inline bool
+req_cc_ready(struct dr_qp_impl *qp, const struct dr_cc_ctx *cc, uint64_t *now)
+{
+	uint32_t cnps;
+
+	if (likely(cc->algo == DR_CC_NONE))
+		return true;
+	cnps = dr_cc_cnp_seen(&qp->cc_rx);
+	if (likely(cnps == qp->cc_tx.cnp_taken && qp->cc_tx.pacer.rate == 0 &&
+		   !dr_dcqcn_limited(&qp->cc_tx.rp, &cc->dcqcn_tsc)))
+		return true;
+	*now = rte_rdtsc();
+	return dr_cc_tx_ready(&qp->cc_tx, cc, cnps, *now);
+}
+
 int
 dr_req_progress(struct dr_qp_impl *qp)
 {
+	const struct dr_cc_ctx *cc = &qp->pub.context->cc;
+	struct dr_worker *wk = dr_qp_wk(qp);
 	uint32_t psn0 = qp->req.psn;
+	uint64_t now = 0;
 	int n = 0;
 
 	if (!dr_qp_can_send(qp) || dr_ho_rnr_waiting(qp))
@@ -589,6 +612,7 @@ dr_req_progress(struct dr_qp_impl *qp)
 	while (n < DR_MAX_PKTS_PER_QP_ROUND) {
 		struct dr_send_wqe *wqe = req_next_wqe(qp);
 		enum dr_req_verdict v;
+		uint64_t bytes0;
 
 		if (wqe == NULL)
 			break;
@@ -601,10 +625,13 @@ dr_req_progress(struct dr_qp_impl *qp)
 			qp->req.offset = 0;
 			continue;
 		}
-		if (v == REQ_WAIT || dr_tx_room(dr_qp_wk(qp)) == 0)
-			break;
+		if (v == REQ_WAIT || dr_tx_room(wk) == 0 || !req_cc_ready(qp, cc, &now))
+			break;         /* a QP waiting for its rate leaves the round to the others */
+		bytes0 = wk->tx_staged_bytes;
 		if (req_send_pkt(qp, wqe) != 0)
 			break;         /* no mbuf / MAC yet: next round; local error: completer ends it */
+		if (qp->cc_tx.pacer.rate != 0)
+			dr_cc_tx_sent(&qp->cc_tx, cc, now, (uint32_t)(wk->tx_staged_bytes - bytes0));
 		n++;
 	}
 	/* the completer learns what went out (and arms its ACK timer, IBA 9.7.6.1.3) */
@@ -696,6 +723,8 @@ dr_req_start(struct dr_qp_impl *qp, uint32_t sq_psn)
 	qp->window = w;
 	qp->req.psn = sq_psn;         /* IBA 9.7.1: the first request carries sq_psn */
 	qp->req.cur = dr_sq_tail(&qp->sq);
+	if (ctx != NULL)
+		dr_cc_tx_init(&qp->cc_tx, &ctx->cc, dr_cc_cnp_seen(&qp->cc_rx), rte_rdtsc());
 	dr_ho_req_sent(qp);
 }
 

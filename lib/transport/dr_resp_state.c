@@ -53,6 +53,7 @@ dr_resp_start(struct dr_qp_impl *qp, uint32_t rq_psn)
 	qp->resp.epsn = rq_psn;          /* IBA 9.7.5.1: ePSN from rq_psn, MSN from 0 */
 	/* nothing executed yet: a duplicate is ACKed with the PSN just before ePSN */
 	qp->resp.dup_ack_psn = dr_psn_sub(rq_psn, 1);
+	dr_cc_rx_init(&qp->cc_rx);       /* a CNP may go for the first CE-marked packet */
 }
 
 void

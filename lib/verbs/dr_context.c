@@ -114,6 +114,21 @@ ipv6_usable(const uint8_t a[16])
 	return memcmp(a, zero, sizeof(zero)) != 0 && a[0] != 0xFF && !dr_gid_is_ipv4(a);
 }
 
+/* dr_context_attr.cc: a known algorithm, DCQCN parameters that can run (dr_dcqcn_params_check()). */
+static int
+cc_attr_check(const struct dr_cc_attr *cc)
+{
+	struct dr_cc_ctx c;
+
+	if (dr_cc_ctx_init(&c, cc, 0, rte_get_tsc_hz()) == 0)
+		return 0;
+	if (cc->algo != DR_CC_NONE && cc->algo != DR_CC_DCQCN)
+		DR_LOG(ctx, INFO, "cc.algo %d unknown (DR_CC_NONE, DR_CC_DCQCN)", (int)cc->algo);
+	else
+		DR_LOG(ctx, INFO, "cc.dcqcn: parameters that cannot run (dr_dcqcn_params_check())");
+	return -EINVAL;
+}
+
 static int
 attr_check(const struct dr_context_attr *a)
 {
@@ -155,6 +170,8 @@ attr_check(const struct dr_context_attr *a)
 		DR_LOG(ctx, INFO, "idle policy %d unknown", (int)a->idle);
 		return -EINVAL;
 	}
+	if (cc_attr_check(&a->cc) != 0)
+		return -EINVAL;
 	if (a->max_qp > DR_MAX_QP) {
 		DR_LOG(ctx, INFO, "max_qp %u above %u", a->max_qp, DR_MAX_QP);
 		return -EINVAL;
@@ -408,6 +425,14 @@ dr_open_device(struct dr_device *dev, const struct dr_context_attr *attr)
 	ctx->inflight_bytes = attr->inflight_bytes != 0 ? attr->inflight_bytes : DR_INFLIGHT_BYTES_DEFAULT;
 	ctx->tx_zcopy_min = !bp->tx_zcopy ? UINT32_MAX :
 			    attr->tx_zcopy_min != 0 ? attr->tx_zcopy_min : DR_TX_ZCOPY_MIN_DEFAULT;
+	/* congestion control at the link's speed (checked by attr_check(): cannot fail) */
+	{
+		struct dr_backend_link link = { 0 };
+
+		if (be->link_get == NULL || be->link_get(bp, &link) != 0)
+			link.speed_mbps = 0;
+		dr_cc_ctx_init(&ctx->cc, &attr->cc, (uint64_t)link.speed_mbps * 1000000u, ctx->tsc_hz);
+	}
 	ctx->rx_queue = bp->rx_queue;
 	ctx->tx_queue = bp->tx_queue;
 	ctx->nb_rxq = RTE_MAX(RTE_MIN(bp->nb_rxq, bp->nb_queues), 1);

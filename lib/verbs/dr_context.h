@@ -27,6 +27,7 @@
 #include <rte_spinlock.h>
 
 #include "dr_backend.h"
+#include "dr_cc.h"
 #include "dr_config.h"
 #include "dr_idx.h"
 #include "dr_mr_check.h"
@@ -77,6 +78,7 @@ struct dr_context {
 	uint64_t tsc_hz;
 	uint32_t tx_zcopy_min;              /* payload bytes from which frames attach it (UINT32_MAX: never) */
 	uint32_t inflight_bytes;            /* a reliable QP's send window in bytes (dr_req_start()) */
+	struct dr_cc_ctx cc;                /* congestion control (lib/cc/dr_cc.h), fixed at open */
 
 	/*
 	 * Object tables, read lock-free by the workers (entries published with

@@ -388,6 +388,9 @@ route_build(struct dr_qp_impl *qp)
 	fl = ah->grh.flow_label != 0 ? ah->grh.flow_label :
 	     dr_flow_label_from_qpns(qp->pub.qp_num, qp->attr.dest_qp_num);
 	qp->route.udp_sport = dr_udp_sport_from_flow_label(fl);
+	/* DCQCN: a connected QP's frames are ECN-capable, ECT(0) as RoCE NICs send (congestion.rst) */
+	if (qp->pub.context->cc.algo == DR_CC_DCQCN)
+		qp->route.tclass = (uint8_t)((qp->route.tclass & ~DR_ECN_MASK) | DR_ECN_ECT0);
 	qp->route_resolved = false;
 	qp->route_gen++;                /* the stages rebuild their headers */
 }

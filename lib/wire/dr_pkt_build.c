@@ -138,6 +138,7 @@ dr_pkt_build(struct rte_mbuf *m, const struct dr_pkt_route *rt, uint16_t ip_id,
 	pi->ip_ver = rt->ip_ver;
 	pi->has_vlan = rt->has_vlan != 0;
 	pi->vlan_tci = rt->has_vlan ? rt->vlan_tci : 0;   /* as the parse of this frame reports it */
+	pi->tclass = rt->tclass;
 	pi->l3_off = (uint16_t)l2;
 	pi->l4_off = (uint16_t)(l2 + l3);
 	pi->bth_off = (uint16_t)(l2 + l3 + DR_UDP_HDR_BYTES);
@@ -302,6 +303,8 @@ dr_pkt_build_tmpl(struct rte_mbuf *m, const struct dr_pkt_tmpl *t, uint16_t ip_i
 	pi->ip_ver = t->ip_ver;
 	pi->has_vlan = t->has_vlan;
 	pi->vlan_tci = t->vlan_tci;
+	pi->tclass = t->ip_ver == 4 ? t->hdr[t->l3_off + 1] :
+		     (uint8_t)((t->hdr[t->l3_off] & 0xFu) << 4 | t->hdr[t->l3_off + 1] >> 4);
 	pi->l3_off = t->l3_off;
 	pi->l4_off = t->l4_off;
 	pi->bth_off = t->len;

@@ -97,6 +97,7 @@ parse_ipv4(const uint8_t *f, uint32_t total, struct dr_pkt_info *pi, uint32_t *i
 		return DR_PKT_ERR_IP_HDR_LEN;
 	if (total < off + ihl)
 		return DR_PKT_ERR_TRUNC_L3;
+	pi->tclass = ip[1];
 	dr_gid_from_ipv4(pi->sgid, 0);
 	memcpy(pi->sgid + 12, ip + 12, 4);
 	dr_gid_from_ipv4(pi->dgid, 0);
@@ -133,6 +134,7 @@ parse_ipv6(const uint8_t *f, uint32_t total, struct dr_pkt_info *pi, uint32_t *i
 		return DR_PKT_ERR_TRUNC_L3;
 	if ((ip[0] >> 4) != 6)
 		return DR_PKT_ERR_IP_VERSION;
+	pi->tclass = (uint8_t)((ip[0] & 0xFu) << 4 | ip[1] >> 4);
 	memcpy(pi->sgid, ip + 8, 16);
 	memcpy(pi->dgid, ip + 24, 16);
 	/* extension headers are not used by RoCEv2 (A17.4.5.2): UDP must be the next header */

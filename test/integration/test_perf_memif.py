@@ -249,6 +249,15 @@ def test_rtc_against_inline(perf_exe, rtc_side):
     (["--zcopy-min", "0"], "--zcopy-min: invalid value '0'"),
     (["--zcopy-min", "65536"], "--zcopy-min: invalid value '65536'"),
     (["--zcopy-min", "never"], "--zcopy-min: invalid value 'never'"),
+    (["--cc", "cubic"], "--cc: unknown algorithm 'cubic' (none or dcqcn)"),
+    (["--cc-param", "rate_ai=1m"], "--cc-param: DCQCN's keys need --cc dcqcn"),
+    (["--cc", "dcqcn", "--cc-param", "rate_ai=1m"], "--cc-param: give line_rate with DCQCN's other keys"),
+    (["--cc", "dcqcn", "--cc-param", "line_rate=1g,rate_ai=2g"], "DCQCN cannot run with these"),
+    (["--cc", "dcqcn", "--cc-param", "line_rate=1g,alpha_period=55"],
+     "alpha_period: '55' is not a time with a unit"),
+    (["--cc", "dcqcn", "--cc-param", "line_rate=1g,rate=1"], "'rate=1': not KEY=VALUE of a known key"),
+    (["--cc", "dcqcn", "--cc-param", "line_rate=1g,initial_alpha=2"], "initial_alpha: '2' is not a fraction"),
+    (["--cc-param", "cnp_interval=soon"], "cnp_interval: 'soon' is not a time with a unit"),
 ])
 def test_engine_cli_errors(perf_exe, args, msg):
     """Bad engine options: exit 2 and a message naming the option, before EAL starts."""
@@ -257,6 +266,15 @@ def test_engine_cli_errors(perf_exe, args, msg):
                        capture_output=True, text=True, timeout=30)
     assert r.returncode == 2, r
     assert msg in r.stderr, r.stderr
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_dcqcn_on_uncongested(perf_exe, mode):
+    """--cc dcqcn on both sides of a link that marks nothing: every byte checked, no
+    CNP, no rate cut (the machine rests at line rate)."""
+    res = memif(perf_exe, "write_bw", "--check", "-q", 2, "--sizes", "64,65536", "-n", 300,
+                "--cc", "dcqcn", "--cc-param", "line_rate=10g,rate_ai=100m", mode=mode)
+    assert_checked_run(res, [64, 65536], 300)
 
 
 def test_rtc_more_workers_than_lcores(perf_exe):

@@ -55,6 +55,7 @@ enum rc_action {
 	RC_CORRUPT,    /* flip a byte the ICRC covers */
 	RC_SWAP,       /* hold it and deliver it after the next frame of its direction */
 	RC_DELAY,      /* hold it and deliver it first in the next carry of its direction (a round later) */
+	RC_MARK_CE,    /* set its IP ECN field to CE, as a congested switch does (IPv4 checksum mended) */
 };
 
 /*
@@ -93,6 +94,9 @@ struct rc_log_entry {
 	bool ackreq;       /* BTH.AckReq */
 	uint32_t psn;
 	uint32_t paylen;
+	uint8_t tclass;    /* IP traffic class as sent (DSCP << 2 | ECN) */
+	bool becn;         /* BTH.BECN */
+	uint32_t dqpn;     /* BTH.DestQP */
 };
 
 struct rc_side {
@@ -150,6 +154,9 @@ struct rc_qp_params {
 	struct dr_cq *cq[2];          /* per side: a CQ of the test's for both queues (NULL: rc_connect makes two) */
 	bool sr[2];                   /* per side: take the peer's ECE before RTR (selective repeat when both do) */
 };
+
+/* Congestion control of both contexts, set before rc_env_init() (all zero: none). */
+extern struct dr_cc_attr rc_cc_attr;
 
 /* Counters of the test files (dr_test.h's are per file). */
 extern unsigned int rc_passed, rc_failed;

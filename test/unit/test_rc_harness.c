@@ -38,6 +38,7 @@ unsigned int rc_passed, rc_failed;
 static enum dr_progress_mode test_mode = DR_PROGRESS_INLINE;
 static unsigned int test_workers = 1;
 static unsigned int test_queues = 1;
+struct dr_cc_attr rc_cc_attr;
 static uint32_t test_zcopy_min;       /* DR_TEST_ZCOPY_MIN: dr_context_attr.tx_zcopy_min (0: default) */
 
 static int
@@ -188,6 +189,7 @@ side_open(struct rc_side *s, rte_be32_t ip, uint32_t link_mtu)
 	a.nb_tx_desc = 1024;
 	a.mode = test_mode;
 	a.tx_zcopy_min = test_zcopy_min;
+	a.cc = rc_cc_attr;
 	if (test_mode != DR_PROGRESS_INLINE) {
 		a.nb_workers = (uint16_t)test_workers;
 		a.nb_queues = (uint16_t)test_queues;

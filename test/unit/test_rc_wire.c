@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <rte_ip.h>
 #include <rte_mbuf.h>
 #include <rte_ring.h>
 
@@ -82,6 +83,27 @@ rc_rule_add(struct rc_env *e, int dir, int opcode, uint32_t skip, uint32_t every
 	r->count = count;
 	r->action = action;
 	return r;
+}
+
+/*
+ * ECN CE (RFC 3168 section 5) in the frame's IP header, as a switch marks
+ * it: the ICRC does not cover the field (A17.3.3); an IPv4 header checksum
+ * is computed again.
+ */
+static void
+mark_ce(struct rte_mbuf *m, const struct dr_pkt_info *pi)
+{
+	uint8_t *ip = rte_pktmbuf_mtod_offset(m, uint8_t *, pi->l3_off);
+
+	if (pi->ip_ver == 4) {
+		struct rte_ipv4_hdr *h = (struct rte_ipv4_hdr *)ip;
+
+		h->type_of_service |= DR_ECN_CE;
+		h->hdr_checksum = 0;
+		h->hdr_checksum = rte_ipv4_cksum(h);
+	} else {
+		ip[1] |= DR_ECN_CE << 4;        /* the traffic class's low bits: byte 1, bits 5..4 */
+	}
 }
 
 /* The first rule that acts on this frame decides. */
@@ -195,6 +217,9 @@ wire_carry(struct rc_env *e, int dir)
 				l->se = dr_bth_se(dr_pkt_bth(&pi));
 				l->ackreq = dr_bth_ackreq(dr_pkt_bth(&pi));
 				l->syn = (pi.mask & DR_OPF_AETH) ? dr_aeth_syndrome(dr_pkt_aeth(&pi)) : 0;
+				l->tclass = pi.tclass;
+				l->becn = dr_bth_becn(dr_pkt_bth(&pi));
+				l->dqpn = dr_bth_qpn(dr_pkt_bth(&pi));
 			}
 			switch (act) {
 			case RC_DROP:
@@ -217,6 +242,10 @@ wire_carry(struct rc_env *e, int dir)
 				wire_put(e, dir, m);
 				break;
 			}
+			case RC_MARK_CE:
+				mark_ce(m, &pi);
+				wire_put(e, dir, m);
+				break;
 			case RC_DELAY:
 				if (e->ndelayed[dir] < RTE_DIM(e->delayed[dir])) {
 					e->delayed[dir][e->ndelayed[dir]++] = m;
