@@ -112,6 +112,9 @@ json_addressing(struct jw *w, const struct dump_frame *f)
 	if (f->depth >= DUMP_DEPTH_ADDR) {
 		jw_str(w, "src", dump_addr_str(pi, true, buf, sizeof(buf)));
 		jw_str(w, "dst", dump_addr_str(pi, false, buf, sizeof(buf)));
+		/* the IP traffic class: DSCP and ECN (RFC 3168: 0 Not-ECT, 1 ECT(1), 2 ECT(0), 3 CE) */
+		jw_u64(w, "dscp", pi->tclass >> 2);
+		jw_u64(w, "ecn", pi->tclass & DR_ECN_MASK);
 	}
 	if (f->depth >= DUMP_DEPTH_UDP)
 		jw_u64(w, "udp_sport", pi->udp_sport);

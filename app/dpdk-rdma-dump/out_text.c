@@ -117,9 +117,12 @@ print_addressing(FILE *out, const struct dump_frame *f)
 	if (pi->has_vlan)
 		fprintf(out, " vlan=%u pcp=%u", pi->vlan_tci & 0xFFFu, pi->vlan_tci >> 13);
 	fprintf(out, " ipv%u", pi->ip_ver);
-	if (f->depth >= DUMP_DEPTH_ADDR)
-		fprintf(out, " %s > %s", dump_addr_str(pi, true, src, sizeof(src)),
-			dump_addr_str(pi, false, dst, sizeof(dst)));
+	if (f->depth >= DUMP_DEPTH_ADDR) {
+		static const char *const ecn[] = { "not-ect", "ect1", "ect0", "ce" };
+
+		fprintf(out, " %s > %s dscp=%u ecn=%s", dump_addr_str(pi, true, src, sizeof(src)),
+			dump_addr_str(pi, false, dst, sizeof(dst)), pi->tclass >> 2u, ecn[pi->tclass & DR_ECN_MASK]);
+	}
 	if (f->depth >= DUMP_DEPTH_UDP)
 		fprintf(out, " sport=0x%04x", pi->udp_sport);
 	if (f->depth >= DUMP_DEPTH_BTH) {

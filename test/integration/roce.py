@@ -64,18 +64,20 @@ def ipv6(proto, payload_len, *, tclass=0x1A, flow=0x12345, hlim=64):
 
 
 def roce_frame(transport, *, ipv6_=False, vlan=None, sport=0xC000, udp_len=None,
-               good_icrc=True):
+               good_icrc=True, tclass=None):
     """Ethernet [802.1Q] / IPv4|IPv6 / UDP 4791 / transport / ICRC.
 
     transport is the BTH, extension headers, payload and pad bytes. udp_len
-    overrides the UDP length field (to build a mismatch)."""
+    overrides the UDP length field (to build a mismatch); tclass the IP
+    traffic class (DSCP << 2 | ECN; default ipv4()'s and ipv6()'s)."""
     udp_payload = len(transport) + 4
     udp = struct.pack("!HHHH", sport, ROCEV2_PORT,
                       8 + udp_payload if udp_len is None else udp_len, 0)
+    tc = {} if tclass is None else ({"tclass": tclass} if ipv6_ else {"tos": tclass})
     if ipv6_:
-        head = l2(ETH_P_IPV6, vlan) + ipv6(17, 8 + udp_payload)
+        head = l2(ETH_P_IPV6, vlan) + ipv6(17, 8 + udp_payload, **tc)
     else:
-        head = l2(ETH_P_IP, vlan) + ipv4(17, 8 + udp_payload)
+        head = l2(ETH_P_IP, vlan) + ipv4(17, 8 + udp_payload, **tc)
     body = head + udp + transport
     crc = icrc(body + bytes(4))
     if not good_icrc:

@@ -218,7 +218,7 @@ def test_text_mode_bad_icrc(dump, vectors):
 
 def test_text_verbose(dump, vectors):
     lines = dump("--verbose", vectors / "hostpeer_ud.pcap").stdout.splitlines()
-    assert "ipv4 10.99.0.2 > 10.99.0.1 sport=0xcab3 pkey=0xffff pad=0" in lines[2]
+    assert "ipv4 10.99.0.2 > 10.99.0.1 dscp=0 ecn=not-ect sport=0xcab3 pkey=0xffff pad=0" in lines[2]
 
 
 # --- crafted frames ------------------------------------------------------------
@@ -233,7 +233,17 @@ CRAFTED = {
         roce.roce_frame(roce.bth(4, 0x11, 7, pad=3, ackreq=True) + b"hello" + bytes(3),
                         ipv6_=True),
         {"opcode": 4, "psn": 7, "dest_qp": 0x11, "ack_req": True, "pad": 3, "payload_len": 5,
-         "ip_version": 6, "src": "fd00::a", "dst": "fd00::b"},
+         "ip_version": 6, "src": "fd00::a", "dst": "fd00::b", "dscp": 6, "ecn": 2},
+        14 + 40 + 8 + 12),
+    # a CNP (Annex A17.9.3) in a frame a switch marked CE (RFC 3168), DSCP 26
+    "cnp_ce_ipv4": (
+        roce.roce_frame(roce.bth(0x81, 0x33, 0, becn=True) + bytes(16), tclass=(26 << 2) | 3),
+        {"opcode": 0x81, "transport": "CNP", "becn": True, "dest_qp": 0x33, "payload_len": 16,
+         "dscp": 26, "ecn": 3},
+        None),
+    "ce_ipv6": (
+        roce.roce_frame(roce.bth(4, 0x11, 9) + b"data", ipv6_=True, tclass=3),
+        {"opcode": 4, "dscp": 0, "ecn": 3},
         14 + 40 + 8 + 12),
     "vlan_ipv4_ud": (
         roce.roce_frame(roce.bth(0x64, 0x42, 0x5F062A, se=True) + deth(0x11111111, 0x18) +

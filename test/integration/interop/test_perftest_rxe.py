@@ -70,22 +70,23 @@ class Peer:
         return self.harness.netns_popen(argv, stdout=subprocess.PIPE,
                                         stderr=subprocess.STDOUT, text=True)
 
-    def run(self, test, size, iters, more, ours_server, ours_only=(), eal=()):
+    def run(self, test, size, iters, more, ours_server, ours_only=(), eal=(), rxe_only=()):
         """Returns (our rc, our output, rxe rc, rxe output, pcap); ours_only:
-        more arguments for our side, eal: more EAL arguments of ours. Runs
-        once more when rxe's perftest could not measure its clock
+        more arguments for our side, eal: more EAL arguments of ours,
+        rxe_only: more arguments for rxe's perftest. Runs once more when
+        rxe's perftest could not measure its clock
         (conftest.perftest_clock_failed)."""
-        res = self._run_once(test, size, iters, more, ours_server, ours_only, eal)
+        res = self._run_once(test, size, iters, more, ours_server, ours_only, eal, rxe_only)
         if perftest_clock_failed(res[3]):
-            res = self._run_once(test, size, iters, more, ours_server, ours_only, eal)
+            res = self._run_once(test, size, iters, more, ours_server, ours_only, eal, rxe_only)
         return res
 
-    def _run_once(self, test, size, iters, more, ours_server, ours_only, eal):
+    def _run_once(self, test, size, iters, more, ours_server, ours_only, eal, rxe_only=()):
         name = "%s_%s%s_%s%s" % (test, size, "".join(more), "oursrv" if ours_server else "rxesrv",
                                  "_" + ours_only[1] if "--mode" in ours_only else "")
         # size None: no -s (-a in more)
         args = ([] if size is None else ["-s", str(size)]) + ["-n", str(iters)] + more
-        tool = "ib_%s -d rxe0 -x 1 -p %d %s" % (test, PORT, " ".join(args))
+        tool = "ib_%s -d rxe0 -x 1 -p %d %s" % (test, PORT, " ".join(args + list(rxe_only)))
         args = args + list(ours_only)
         pcap = str(self.outdir / (name + ".pcap"))
         self.harness.capture_start(pcap, self.vm.tap)
@@ -183,6 +184,37 @@ def test_perftest_engine_modes(peer, dump_json, test, size, iters, more, ours_se
     frames, _ = dump_json(pcap, "--fail-on-error")
     assert frames and all(f["icrc_ok"] for f in frames)
     assert {f["src"] for f in frames} == {peer.vm.ip, OUR_IP}
+
+
+# ---- congestion: ECN and CNPs (doc/guides/congestion.rst) ----
+
+@pytest.mark.parametrize("ours_server", [False, True], ids=["rxe_server", "our_server"])
+def test_ecn_cnp(peer, dump_json, ours_server):
+    """rxe's perftest with --tclass=3 sends every frame marked CE, as a
+    congested switch leaves them (RFC 3168); ours with --cc dcqcn sends
+    ECT(0) and answers the marks with CNPs (IBA Annex A17.9.3). rxe has no
+    CNP in its opcode table and drops them: both sides complete, every
+    frame's ICRC holds in the capture, and each CNP decodes as the annex
+    lays it out: opcode 0x81 to rxe's QP, BECN set, PSN 0, 16 reserved
+    bytes, not ECN-capable."""
+    size, iters = 8192, 200
+    rc, out, rrc, rout, pcap = peer.run("write_bw", size, iters, [], ours_server,
+                                        ["--cc", "dcqcn"], rxe_only=["--tclass=3"])
+    assert rc == 0 and rrc == 0, "ours %d:\n%s\nrxe %d:\n%s" % (rc, out, rrc, rout)
+    for who, text in (("ours", out), ("rxe", rout)):
+        assert rows("write_bw", text) == [(str(size), str(iters))], "%s:\n%s" % (who, text)
+    frames, _ = dump_json(pcap, "--fail-on-error")
+    assert frames and all(f["icrc_ok"] for f in frames)
+    rxe = [f for f in frames if f["src"] == peer.vm.ip]
+    ours = [f for f in frames if f["src"] == OUR_IP and f["opcode"] != 0x81]
+    cnps = [f for f in frames if f["src"] == OUR_IP and f["opcode"] == 0x81]
+    assert rxe and all(f["ecn"] == 3 for f in rxe), {f["ecn"] for f in rxe}
+    assert ours and all(f["ecn"] == 2 for f in ours), {f["ecn"] for f in ours}
+    assert cnps, "no CNP for %d CE-marked frames" % len(rxe)
+    rxe_qps = {f["dest_qp"] for f in ours}
+    for c in cnps:
+        assert (c["dest_qp"] in rxe_qps and c["becn"] and c["psn"] == 0 and c["ecn"] == 0
+                and c["payload_len"] == 16 and c["transport"] == "CNP"), c
 
 
 # ---- ib_atomic_bw / ib_atomic_lat ----
