@@ -33,7 +33,7 @@ void
 fl_dir_take_change(struct fl_dir *d)
 {
 	uint32_t s = __atomic_load_n(&d->change.seq, __ATOMIC_ACQUIRE);
-	struct fl_rng rngs[5];
+	struct fl_rng rngs[6];
 	struct fl_impair_conf c;
 	bool ge_bad;
 
@@ -48,6 +48,7 @@ fl_dir_take_change(struct fl_dir *d)
 	rngs[2] = d->im.corrupt_rng;
 	rngs[3] = d->im.reorder_rng;
 	rngs[4] = d->im.jitter_rng;
+	rngs[5] = d->im.ecn_rng;
 	ge_bad = d->im.ge_bad;
 	fl_impair_init(&d->im, &c, d->hz, d->seed, d->idx);
 	d->im.loss_rng = rngs[0];
@@ -55,6 +56,7 @@ fl_dir_take_change(struct fl_dir *d)
 	d->im.corrupt_rng = rngs[2];
 	d->im.reorder_rng = rngs[3];
 	d->im.jitter_rng = rngs[4];
+	d->im.ecn_rng = rngs[5];
 	d->im.ge_bad = c.loss_model == FL_LOSS_GEMODEL && ge_bad;
 	d->conf = c;
 	d->q.limit = c.limit;
@@ -87,15 +89,18 @@ answer_error(struct rte_tel_data *t, const char *msg)
 static int
 tel_set(const char *cmd, const char *params, struct rte_tel_data *t)
 {
-	struct fl_impair_conf conf[FL_DIRS];
-	char key[16], err[256], spec[512], msg[1024];
+	struct fl_impair_conf conf[FL_MAX_DIRS];
+	char key[80], err[256], spec[512], msg[1024];
 	const char *rest;
-	bool which[FL_DIRS] = { false, false };
+	bool which[FL_MAX_DIRS] = { false }, any = false;
+	const bool sw = ctl_app->o.sw;
 	size_t n;
 
 	(void)cmd;
 	if (params == NULL || params[0] == '\0')
-		return answer_error(t, "give a direction (a_to_b, b_to_a, both) and the impairments, "
+		return answer_error(t, sw ? "give an egress queue (egressN, ..., all) and the "
+				    "impairments, e.g. /faultlink/set,all ecn kmin 10KB kmax 100KB" :
+				    "give a direction (a_to_b, b_to_a, both) and the impairments, "
 				    "e.g. /faultlink/set,both loss 5%");
 	n = strcspn(params, " \t");
 	if (n >= sizeof(key))
@@ -103,13 +108,16 @@ tel_set(const char *cmd, const char *params, struct rte_tel_data *t)
 	memcpy(key, params, n);
 	key[n] = '\0';
 	rest = params + strspn(params + n, " \t") + n;
-	for (unsigned int i = 0; i < FL_DIRS; i++)
-		which[i] = strcmp(key, "both") == 0 || strcmp(key, ctl_app->dir[i].key) == 0;
-	if (!which[0] && !which[1]) {
-		snprintf(msg, sizeof(msg), "unknown direction '%s' (a_to_b, b_to_a, both)", key);
+	for (unsigned int i = 0; i < ctl_app->ndirs; i++) {
+		which[i] = strcmp(key, sw ? "all" : "both") == 0 || strcmp(key, ctl_app->dir[i].key) == 0;
+		any |= which[i];
+	}
+	if (!any) {
+		snprintf(msg, sizeof(msg), sw ? "unknown egress queue '%s' (egressN as /faultlink/config "
+			 "names them, all)" : "unknown direction '%s' (a_to_b, b_to_a, both)", key);
 		return answer_error(t, msg);
 	}
-	for (unsigned int i = 0; i < FL_DIRS; i++) {
+	for (unsigned int i = 0; i < ctl_app->ndirs; i++) {
 		const struct fl_dir *d = &ctl_app->dir[i];
 
 		if (!which[i])
@@ -126,7 +134,7 @@ tel_set(const char *cmd, const char *params, struct rte_tel_data *t)
 		}
 	}
 	rte_tel_data_start_dict(t);
-	for (unsigned int i = 0; i < FL_DIRS; i++) {
+	for (unsigned int i = 0; i < ctl_app->ndirs; i++) {
 		if (which[i])
 			publish(&ctl_app->dir[i], &conf[i]);
 		if (fl_spec_format(&ctl_app->dir[i].shown, spec, sizeof(spec)) != 0)
@@ -140,9 +148,9 @@ int
 fl_control_register(struct fl_app *app)
 {
 	ctl_app = app;
-	for (unsigned int i = 0; i < FL_DIRS; i++)
+	for (unsigned int i = 0; i < app->ndirs; i++)
 		app->dir[i].shown = app->dir[i].conf;
 	return rte_telemetry_register_cmd("/faultlink/set", tel_set,
-					  "Change a direction's impairments as --ab/--ba/--both. "
-					  "Parameters: a_to_b|b_to_a|both SPEC");
+					  "Change impairments as --ab/--ba/--both or --egress/--all. "
+					  "Parameters: a_to_b|b_to_a|both|egressN|all SPEC");
 }

@@ -18,6 +18,7 @@
 #include <rte_ethdev.h>
 #include <rte_mbuf.h>
 
+#include "ecn.h"
 #include "faultlink.h"
 
 /* Flip bit @bit (0: the most significant bit of byte 0) of a possibly chained frame. */
@@ -40,29 +41,52 @@ flip_bit(struct rte_mbuf *m, uint32_t bit)
 static bool
 fits_output(const struct fl_dir *d, struct rte_mbuf *m)
 {
-	if (m->nb_segs > 1 && !d->out->multiseg_tx && rte_pktmbuf_linearize(m) != 0)
+	/* --switch: the output is the port the switch chose, in m->port */
+	const struct fl_port *out = d->out != NULL ? d->out : d->by_id[m->port];
+
+	if (m->nb_segs > 1 && !out->multiseg_tx && rte_pktmbuf_linearize(m) != 0)
 		return false;
-	return d->out->max_tx_frame == 0 || m->pkt_len <= d->out->max_tx_frame;
+	return out->max_tx_frame == 0 || m->pkt_len <= out->max_tx_frame;
+}
+
+/* RED/ECN at the queue's admission (ecn.h): CE in an ECN-capable frame, counted either way */
+static void
+ecn_mark(struct fl_dir *d, struct rte_mbuf *m)
+{
+	if (fl_ecn_mark(rte_pktmbuf_mtod(m, uint8_t *), m->data_len) == FL_ECN_NOT_ECT)
+		FL_ADD(&d->c, ecn_not_ect, 1);
+	else
+		FL_ADD(&d->c, ecn_marked, 1);
 }
 
 /*
  * Into the output queue at @now: an impaired frame with its delay and
- * serialisation time, a frame --roce-only spares with none (it still waits
- * behind the frames ahead of it). Counted and freed when it cannot go.
+ * serialisation time and RED/ECN marking, a frame --roce-only spares with
+ * none (it still waits behind the frames ahead of it). The backlog it
+ * finds is recorded, whether it gets in or not. Counted and freed when it
+ * cannot go.
  */
 static void
 admit(struct fl_dir *d, struct rte_mbuf *m, uint64_t now, bool impaired)
 {
+	uint64_t backlog;
+
 	if (!fits_output(d, m)) {
 		FL_ADD(&d->c, too_big, 1);
 		rte_pktmbuf_free(m);
 		return;
 	}
-	if (!fl_tq_push(&d->q, m, now, impaired ? fl_impair_delay(&d->im) : 0,
-			impaired ? fl_impair_tx_cycles(&d->im, m->pkt_len) : 0)) {
+	backlog = fl_tq_bytes(&d->q);
+	fl_hist_add(&d->backlog, backlog);
+	if (fl_tq_full(&d->q)) {
 		FL_ADD(&d->c, queue_drop, 1);
 		rte_pktmbuf_free(m);
+		return;
 	}
+	if (impaired && fl_impair_ecn(&d->im, backlog))
+		ecn_mark(d, m);
+	(void)fl_tq_push(&d->q, m, m->pkt_len, now, impaired ? fl_impair_delay(&d->im) : 0,
+			 impaired ? fl_impair_tx_cycles(&d->im, m->pkt_len) : 0);
 }
 
 static inline void
@@ -72,8 +96,8 @@ enqueue(struct fl_dir *d, struct rte_mbuf *m, uint64_t now)
 }
 
 /* Held frames whose time came (count or deadline), into the queue in the order held. */
-static unsigned int
-release_held(struct fl_dir *d, uint64_t now)
+unsigned int
+fl_dir_release_held(struct fl_dir *d, uint64_t now)
 {
 	void *out[FL_MAX_BURST];
 	unsigned int n, total = 0;
@@ -111,12 +135,12 @@ one_copy(struct fl_dir *d, struct rte_mbuf *m, uint64_t now)
 	if (d->hold.n > 0) {
 		/* it went ahead of what is held: a count may have run out */
 		fl_hold_passed(&d->hold);
-		release_held(d, now);
+		fl_dir_release_held(d, now);
 	}
 }
 
-static void
-ingress(struct fl_dir *d, struct rte_mbuf *m, uint64_t now)
+void
+fl_dir_ingress(struct fl_dir *d, struct rte_mbuf *m, uint64_t now)
 {
 	struct rte_mbuf *dup = NULL;
 
@@ -133,7 +157,7 @@ ingress(struct fl_dir *d, struct rte_mbuf *m, uint64_t now)
 		return;
 	}
 	if (fl_impair_duplicate(&d->im)) {
-		dup = rte_pktmbuf_copy(m, d->in->pool, 0, UINT32_MAX);
+		dup = rte_pktmbuf_copy(m, m->pool, 0, UINT32_MAX);
 		if (dup == NULL)
 			FL_ADD(&d->c, nombuf, 1);
 		else
@@ -152,10 +176,10 @@ poll_dir(struct fl_dir *d, uint64_t now)
 	unsigned int n, sent, work = 0;
 
 	if (d->hold.n > 0)
-		work += release_held(d, now);
+		work += fl_dir_release_held(d, now);
 	n = rte_eth_rx_burst(d->in->id, 0, pkts, (uint16_t)d->burst);
 	for (unsigned int i = 0; i < n; i++)
-		ingress(d, pkts[i], now);
+		fl_dir_ingress(d, pkts[i], now);
 	work += n;
 	n = fl_tq_pop_due(&d->q, now, (void **)pkts, d->burst);
 	if (n == 0)
@@ -169,9 +193,8 @@ poll_dir(struct fl_dir *d, uint64_t now)
 	return work + sent;
 }
 
-/* The next time something is due in @d (UINT64_MAX: nothing waits). */
-static uint64_t
-next_event(const struct fl_dir *d)
+uint64_t
+fl_dir_next_event(const struct fl_dir *d)
 {
 	uint64_t a = fl_tq_next_due(&d->q), b = fl_hold_next_deadline(&d->hold);
 
@@ -181,7 +204,7 @@ next_event(const struct fl_dir *d)
 void
 fl_forward(struct fl_dir **dirs, unsigned int n, uint32_t idle_us, uint64_t end_tsc)
 {
-	uint64_t hz = rte_get_tsc_hz(), now, next, wait_us;
+	uint64_t hz = rte_get_tsc_hz(), now, next;
 	unsigned int work;
 
 	while (!fl_stop) {
@@ -193,19 +216,26 @@ fl_forward(struct fl_dir **dirs, unsigned int n, uint32_t idle_us, uint64_t end_
 		for (unsigned int i = 0; i < n; i++) {
 			fl_dir_take_change(dirs[i]);
 			work += poll_dir(dirs[i], now);
-			next = RTE_MIN(next, next_event(dirs[i]));
+			next = RTE_MIN(next, fl_dir_next_event(dirs[i]));
 		}
 		if (work != 0 || idle_us == 0)
 			continue;
-		/* idle: yield the CPU (it may be shared), but not past the next due frame */
-		wait_us = idle_us;
-		if (next != UINT64_MAX)
-			wait_us = next <= now ? 0 : RTE_MIN(wait_us, (next - now) * 1000000u / hz);
-		if (wait_us > 0) {
-			struct timespec ts = { .tv_sec = 0, .tv_nsec = (long)wait_us * 1000 };
+		fl_idle_wait(idle_us, next, now, hz);
+	}
+}
 
-			nanosleep(&ts, NULL);
-		}
+void
+fl_idle_wait(uint32_t idle_us, uint64_t next, uint64_t now, uint64_t hz)
+{
+	uint64_t wait_us = idle_us;
+
+	/* idle: yield the CPU (it may be shared), but not past the next due frame */
+	if (next != UINT64_MAX)
+		wait_us = next <= now ? 0 : RTE_MIN(wait_us, (next - now) * 1000000u / hz);
+	if (wait_us > 0) {
+		struct timespec ts = { .tv_sec = 0, .tv_nsec = (long)wait_us * 1000 };
+
+		nanosleep(&ts, NULL);
 	}
 }
 

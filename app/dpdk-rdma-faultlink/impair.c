@@ -12,9 +12,10 @@
 
 #include <string.h>
 
+#include "ecn.h"
 #include "impair.h"
 
-enum fl_stream { FL_S_LOSS, FL_S_DUP, FL_S_CORRUPT, FL_S_REORDER, FL_S_JITTER };
+enum fl_stream { FL_S_LOSS, FL_S_DUP, FL_S_CORRUPT, FL_S_REORDER, FL_S_JITTER, FL_S_ECN };
 
 static uint64_t
 splitmix64(uint64_t *x)
@@ -96,6 +97,9 @@ fl_impair_conf_init(struct fl_impair_conf *c)
 	c->reorder_frames = FL_DEFAULT_REORDER_FRAMES;
 	c->reorder_ns = FL_DEFAULT_HOLD_NS;
 	c->limit = FL_DEFAULT_LIMIT;
+	c->ecn_kmin = FL_DEFAULT_ECN_KMIN;
+	c->ecn_kmax = FL_DEFAULT_ECN_KMAX;
+	c->ecn_pmax = FL_DEFAULT_ECN_PMAX;
 }
 
 static void
@@ -128,11 +132,16 @@ fl_impair_init(struct fl_impair *im, const struct fl_impair_conf *c, uint64_t hz
 	if (c->rate_bps != 0)
 		im->cyc_per_byte_q32 = (uint64_t)((((unsigned __int128)hz * 8u) << 32) / c->rate_bps);
 	im->overhead = c->overhead;
+	im->ecn = c->ecn;
+	im->ecn_kmin = c->ecn_kmin;
+	im->ecn_kmax = c->ecn_kmax;
+	im->ecn_pmax_thr = threshold(c->ecn_pmax);
 	seed_stream(&im->loss_rng, seed, dir, FL_S_LOSS);
 	seed_stream(&im->dup_rng, seed, dir, FL_S_DUP);
 	seed_stream(&im->corrupt_rng, seed, dir, FL_S_CORRUPT);
 	seed_stream(&im->reorder_rng, seed, dir, FL_S_REORDER);
 	seed_stream(&im->jitter_rng, seed, dir, FL_S_JITTER);
+	seed_stream(&im->ecn_rng, seed, dir, FL_S_ECN);
 }
 
 bool
@@ -206,6 +215,15 @@ fl_impair_tx_cycles(const struct fl_impair *im, uint32_t len)
 	if (im->cyc_per_byte_q32 == 0)
 		return 0;
 	return (uint64_t)(((unsigned __int128)(len + im->overhead) * im->cyc_per_byte_q32) >> 32);
+}
+
+bool
+fl_impair_ecn(struct fl_impair *im, uint64_t backlog)
+{
+	if (!im->ecn)
+		return false;
+	return chance(&im->ecn_rng, fl_ecn_threshold(im->ecn_kmin, im->ecn_kmax, im->ecn_pmax_thr,
+						      backlog));
 }
 
 bool

@@ -29,6 +29,10 @@
 #define FL_DEFAULT_HOLD_NS 1000000u   /* a frame held by count leaves after 1 ms at the latest */
 #define FL_MAX_CORRUPT_BITS 64u
 #define FL_MAX_TIME_NS 10000000000ull /* delays, jitter and hold times up to 10 s */
+#define FL_DEFAULT_ECN_KMIN 5000u     /* DCQCN's (Zhu et al. 2015): Kmin 5 KB, Kmax 200 KB, Pmax 1% */
+#define FL_DEFAULT_ECN_KMAX 200000u
+#define FL_DEFAULT_ECN_PMAX 0.01
+#define FL_MAX_ECN_BYTES (1ull << 40)
 
 enum fl_loss_model {
 	FL_LOSS_NONE,
@@ -54,6 +58,10 @@ struct fl_impair_conf {
 	uint64_t rate_bps;      /* serialisation rate in bit/s (0: none) */
 	uint32_t overhead;      /* bytes added to each frame's length for the rate */
 	uint32_t limit;         /* frames the queue holds; beyond: tail drop */
+	bool ecn;               /* RED/ECN marking at the queue (ecn.h) */
+	uint64_t ecn_kmin;      /* bytes queued at and below which nothing is marked */
+	uint64_t ecn_kmax;      /* bytes queued above which every ECN-capable frame is marked */
+	double ecn_pmax;        /* the marking probability at kmax */
 };
 
 /* The defaults: nothing impaired, a queue of FL_DEFAULT_LIMIT frames. */
@@ -81,7 +89,9 @@ struct fl_impair {
 	uint64_t delay_cyc, jitter_cyc;
 	uint64_t cyc_per_byte_q32;  /* rate: cycles per byte << 32 (0: no rate) */
 	uint32_t overhead;
-	struct fl_rng loss_rng, dup_rng, corrupt_rng, reorder_rng, jitter_rng;
+	bool ecn;
+	uint64_t ecn_kmin, ecn_kmax, ecn_pmax_thr;
+	struct fl_rng loss_rng, dup_rng, corrupt_rng, reorder_rng, jitter_rng, ecn_rng;
 };
 
 /* The runtime form of @c for a clock of @hz cycles per second, the random
@@ -103,6 +113,11 @@ uint64_t fl_impair_delay(struct fl_impair *im);
 /* Cycles the rate limit takes to send a @len-byte frame (0 without a rate). */
 uint64_t fl_impair_tx_cycles(const struct fl_impair *im, uint32_t len);
 
+/* ECN marking is configured and a frame arriving to @backlog bytes queued is
+ * to be marked (RED/ECN, ecn.h; draws from its own stream only between kmin
+ * and kmax). Whether it can be (ECN-capable) is fl_ecn_mark()'s. */
+bool fl_impair_ecn(struct fl_impair *im, uint64_t backlog);
+
 /* A RoCEv2 frame (--roce-only): Ethernet with at most one 802.1Q tag, IPv4 or
  * IPv6 (no extension headers), UDP to port 4791; @p holds @len bytes of it. */
 bool fl_frame_is_roce(const uint8_t *p, uint32_t len);
@@ -113,8 +128,11 @@ bool fl_frame_is_roce(const uint8_t *p, uint32_t len);
  *   loss [random] P% | loss gemodel P% [R% [1-H% [1-K%]]]
  *   duplicate P%   corrupt P% [bits N]   reorder P% [frames K] [time T]
  *   delay T [J]    rate R [overhead B]   limit N
+ *   ecn [kmin SIZE] [kmax SIZE] [pmax P%] | ecn off
  * P% percentages, T/J times with a unit (ns, us, ms, s), R a rate with a
- * unit (bit, kbit, mbit, gbit; bps, kbps, mbps, gbps are bytes/s).
+ * unit (bit, kbit, mbit, gbit; bps, kbps, mbps, gbps are bytes/s), SIZE
+ * bytes with an optional unit (B, KB, MB, GB powers of 1000; KiB, MiB, GiB
+ * powers of 1024).
  * Returns 0, or -EINVAL with the reason in @err.
  */
 int fl_spec_parse(const char *spec, struct fl_impair_conf *c, char *err, size_t errlen);

@@ -74,6 +74,15 @@ setup(void)
 {
 	int ret;
 
+	if (app.o.sw) {
+		ret = fl_switch_setup(&app);
+		if (ret == FL_EXIT_OK && (fl_control_register(&app) != 0 ||
+					  fl_telemetry_register(&app) != 0))
+			fprintf(stderr, FL_PROG ": warning: telemetry commands not registered\n");
+		return ret;
+	}
+	app.nports = app.ndirs = FL_DIRS;
+
 	if (rte_eth_dev_count_avail() < 2) {
 		fprintf(stderr, FL_PROG ": needs two DPDK ports, EAL has %u (give them with --vdev)\n",
 			rte_eth_dev_count_avail());
@@ -87,7 +96,7 @@ setup(void)
 	}
 	app.hz = rte_get_tsc_hz();
 	for (unsigned int i = 0; i < FL_DIRS; i++) {
-		ret = fl_port_open(&app.port[i], app.o.port[i], &app.o, pool_size(&app.o, i));
+		ret = fl_port_open(&app.port[i], app.o.port[i], &app.o, pool_size(&app.o, i), NULL);
 		if (ret != 0)
 			return FL_EXIT_SETUP;
 	}
@@ -116,13 +125,41 @@ setup(void)
 	return FL_EXIT_OK;
 }
 
+/* the two-port wire: one direction per lcore when EAL gives two, else both on the main lcore */
+static void
+run_wire(void)
+{
+	struct fl_dir *both[FL_DIRS] = { &app.dir[0], &app.dir[1] };
+	unsigned int lcore;
+
+	banner();
+	lcore = rte_get_next_lcore(-1, 1, 0);
+	if (lcore < RTE_MAX_LCORE) {
+		/* one direction per lcore: each owns its ports' queues on its side */
+		rte_eal_remote_launch(worker, &app.dir[1], lcore);
+		fl_forward(both, 1, app.o.idle_us, end_tsc);
+		fl_stop = 1;
+		rte_eal_mp_wait_lcore();
+	} else {
+		fl_forward(both, FL_DIRS, app.o.idle_us, end_tsc);
+	}
+}
+
+/* --switch: one lcore polls every port and drains every egress queue (switch.c) */
+static void
+run_switch(void)
+{
+	fl_switch_banner(&app);
+	printf(FL_PROG ": forwarding\n");
+	fflush(stdout);
+	fl_switch_forward(&app, app.o.idle_us, end_tsc);
+}
+
 int
 main(int argc, char **argv)
 {
 	int own_argc, eal_argc, ret;
 	char **own_argv;
-	unsigned int lcore;
-	struct fl_dir *both[FL_DIRS] = { &app.dir[0], &app.dir[1] };
 
 	eal_argc = dr_app_split_args(argc, argv, &own_argc, &own_argv);
 	ret = fl_parse_args(own_argc, own_argv, &app.o);
@@ -137,25 +174,19 @@ main(int argc, char **argv)
 	if (ret == FL_EXIT_OK) {
 		if (app.o.duration_s > 0)
 			end_tsc = rte_rdtsc() + (uint64_t)(app.o.duration_s * (double)app.hz);
-		banner();
-		lcore = rte_get_next_lcore(-1, 1, 0);
-		if (lcore < RTE_MAX_LCORE) {
-			/* one direction per lcore: each owns its ports' queues on its side */
-			rte_eal_remote_launch(worker, &app.dir[1], lcore);
-			fl_forward(both, 1, app.o.idle_us, end_tsc);
-			fl_stop = 1;
-			rte_eal_mp_wait_lcore();
-		} else {
-			fl_forward(both, FL_DIRS, app.o.idle_us, end_tsc);
-		}
-		for (unsigned int i = 0; i < FL_DIRS; i++)
+		if (app.o.sw)
+			run_switch();
+		else
+			run_wire();
+		for (unsigned int i = 0; i < app.ndirs; i++)
 			fl_dir_drain(&app.dir[i]);
 		fl_stats_print(&app);
 	}
-	for (unsigned int i = 0; i < FL_DIRS; i++) {
+	for (unsigned int i = 0; i < app.nports; i++)
 		fl_port_close(&app.port[i]);
+	for (unsigned int i = 0; i < app.ndirs; i++)
 		fl_tq_fini(&app.dir[i].q);
-	}
+	free(app.fdb);
 	rte_eal_cleanup();
 	return ret;
 }

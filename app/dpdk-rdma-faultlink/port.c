@@ -30,8 +30,25 @@ port_err(const struct fl_port *p, const char *what, int ret)
 	return ret;
 }
 
+struct rte_mempool *
+fl_pool_create(const char *name, uint32_t nb_mbufs, const struct fl_opts *o, bool afxdp)
+{
+	uint32_t room = RTE_PKTMBUF_HEADROOM + o->max_frame;
+	struct rte_mempool *mp;
+
+	if (afxdp && room > AF_XDP_MAX_ROOM)
+		room = AF_XDP_MAX_ROOM;
+	mp = rte_pktmbuf_pool_create(name, nb_mbufs, POOL_CACHE, 0, (uint16_t)room, SOCKET_ID_ANY);
+	if (mp == NULL)
+		fprintf(stderr, FL_PROG ": no memory for %u mbufs of %u bytes (%.0f MiB): give EAL more "
+			"(-m) or lower --max-frame or the queue limits\n", nb_mbufs, room,
+			(double)nb_mbufs * (room + 128 + 64) / (1 << 20));
+	return mp;
+}
+
 int
-fl_port_open(struct fl_port *p, uint16_t id, const struct fl_opts *o, uint32_t nb_mbufs)
+fl_port_open(struct fl_port *p, uint16_t id, const struct fl_opts *o, uint32_t nb_mbufs,
+	     struct rte_mempool *pool)
 {
 	struct rte_eth_conf conf;
 	struct rte_eth_dev_info info;
@@ -53,6 +70,8 @@ fl_port_open(struct fl_port *p, uint16_t id, const struct fl_opts *o, uint32_t n
 		printf("  port %u (%s): frames up to %u bytes (af_xdp's 4 KiB UMEM frames)\n", id, p->name,
 		       room - RTE_PKTMBUF_HEADROOM);
 	}
+	if (pool != NULL && rte_pktmbuf_data_room_size(pool) < room)
+		room = rte_pktmbuf_data_room_size(pool);
 	p->max_tx_frame = room - RTE_PKTMBUF_HEADROOM;
 	if (info.max_rx_pktlen != 0 && info.max_rx_pktlen < p->max_tx_frame)
 		p->max_tx_frame = info.max_rx_pktlen;
@@ -60,7 +79,8 @@ fl_port_open(struct fl_port *p, uint16_t id, const struct fl_opts *o, uint32_t n
 	if (socket < 0)
 		socket = SOCKET_ID_ANY;
 	snprintf(pool_name, sizeof(pool_name), "fl_pool_%u", id);
-	p->pool = rte_pktmbuf_pool_create(pool_name, nb_mbufs, POOL_CACHE, 0, (uint16_t)room, socket);
+	p->pool = pool != NULL ? pool :
+		  rte_pktmbuf_pool_create(pool_name, nb_mbufs, POOL_CACHE, 0, (uint16_t)room, socket);
 	if (p->pool == NULL) {
 		fprintf(stderr, FL_PROG ": port %u (%s): no memory for %u mbufs of %u bytes (%.0f MiB): "
 			"give EAL more (-m) or lower --max-frame or the queue limit\n", id, p->name, nb_mbufs,

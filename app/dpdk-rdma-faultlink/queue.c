@@ -27,6 +27,7 @@ fl_tq_init(struct fl_tq *q, uint32_t limit)
 	q->head = q->tail = 0;
 	q->limit = limit;
 	q->last_due = 0;
+	q->bytes = 0;
 	return 0;
 }
 

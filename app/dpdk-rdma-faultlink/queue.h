@@ -26,6 +26,7 @@
 struct fl_tq_entry {
 	void *pkt;
 	uint64_t due;            /* TSC cycle at which it may be sent */
+	uint32_t len;            /* its bytes, for the backlog */
 };
 
 struct fl_tq {
@@ -34,6 +35,7 @@ struct fl_tq {
 	uint32_t head, tail;     /* free-running */
 	uint32_t limit;
 	uint64_t last_due;       /* due of the last frame admitted */
+	uint64_t bytes;          /* the backlog: bytes of the frames in the queue */
 };
 
 /* A queue of @limit frames (1..FL_MAX_LIMIT); 0 or -ENOMEM / -EINVAL. Not on the fast path. */
@@ -46,24 +48,39 @@ fl_tq_count(const struct fl_tq *q)
 	return q->tail - q->head;
 }
 
+/* The queue holds limit frames: the next one would be dropped. */
+static inline bool
+fl_tq_full(const struct fl_tq *q)
+{
+	return fl_tq_count(q) >= q->limit;
+}
+
+/* Bytes in the queue (the frames admitted and not yet taken off). */
+static inline uint64_t
+fl_tq_bytes(const struct fl_tq *q)
+{
+	return q->bytes;
+}
+
 /*
- * Admit @pkt arriving at @now with @delay cycles of delay and @tx cycles of
- * serialisation: due = max(now + delay, last due) + tx. false: the queue is
- * full (tail drop, nothing changed).
+ * Admit @pkt of @len bytes arriving at @now with @delay cycles of delay and
+ * @tx cycles of serialisation: due = max(now + delay, last due) + tx. false:
+ * the queue is full (tail drop, nothing changed).
  */
 static inline bool
-fl_tq_push(struct fl_tq *q, void *pkt, uint64_t now, uint64_t delay, uint64_t tx)
+fl_tq_push(struct fl_tq *q, void *pkt, uint32_t len, uint64_t now, uint64_t delay, uint64_t tx)
 {
 	uint64_t due = now + delay;
 
-	if (fl_tq_count(q) >= q->limit)
+	if (fl_tq_full(q))
 		return false;
 	if (due < q->last_due)
 		due = q->last_due;
 	due += tx;
 	q->last_due = due;
-	q->e[q->tail & q->mask] = (struct fl_tq_entry){ .pkt = pkt, .due = due };
+	q->e[q->tail & q->mask] = (struct fl_tq_entry){ .pkt = pkt, .due = due, .len = len };
 	q->tail++;
+	q->bytes += len;
 	return true;
 }
 
@@ -73,8 +90,10 @@ fl_tq_pop_due(struct fl_tq *q, uint64_t now, void **out, unsigned int max)
 {
 	unsigned int n = 0;
 
-	while (n < max && q->head != q->tail && q->e[q->head & q->mask].due <= now)
+	while (n < max && q->head != q->tail && q->e[q->head & q->mask].due <= now) {
+		q->bytes -= q->e[q->head & q->mask].len;
 		out[n++] = q->e[q->head++ & q->mask].pkt;
+	}
 	return n;
 }
 
@@ -82,7 +101,8 @@ fl_tq_pop_due(struct fl_tq *q, uint64_t now, void **out, unsigned int max)
 static inline void
 fl_tq_unpop(struct fl_tq *q, unsigned int n)
 {
-	q->head -= n;
+	while (n-- > 0)
+		q->bytes += q->e[--q->head & q->mask].len;
 }
 
 /* When the head frame is due (UINT64_MAX: empty). */
@@ -96,7 +116,10 @@ fl_tq_next_due(const struct fl_tq *q)
 static inline void *
 fl_tq_drain_one(struct fl_tq *q)
 {
-	return q->head != q->tail ? q->e[q->head++ & q->mask].pkt : NULL;
+	if (q->head == q->tail)
+		return NULL;
+	q->bytes -= q->e[q->head & q->mask].len;
+	return q->e[q->head++ & q->mask].pkt;
 }
 
 #define FL_HOLD_MAX 256u

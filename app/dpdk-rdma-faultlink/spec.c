@@ -91,6 +91,9 @@ static const struct unit {
 }, rate_units[] = {
 	{ "bit", 1 }, { "kbit", 1e3 }, { "mbit", 1e6 }, { "gbit", 1e9 }, { "tbit", 1e12 },
 	{ "bps", 8 }, { "kbps", 8e3 }, { "mbps", 8e6 }, { "gbps", 8e9 }, { NULL, 0 }
+}, size_units[] = {
+	{ "", 1 }, { "b", 1 }, { "kb", 1e3 }, { "mb", 1e6 }, { "gb", 1e9 }, { "kib", 1024.0 },
+	{ "mib", 1048576.0 }, { "gib", 1073741824.0 }, { NULL, 0 }
 };
 
 /* a number and one of @units: 0 and *out, else -EINVAL (number or unit bad) */
@@ -238,6 +241,65 @@ parse_delay(struct toks *k, struct fl_impair_conf *c)
 	return ret;
 }
 
+/* a queue size in bytes: a number and an optional unit (B, KB, KiB, ...) */
+static int
+size_bytes(struct toks *k, const char *what, uint64_t *out)
+{
+	const char *s = next(k);
+	double v;
+
+	if (s == NULL)
+		return fail(k, "%s: a size is missing (e.g. 100KB)", what);
+	if (with_unit(s, size_units, &v) != 0)
+		return fail(k, "%s: '%s' is not a number of bytes with an optional unit (B, KB, MB, GB; "
+			    "KiB, MiB, GiB)", what, s);
+	if (v > (double)FL_MAX_ECN_BYTES)
+		return fail(k, "%s: '%s' is more than 1 TiB", what, s);
+	if (v != (double)(uint64_t)v)
+		return fail(k, "%s: '%s' is not a whole number of bytes", what, s);
+	*out = (uint64_t)v;
+	return 0;
+}
+
+/* ecn [kmin SIZE] [kmax SIZE] [pmax P%] | ecn off: RED/ECN marking (ecn.h) */
+static int
+parse_ecn(struct toks *k, struct fl_impair_conf *c)
+{
+	bool kmin = false, kmax = false, pmax = false;
+	int ret = 0;
+
+	if (peek(k) != NULL && strcmp(peek(k), "off") == 0) {
+		k->i++;
+		c->ecn = false;
+		return 0;
+	}
+	c->ecn = true;
+	c->ecn_kmin = FL_DEFAULT_ECN_KMIN;
+	c->ecn_kmax = FL_DEFAULT_ECN_KMAX;
+	c->ecn_pmax = FL_DEFAULT_ECN_PMAX;
+	while (ret == 0 && peek(k) != NULL) {
+		if (strcmp(peek(k), "kmin") == 0 && !kmin) {
+			k->i++;
+			ret = size_bytes(k, "ecn kmin", &c->ecn_kmin);
+			kmin = true;
+		} else if (strcmp(peek(k), "kmax") == 0 && !kmax) {
+			k->i++;
+			ret = size_bytes(k, "ecn kmax", &c->ecn_kmax);
+			kmax = true;
+		} else if (strcmp(peek(k), "pmax") == 0 && !pmax) {
+			k->i++;
+			ret = percent(k, "ecn pmax", &c->ecn_pmax);
+			pmax = true;
+		} else {
+			break;
+		}
+	}
+	if (ret == 0 && c->ecn_kmin > c->ecn_kmax)
+		ret = fail(k, "ecn: kmin (%" PRIu64 " bytes) is above kmax (%" PRIu64 " bytes)",
+			   c->ecn_kmin, c->ecn_kmax);
+	return ret;
+}
+
 static int
 parse_rate(struct toks *k, struct fl_impair_conf *c)
 {
@@ -300,12 +362,14 @@ fl_spec_parse(const char *spec, struct fl_impair_conf *c, char *err, size_t errl
 			ret = parse_delay(&k, &tmp);
 		} else if (strcmp(kw, "rate") == 0) {
 			ret = parse_rate(&k, &tmp);
+		} else if (strcmp(kw, "ecn") == 0) {
+			ret = parse_ecn(&k, &tmp);
 		} else if (strcmp(kw, "limit") == 0) {
 			ret = uint_arg(&k, "limit", 1, FL_MAX_LIMIT, &v);
 			tmp.limit = (uint32_t)v;
 		} else {
 			ret = fail(&k, "unknown word '%s' (loss, duplicate, corrupt, reorder, delay, rate, "
-				   "limit, none)", kw);
+				   "limit, ecn, none)", kw);
 		}
 	}
 	if (ret == 0)
@@ -378,6 +442,9 @@ fl_spec_format(const struct fl_impair_conf *c, char *buf, size_t len)
 		if (c->overhead != 0)
 			put(buf, len, &off, " overhead %u", c->overhead);
 	}
+	if (c->ecn)
+		put(buf, len, &off, " ecn kmin %" PRIu64 "B kmax %" PRIu64 "B pmax %g%%", c->ecn_kmin,
+		    c->ecn_kmax, c->ecn_pmax * 100);
 	if (off == 0)
 		put(buf, len, &off, " none");
 	put(buf, len, &off, " limit %u", c->limit);

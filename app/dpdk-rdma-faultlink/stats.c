@@ -4,9 +4,13 @@
 
 /*
  * The counters of each direction: one line per direction at exit
- * ("a->b rx=... lost=..."), and DPDK telemetry while it runs:
+ * ("a->b rx=... lost=... q_p50=..."), and DPDK telemetry while it runs:
  *   /faultlink/stats    {"a_to_b": {counters}, "b_to_a": {...}}
  *   /faultlink/config   the seed, the ports, each direction's impairments
+ * With --switch, one line per port ("port2 rx=... tx=..."), per egress
+ * queue ("egress2+3 rx=... ecn_marked=... q_p99=...", the counters of a
+ * direction) and for the switch ("switch rx=... copies=..."); telemetry
+ * the same under the keys port2, egress2_3 and switch.
  * (dpdk-telemetry.py -f PREFIX). Telemetry runs on its own thread: it reads
  * the counters with relaxed loads, the forwarding lcores never wait for it.
  */
@@ -33,15 +37,38 @@ fl_in_flight(const struct fl_counters *c)
 	return in > out ? in - out : 0;
 }
 
+/* the backlog percentiles, in bytes */
+#define FL_BACKLOG_NAMES X(q_p50, 0.5) X(q_p90, 0.9) X(q_p99, 0.99)
+
 void
 fl_stats_print(const struct fl_app *app)
 {
-	for (unsigned int i = 0; i < FL_DIRS; i++) {
+	for (unsigned int i = 0; app->o.sw && i < app->nports; i++) {
+		const struct fl_port_counters *c = &app->port[i].c;
+
+		printf("port%u", app->port[i].id);
+#define X(f) printf(" " #f "=%" PRIu64, FL_GET(c, f));
+		FL_PORT_COUNTER_NAMES
+#undef X
+		printf("\n");
+	}
+	for (unsigned int i = 0; i < app->ndirs; i++) {
 		const struct fl_counters *c = &app->dir[i].c;
+		const struct fl_hist *h = &app->dir[i].backlog;
 
 		printf("%s", app->dir[i].name);
 #define X(f) printf(" " #f "=%" PRIu64, FL_GET(c, f));
 		FL_COUNTER_NAMES
+#undef X
+#define X(f, q) printf(" " #f "=%" PRIu64, fl_hist_quantile(h, q));
+		FL_BACKLOG_NAMES
+#undef X
+		printf(" q_max=%" PRIu64 "\n", fl_hist_max(h));
+	}
+	if (app->o.sw) {
+		printf("switch");
+#define X(f) printf(" " #f "=%" PRIu64, FL_GET(&app->sw, f));
+		FL_SW_COUNTER_NAMES
 #undef X
 		printf("\n");
 	}
@@ -54,8 +81,9 @@ tel_stats(const char *cmd, const char *params, struct rte_tel_data *d)
 	(void)cmd;
 	(void)params;
 	rte_tel_data_start_dict(d);
-	for (unsigned int i = 0; i < FL_DIRS; i++) {
+	for (unsigned int i = 0; i < tel_app->ndirs; i++) {
 		const struct fl_counters *c = &tel_app->dir[i].c;
+		const struct fl_hist *h = &tel_app->dir[i].backlog;
 		struct rte_tel_data *sub = rte_tel_data_alloc();
 
 		if (sub == NULL)
@@ -65,7 +93,36 @@ tel_stats(const char *cmd, const char *params, struct rte_tel_data *d)
 		FL_COUNTER_NAMES
 #undef X
 		rte_tel_data_add_dict_u64(sub, "in_flight", fl_in_flight(c));
+#define X(f, q) rte_tel_data_add_dict_u64(sub, #f, fl_hist_quantile(h, q));
+		FL_BACKLOG_NAMES
+#undef X
+		rte_tel_data_add_dict_u64(sub, "q_max", fl_hist_max(h));
 		rte_tel_data_add_dict_container(d, tel_app->dir[i].key, sub, 0);
+	}
+	for (unsigned int i = 0; tel_app->o.sw && i < tel_app->nports; i++) {
+		const struct fl_port_counters *c = &tel_app->port[i].c;
+		struct rte_tel_data *sub = rte_tel_data_alloc();
+		char key[32];
+
+		if (sub == NULL)
+			return -1;
+		rte_tel_data_start_dict(sub);
+#define X(f) rte_tel_data_add_dict_u64(sub, #f, FL_GET(c, f));
+		FL_PORT_COUNTER_NAMES
+#undef X
+		snprintf(key, sizeof(key), "port%u", tel_app->port[i].id);
+		rte_tel_data_add_dict_container(d, key, sub, 0);
+	}
+	if (tel_app->o.sw) {
+		struct rte_tel_data *sub = rte_tel_data_alloc();
+
+		if (sub == NULL)
+			return -1;
+		rte_tel_data_start_dict(sub);
+#define X(f) rte_tel_data_add_dict_u64(sub, #f, FL_GET(&tel_app->sw, f));
+		FL_SW_COUNTER_NAMES
+#undef X
+		rte_tel_data_add_dict_container(d, "switch", sub, 0);
 	}
 	return 0;
 }
@@ -79,10 +136,14 @@ tel_config(const char *cmd, const char *params, struct rte_tel_data *d)
 	(void)params;
 	rte_tel_data_start_dict(d);
 	rte_tel_data_add_dict_u64(d, "seed", tel_app->o.seed);
-	rte_tel_data_add_dict_u64(d, "port_a", tel_app->port[0].id);
-	rte_tel_data_add_dict_u64(d, "port_b", tel_app->port[1].id);
+	if (tel_app->o.sw) {
+		rte_tel_data_add_dict_u64(d, "ports", tel_app->nports);
+	} else {
+		rte_tel_data_add_dict_u64(d, "port_a", tel_app->port[0].id);
+		rte_tel_data_add_dict_u64(d, "port_b", tel_app->port[1].id);
+	}
 	rte_tel_data_add_dict_string(d, "roce_only", tel_app->o.roce_only ? "yes" : "no");
-	for (unsigned int i = 0; i < FL_DIRS; i++) {
+	for (unsigned int i = 0; i < tel_app->ndirs; i++) {
 		if (fl_spec_format(&tel_app->dir[i].shown, spec, sizeof(spec)) != 0)
 			spec[0] = '\0';
 		rte_tel_data_add_dict_string(d, tel_app->dir[i].key, spec);

@@ -220,10 +220,10 @@ test_tqueue(void)
 	CHECK(fl_tq_init(&q, FL_MAX_LIMIT + 1) != 0);
 	CHECK(fl_tq_init(&q, 3) == 0);
 	/* delay: due at arrival + delay; a shorter delay never overtakes (jitter keeps order) */
-	CHECK(fl_tq_push(&q, (void *)1, 1000, 500, 0));
-	CHECK(fl_tq_push(&q, (void *)2, 1010, 100, 0));   /* would be 1110: stays behind, 1500 */
-	CHECK(fl_tq_push(&q, (void *)3, 1020, 600, 0));
-	CHECK(!fl_tq_push(&q, (void *)4, 1030, 0, 0));    /* limit 3: tail drop */
+	CHECK(fl_tq_push(&q, (void *)1, 100, 1000, 500, 0));
+	CHECK(fl_tq_push(&q, (void *)2, 100, 1010, 100, 0));   /* would be 1110: stays behind, 1500 */
+	CHECK(fl_tq_push(&q, (void *)3, 100, 1020, 600, 0));
+	CHECK(!fl_tq_push(&q, (void *)4, 100, 1030, 0, 0));    /* limit 3: tail drop */
 	CHECK_EQ(fl_tq_count(&q), 3);
 	CHECK_EQ(fl_tq_next_due(&q), 1500);
 	CHECK_EQ(fl_tq_pop_due(&q, 1499, out, 8), 0);
@@ -240,18 +240,18 @@ test_tqueue(void)
 	/* rate: back-to-back frames leave one serialisation time apart */
 	CHECK(fl_tq_init(&q, 100) == 0);
 	for (i = 1; i <= 10; i++)
-		CHECK(fl_tq_push(&q, (void *)i, 0, 0, 1000));
+		CHECK(fl_tq_push(&q, (void *)i, 100, 0, 0, 1000));
 	for (i = 1; i <= 10; i++) {
 		CHECK_EQ(fl_tq_next_due(&q), i * 1000);
 		CHECK_EQ(fl_tq_pop_due(&q, i * 1000, out, 8), 1);
 	}
 	/* an idle link: the next frame pays its own time only */
-	CHECK(fl_tq_push(&q, (void *)11, 50000, 0, 1000));
+	CHECK(fl_tq_push(&q, (void *)11, 100, 50000, 0, 1000));
 	CHECK_EQ(fl_tq_next_due(&q), 51000);
 	CHECK(fl_tq_drain_one(&q) == (void *)11);
 	/* wrap around the ring many times */
 	for (i = 0; i < 1000; i++) {
-		CHECK(fl_tq_push(&q, (void *)(i + 1), 100000 + i, 0, 0));
+		CHECK(fl_tq_push(&q, (void *)(i + 1), 100, 100000 + i, 0, 0));
 		CHECK_EQ(fl_tq_pop_due(&q, 200000, out, 8), 1);
 		if (out[0] != (void *)(i + 1))
 			CHECK(out[0] == (void *)(i + 1));

@@ -25,7 +25,8 @@ import time
 from . import netns, pair
 
 READY = re.compile(rb"dpdk-rdma-faultlink: forwarding")
-COUNTERS = re.compile(r"^(a->b|b->a)((?: [a-z_]+=\d+)+)$", re.M)
+# the two-port wire's "a->b" and "b->a"; a switch's "port2", "egress2+3" and "switch"
+COUNTERS = re.compile(r"^(a->b|b->a|port\d+|egress[\d+]+|switch)((?: [a-z_0-9]+=\d+)+)$", re.M)
 KINDS = ("memif", "af_xdp")
 MEMIF_BSIZE = pair.MEMIF_BSIZE
 
@@ -35,7 +36,8 @@ def exe_path():
 
 
 def parse_counters(text):
-    """{"a->b": {"rx": N, ...}, "b->a": {...}} from the fault link's exit lines."""
+    """{"a->b": {"rx": N, ...}, "b->a": {...}} from the fault link's exit lines
+    (a switch's: {"port2": ..., "egress2+3": ..., "switch": ...})."""
     out = {}
     for m in COUNTERS.finditer(text):
         out[m.group(1)] = {k: int(v) for k, v in (kv.split("=") for kv in m.group(2).split())}
