@@ -599,6 +599,14 @@ dr_req_progress(struct dr_qp_impl *qp)
 	uint64_t now = 0;
 	int n = 0;
 
+	/*
+	 * CNPs are taken every round, whether or not the QP can send now: a
+	 * requester waiting on its window would otherwise take a burst of them
+	 * at once, late, as one decrease (min_dec_period), and the rate
+	 * machine's timers would raise the rate meanwhile
+	 */
+	if (unlikely(cc->algo != DR_CC_NONE) && dr_cc_cnp_seen(&qp->cc_rx) != qp->cc_tx.cnp_taken)
+		dr_cc_tx_update(&qp->cc_tx, cc, dr_cc_cnp_seen(&qp->cc_rx), rte_rdtsc());
 	if (!dr_qp_can_send(qp) || dr_ho_rnr_waiting(qp))
 		return 0;              /* IBA 9.7.5.2.8: nothing goes out during an RNR wait */
 	/*
