@@ -9,14 +9,15 @@
 #include <string.h>
 
 #include "dr_cm_addr.h"
-
-static const uint8_t v4_prefix[12] = { [10] = 0xFF, [11] = 0xFF };
+#include "dr_pkt.h"
 
 static void
 gid_v4(union dr_gid *gid, const uint8_t ip[4])
 {
-	memcpy(gid->raw, v4_prefix, sizeof(v4_prefix));
-	memcpy(&gid->raw[12], ip, 4);
+	rte_be32_t a;
+
+	memcpy(&a, ip, 4);
+	dr_gid_from_ipv4(gid->raw, a);
 }
 
 int
@@ -69,7 +70,7 @@ dr_cm_addr_port(const struct sockaddr_storage *ss)
 bool
 dr_cm_gid_is_v4(const union dr_gid *gid)
 {
-	return memcmp(gid->raw, v4_prefix, sizeof(v4_prefix)) == 0;
+	return dr_gid_is_ipv4(gid->raw);
 }
 
 bool

@@ -142,10 +142,9 @@ dr_gsi_close(struct dr_gsi *g)
 static int
 sgid_index(struct dr_gsi *g, const union dr_gid *peer)
 {
-	static const uint8_t v4mapped[12] = { [10] = 0xFF, [11] = 0xFF };
 	union dr_gid mine;
 
-	if (memcmp(peer->raw, v4mapped, sizeof(v4mapped)) == 0)
+	if (dr_gid_is_ipv4(peer->raw))
 		return 1;
 	for (int i = 2; dr_query_gid(g->ctx, 1, i, &mine) == 0; i++)
 		if (memcmp(mine.raw, peer->raw, 8) == 0)

@@ -236,11 +236,8 @@ dr_init_ah_from_wc(struct dr_context *ctx, uint8_t port_num, const struct dr_wc 
 	if (ver == 4) {
 		const struct rte_ipv4_hdr *ip4 = (const struct rte_ipv4_hdr *)((const uint8_t *)grh + 20);
 
-		memset(sgid, 0, 10);
-		sgid[10] = sgid[11] = 0xFF;
-		memcpy(dgid, sgid, 12);
-		memcpy(sgid + 12, &ip4->src_addr, 4);
-		memcpy(dgid + 12, &ip4->dst_addr, 4);
+		dr_gid_from_ipv4(sgid, ip4->src_addr);
+		dr_gid_from_ipv4(dgid, ip4->dst_addr);
 		av->grh.traffic_class = ip4->type_of_service;
 	} else if (ver == 6) {
 		uint32_t vtf = rte_be_to_cpu_32(grh->version_tclass_flow);
