@@ -49,13 +49,7 @@
 #define ROCEV2_PORT 4791
 #define MAX_FRAME 16383
 
-/* DPDK's af_xdp PMD puts its socket in the map of this name, at its queue */
-struct {
-	__uint(type, BPF_MAP_TYPE_XSKMAP);
-	__uint(max_entries, 64);
-	__type(key, int);
-	__type(value, int);
-} xsks_map SEC(".maps");
+#include "../../drivers/ethdev/bpf/dr_xdp_xsks.h"   /* xsks_map, the PMD's */
 
 static __always_inline void
 corrupt(struct xdp_md *ctx)

@@ -41,13 +41,7 @@
 #define DR_XDP_MAX_GIDS 64
 #define ARP_HRD_ETHER 1		/* linux/if_arp.h would pull in libc's headers */
 
-/* DPDK's af_xdp PMD puts its socket in the map of this name, at its queue */
-struct {
-	__uint(type, BPF_MAP_TYPE_XSKMAP);
-	__uint(max_entries, 64);
-	__type(key, int);
-	__type(value, int);
-} xsks_map SEC(".maps");
+#include "dr_xdp_xsks.h"   /* xsks_map, the PMD's */
 
 /* our GIDs: 16 bytes, IPv4-mapped for IPv4 (value unused) */
 struct {
