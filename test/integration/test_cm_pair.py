@@ -30,7 +30,7 @@ TIMEOUT = 60
 def side(net, name, exe, ns, iface, ip, args, cpu, mode, tag, env=(), ip6=None):
     prefix = "drcm%s_%s" % (name[0], tag)
     # inline: one lcore; rtc: the main lcore and a worker, both on the side's CPU (idle ones yield)
-    eal = pair.afpacket_eal(iface, prefix) + (["--lcores", "(0-1)@%d" % cpu] if mode else ["-l", str(cpu)])
+    eal = pair.afpacket_cpu_eal(iface, prefix, cpu, engine=bool(mode))
     engine = ["--mode", mode, "--workers", "1", "--idle", "yield"] if mode else []
     ips = ["--ip", ip] + (["--ipv6", ip6] if ip6 else [])
     cmd = ["ip", "netns", "exec", ns, "env"] + list(env) + [exe] + eal + ["--"] + ips + args + engine

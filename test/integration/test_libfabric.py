@@ -86,8 +86,7 @@ def test_fi_info_without_address():
 
 def side(net, name, ns, iface, ip, cpu, mode, args, tag):
     prefix = "drfi%s_%s" % (name[0], tag)
-    lcores = ["--lcores", "(0-1)@%d" % cpu] if mode == "rtc" else ["-l", str(cpu)]
-    eal = " ".join(pair.afpacket_eal(iface, prefix) + lcores)
+    eal = " ".join(pair.afpacket_cpu_eal(iface, prefix, cpu, engine=mode == "rtc"))
     env = fi_env(ip=ip, eal=eal, mode=mode)
     if mode == "rtc":
         env.update(FI_DPDK_RDMA_WORKERS="1", FI_DPDK_RDMA_IDLE="yield")

@@ -160,6 +160,14 @@ def afpacket_eal(iface, prefix, extra=""):
     return eal_common(prefix) + ["--vdev=net_af_packet0,iface=%s,qpairs=1%s" % (iface, extra)]
 
 
+def afpacket_cpu_eal(iface, prefix, cpu, engine=False):
+    """afpacket_eal() placed on CPU `cpu`: one lcore (-l), or with `engine`
+    the main lcore and one worker both on it (--lcores '(0-1)@cpu'), for a
+    side whose engine lcores yield when idle."""
+    lcores = ["--lcores", "(0-1)@%d" % cpu] if engine else ["-l", str(cpu)]
+    return afpacket_eal(iface, prefix) + lcores
+
+
 def terminate(proc, grace=10, sig=signal.SIGTERM, kill_wait=5):
     """Stop `proc` by its PID: `sig` (SIGTERM, or SIGINT for a program that
     prints its totals on it), SIGKILL if it is still there `grace` seconds
