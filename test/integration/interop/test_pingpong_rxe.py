@@ -368,7 +368,13 @@ def check_wire_srq(frames, peer, conns, size, mtu):
             acks = [f for f in other if f["opcode"] == wire.ACK]
             assert {a["aeth"]["type"] for a in acks} == {"ACK"}, acks[:4]
             asked = {f["psn"] for f in side if f["opcode"] != wire.ACK and f["ack_req"]}
-            assert asked <= {a["psn"] for a in acks}, (src, o, t, sorted(asked), acks[:4])
+            # an ACK acknowledges every PSN up to its own (IBA 9.7.5.1.6: coalesced);
+            # the last message's may be owed when the program exits (ibv_srq_pingpong has
+            # no closing handshake: each side destroys its QPs once its own count is done)
+            last = {f["psn"] for f in reqs[-len(want):]}
+            unacked = {p for p in asked
+                       if not any((a["psn"] - p) & 0xFFFFFF < 0x800000 for a in acks)}
+            assert unacked <= last, (src, o, t, sorted(unacked), sorted(last), acks[-4:])
             total += n
         # -n counts the messages of all QPs together (a QP may send once more
         # while the others' last completions are on their way)
