@@ -175,7 +175,7 @@ fl_switch_setup(struct fl_app *app)
 {
 	uint16_t ids[FL_MAX_PORTS];
 	struct rte_mempool *pool;
-	uint64_t nb = 1024 + 256 * (uint64_t)RTE_MAX(rte_lcore_count(), 2u);
+	uint64_t nb = 1024 + 4 * FL_MAX_BURST + 256 * (uint64_t)RTE_MAX(rte_lcore_count(), 2u);
 	bool afxdp = false;
 	int ret;
 
@@ -195,7 +195,7 @@ fl_switch_setup(struct fl_app *app)
 
 		if (rte_eth_dev_info_get(ids[i], &info) == 0 && strcmp(info.driver_name, "net_af_xdp") == 0)
 			afxdp = true;
-		nb += 2 * FL_NB_DESC + 4 * FL_MAX_BURST;
+		nb += 2 * FL_NB_DESC;           /* its rx ring, and its tx ring holding them */
 	}
 	for (unsigned int i = 0; i < app->ndirs; i++)
 		nb += 2 * (uint64_t)app->dir[i].conf.limit + FL_HOLD_MAX;
