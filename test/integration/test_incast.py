@@ -72,6 +72,7 @@ def test_tool_output(tmp_path, perf_exe):
 
 @pytest.mark.parametrize("args, msg", [
     (["--senders", "0"], "--senders: 1 to 7"),
+    (["--senders", "9", "--no-probe"], "--senders: 1 to 8"),
     (["--settings", "maybe"], "--settings: off, on or off,on"),
     (["--plot-json", "x.json"], "--plot-json needs --png"),
 ])

@@ -75,7 +75,7 @@ class Incast:
 
     def __init__(self, senders=4, rate="200mbit", limit=400, ecn="kmin 20KB kmax 100KB pmax 20%",
                  cc="none", cc_param=None, size=65536, probe=True, mtu=1024, tag=None,
-                 perf=None, switch=None, sample_s=0.1, cpus=None, probe_iters=200, probe_delay=1.0):
+                 perf=None, switch=None, sample_s=0.1, cpus=None, probe_iters=200, probe_delay=1.0, warmup_s=1.0):
         self.n = senders
         self.rate, self.limit, self.ecn = rate, limit, ecn
         self.cc, self.cc_param = cc, cc_param
@@ -86,6 +86,8 @@ class Incast:
         self.switch = switch or fl_exe()
         self.sample_s = sample_s
         self.probe_iters, self.probe_delay = probe_iters, probe_delay
+        self.warmup_s = warmup_s
+        self.sw_series = []
         cpus = sorted(os.sched_getaffinity(0) if cpus is None else cpus)
         self.ep_cpu, self.sw_cpu = cpus[0], cpus[-1]
         self.nports = 2 * senders + (2 if probe else 0)
@@ -147,8 +149,14 @@ class Incast:
         return pairs
 
     def _sample(self, senders, series, t0):
-        """One telemetry sample of every sender: acknowledged PSN, rate, counters."""
+        """One telemetry sample of every sender (acknowledged PSN, rate, counters)
+        and of the switch's shared egress queue (drops, marks)."""
         now = time.monotonic() - t0
+        sw = telemetry("drinc_sw_" + self.tag, "/faultlink/stats")
+        egress = [v for k, v in (sw or {}).items() if k.startswith("egress") and isinstance(v, dict)]
+        if egress:
+            e = max(egress, key=lambda x: x.get("rx", 0))     # the group's: it carries the data
+            self.sw_series.append((now, e.get("queue_drop", 0), e.get("ecn_marked", 0), e.get("rx", 0)))
         for i, s in enumerate(senders):
             prefix = s.prefixes[0]
             qps = telemetry(prefix, "/dr/qp/list")
@@ -169,6 +177,7 @@ class Incast:
         self._unlink()
         sw = self._switch_side()
         pairs, series = [], [[] for _ in range(self.n)]
+        self.sw_series = []
         try:
             sw.start()
             end = time.monotonic() + 30
@@ -237,6 +246,19 @@ class Incast:
         key = "egress" + "+".join(map(str, self.receiver_ports()))
         out["egress"] = counters.get(key, {})
         out["switch"] = counters
+        # a second after data first reached the queue: the flows' first windows (sent at
+        # line rate before the first CNP can come back) are behind them
+        first = next((p[0] for p in self.sw_series if p[3] > 0), None)   # data reaches the queue
+        t_warm = (first if first is not None else 0.0) + self.warmup_s
+        warm = [p for p in self.sw_series if p[0] >= t_warm]
+        out["drops_after_warmup"] = (out["egress"].get("queue_drop", 0) - warm[0][1]) if warm else None
+        retr = []
+        for i in range(self.n):
+            w = [p for p in series[i] if p["t"] >= t_warm]
+            if w:
+                retr.append(sum(w[-1]["stats"].get(k, 0) - w[0]["stats"].get(k, 0) for k in RETRANSMIT_KEYS))
+        out["retrans_after_warmup"] = sum(retr) if len(retr) == self.n else None
+        out["warmup_s"] = self.warmup_s
         g = [f["goodput_mbps"] for f in out["flows"]]
         out["total_mbps"] = sum(g)
         out["jain"] = jain(g) if g else 0.0
@@ -264,6 +286,7 @@ def summary(res):
     return {"cc": res["cc"], "total_mbps": res["total_mbps"], "jain": res["jain"],
             "drops": e.get("queue_drop", 0), "marked": e.get("ecn_marked", 0),
             "retrans": sum(f["retransmissions"] for f in res["flows"]),
+            "drops_1s": res.get("drops_after_warmup"), "retrans_1s": res.get("retrans_after_warmup"),
             "q_p50": e.get("q_p50", 0), "q_p99": e.get("q_p99", 0), "q_max": e.get("q_max", 0),
             "lat_typ": p.get("typical"), "lat_p99": p.get("p99"), "lat_p999": p.get("p999"),
             "checked": all(f["checked_bytes"] > 0 for f in res["flows"]) and res["ok"],
