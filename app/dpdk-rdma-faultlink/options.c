@@ -176,7 +176,7 @@ egress_op(struct fl_opts *o, enum fl_egress_kind kind, const char *opt, const ch
 {
 	struct fl_egress_op *op;
 	struct fl_impair_conf scratch;
-	uint64_t v;
+	uint64_t v = 0;
 	int ret;
 
 	if (o->n_eg == FL_MAX_EGRESS_OPS)
