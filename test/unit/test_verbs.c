@@ -122,6 +122,14 @@ test_open(struct tv *t)
 	b.backend = "no-such-backend";
 	CHECK_EQ(open_errno(&dev_a, &b), EINVAL);
 	b = a;
+	b.cc.algo = (enum dr_cc_algo)7;         /* congestion control: no such algorithm */
+	CHECK_EQ(open_errno(&dev_a, &b), EINVAL);
+	b = a;
+	b.cc.algo = DR_CC_DCQCN;                /* DCQCN with a floor above its ceiling */
+	dr_dcqcn_params_default(&b.cc.dcqcn, 1000000000ull);
+	b.cc.dcqcn.min_rate = 2000000000ull;
+	CHECK_EQ(open_errno(&dev_a, &b), EINVAL);
+	b = a;
 	b.configure_port = 0;                   /* the port has one rx queue: 5 does not exist */
 	b.rx_queue = 5;
 	CHECK_EQ(open_errno(&dev_a, &b), EINVAL);

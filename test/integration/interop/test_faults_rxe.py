@@ -155,7 +155,10 @@ def run_fault(peer, dump_json, name, we_serve, mode=None):
         # NAK; too-long: at its second packet, the first beyond the 1024-byte buffer
         psn = reqs[1]["psn"] if name == "too-long" else reqs[-1]["psn"]
         if name == "too-long":
-            assert names == ["RC_SEND_FIRST", "RC_SEND_MIDDLE", "RC_SEND_LAST"]
+            # the LAST may never leave: a requester that has the NAK of the MIDDLE
+            # before it sends the LAST stops there (rxe under TCG, our rtc responder)
+            assert names in (["RC_SEND_FIRST", "RC_SEND_MIDDLE", "RC_SEND_LAST"],
+                             ["RC_SEND_FIRST", "RC_SEND_MIDDLE"]), names
         answers = {(f["aeth"]["syndrome"], f["psn"]) for f in wire.sent_by(frames, srv_addr)
                    if "aeth" in f and f["aeth"]["syndrome"] != 0x1F}
         assert answers == ({(nak, psn)} if nak else set())
