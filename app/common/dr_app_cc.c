@@ -5,26 +5,14 @@
 /* --cc and --cc-param (dr_app_cc.h). */
 
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "dr_app_cc.h"
+#include "dr_app_engine.h"   /* dr_app_opt_err() */
 
 #define CC_OPT "--cc-param"
-
-static void
-cc_err(const char *prog, const char *opt, const char *fmt, ...)
-{
-	char text[256];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(text, sizeof(text), fmt, ap);
-	va_end(ap);
-	fprintf(stderr, "%s: %s: %s\n", prog, opt, text);
-}
 
 int
 dr_app_cc_algo(struct dr_app_cc *c, const char *prog, const char *arg)
@@ -34,7 +22,7 @@ dr_app_cc_algo(struct dr_app_cc *c, const char *prog, const char *arg)
 	else if (strcmp(arg, "dcqcn") == 0)
 		c->attr.algo = DR_CC_DCQCN;
 	else {
-		cc_err(prog, "--cc", "unknown algorithm '%s' (none or dcqcn)", arg);
+		dr_app_opt_err(prog, "--cc", "unknown algorithm '%s' (none or dcqcn)", arg);
 		return -1;
 	}
 	c->algo_given = true;
@@ -121,7 +109,7 @@ apply(struct dr_app_cc *c, const char *prog, const char *kv)
 		if (strlen(keys[i].name) == (size_t)(eq - kv) && strncmp(kv, keys[i].name, (size_t)(eq - kv)) == 0)
 			k = &keys[i];
 	if (k == NULL) {
-		cc_err(prog, CC_OPT, "'%s': not KEY=VALUE of a known key (line_rate, min_rate, rate_ai, rate_hai, "
+		dr_app_opt_err(prog, CC_OPT, "'%s': not KEY=VALUE of a known key (line_rate, min_rate, rate_ai, rate_hai, "
 		       "alpha_period, rate_period, min_dec_period, byte_counter, g_shift, fast_recovery, "
 		       "initial_alpha, cnp_interval)", kv);
 		return -1;
@@ -142,7 +130,7 @@ apply(struct dr_app_cc *c, const char *prog, const char *kv)
 	}
 	}
 	if (v < 0 || v > 1.8e19 || (k->u32 && v > UINT32_MAX - 1.0)) {
-		cc_err(prog, CC_OPT, "%s: '%s' is not %s", k->name, val, what[k->kind]);
+		dr_app_opt_err(prog, CC_OPT, "%s: '%s' is not %s", k->name, val, what[k->kind]);
 		return -1;
 	}
 	n = (uint64_t)(v + 0.5);
@@ -168,7 +156,7 @@ dr_app_cc_finish(struct dr_app_cc *c, const char *prog)
 	if (c->params == NULL)
 		return 0;
 	if (strlen(c->params) >= sizeof(buf)) {
-		cc_err(prog, CC_OPT, "longer than %zu characters", sizeof(buf) - 1);
+		dr_app_opt_err(prog, CC_OPT, "longer than %zu characters", sizeof(buf) - 1);
 		return -1;
 	}
 	/* line_rate first: the defaults of the other keys follow it */
@@ -183,17 +171,17 @@ dr_app_cc_finish(struct dr_app_cc *c, const char *prog)
 		}
 	}
 	if (dcqcn_keys && c->attr.algo != DR_CC_DCQCN) {
-		cc_err(prog, CC_OPT, "DCQCN's keys need --cc dcqcn");
+		dr_app_opt_err(prog, CC_OPT, "DCQCN's keys need --cc dcqcn");
 		return -1;
 	}
 	if (dcqcn_keys && !line_rate) {
-		cc_err(prog, CC_OPT, "give line_rate with DCQCN's other keys (their defaults follow it)");
+		dr_app_opt_err(prog, CC_OPT, "give line_rate with DCQCN's other keys (their defaults follow it)");
 		return -1;
 	}
 	if (line_rate) {
 		lr = c->attr.dcqcn.line_rate;
 		if (lr == 0) {
-			cc_err(prog, CC_OPT, "line_rate: 0 is not a rate");
+			dr_app_opt_err(prog, CC_OPT, "line_rate: 0 is not a rate");
 			return -1;
 		}
 		dr_dcqcn_params_default(&c->attr.dcqcn, lr);
@@ -203,7 +191,7 @@ dr_app_cc_finish(struct dr_app_cc *c, const char *prog)
 		if (apply(c, prog, kv) != 0)
 			return -1;
 	if (line_rate && dr_dcqcn_params_check(&c->attr.dcqcn) != 0) {
-		cc_err(prog, CC_OPT, "'%s': DCQCN cannot run with these (a zero period or fast_recovery, min_rate "
+		dr_app_opt_err(prog, CC_OPT, "'%s': DCQCN cannot run with these (a zero period or fast_recovery, min_rate "
 		       "above line_rate, g_shift outside 1..20, an increase above line_rate)", c->params);
 		return -1;
 	}

@@ -15,8 +15,8 @@
 
 #include "dr_app_engine.h"
 
-static void
-engine_err(const char *prog, const char *opt, const char *fmt, ...)
+void
+dr_app_opt_err(const char *prog, const char *opt, const char *fmt, ...)
 {
 	char text[256];
 	va_list ap;
@@ -38,7 +38,7 @@ parse_count(const char *prog, const char *opt, const char *s, uint16_t *v)
 	n = strtoull(s, &end, 10);
 	if (errno != 0 || end == s || *end != '\0' || *s == '-' || *s == '+' || n < 1 ||
 	    n > DR_MAX_WORKERS) {
-		engine_err(prog, opt, "invalid value '%s' (an integer from %u to %u)", s, 1u,
+		dr_app_opt_err(prog, opt, "invalid value '%s' (an integer from %u to %u)", s, 1u,
 			   (unsigned int)DR_MAX_WORKERS);
 		return -1;
 	}
@@ -60,7 +60,7 @@ parse_zcopy_min(const char *prog, const char *s, uint32_t *v)
 	errno = 0;
 	n = strtoull(s, &end, 10);
 	if (errno != 0 || end == s || *end != '\0' || *s == '-' || *s == '+' || n < 1 || n > UINT16_MAX) {
-		engine_err(prog, "--zcopy-min", "invalid value '%s' (payload bytes from 1 to %u, or off)",
+		dr_app_opt_err(prog, "--zcopy-min", "invalid value '%s' (payload bytes from 1 to %u, or off)",
 			   s, (unsigned int)UINT16_MAX);
 		return -1;
 	}
@@ -99,7 +99,7 @@ dr_app_engine_opt(struct dr_app_engine *e, const char *prog, int c, const char *
 	case DR_APP_OPT_MODE:
 		i = lookup(mode_names, RTE_DIM(mode_names), arg);
 		if (i < 0) {
-			engine_err(prog, "--mode", "unknown mode '%s' (inline, rtc or pipeline)", arg);
+			dr_app_opt_err(prog, "--mode", "unknown mode '%s' (inline, rtc or pipeline)", arg);
 			return -1;
 		}
 		e->mode = (enum dr_progress_mode)i;
@@ -112,7 +112,7 @@ dr_app_engine_opt(struct dr_app_engine *e, const char *prog, int c, const char *
 	case DR_APP_OPT_IDLE:
 		i = lookup(idle_names, RTE_DIM(idle_names), arg);
 		if (i < 0) {
-			engine_err(prog, "--idle", "unknown policy '%s' (spin, pause or yield)", arg);
+			dr_app_opt_err(prog, "--idle", "unknown policy '%s' (spin, pause or yield)", arg);
 			return -1;
 		}
 		e->idle = (enum dr_idle_policy)i;
@@ -126,7 +126,7 @@ dr_app_engine_opt(struct dr_app_engine *e, const char *prog, int c, const char *
 		e->cc.params = arg;             /* parsed once --cc is known (dr_app_engine_finish()) */
 		return 0;
 	default:
-		engine_err(prog, "usage", "option %d is not an engine option", c);
+		dr_app_opt_err(prog, "usage", "option %d is not an engine option", c);
 		return -1;
 	}
 }
@@ -135,7 +135,7 @@ int
 dr_app_engine_finish(struct dr_app_engine *e, const char *prog)
 {
 	if (e->mode == DR_PROGRESS_INLINE && (e->workers != 0 || e->idle_given || e->queues != 0)) {
-		engine_err(prog, e->workers != 0 ? "--workers" : e->queues != 0 ? "--queues" : "--idle",
+		dr_app_opt_err(prog, e->workers != 0 ? "--workers" : e->queues != 0 ? "--queues" : "--idle",
 			   "only with --mode rtc or pipeline%s",
 			   e->mode_given ? "" : " (the default mode is inline)");
 		return -1;
@@ -143,14 +143,14 @@ dr_app_engine_finish(struct dr_app_engine *e, const char *prog)
 	if (e->mode != DR_PROGRESS_INLINE && e->workers == 0)
 		e->workers = 1;
 	if (e->mode == DR_PROGRESS_PIPELINE && e->workers > DR_MAX_WORKERS / 3) {
-		engine_err(prog, "--workers", "%u pipeline groups: at most %u (3 lcores each)",
+		dr_app_opt_err(prog, "--workers", "%u pipeline groups: at most %u (3 lcores each)",
 			   e->workers, DR_MAX_WORKERS / 3);
 		return -1;
 	}
 	if (dr_app_cc_finish(&e->cc, prog) != 0)
 		return -1;
 	if (e->queues > e->workers) {
-		engine_err(prog, "--queues", "%u queue pairs for %u workers (at most one each)",
+		dr_app_opt_err(prog, "--queues", "%u queue pairs for %u workers (at most one each)",
 			   e->queues, e->workers);
 		return -1;
 	}

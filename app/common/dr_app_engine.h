@@ -60,6 +60,10 @@ struct dr_app_engine {
 	bool idle_given;
 };
 
+/* "@prog: @opt: <fmt...>" on stderr: how every option error of these programs reads. */
+void dr_app_opt_err(const char *prog, const char *opt, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
 /*
  * One engine option: @c a DR_APP_OPT_* value, @arg its argument. Returns 0,
  * or -1 after "@prog: OPTION: why" on stderr.
