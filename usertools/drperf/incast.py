@@ -16,26 +16,17 @@ the other. Each sender's telemetry is sampled every `sample_s` seconds: its
 QP's acknowledged PSN (goodput over time) and DCQCN rate. Every WRITE is
 checked (--check). A benchmark: nothing here asserts speed."""
 
-import json
-import os
 import re
-import socket
 import statistics
 import time
 
-from . import pair
+from . import pair, soak, switch
 
 BW_ROW = re.compile(r"^ (\d+)\s+(\d+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)\s*$", re.M)
 LAT_ROW = re.compile(r"^ (\d+)\s+(\d+)" + r"\s+([\d.]+|-?nan|-?inf)" * 7 + r"\s*$", re.M)
-LINE = re.compile(r"^(port\d+|egress[\d+]+|switch)((?: [a-z_0-9]+=\d+)+)$", re.M)
 VERIFIED = re.compile(r"Data check: OK, (\d+) bytes verified")
-READY = re.compile(rb"dpdk-rdma-faultlink: forwarding")
 PSN_MASK = 0xFFFFFF
 RETRANSMIT_KEYS = ("retries", "sr_resends", "rereads", "ack_timeouts")
-
-
-def fl_exe():
-    return pair.build_dir() / "app" / "dpdk-rdma-faultlink" / "dpdk-rdma-faultlink"
 
 
 def jain(xs):
@@ -46,23 +37,11 @@ def jain(xs):
 
 
 def telemetry(prefix, cmd, timeout=2):
-    """One command to a DPDK process's telemetry socket; None when it is gone."""
-    path = pair.dpdk_runtime_dirs(prefix)[0] / "dpdk_telemetry.v2"
+    """soak.telemetry(), None when the process is gone or does not answer that command."""
     try:
-        with socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET) as s:
-            s.settimeout(timeout)
-            s.connect(str(path))
-            s.recv(65536)
-            s.send(cmd.encode())
-            return json.loads(s.recv(1 << 20).decode()).get(cmd.split(",")[0])
-    except (OSError, ValueError):
+        return soak.telemetry(prefix, cmd, timeout)
+    except (OSError, ValueError, KeyError):
         return None
-
-
-def parse_switch(text):
-    """{"port0": {...}, "egress2+3": {...}, "switch": {...}} from the switch's exit lines."""
-    return {m.group(1): {k: int(v) for k, v in (kv.split("=") for kv in m.group(2).split())}
-            for m in LINE.finditer(text)}
 
 
 class Incast:
@@ -75,23 +54,21 @@ class Incast:
 
     def __init__(self, senders=4, rate="200mbit", limit=400, ecn="kmin 20KB kmax 100KB pmax 20%",
                  cc="none", cc_param=None, size=65536, probe=True, mtu=1024, tag=None,
-                 perf=None, switch=None, sample_s=0.1, cpus=None, probe_iters=200, probe_delay=1.0, warmup_s=1.0):
+                 perf=None, switch_exe=None, sample_s=0.1, cpus=None, probe_iters=200, probe_delay=1.0, warmup_s=1.0):
         self.n = senders
         self.rate, self.limit, self.ecn = rate, limit, ecn
         self.cc, self.cc_param = cc, cc_param
         self.size, self.probe, self.mtu = size, probe, mtu
-        self.tag = str(tag if tag is not None else "%d%d" % (os.getpid() % 10000,
-                                                             time.monotonic_ns() % 1000))[-7:]
         self.perf = perf or pair.perf_exe()
-        self.switch = switch or fl_exe()
         self.sample_s = sample_s
         self.probe_iters, self.probe_delay = probe_iters, probe_delay
         self.warmup_s = warmup_s
         self.sw_series = []
-        cpus = sorted(os.sched_getaffinity(0) if cpus is None else cpus)
-        self.ep_cpu, self.sw_cpu = cpus[0], cpus[-1]
         self.nports = 2 * senders + (2 if probe else 0)
-        self.socks = ["/tmp/dr-inc-%s-%d.sock" % (self.tag, i) for i in range(self.nports)]
+        # endpoints yield on the first CPU, the switch polls on the last (switch.endpoint_lcores())
+        self.sw = switch.Switch(self.nports, ["--egress-group", ",".join(map(str, self.receiver_ports())),
+                                              self.egress_spec()],
+                                tag=tag, idle_us=0, exe=switch_exe, cpus=cpus)
 
     # ports: senders 0..N-1, receivers N..2N-1, probe client 2N, probe server 2N+1
     def receiver_ports(self):
@@ -102,34 +79,14 @@ class Incast:
         spec = "rate %s limit %d" % (self.rate, self.limit)
         return spec + (" ecn " + self.ecn if self.ecn else "")
 
-    def _unlink(self):
-        for s in self.socks:
-            try:
-                os.unlink(s)
-            except FileNotFoundError:
-                pass
-
-    def _switch_side(self):
-        prefix = "drinc_sw_" + self.tag
-        vdevs = ["--vdev=net_memif%d,role=server,socket=%s,socket-abstract=no,bsize=%d" %
-                 (i, s, pair.MEMIF_BSIZE) for i, s in enumerate(self.socks)]
-        cmd = [str(self.switch)] + pair.eal_common(prefix, lcores=str(self.sw_cpu)) + vdevs
-        cmd += ["--", "--switch", "--idle-us", "0",
-                "--egress-group", ",".join(map(str, self.receiver_ports())), self.egress_spec()]
-        return pair.Side("switch", cmd, prefixes=[prefix], lcores=str(self.sw_cpu))
-
     def _endpoint(self, name, port, args, ip, tcp_port, server_addr=None):
-        prefix = "drinc_%s_%s" % (name, self.tag)
-        lcores = "(0-1)@%d" % self.ep_cpu
-        mac = "02:00:5e:%02x:%02x:%02x" % (int(self.tag[-2:]) & 0xFF, port >> 8, port & 0xFF)
-        eal = pair.eal_common(prefix, mem_mb=256, lcores=lcores) + [
-            "--vdev=net_memif0,role=client,socket=%s,socket-abstract=no,bsize=%d,mac=%s" %
-            (self.socks[port], pair.MEMIF_BSIZE, mac)]
+        prefix = "drinc_%s_%s" % (name, self.sw.tag)
+        eal = self.sw.endpoint_eal(port, prefix)
         cc = ["--cc", self.cc] + (["--cc-param", self.cc_param] if self.cc_param else [])
         engine = ["--mode", "rtc", "--workers", "1", "--idle", "yield"]
         cmd = pair.perf_cmd(self.perf, eal, list(args) + engine + cc, ip, tcp_port,
                             server_addr=server_addr)
-        return pair.Side(name, cmd, prefixes=[prefix], lcores=lcores)
+        return pair.Side(name, cmd, prefixes=[prefix], lcores=self.sw.ep_lcores)
 
     def _pairs(self, duration):
         pairs = []
@@ -152,7 +109,7 @@ class Incast:
         """One telemetry sample of every sender (acknowledged PSN, rate, counters)
         and of the switch's shared egress queue (drops, marks)."""
         now = time.monotonic() - t0
-        sw = telemetry("drinc_sw_" + self.tag, "/faultlink/stats")
+        sw = telemetry(self.sw.prefix(), "/faultlink/stats")
         egress = [v for k, v in (sw or {}).items() if k.startswith("egress") and isinstance(v, dict)]
         if egress:
             e = max(egress, key=lambda x: x.get("rx", 0))     # the group's: it carries the data
@@ -174,17 +131,10 @@ class Incast:
     def run(self, duration=5, timeout=None):
         """Start the switch, the receivers, the senders; sample until they end. A dict."""
         timeout = timeout or duration * 3 + 60
-        self._unlink()
-        sw = self._switch_side()
         pairs, series = [], [[] for _ in range(self.n)]
         self.sw_series = []
         try:
-            sw.start()
-            end = time.monotonic() + 30
-            while time.monotonic() < end and sw.proc.poll() is None and not READY.search(sw.printed()):
-                time.sleep(0.02)
-            if not READY.search(sw.printed()):
-                raise RuntimeError("the switch did not start")
+            self.sw.start()
             pairs = self._pairs(duration)
             for srv, _ in pairs:
                 srv.start()
@@ -211,13 +161,10 @@ class Incast:
                 for p in pr:
                     p.kill()
                     p.collect()
-            if sw.proc is not None:
-                pair.terminate(sw.proc, grace=10)
-                sw.collect()
-            self._unlink()
-        return self._result(pairs, sw, series, duration)
+            self.sw.stop()
+        return self._result(pairs, series, duration)
 
-    def _result(self, pairs, sw, series, duration):
+    def _result(self, pairs, series, duration):
         out = {"senders": self.n, "rate": self.rate, "limit": self.limit, "ecn": self.ecn,
                "cc": self.cc, "cc_param": self.cc_param, "size": self.size, "duration": duration,
                "ok": all(p.rc == 0 for pr in pairs for p in pr), "flows": [], "failed": []}
@@ -242,7 +189,7 @@ class Incast:
                                 "p999": float(r[8]), "max": float(r[3])}
             if srv.rc != 0 or cli.rc != 0:
                 out["failed"].append(srv.describe() + "\n" + cli.describe())
-        counters = parse_switch(sw.stdout)
+        counters = self.sw.counters or {}
         key = "egress" + "+".join(map(str, self.receiver_ports()))
         out["egress"] = counters.get(key, {})
         out["switch"] = counters
