@@ -50,5 +50,13 @@
 #define DR_DEFAULT_HOP_LIMIT 64  /* TTL of our packets (rxe: the kernel's default 64) */
 #define DR_NEIGH_ENTRIES 256     /* neighbour table entries */
 #define DR_NEIGH_RETRY_MS 100    /* interval between ARP / NS requests for one address */
+/*
+ * An engine thread that did not run a round for longer than this was
+ * stalled (descheduled, or an inline application that did not call
+ * dr_progress()): the retransmission timers count this much of the gap and
+ * no more (lib/engine/dr_run_clock.h). Longer than any round takes, shorter
+ * than the shortest ACK timeout worth setting.
+ */
+#define DR_STALL_CAP_US 500
 
 #endif /* DR_CONFIG_H */

@@ -30,6 +30,22 @@
 struct dr_context;
 struct dr_qp_impl;
 
+/*
+ * The time base of the engine threads' run clocks (dr_run_clock.h), in TSC
+ * ticks: NULL (the default) is the TSC itself. A test that controls time
+ * (the transport tests' wire, test_rc_harness.c) sets it before it opens a
+ * context, so that its own stalls are no time to the transport either.
+ * Internal: not in the version map.
+ */
+extern uint64_t (*dr_run_clock_base)(void);
+
+/* The run clocks' base now, given the TSC @tsc the caller read. */
+static inline uint64_t
+dr_run_clock_base_now(uint64_t tsc)
+{
+	return dr_run_clock_base != NULL ? dr_run_clock_base() : tsc;
+}
+
 /* Set up the context's workers and rings (before the backend opens the port). 0 or -errno. */
 int dr_engine_init(struct dr_context *ctx);
 /* After the backend set ctx->nb_rxq / nb_txq: give worker i queue first + i where it exists. */

@@ -67,9 +67,12 @@ idle(enum dr_idle_policy policy)
 	}
 }
 
-/* One round of a worker of a pipeline group; returns the work done. */
+/*
+ * One round of a worker of a pipeline group; returns the work done. @now is
+ * the worker's run clock (the QPs' timers), @tsc the TSC (the port's watch).
+ */
 static int
-pipeline_round(struct dr_worker *wk, uint64_t now)
+pipeline_round(struct dr_worker *wk, uint64_t now, uint64_t tsc)
 {
 	int n = 0;
 
@@ -80,7 +83,7 @@ pipeline_round(struct dr_worker *wk, uint64_t now)
 		n += dr_engine_qps(wk, now);
 		if (wk->id == 0) {
 			n += dr_engine_ctl_tx(wk);       /* frames of control threads: on to the tx worker */
-			dr_port_watch(wk->ctx, now);
+			dr_port_watch(wk->ctx, tsc);
 		}
 		break;
 	case DR_WK_TX:
@@ -99,9 +102,9 @@ pipeline_round(struct dr_worker *wk, uint64_t now)
 	return n;
 }
 
-/* One round of a run-to-completion worker. */
+/* One round of a run-to-completion worker (@now, @tsc: as pipeline_round()'s). */
 static int
-rtc_round(struct dr_worker *wk, uint64_t now)
+rtc_round(struct dr_worker *wk, uint64_t now, uint64_t tsc)
 {
 	int n = run_commands(wk);
 
@@ -109,7 +112,7 @@ rtc_round(struct dr_worker *wk, uint64_t now)
 	n += dr_engine_qps(wk, now);
 	if (wk->id == 0) {
 		n += dr_engine_ctl_tx(wk);
-		dr_port_watch(wk->ctx, now);
+		dr_port_watch(wk->ctx, tsc);
 	}
 	dr_wk_tx_flush(wk);
 	return n;
@@ -128,7 +131,9 @@ worker_main(void *arg)
 	rte_rcu_qsbr_thread_online(ctx->rcu, wk->id);
 	t0 = rte_rdtsc();
 	while (!__atomic_load_n(&wk->stop, __ATOMIC_ACQUIRE)) {
-		int n = wk->role == DR_WK_ALL ? rtc_round(wk, t0) : pipeline_round(wk, t0);
+		/* the QPs' timers run on the worker's run clock: a stall of ours is no loss */
+		uint64_t now = dr_run_clock_advance(&wk->clock, dr_run_clock_base_now(t0));
+		int n = wk->role == DR_WK_ALL ? rtc_round(wk, now, t0) : pipeline_round(wk, now, t0);
 
 		rte_rcu_qsbr_quiescent(ctx->rcu, wk->id);
 

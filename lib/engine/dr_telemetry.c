@@ -28,6 +28,7 @@
 #include <string.h>
 
 #include <rte_common.h>
+#include <rte_cycles.h>
 #include <rte_lcore.h>
 #include <rte_telemetry.h>
 
@@ -336,6 +337,10 @@ tel_lcore_stats(const char *cmd, const char *params, struct rte_tel_data *d)
 			rte_tel_data_add_dict_u64(d, "rx_bursts", bursts);
 			rte_tel_data_add_dict_u64(d, "rx_burst_pkts", pkts);
 			rte_tel_data_add_dict_u64(d, "pkts_per_burst_x100", bursts != 0 ? pkts * 100 / bursts : 0);
+			/* stalls of its own (dr_run_clock.h): the retransmission timers did not count them */
+			rte_tel_data_add_dict_u64(d, "stalls", LOAD(wk->clock.stalls));
+			rte_tel_data_add_dict_u64(d, "stall_us", LOAD(wk->clock.stall_ticks) * 1000000u / rte_get_tsc_hz());
+			rte_tel_data_add_dict_u64(d, "max_gap_us", LOAD(wk->clock.max_gap) * 1000000u / rte_get_tsc_hz());
 			rc = 0;
 		}
 	}

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include <rte_common.h>
+#include <rte_cycles.h>
 #include <rte_errno.h>
 #include <rte_malloc.h>
 
@@ -116,6 +117,8 @@ dr_engine_init(struct dr_context *ctx)
 		wk->lcore = RTE_MAX_LCORE;
 		wk->rxq = DR_WK_NO_QUEUE;
 		wk->txq = DR_WK_NO_QUEUE;
+		dr_run_clock_init(&wk->clock, dr_run_clock_base_now(rte_rdtsc()),
+				  rte_get_tsc_hz() / 1000000u * DR_STALL_CAP_US);
 		TAILQ_INIT(&wk->active);
 		if (ctx->attr.mode == DR_PROGRESS_PIPELINE) {
 			uint16_t g = i / DR_WK_ROLES;

@@ -41,6 +41,8 @@
 #include <rte_per_lcore.h>
 #include <rte_ring.h>
 
+#include "dr_run_clock.h"
+
 #include "dr_config.h"
 #include "dr_verbs.h"
 
@@ -161,6 +163,8 @@ struct dr_worker {
 
 	struct dr_ctx_stats stats;
 	struct dr_lcore_stats lstats;
+	/* the time base of its QPs' retransmission timers: stalls of its own left out (dr_run_clock.h) */
+	struct dr_run_clock clock;
 
 	struct rte_ring *cmd;               /* struct dr_engine_cmd *, MP/SC */
 	struct rte_ring *redirect[DR_MAX_WORKERS];  /* [j]: from worker j, SPSC */

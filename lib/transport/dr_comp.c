@@ -75,7 +75,7 @@ struct comp_ctx {
 	uint32_t idx;              /* SQ index of the WQE looked at */
 	struct dr_send_wqe *wqe;
 	enum dr_wc_status status;  /* for COMP_ERROR */
-	uint64_t now;              /* TSC, read once when needed */
+	uint64_t now;              /* the worker's run clock (dr_run_clock.h), taken when needed */
 	bool placed;               /* a READ response's payload is in place already (dr_comp_place.c) */
 };
 
@@ -110,10 +110,10 @@ comp_arm_timer(struct dr_qp_impl *qp, uint64_t now)
 }
 
 static inline uint64_t
-comp_now(struct comp_ctx *c)
+comp_now(const struct dr_qp_impl *qp, struct comp_ctx *c)
 {
 	if (c->now == 0)
-		c->now = rte_rdtsc();
+		c->now = dr_qp_wk(qp)->clock.now;   /* this round's run clock (dr_run_clock.h) */
 	return c->now;
 }
 
@@ -139,7 +139,7 @@ comp_timer_restart(struct dr_qp_impl *qp, struct comp_ctx *c)
 {
 	uint64_t t = comp_timeout_ticks(qp);
 
-	qp->comp.timeout_at = t != 0 ? comp_now(c) + t : 0;
+	qp->comp.timeout_at = t != 0 ? comp_now(qp, c) + t : 0;
 }
 
 /* A retry episode starts: false (and RETRY_EXC_ERR) when retry_cnt is spent (IBA 9.7.6.1.x). */
@@ -515,7 +515,7 @@ comp_rnr(struct dr_qp_impl *qp, struct comp_ctx *c)
 	/* the RNR NAK acknowledges every PSN before its own */
 	comp_advance(qp, c->psn);
 	wait = (uint64_t)dr_rnr_timer_usec(dr_aeth_syn_value(c->syn)) * comp_tsc_hz(qp) / 1000000u;
-	qp->comp.rnr_at = comp_now(c) + (wait != 0 ? wait : 1);
+	qp->comp.rnr_at = comp_now(qp, c) + (wait != 0 ? wait : 1);
 	dr_ho_rnr_wait(qp, true);       /* the requester sends nothing meanwhile */
 	qp->comp.timeout_at = 0;        /* the ACK timer waits for the retransmission */
 	qp->comp.started_retry = false;
@@ -607,7 +607,7 @@ dr_comp_rx_placed(struct dr_qp_impl *qp, struct rte_mbuf *m, struct dr_pkt_info 
 		comp_timer_restart(qp, &c);
 	/* selective repeat: the responder spoke; a SACK's map, after its ACK (dr_comp_sr.c) */
 	if (dr_qp_sr(qp) && dr_qp_can_send(qp)) {
-		dr_comp_sr_acked(qp, comp_now(&c));
+		dr_comp_sr_acked(qp, comp_now(qp, &c));
 		if (pi->opcode == DR_OPCODE_SACK)
 			dr_comp_sr_rx(qp, pi);
 	}

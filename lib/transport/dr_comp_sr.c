@@ -171,7 +171,7 @@ dr_comp_sr_rx(struct dr_qp_impl *qp, const struct dr_pkt_info *pi)
 		.sent = dr_ho_sent_psn(qp),   /* acquire: the WQE fields of what was sent are visible */
 		.newest = epsn,
 		.idx = qp->sq.tail,
-		.now = rte_rdtsc(),
+		.now = dr_qp_wk(qp)->clock.now,   /* the run clock of this round, as the timers' */
 		.rto = sr_rto(qp),
 	};
 	int i, n = 0;

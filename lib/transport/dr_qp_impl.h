@@ -176,7 +176,7 @@ struct dr_sr_mem {
 	uint32_t held_psn[DR_SACK_BITS];         /* responder: the PSN of each held request */
 	uint32_t resent_psn[DR_SACK_BITS];       /* completer: PSN resent from this slot (+1; 0 = none) */
 	uint32_t resent_mark[DR_SACK_BITS];      /* completer: the requester's sent PSN at that resend */
-	uint64_t resent_tsc[DR_SACK_BITS];       /* completer: and the TSC */
+	uint64_t resent_tsc[DR_SACK_BITS];       /* completer: and the run clock then (dr_run_clock.h) */
 };
 
 /* Completer state (IBA 9.7.5.2, 9.7.6). */
@@ -185,17 +185,17 @@ struct dr_comp_state {
 	uint32_t psn;                  /* oldest PSN not yet acknowledged */
 	uint8_t retry_left;            /* transport retries left (retry_cnt) */
 	uint8_t rnr_left;              /* RNR retries left (rnr_retry; 7 = infinite) */
-	uint64_t timeout_at;           /* local ACK timeout deadline (TSC), 0 = not armed */
-	uint64_t rnr_at;               /* RNR wait deadline (TSC), 0 = none */
+	uint64_t timeout_at;           /* local ACK timeout deadline (run clock, dr_run_clock.h), 0 = not armed */
+	uint64_t rnr_at;               /* RNR wait deadline (run clock), 0 = none */
 	bool started_retry;            /* a NAK/implicit-NAK retry is under way: no second one until progress */
 	uint8_t read_ooo;              /* READ responses beyond comp.psn since the last progress */
 	uint8_t timeout_for;           /* attr.timeout that timeout_ticks was computed for */
 	uint64_t timeout_ticks;        /* local ACK timeout in TSC ticks, 0 = infinite */
-	uint64_t sr_last_rx;           /* selective repeat: TSC of the newest response, or of the first
+	uint64_t sr_last_rx;           /* selective repeat: run clock of the newest response, or of the first
 					* request after an idle time; 0 = nothing outstanding (dr_comp_sr.c) */
-	uint64_t sr_probe_at;          /* selective repeat: no oldest-PSN probe before this TSC */
+	uint64_t sr_probe_at;          /* selective repeat: no oldest-PSN probe before this (run clock) */
 	/* selective repeat's round-trip estimate (RFC 6298 on one timed PSN at a time; 0: none yet) */
-	uint64_t sr_srtt, sr_rttvar;   /* TSC ticks */
+	uint64_t sr_srtt, sr_rttvar;   /* TSC ticks (of the run clock) */
 	uint64_t sr_rtt_t0;            /* when the timed PSN was seen sent; 0: none timed */
 	uint32_t sr_rtt_psn;           /* the timed PSN: its ACK gives the sample */
 };

@@ -189,6 +189,14 @@ struct rc_rule *rc_rule_add(struct rc_env *e, int dir, int opcode, uint32_t skip
 
 /* DR_TEST_WIRELOG: print the frames the wire carried, at most @max of them (test_rc_wire.c). */
 void rc_wirelog_print(const struct rc_env *e, uint32_t max);
+/*
+ * Let @us of the transport's time pass (its timers run on the wire's clock,
+ * which stands still while the wire does not run: a stall of the test's
+ * own thread is no time to them).
+ */
+void rc_sleep_us(uint64_t us);
+/* Print (stderr) both QPs' reliability counters and each worker's stalls: why a case failed. */
+void rc_print_counters(const struct rc_env *e, const char *tag);
 /* Free every frame on the wire and held by it (test_rc_wire.c). */
 void rc_wire_flush(struct rc_env *e);
 /* One round: progress A, carry A->B, progress B, carry B->A. */

@@ -25,6 +25,44 @@
 
 unsigned int rc_passed, rc_failed;
 
+/*
+ * The transport's time in these tests (dr_run_clock_base, dr_engine.h): the
+ * wire's own run clock (dr_run_clock.h). It advances while the wire (this,
+ * the main thread) runs rounds, and by at most DR_STALL_CAP_US across a gap
+ * between two of them: when the scheduler gives the wire's CPU to another
+ * task, the frames in flight wait and so does every timer, as they would
+ * on a network that paused. The workers' run clocks leave out their own
+ * stalls on top of it. rc_sleep_us() is time a test lets pass on purpose.
+ */
+static struct dr_run_clock wire_clock;
+static uint64_t wire_now;
+
+static uint64_t
+rc_wire_clock(void)
+{
+	return __atomic_load_n(&wire_now, __ATOMIC_RELAXED);
+}
+
+/* The wire runs: its clock advances (the main thread only). */
+static void
+wire_tick(void)
+{
+	__atomic_store_n(&wire_now, dr_run_clock_advance(&wire_clock, rte_rdtsc()), __ATOMIC_RELAXED);
+}
+
+void
+rc_sleep_us(uint64_t us)
+{
+	/* in steps the clock counts whole: @us of the transport's time, however long the CPU was away */
+	while (us != 0) {
+		uint64_t step = us < 100 ? us : 100;
+
+		rte_delay_us_sleep((unsigned int)step);
+		wire_tick();
+		us -= step;
+	}
+}
+
 /* Wire rings: large enough for a full send window in flight. */
 #define RC_RING_SIZE 8192
 
@@ -93,6 +131,33 @@ lcores_arg(char *buf, size_t len)
 		c1 = c0;
 	snprintf(buf, len, "--lcores=0@%d,(1-%u)@%d", c0,
 		 2 * test_workers * (test_mode == DR_PROGRESS_PIPELINE ? 3 : 1), c1);
+}
+
+void
+rc_print_counters(const struct rc_env *e, const char *tag)
+{
+	unsigned int k;
+	uint16_t i;
+
+	for (k = 0; k < 2; k++) {
+		const struct rc_side *s = &e->s[k];
+		const struct dr_qp_impl *q = s->qp != NULL ? dr_qp_impl(s->qp) : NULL;
+		double us = 1e6 / (double)rte_get_tsc_hz();
+
+		if (q != NULL)
+			fprintf(stderr, "%s: %c: qp %u: retries %" PRIu64 ", ack timeouts %" PRIu64 ", naks rx %"
+				PRIu64 " tx %" PRIu64 ", rnr naks rx %" PRIu64 ", sr resends %" PRIu64 "\n", tag,
+				'A' + k, s->qp->qp_num, q->cnt.retries, q->cnt.ack_timeouts, q->cnt.naks_rx,
+				q->cnt.naks_tx, q->cnt.rnr_naks_rx, q->cnt.sr_resends);
+		for (i = 0; s->ctx != NULL && i < s->ctx->nb_workers; i++) {
+			const struct dr_run_clock *c = &s->ctx->wk[i].clock;
+
+			fprintf(stderr, "%s: %c: worker %u: %" PRIu64 " stalls, %.0f us left out, longest gap %.0f us\n",
+				tag, 'A' + k, i, c->stalls, (double)c->stall_ticks * us, (double)c->max_gap * us);
+		}
+	}
+	fprintf(stderr, "%s: wire: %" PRIu64 "/%" PRIu64 " frames, %" PRIu64 "/%" PRIu64 " dropped\n", tag,
+		e->frames[0], e->frames[1], e->dropped[0], e->dropped[1]);
 }
 
 unsigned int
@@ -216,6 +281,10 @@ rc_env_init(struct rc_env *e, const char *prog, uint32_t link_mtu)
 		fprintf(stderr, "EAL init failed\n");
 		return -1;
 	}
+	/* the wire's clock is the transport's (before a context opens: the workers start on it) */
+	dr_run_clock_init(&wire_clock, rte_rdtsc(), rte_get_tsc_hz() / 1000000u * DR_STALL_CAP_US);
+	wire_now = wire_clock.now;
+	dr_run_clock_base = rc_wire_clock;
 	if (side_port(&e->s[0], "rc_a") != 0 || side_port(&e->s[1], "rc_b") != 0) {
 		fprintf(stderr, "ring ports failed\n");
 		return -1;
@@ -462,6 +531,7 @@ rc_disconnect(struct rc_env *e)
 void
 rc_round(struct rc_env *e)
 {
+	wire_tick();
 	/* rtc: the contexts' workers run on their own lcores; we are the wire only */
 	if (test_mode == DR_PROGRESS_INLINE)
 		dr_progress(e->s[0].ctx);

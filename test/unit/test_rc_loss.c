@@ -550,6 +550,8 @@ test_random_mixed(struct rc_env *e, uint32_t n, uint32_t seed, enum dr_mtu mtu)
 		RC_CHECK_MSG(v == nadd, "%s: FetchAdd total %" PRIu64 ", want %u", tag, v, nadd);
 	}
 	RC_CHECK(ok);
+	if (rc_failed != failed_before)
+		rc_print_counters(e, tag);
 	if (e->logging && strcmp(getenv("DR_TEST_WIRELOG"), "fail") == 0 && rc_failed != failed_before)
 		wirelog_mix(e, op, len, NWR);
 	if (getenv("DR_TEST_VERBOSE") != NULL)

@@ -270,7 +270,7 @@ test_read_stream_keeps_timer(struct rc_env *e)
 	end = rte_get_timer_cycles() + 5 * rte_get_timer_hz();
 	do {
 		rc_round(e);
-		rte_delay_us_sleep(ROUND_US);
+		rc_sleep_us(ROUND_US);
 		rounds++;
 	} while (__atomic_load_n(&qb->resp.res_active, __ATOMIC_ACQUIRE) >= 0 &&
 		 rte_get_timer_cycles() < end);
@@ -507,6 +507,72 @@ test_replay_yields_resource(struct rc_env *e)
 	rc_disconnect(e);
 }
 
+/*
+ * A stall of the requester's own thread is no loss (lib/engine/dr_run_clock.h):
+ * A sends a WRITE, then does not run for 50 ms of the wire's time, three
+ * local ACK timeouts (16.8 ms), while the request waits on the wire. When A
+ * runs again its timer has counted DR_STALL_CAP_US of the gap: no timeout,
+ * no retry, the WRITE completes on its first transmission. The control: A
+ * runs every 100 us while the wire holds the request as long, and its
+ * timer fires (IBA 9.7.6.1.3). Inline only: there the test decides when A
+ * runs.
+ */
+static void
+test_own_stall_not_loss(struct rc_env *e)
+{
+	struct rc_side *a = &e->s[0], *b = &e->s[1];
+	struct rc_qp_params p;
+	struct rc_buf src, dst;
+	struct dr_qp_impl *qa;
+	struct dr_sge sge;
+	unsigned int k;
+	int t;
+
+	if (strcmp(rc_mode_name(), "inline") != 0)
+		return;
+	for (k = 0; k < 2; k++) {
+		struct rc_wcs sw = { .n = 0 };
+		bool a_runs = k == 1;
+
+		rc_params_default(&p);          /* timeout 12: 16.8 ms */
+		if (rc_connect(e, &p) != 0 || rc_buf_alloc(a, &src, 256, DR_ACCESS_LOCAL_WRITE) != 0 ||
+		    rc_buf_alloc(b, &dst, 256, DR_ACCESS_LOCAL_WRITE | DR_ACCESS_REMOTE_WRITE) != 0) {
+			RC_CHECK_MSG(0, "own stall setup");
+			return;
+		}
+		qa = dr_qp_impl(a->qp);
+		rc_fill(src.p, 256, 7 + k);
+		sge = (struct dr_sge){ (uint64_t)(uintptr_t)src.p, 256, src.mr->lkey };
+		RC_CHECK_EQ(rc_post_send(a, 1, DR_WR_RDMA_WRITE, &sge, 1, DR_SEND_SIGNALED,
+					 (uint64_t)(uintptr_t)dst.p, dst.mr->rkey, 0), 0);
+		/* the request goes out, then the timer is armed (the round after): on A's port, not carried */
+		dr_progress(a->ctx);
+		dr_progress(a->ctx);
+		RC_CHECK(qa->comp.timeout_at != 0);
+		for (t = 0; t < 500; t++) {     /* 50 ms of the wire's time */
+			rc_sleep_us(100);
+			if (a_runs)
+				dr_progress(a->ctx);
+		}
+		dr_progress(a->ctx);
+		if (a_runs)
+			RC_CHECK_MSG(qp_counter(&qa->cnt.ack_timeouts) >= 1,
+				     "A ran through 50 ms with its request unanswered: no timeout");
+		else
+			RC_CHECK_MSG(qp_counter(&qa->cnt.ack_timeouts) == 0 && qp_counter(&qa->cnt.retries) == 0,
+				     "A's own 50 ms stall was charged: %" PRIu64 " timeouts, %" PRIu64 " retries",
+				     qp_counter(&qa->cnt.ack_timeouts), qp_counter(&qa->cnt.retries));
+		RC_CHECK(rc_wait_wcs(e, a->scq, &sw, 1, 2000000));
+		RC_CHECK(sw.n == 1 && sw.wc[0].status == DR_WC_SUCCESS);
+		RC_CHECK(memcmp(src.p, dst.p, 256) == 0);
+		if (!a_runs)
+			RC_CHECK_EQ(e->frames[RC_A2B], 1);      /* the first transmission only */
+		rc_buf_free(&src);
+		rc_buf_free(&dst);
+		rc_disconnect(e);
+	}
+}
+
 static void
 run(struct rc_env *e)
 {
@@ -518,6 +584,7 @@ run(struct rc_env *e)
 	test_read_stream_keeps_timer(e);
 	test_timeout_before_retransmission(e);
 	test_replay_yields_resource(e);
+	test_own_stall_not_loss(e);
 }
 
 int

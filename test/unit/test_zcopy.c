@@ -136,7 +136,7 @@ send_uncarried(struct rc_env *e)
 		for (int i = 0; i < 4; i++)
 			dr_progress(e->s[0].ctx);
 	} else {
-		rte_delay_us_sleep(20000);
+		rc_sleep_us(20000);
 	}
 }
 
