@@ -366,12 +366,15 @@ dr_progress(struct dr_context *ctx)
 
 	wk = &ctx->wk[0];
 	RTE_PER_LCORE(dr_cur_worker) = wk;
+	wk->in_round = true;
 	n = dr_engine_rx(wk);
 	now = rte_rdtsc();
 	/* the QPs' timers run on the run clock: the time the application did not call us is no loss */
 	n += dr_engine_qps(wk, dr_run_clock_advance(&wk->clock, dr_run_clock_base_now(now)));
 	n += dr_engine_ctl_tx(wk);
 	dr_wk_tx_flush(wk);
+	wk->in_round = false;
+	dr_cq_notify_flush(wk);
 	dr_port_watch(ctx, now);
 	/* the connection manager's turn (QP1's MADs, CM timers), when it runs and is due */
 	if (unlikely(ctx->cm_progress != NULL) && now >= ctx->cm_next)

@@ -133,7 +133,12 @@ worker_main(void *arg)
 	while (!__atomic_load_n(&wk->stop, __ATOMIC_ACQUIRE)) {
 		/* the QPs' timers run on the worker's run clock: a stall of ours is no loss */
 		uint64_t now = dr_run_clock_advance(&wk->clock, dr_run_clock_base_now(t0));
-		int n = wk->role == DR_WK_ALL ? rtc_round(wk, now, t0) : pipeline_round(wk, now, t0);
+		int n;
+
+		wk->in_round = true;
+		n = wk->role == DR_WK_ALL ? rtc_round(wk, now, t0) : pipeline_round(wk, now, t0);
+		wk->in_round = false;
+		dr_cq_notify_flush(wk);         /* the events of this round's completions, one fence */
 
 		rte_rcu_qsbr_quiescent(ctx->rcu, wk->id);
 

@@ -132,6 +132,9 @@ enum dr_wk_role {
 static inline unsigned int dr_wk_link(enum dr_wk_role r) { return r == DR_WK_ALL ? 0 : (unsigned int)r; }
 
 #define DR_WK_NO_QUEUE UINT16_MAX
+#define DR_WK_NOTIFY_CQS 16                /* CQs a round notes for its end-of-round event check */
+
+struct dr_cq_impl;
 
 struct dr_worker {
 	struct dr_context *ctx;
@@ -163,6 +166,15 @@ struct dr_worker {
 
 	struct dr_ctx_stats stats;
 	struct dr_lcore_stats lstats;
+	/*
+	 * CQs with a completion channel it pushed to this round, whose armed
+	 * state it reads once, after one fence, at the round's end
+	 * (dr_cq_notify_flush(); in_round: a round is under way)
+	 */
+	struct dr_cq_impl *notify_cq[DR_WK_NOTIFY_CQS];
+	bool notify_se[DR_WK_NOTIFY_CQS];   /* ... a solicited or failed completion among them */
+	uint16_t notify_n;
+	bool in_round;
 	/* the time base of its QPs' retransmission timers: stalls of its own left out (dr_run_clock.h) */
 	struct dr_run_clock clock;
 

@@ -219,6 +219,9 @@ int dr_cq_push_se(struct dr_cq_impl *cq, const struct dr_wc *wc, bool solicited)
 
 /* dr_event.c: raise the completion event of an armed CQ (called by the push). */
 void dr_cq_event(struct dr_cq_impl *cq, bool solicited_or_error);
+/* End of a worker's round: raise the events of the armed CQs it pushed to (dr_cq.c). */
+struct dr_worker;
+void dr_cq_notify_flush(struct dr_worker *wk);
 /* dr_event.c: queue an asynchronous event of @ctx (dropped, logged, when the ring is full). */
 void dr_async_raise(struct dr_context *ctx, enum dr_event_type type, void *element);
 /* dr_event.c: drop the queued events that name @element (it is being destroyed). */

@@ -14,6 +14,7 @@
 #include <errno.h>
 #include <inttypes.h>
 
+#include <rte_atomic.h>
 #include <rte_common.h>
 #include <rte_malloc.h>
 
@@ -177,6 +178,8 @@ dr_destroy_cq(struct dr_cq *pub)
 	return dr_ctl_run(pub->context, destroy_cq_call, &a);
 }
 
+static void cq_notify(struct dr_cq_impl *cq, struct dr_worker *wk, bool se);
+
 int
 dr_cq_push_se(struct dr_cq_impl *cq, const struct dr_wc *wc, bool solicited)
 {
@@ -198,10 +201,63 @@ dr_cq_push_se(struct dr_cq_impl *cq, const struct dr_wc *wc, bool solicited)
 	}
 	ln->ring[head & (cq->size - 1)] = *wc;
 	__atomic_store_n(&ln->head, head + 1, __ATOMIC_RELEASE);
-	/* IBA 11.4.2.2: a solicited-only request fires on a solicited or an unsuccessful completion */
-	if (__atomic_load_n(&cq->notify, __ATOMIC_ACQUIRE) != DR_CQ_NOTIFY_NONE)
-		dr_cq_event(cq, solicited || wc->status != DR_WC_SUCCESS);
+	if (cq->channel != NULL)
+		cq_notify(cq, wk, solicited || wc->status != DR_WC_SUCCESS);
 	return 0;
+}
+
+/*
+ * Whether an armed CQ gets an event. The pusher stores the lane's head,
+ * then loads cq->notify; dr_req_notify_cq() stores notify, then the
+ * application loads the heads (dr_poll_cq()). Each side is a store then a
+ * load of the other's variable: without a full fence on both sides each
+ * load may pass its own store (x86 store buffers do this), both miss, and
+ * dr_get_cq_event() blocks with a completion queued (a lost wakeup). The
+ * application's side fences in dr_req_notify_cq(); ours fences once per
+ * round: a worker notes the CQs it pushed to and checks them at the
+ * round's end (dr_cq_notify_flush()), outside a round at once.
+ * IBA 11.4.2.2: a solicited-only request fires on a solicited or an
+ * unsuccessful completion (@se).
+ */
+static void
+cq_notify_now(struct dr_cq_impl *cq, bool se)
+{
+	if (__atomic_load_n(&cq->notify, __ATOMIC_ACQUIRE) != DR_CQ_NOTIFY_NONE)
+		dr_cq_event(cq, se);
+}
+
+static void
+cq_notify(struct dr_cq_impl *cq, struct dr_worker *wk, bool se)
+{
+	uint16_t i;
+
+	if (wk != NULL && wk->ctx == cq->pub.context && wk->in_round) {
+		for (i = 0; i < wk->notify_n; i++)
+			if (wk->notify_cq[i] == cq) {
+				wk->notify_se[i] |= se;
+				return;
+			}
+		if (wk->notify_n < DR_WK_NOTIFY_CQS) {
+			wk->notify_cq[wk->notify_n] = cq;
+			wk->notify_se[wk->notify_n++] = se;
+			return;
+		}
+	}
+	rte_atomic_thread_fence(__ATOMIC_SEQ_CST);
+	cq_notify_now(cq, se);
+}
+
+void
+dr_cq_notify_flush(struct dr_worker *wk)
+{
+	uint16_t i;
+
+	if (likely(wk->notify_n == 0))
+		return;
+	rte_atomic_thread_fence(__ATOMIC_SEQ_CST);      /* the heads stored, before notify is loaded */
+	for (i = 0; i < wk->notify_n; i++)
+		cq_notify_now(wk->notify_cq[i], wk->notify_se[i]);
+	wk->notify_n = 0;
 }
 
 int

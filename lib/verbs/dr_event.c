@@ -28,6 +28,7 @@
 #include <sys/eventfd.h>
 #include <unistd.h>
 
+#include <rte_atomic.h>
 #include <rte_cycles.h>
 #include <rte_malloc.h>
 #include <rte_spinlock.h>
@@ -136,6 +137,8 @@ dr_req_notify_cq(struct dr_cq *pub, int solicited_only)
 		__atomic_store_n(&cq->notify, solicited_only ? DR_CQ_NOTIFY_SOLICITED : DR_CQ_NOTIFY_NEXT,
 				 __ATOMIC_RELEASE);
 	rte_spinlock_unlock(&channel_impl(cq->channel)->lock);
+	/* armed before the caller polls the CQ again: the other half of dr_cq.c's cq_notify() */
+	rte_atomic_thread_fence(__ATOMIC_SEQ_CST);
 	return 0;
 }
 

@@ -16,12 +16,17 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <poll.h>
+#include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <rte_common.h>
+#include <rte_cycles.h>
 #include <rte_ethdev.h>
+#include <rte_pause.h>
 
 #include "test_rc.h"
 
@@ -580,6 +585,214 @@ test_port_events(struct rc_env *e)
 	RC_CHECK_EQ(dr_get_async_event(b->ctx, &ev), -EAGAIN);
 }
 
+/*
+ * Lost wakeups (ibv_req_notify_cq(3), IBA 11.4.2.2): the application arms
+ * the CQ, then polls it, while a worker pushes the completion, then loads
+ * the armed state. Each side stores, then loads what the other stored:
+ * without a full fence on both sides both loads may pass their stores, the
+ * poll finds nothing and no event comes. Many cycles of send, arm, poll,
+ * wait, the arming swept across the push's moment by a varying delay:
+ * every completion that the poll after arming did not find raises an
+ * event. The workers run on another CPU than this thread (engine modes).
+ */
+static void
+test_notify_no_lost_wakeup(struct rc_env *e)
+{
+	enum { CYCLES = 20000 };
+	struct rc_side *a = &e->s[0], *b = &e->s[1];
+	struct rc_qp_params p;
+	struct dr_comp_channel *ch;
+	struct rc_buf src, dst;
+	struct dr_cq *got;
+	struct dr_wc wc;
+	void *got_ctx;
+	unsigned int i, found = 0, woken = 0, lost = 0, late = 0;
+	uint32_t x = 12345;
+
+	if (strcmp(rc_mode_name(), "inline") == 0)
+		return;                   /* one thread pushes and polls: no race to have */
+	ch = dr_create_comp_channel(b->ctx);
+	RC_CHECK(ch != NULL);
+	if (ch == NULL)
+		return;
+	rc_params_default(&p);
+	p.channel[1] = ch;
+	if (rc_connect(e, &p) != 0 || rc_buf_alloc(a, &src, 64, ACC_ALL) != 0 ||
+	    rc_buf_alloc(b, &dst, 64, ACC_ALL) != 0) {
+		RC_CHECK_MSG(0, "lost wakeup setup");
+		return;
+	}
+	RC_CHECK_EQ(fcntl(ch->fd, F_SETFL, fcntl(ch->fd, F_GETFL) | O_NONBLOCK), 0);
+	for (i = 0; i < CYCLES && lost == 0; i++) {
+		struct rc_wcs sw = { .n = 0 };
+		uint64_t until, carried = e->frames[RC_A2B];
+		int n;
+
+		/* an event left from the last cycle (its poll found the completion, the push saw the arm) */
+		while (dr_get_cq_event(ch, &got, &got_ctx) == 0)
+			dr_ack_cq_events(got, 1);
+		if (rc_post_recv(b, i, &(struct dr_sge){ (uint64_t)(uintptr_t)dst.p, 64, dst.mr->lkey }, 1) != 0 ||
+		    send_on(a->qp, i, &src, 0, 8, 0) != 0) {
+			RC_CHECK_MSG(0, "cycle %u: post", i);
+			break;
+		}
+		/* carry the request (A's worker has it on the ring in a round or two), then arm at a varying moment */
+		until = rte_get_timer_cycles() + rte_get_timer_hz() / 20;
+		while (e->frames[RC_A2B] == carried && rte_get_timer_cycles() < until)
+			rc_round(e);
+		x = x * 1103515245u + 12345u;
+		until = rte_rdtsc() + (x >> 16) % (rte_get_tsc_hz() / 200000);    /* 0 .. 5 us */
+		while (rte_rdtsc() < until)
+			rte_pause();
+		RC_CHECK_EQ(dr_req_notify_cq(b->rcq, 0), 0);
+		n = dr_poll_cq(b->rcq, 1, &wc);
+		if (n == 1) {
+			found++;
+		} else {
+			/* the poll found nothing: the completion must raise an event (2 s: a loaded CPU) */
+			rc_run(e, 2000000, fd_readable, &ch->fd);
+			if (dr_get_cq_event(ch, &got, &got_ctx) == 0) {
+				dr_ack_cq_events(got, 1);
+				woken++;
+			} else if (dr_poll_cq(b->rcq, 1, &wc) == 1) {
+				/* queued and no event: unless the round that pushed it has not ended yet */
+				rc_run(e, 2000000, fd_readable, &ch->fd);
+				if (dr_get_cq_event(ch, &got, &got_ctx) == 0) {
+					dr_ack_cq_events(got, 1);
+					late++;
+				} else {
+					lost++;
+				}
+				n = 1;
+			}
+			if (n != 1 && dr_poll_cq(b->rcq, 1, &wc) != 1) {
+				RC_CHECK_MSG(0, "cycle %u: the receive completion never came", i);
+				break;
+			}
+		}
+		RC_CHECK_MSG(wc.status == DR_WC_SUCCESS && wc.wr_id == i, "cycle %u: completion %" PRIu64 " %s", i,
+			     wc.wr_id, dr_wc_status_str(wc.status));
+		rc_wait_wcs(e, a->scq, &sw, 1, 2000000);
+	}
+	RC_CHECK_MSG(lost == 0, "lost wakeup: cycle %u: a completion queued after arming raised no event "
+		     "(%u found by the poll after arming, %u woken)", i, found, woken);
+	if (getenv("DR_TEST_VERBOSE") != NULL)
+		printf("notify: %u cycles: %u found by the poll after arming, %u woken, %u late, %u lost\n", i,
+		       found, woken, late, lost);
+	while (dr_get_cq_event(ch, &got, &got_ctx) == 0)
+		dr_ack_cq_events(got, 1);
+	rc_buf_free(&src);
+	rc_buf_free(&dst);
+	rc_disconnect(e);
+	RC_CHECK_EQ(dr_destroy_comp_channel(ch), 0);
+}
+
+/*
+ * The same race as a litmus test, millions of times: one thread pushes a
+ * completion (dr_cq_push(), what a worker does) while this one arms the
+ * CQ and polls it, the two started together by a shared counter. Every
+ * cycle in which the poll after arming found nothing must have raised an
+ * event. Without the fences x86 shows it within a few hundred thousand
+ * cycles (store buffer: each side's load passes its own store).
+ */
+struct litmus {
+	struct dr_cq_impl *cq;
+	uint32_t go;           /* cycle k starts when go == 2k + 1 */
+	uint32_t pushed;       /* the pusher finished cycle k: pushed == k + 1 */
+	uint32_t cycles;
+	int cpu;
+};
+
+static void *
+litmus_pusher(void *arg)
+{
+	struct litmus *l = arg;
+	struct dr_wc wc = { .status = DR_WC_SUCCESS, .opcode = DR_WC_RECV };
+	cpu_set_t set;
+	uint32_t k;
+
+	CPU_ZERO(&set);
+	CPU_SET(l->cpu, &set);
+	(void)pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
+	for (k = 0; k < l->cycles; k++) {
+		while (__atomic_load_n(&l->go, __ATOMIC_ACQUIRE) != 2 * k + 1)
+			rte_pause();
+		wc.wr_id = k;
+		(void)dr_cq_push(l->cq, &wc);
+		__atomic_store_n(&l->pushed, k + 1, __ATOMIC_RELEASE);
+	}
+	return NULL;
+}
+
+static void
+test_notify_litmus(struct rc_env *e)
+{
+	enum { CYCLES = 300000 };
+	struct rc_side *b = &e->s[1];
+	struct litmus l = { .cycles = CYCLES };
+	struct dr_comp_channel *ch;
+	struct dr_cq *cq, *got;
+	struct dr_wc wc;
+	void *got_ctx;
+	pthread_t th;
+	uint32_t k, found = 0, woken = 0, lost = 0;
+	int c, mine = sched_getcpu();
+
+	/* the pusher on another CPU (EAL has pinned this thread to one) */
+	l.cpu = -1;
+	for (c = 0; c < sysconf(_SC_NPROCESSORS_ONLN) && l.cpu < 0; c++)
+		if (c != mine)
+			l.cpu = c;
+	if (l.cpu < 0) {
+		printf("notify litmus: one CPU, skipped\n");
+		return;
+	}
+	ch = dr_create_comp_channel(b->ctx);
+	cq = ch != NULL ? dr_create_cq(b->ctx, 16, NULL, ch, 0) : NULL;
+	RC_CHECK(ch != NULL && cq != NULL);
+	if (cq == NULL)
+		return;
+	RC_CHECK_EQ(fcntl(ch->fd, F_SETFL, fcntl(ch->fd, F_GETFL) | O_NONBLOCK), 0);
+	l.cq = dr_cq_impl(cq);
+	if (pthread_create(&th, NULL, litmus_pusher, &l) != 0) {
+		RC_CHECK_MSG(0, "notify litmus: pthread_create");
+		return;
+	}
+	for (k = 0; k < CYCLES; k++) {
+		int n;
+
+		__atomic_store_n(&l.go, 2 * k + 1, __ATOMIC_RELEASE);
+		/* the pusher takes a while to see the start: arm after it by a varying few pauses */
+		for (unsigned int j = (k * 7) % 24; j != 0; j--)
+			rte_pause();
+		(void)dr_req_notify_cq(cq, 0);
+		n = dr_poll_cq(cq, 1, &wc);
+		while (__atomic_load_n(&l.pushed, __ATOMIC_ACQUIRE) != k + 1)
+			rte_pause();
+		if (dr_get_cq_event(ch, &got, &got_ctx) == 0) {
+			dr_ack_cq_events(got, 1);
+			woken += n == 0;
+		} else if (n == 0) {
+			lost++;
+			/* the CQ stays armed: disarm it for the next cycle the only way verbs has, an event */
+			(void)dr_cq_push(l.cq, &(struct dr_wc){ .status = DR_WC_SUCCESS, .wr_id = ~0ull });
+			while (dr_get_cq_event(ch, &got, &got_ctx) == 0)
+				dr_ack_cq_events(got, 1);
+		}
+		found += n == 1;
+		while (dr_poll_cq(cq, 1, &wc) == 1)
+			;
+	}
+	pthread_join(th, NULL);
+	RC_CHECK_MSG(lost == 0, "notify litmus: %u of %u cycles lost their wakeup (%u found by the poll, %u woken)",
+		     lost, CYCLES, found, woken);
+	if (getenv("DR_TEST_VERBOSE") != NULL)
+		printf("notify litmus: %u cycles: %u found by the poll after arming, %u woken, %u lost\n", CYCLES,
+		       found, woken, lost);
+	RC_CHECK_EQ(dr_destroy_cq(cq), 0);
+	RC_CHECK_EQ(dr_destroy_comp_channel(ch), 0);
+}
+
 /* The tests, in order, on one environment (rc_main()). */
 static void
 run(struct rc_env *e)
@@ -587,6 +800,8 @@ run(struct rc_env *e)
 	test_srq_two_qps(e);
 	test_srq_ud(e);
 	test_comp_channel(e);
+	test_notify_no_lost_wakeup(e);
+	test_notify_litmus(e);
 	test_cq_event_ack(e);
 	test_async_events(e);
 	test_port_events(e);
