@@ -24,7 +24,12 @@
  *     WQE progress     dr_wqe_set_state() / dr_wqe_req_state(): POSTED ->
  *                      ACTIVE -> SENT of a reliable WQE; DONE of a UC, UD or
  *                      local WQE (nothing acknowledges those); ERROR of a
- *                      local error.
+ *                      local error. Written on the first transmission only:
+ *                      a SENT WQE is the completer's to retire at any time,
+ *                      so a go-back-N resends it without writing into it and
+ *                      checks, before the frame goes, that the completer has
+ *                      not retired it and the poster reused its slot
+ *                      (dr_req.c: req_resending(), req_wqe_still_ours()).
  *   completer -> requester
  *     acked PSN        dr_ho_comp_acked() / dr_ho_acked_psn(): the oldest PSN
  *                      not yet acknowledged, for the send window (IBA 9.7.1).

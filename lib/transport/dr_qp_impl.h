@@ -147,6 +147,14 @@ struct dr_req_state {
 	uint32_t offset;               /* bytes of it already sent */
 	uint32_t rd_taken;             /* READ/atomic slots taken (dr_ho_rd_outstanding()) */
 	uint32_t rewind_seen;          /* the completer's last go-back-N request acted on */
+	/*
+	 * SQ index after the newest WQE sent before the last go-back-N: the
+	 * WQEs from cur up to it are resent, and a resent WQE is the
+	 * completer's to retire at any time (a late ACK covers it), so the
+	 * requester reads it, checks it was not retired before its frame goes
+	 * out, and writes nothing into it (dr_req.c)
+	 */
+	uint32_t resend_end;
 	bool wait_fence;               /* cur has FENCE and earlier READ/atomics are outstanding */
 };
 

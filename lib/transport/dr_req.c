@@ -44,6 +44,7 @@
 #include <inttypes.h>
 #include <string.h>
 
+#include <rte_atomic.h>
 #include <rte_cycles.h>
 #include <rte_mbuf.h>
 
@@ -166,11 +167,47 @@ req_fill_bth(struct dr_pkt_info *pi, bool se, bool ackreq)
 	dr_bth_set_ackreq(bth, ackreq);
 }
 
-/* Finish and queue a packet; on failure free it. Returns 0 or -errno. */
-static int
-req_xmit(struct dr_qp_impl *qp, struct rte_mbuf *m, struct dr_pkt_info *pi)
+void (*dr_req_resend_hook)(struct dr_qp_impl *qp);
+
+/* The requester is resending the WQE at req.cur (go-back-N): one the completer may retire meanwhile. */
+static inline bool
+req_resending(const struct dr_qp_impl *qp)
 {
-	int rc = dr_pkt_finalize(m, pi);
+	return (int32_t)(qp->req.resend_end - qp->req.cur) > 0;
+}
+
+/*
+ * A resend's frame was built from a WQE the completer may have retired
+ * meanwhile (its slot then reused by the poster): still ours? The fields
+ * were read before this load of the tail (a seqlock's check): a slot the
+ * poster wrote into was retired first, so the tail shows it.
+ */
+static inline bool
+req_wqe_still_ours(const struct dr_qp_impl *qp)
+{
+	rte_atomic_thread_fence(__ATOMIC_ACQUIRE);
+	return (int32_t)(qp->req.cur - dr_sq_tail(&qp->sq)) >= 0;
+}
+
+/*
+ * Finish and queue a packet; on failure free it. Returns 0 or -errno;
+ * -ESTALE: the requester's resend of a WQE retired meanwhile (@tc is the
+ * requester's templates: not the completer's own resends), not sent.
+ */
+static int
+req_xmit(struct dr_qp_impl *qp, const struct dr_pkt_tmpl_cache *tc, struct rte_mbuf *m, struct dr_pkt_info *pi)
+{
+	int rc;
+
+	if (unlikely(tc == &qp->req.tmpl && req_resending(qp))) {
+		if (unlikely(dr_req_resend_hook != NULL))
+			dr_req_resend_hook(qp);
+		if (!req_wqe_still_ours(qp)) {
+			rte_pktmbuf_free(m);
+			return -ESTALE;
+		}
+	}
+	rc = dr_pkt_finalize(m, pi);
 
 	if (unlikely(rc != 0)) {
 		rte_pktmbuf_free(m);
@@ -199,7 +236,7 @@ req_read_packet(struct dr_qp_impl *qp, struct dr_pkt_tmpl_cache *tc, const struc
 	dr_reth_set_rkey(reth, wqe->rkey);
 	dr_reth_set_len(reth, wqe->length - done);
 	req_fill_bth(&pi, false, true);
-	return req_xmit(qp, m, &pi);
+	return req_xmit(qp, tc, m, &pi);
 }
 
 int
@@ -236,8 +273,11 @@ req_send_read(struct dr_qp_impl *qp, struct dr_send_wqe *wqe)
 		wqe->last_psn = dr_psn_add(wqe->first_psn, n - 1);
 		qp->req.rd_taken++;
 	}
-	dr_wqe_set_sent_once(wqe, true);
-	dr_wqe_set_state(wqe, DR_WQE_SENT);
+	if (!req_resending(qp)) {
+		/* a resent WQE was SENT before and may be retired by now: nothing is written into it */
+		dr_wqe_set_sent_once(wqe, true);
+		dr_wqe_set_state(wqe, DR_WQE_SENT);
+	}
 	qp->req.psn = dr_psn_add(qp->req.psn, n);
 	qp->req.cur++;
 	qp->req.offset = 0;
@@ -265,7 +305,7 @@ req_atomic_packet(struct dr_qp_impl *qp, struct dr_pkt_tmpl_cache *tc, const str
 	dr_atmeth_set_swap_add(ae, cas ? wqe->swap : wqe->compare_add);
 	dr_atmeth_set_comp(ae, cas ? wqe->compare_add : 0);
 	req_fill_bth(&pi, false, true);
-	return req_xmit(qp, m, &pi);
+	return req_xmit(qp, tc, m, &pi);
 }
 
 /* Step SEND_PKT for CmpSwap / FetchAdd. */
@@ -282,8 +322,10 @@ req_send_atomic(struct dr_qp_impl *qp, struct dr_send_wqe *wqe)
 		wqe->npkts = 1;
 		qp->req.rd_taken++;
 	}
-	dr_wqe_set_sent_once(wqe, true);
-	dr_wqe_set_state(wqe, DR_WQE_SENT);
+	if (!req_resending(qp)) {
+		dr_wqe_set_sent_once(wqe, true);
+		dr_wqe_set_state(wqe, DR_WQE_SENT);
+	}
 	qp->req.psn = dr_psn_add(qp->req.psn, 1);
 	qp->req.cur++;
 	qp->req.offset = 0;
@@ -350,7 +392,8 @@ req_segment_packet(struct dr_qp_impl *qp, struct dr_pkt_tmpl_cache *tc, const st
 		rte_pktmbuf_free(m);
 		return rc;
 	}
-	return req_xmit(qp, m, &pi) != 0 ? -ENOBUFS : 0;
+	rc = req_xmit(qp, tc, m, &pi);
+	return rc == 0 || rc == -ESTALE ? rc : -ENOBUFS;
 }
 
 /* Step SEND_PKT for SEND / RDMA WRITE, one MTU-sized segment (IBA 9.7.2, 9.4.1, 9.4.2). */
@@ -360,6 +403,7 @@ req_send_segment(struct dr_qp_impl *qp, struct dr_send_wqe *wqe)
 	uint32_t mtu = qp->mtu, off = qp->req.offset;
 	uint32_t paylen = RTE_MIN(mtu, wqe->length - off);
 	bool last = off + paylen >= wqe->length;
+	bool resend = req_resending(qp);
 	int rc;
 
 	if (wqe->state == DR_WQE_POSTED) {
@@ -370,6 +414,9 @@ req_send_segment(struct dr_qp_impl *qp, struct dr_send_wqe *wqe)
 	}
 	rc = req_segment_packet(qp, &qp->req.tmpl, wqe, off / mtu, qp->req.psn, false);
 	if (unlikely(rc != 0)) {
+		/* a resend writes nothing into its WQE (dr_req_state.resend_end): it sent it once already */
+		if (resend)
+			return rc == -ESTALE || req_wqe_still_ours(qp) ? rc : -ESTALE;
 		if (rc == -EINVAL)
 			req_error(qp, wqe, DR_WC_LOC_QP_OP_ERR);
 		else if (rc == -EFAULT || rc == -EACCES)
@@ -379,13 +426,16 @@ req_send_segment(struct dr_qp_impl *qp, struct dr_send_wqe *wqe)
 	}
 	qp->req.psn = dr_psn_add(qp->req.psn, 1);
 	if (last) {
-		dr_wqe_set_sent_once(wqe, true);
+		if (!resend) {
+			dr_wqe_set_sent_once(wqe, true);
+			/* UC: nothing will acknowledge it (IBA 9.8.x): done once it is out */
+			dr_wqe_set_state(wqe, dr_qp_reliable(qp) ? DR_WQE_SENT : DR_WQE_DONE);
+		}
 		qp->req.cur++;
 		qp->req.offset = 0;
-		/* UC: nothing will acknowledge it (IBA 9.8.x): done once it is out */
-		dr_wqe_set_state(wqe, dr_qp_reliable(qp) ? DR_WQE_SENT : DR_WQE_DONE);
 	} else {
-		dr_wqe_set_state(wqe, DR_WQE_ACTIVE);
+		if (!resend)
+			dr_wqe_set_state(wqe, DR_WQE_ACTIVE);
 		qp->req.offset = off + paylen;
 	}
 	return 0;
@@ -504,7 +554,7 @@ req_send_ud(struct dr_qp_impl *qp, struct dr_send_wqe *wqe)
 		req_error(qp, wqe, DR_WC_LOC_PROT_ERR);   /* IBA 10.6.3.1: L_Key check failed */
 		return rc;
 	}
-	rc = req_xmit(qp, m, &pi);
+	rc = req_xmit(qp, &qp->req.tmpl, m, &pi);
 	if (rc != 0)
 		return rc;
 	qp->req.psn = dr_psn_add(qp->req.psn, 1);
@@ -556,8 +606,12 @@ req_checks(struct dr_qp_impl *qp, struct dr_send_wqe *wqe)
 		break;
 	case DR_WQE_ERROR:
 		return REQ_WAIT;       /* the completer ends the QP when it reaches this WQE */
+	case DR_WQE_SENT:
+		if (req_resending(qp))
+			break;         /* go-back-N: sent before, sent again (IBA 9.7.5.2.x) */
+		return REQ_SKIP;
 	default:
-		return REQ_SKIP;       /* SENT / DONE: already on the wire */
+		return REQ_SKIP;       /* DONE: nothing acknowledges it */
 	}
 	v = req_check_fence(qp, wqe);
 	if (v != REQ_GO)
@@ -609,6 +663,8 @@ dr_req_progress(struct dr_qp_impl *qp)
 		dr_cc_tx_update(&qp->cc_tx, cc, dr_cc_cnp_seen(&qp->cc_rx), rte_rdtsc());
 	if (!dr_qp_can_send(qp) || dr_ho_rnr_waiting(qp))
 		return 0;              /* IBA 9.7.5.2.8: nothing goes out during an RNR wait */
+	if (!req_resending(qp))
+		qp->req.resend_end = qp->req.cur;   /* kept near cur: the indices wrap */
 	/*
 	 * The completer asked for a go-back-N; or responses of the old stream
 	 * kept arriving after a rewind and moved the acknowledged PSN past
@@ -667,6 +723,9 @@ req_rewind(struct dr_qp_impl *qp)
 	bool first = true;
 	uint32_t i;
 
+	/* what was sent before is resent from here on, and never written again */
+	if ((int32_t)(qp->req.cur - qp->req.resend_end) > 0)
+		qp->req.resend_end = qp->req.cur;
 	qp->req.psn = psn;
 	qp->req.cur = tail;
 	qp->req.offset = 0;
@@ -683,9 +742,11 @@ req_rewind(struct dr_qp_impl *qp)
 			continue;
 		}
 		/*
-		 * Sent before: ACTIVE means "started", so the WQE keeps its PSNs,
-		 * its READ/atomic slot and its fence clearance (the go-back-N
-		 * replays the same PSN sequence, IBA 9.7.5.2.x).
+		 * Sent before: the WQE keeps its PSNs, its READ/atomic slot and
+		 * its fence clearance (the go-back-N replays the same PSN
+		 * sequence, IBA 9.7.5.2.x). Its state is left alone: the
+		 * completer may retire it as soon as an ACK covers it, and the
+		 * poster reuse its slot (req_xmit() checks before a frame goes).
 		 */
 		if (first) {
 			first = false;
@@ -698,7 +759,6 @@ req_rewind(struct dr_qp_impl *qp)
 				qp->req.offset = (uint32_t)acked * qp->mtu;  /* after the last acked packet */
 		}
 		/* a READ keeps resp_bytes, the part that came in order: asked again from its first missing byte */
-		dr_wqe_set_state(wqe, DR_WQE_ACTIVE);
 	}
 	DR_DP_LOG(req, DEBUG, "qp %u: go back to psn %#x (wqe %u offset %u)", qp->pub.qp_num, psn,
 		  qp->req.cur, qp->req.offset);

@@ -193,6 +193,14 @@ int dr_req_reread(struct dr_qp_impl *qp, const struct dr_send_wqe *wqe);
  * @wqe has that PSN), or -errno (no mbuf, room or MAC: asked again later).
  */
 int dr_req_resend(struct dr_qp_impl *qp, const struct dr_send_wqe *wqe, uint32_t psn);
+/*
+ * Internal, for the transport tests (not in the version map; NULL
+ * otherwise): called on the requester's lcore after it built the frame of
+ * a WQE it resends (go-back-N) and before it checks that the completer has
+ * not retired that WQE meanwhile: test_rc_race.c holds the requester there
+ * until the completer retired it and the poster reused its slot.
+ */
+extern void (*dr_req_resend_hook)(struct dr_qp_impl *qp);
 
 /* ---- completer (dr_comp.c) ---- */
 

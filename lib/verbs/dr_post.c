@@ -232,6 +232,7 @@ send_wqe_fill(struct dr_qp_impl *qp, struct dr_send_wqe *wqe, uint32_t slot, con
 	wqe->first_psn = 0;
 	wqe->last_psn = 0;
 	wqe->npkts = 0;
+	wqe->sent_once = false;       /* the slot's last WQE's, not this one's */
 	wqe->resp_bytes = 0;
 	wqe->atomic_orig = 0;
 	wqe->rd_slot_held = false;
