@@ -58,5 +58,8 @@
  * than the shortest ACK timeout worth setting.
  */
 #define DR_STALL_CAP_US 500
+/* DR_IDLE_SLEEP: spin this long after the last busy round, then sleep this long at a time */
+#define DR_IDLE_SPIN_US 200
+#define DR_IDLE_SLEEP_US 10
 
 #endif /* DR_CONFIG_H */

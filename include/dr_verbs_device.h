@@ -66,8 +66,18 @@ enum dr_idle_policy {
 	/** Poll again after a CPU pause instruction (less power, same latency class). */
 	DR_IDLE_PAUSE = 1,
 	/** Give the CPU away (sched_yield()): for several lcores on one CPU, as
-	 *  on small test machines (`--lcores '(1-2)@1'`); latency grows. */
+	 *  on small test machines (`--lcores '(1-2)@1'`); latency grows. A
+	 *  yield hands a whole scheduler slice to any other runnable task,
+	 *  whatever its priority: with other work on the CPU an lcore waits
+	 *  milliseconds. */
 	DR_IDLE_YIELD = 2,
+	/** Spin for DR_IDLE_SPIN_US after the last round with work, then sleep
+	 *  DR_IDLE_SLEEP_US at a time (nanosleep()) until there is work again:
+	 *  for lcores on CPUs shared with other processes (MPI ranks, a busy
+	 *  machine). An idle lcore takes almost no CPU; the first frame after
+	 *  a sleep waits up to one sleep plus the kernel's timer slack (about
+	 *  60 us here: doc/guides/deployment.rst). */
+	DR_IDLE_SLEEP = 3,
 };
 
 /** Default of dr_context_attr.tx_zcopy_min: payloads from 2 KiB are attached,

@@ -78,6 +78,7 @@ static const char *const idle_names[] = {
 	[DR_IDLE_SPIN] = "spin",
 	[DR_IDLE_PAUSE] = "pause",
 	[DR_IDLE_YIELD] = "yield",
+	[DR_IDLE_SLEEP] = "sleep",
 };
 
 /* The index of @s in @names (@n of them), or -1. */
@@ -112,7 +113,7 @@ dr_app_engine_opt(struct dr_app_engine *e, const char *prog, int c, const char *
 	case DR_APP_OPT_IDLE:
 		i = lookup(idle_names, RTE_DIM(idle_names), arg);
 		if (i < 0) {
-			dr_app_opt_err(prog, "--idle", "unknown policy '%s' (spin, pause or yield)", arg);
+			dr_app_opt_err(prog, "--idle", "unknown policy '%s' (spin, pause, yield or sleep)", arg);
 			return -1;
 		}
 		e->idle = (enum dr_idle_policy)i;
@@ -173,7 +174,8 @@ dr_app_engine_idle(const struct dr_app_engine *e)
 {
 	if (e->mode == DR_PROGRESS_INLINE)
 		return;
-	if (e->idle == DR_IDLE_YIELD)
+	/* sleep: the lcores nap when idle for long; this thread waits on what it measures, yielding to them */
+	if (e->idle == DR_IDLE_YIELD || e->idle == DR_IDLE_SLEEP)
 		sched_yield();
 	else if (e->idle == DR_IDLE_PAUSE)
 		rte_pause();
@@ -203,7 +205,8 @@ dr_app_engine_usage(FILE *out, int col)
 	usage_line(out, col, NULL, "taken from EAL's -l / --lcores after the main lcore");
 	usage_line(out, col, NULL, most);
 	usage_line(out, col, "--idle P", "rtc, pipeline: what an idle lcore does: spin (default,");
-	usage_line(out, col, NULL, "for isolated cores), pause, or yield (lcores sharing a CPU)");
+	usage_line(out, col, NULL, "for isolated cores), pause, yield (lcores sharing a CPU),");
+	usage_line(out, col, NULL, "or sleep (spin 200 us, then nap: CPUs shared with other work)");
 	usage_line(out, col, "--queues N", "rtc, pipeline: port queue pairs, one per worker (group)");
 	usage_line(out, col, NULL, "from the first (default: one each with RSS, else 1; a");
 	usage_line(out, col, NULL, "memif link needs the same number on both sides)");

@@ -69,7 +69,8 @@ static const struct param_name modes[] = {
 	{ NULL, 0 },
 };
 static const struct param_name idles[] = {
-	{ "spin", DR_IDLE_SPIN }, { "pause", DR_IDLE_PAUSE }, { "yield", DR_IDLE_YIELD }, { NULL, 0 },
+	{ "spin", DR_IDLE_SPIN }, { "pause", DR_IDLE_PAUSE }, { "yield", DR_IDLE_YIELD },
+	{ "sleep", DR_IDLE_SLEEP }, { NULL, 0 },
 };
 
 /* Parameter @param (FI_DPDK_RDMA_@env): unset leaves *@value; one of @names sets it; else false,
@@ -163,7 +164,7 @@ FI_EXT_INI
 			"engine mode: inline (FI_PROGRESS_MANUAL, the default), rtc or pipeline "
 			"(FI_PROGRESS_AUTO, worker lcores)");
 	fi_param_define(&drfi_prov, "workers", FI_PARAM_INT, "rtc/pipeline: worker lcores (default: 1)");
-	fi_param_define(&drfi_prov, "idle", FI_PARAM_STRING, "what an idle worker does: spin, pause or yield");
+	fi_param_define(&drfi_prov, "idle", FI_PARAM_STRING, "what an idle worker does: spin, pause, yield or sleep");
 	return &drfi_prov;
 }
 

@@ -22,6 +22,7 @@
 
 #include <errno.h>
 #include <sched.h>
+#include <time.h>
 
 #include <rte_cycles.h>
 #include <rte_errno.h>
@@ -51,15 +52,30 @@ run_commands(struct dr_worker *wk)
 	return n;
 }
 
+/*
+ * The worker found no work in the round that began at @t0 (idle since
+ * @idle_since): its policy's wait. DR_IDLE_SLEEP spins DR_IDLE_SPIN_US
+ * after the last busy round (a reply often comes within a round trip),
+ * then sleeps: the time slept stays below DR_STALL_CAP_US with the
+ * kernel's timer slack, so the run clock counts it whole.
+ */
 static void
-idle(enum dr_idle_policy policy)
+idle(enum dr_idle_policy policy, uint64_t t0, uint64_t idle_since)
 {
+	static const struct timespec nap = { .tv_sec = 0, .tv_nsec = DR_IDLE_SLEEP_US * 1000 };
+
 	switch (policy) {
 	case DR_IDLE_PAUSE:
 		rte_pause();
 		break;
 	case DR_IDLE_YIELD:
 		sched_yield();
+		break;
+	case DR_IDLE_SLEEP:
+		if (t0 - idle_since < rte_get_tsc_hz() / 1000000u * DR_IDLE_SPIN_US)
+			sched_yield();
+		else
+			(void)nanosleep(&nap, NULL);
 		break;
 	case DR_IDLE_SPIN:
 	default:
@@ -124,12 +140,13 @@ worker_main(void *arg)
 	struct dr_worker *wk = arg;
 	struct dr_context *ctx = wk->ctx;
 	enum dr_idle_policy policy = ctx->attr.idle;
-	uint64_t t0, t1;
+	uint64_t t0, t1, idle_since;
 
 	RTE_PER_LCORE(dr_cur_worker) = wk;
 	(void)rte_rcu_qsbr_thread_register(ctx->rcu, wk->id);
 	rte_rcu_qsbr_thread_online(ctx->rcu, wk->id);
 	t0 = rte_rdtsc();
+	idle_since = t0;
 	while (!__atomic_load_n(&wk->stop, __ATOMIC_ACQUIRE)) {
 		/* the QPs' timers run on the worker's run clock: a stall of ours is no loss */
 		uint64_t now = dr_run_clock_advance(&wk->clock, dr_run_clock_base_now(t0));
@@ -147,9 +164,10 @@ worker_main(void *arg)
 		if (n != 0) {
 			wk->lstats.busy_loops++;
 			wk->lstats.busy_cycles += t1 - t0;
+			idle_since = t1;
 		} else {
 			wk->lstats.idle_cycles += t1 - t0;
-			idle(policy);
+			idle(policy, t0, idle_since);
 			t1 = rte_rdtsc();
 		}
 		t0 = t1;
@@ -238,7 +256,8 @@ dr_engine_start(struct dr_context *ctx, const unsigned int *lcores)
 	DR_LOG(ctx, INFO, "%s: %u %s, %u rx / %u tx queues, idle %s", ctx->device.name, ctx->nb_groups,
 	       ctx->attr.mode == DR_PROGRESS_PIPELINE ? "pipeline groups (rx, tx, completion lcores)" :
 	       "run-to-completion workers", ctx->nb_rxq, ctx->nb_txq,
-	       ctx->attr.idle == DR_IDLE_YIELD ? "yield" : ctx->attr.idle == DR_IDLE_PAUSE ? "pause" : "spin");
+	       ctx->attr.idle == DR_IDLE_YIELD ? "yield" : ctx->attr.idle == DR_IDLE_PAUSE ? "pause" :
+	       ctx->attr.idle == DR_IDLE_SLEEP ? "sleep" : "spin");
 	return 0;
 }
 

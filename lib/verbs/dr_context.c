@@ -166,7 +166,8 @@ attr_check(const struct dr_context_attr *a)
 		DR_LOG(ctx, INFO, "nb_queues %u: at most the workers, 1 in inline mode", a->nb_queues);
 		return -EINVAL;
 	}
-	if (a->idle != DR_IDLE_SPIN && a->idle != DR_IDLE_PAUSE && a->idle != DR_IDLE_YIELD) {
+	if (a->idle != DR_IDLE_SPIN && a->idle != DR_IDLE_PAUSE && a->idle != DR_IDLE_YIELD &&
+	    a->idle != DR_IDLE_SLEEP) {
 		DR_LOG(ctx, INFO, "idle policy %d unknown", (int)a->idle);
 		return -EINVAL;
 	}

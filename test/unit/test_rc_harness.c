@@ -258,7 +258,9 @@ side_open(struct rc_side *s, rte_be32_t ip, uint32_t link_mtu)
 	if (test_mode != DR_PROGRESS_INLINE) {
 		a.nb_workers = (uint16_t)test_workers;
 		a.nb_queues = (uint16_t)test_queues;
-		a.idle = DR_IDLE_YIELD;     /* the workers of both sides share a CPU */
+		/* the workers of both sides share a CPU: yield, or DR_TEST_IDLE=sleep */
+		a.idle = getenv("DR_TEST_IDLE") != NULL && strcmp(getenv("DR_TEST_IDLE"), "sleep") == 0 ?
+			 DR_IDLE_SLEEP : DR_IDLE_YIELD;
 	}
 	list = dr_get_device_list(&n);
 	if (list == NULL)
