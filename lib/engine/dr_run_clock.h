@@ -18,28 +18,37 @@
  * With the clock, such a timer expires only after the thread has run, and
  * looked at its port, for the timer's whole length.
  *
+ * An inline context's "thread" is the application's, which calls
+ * dr_progress() when it likes: there a gap is the application's choice,
+ * the frames that came meanwhile wait in the port's queue and are taken
+ * before the timers look (dr_progress(): rx first), and a loss must still
+ * be recovered in real time. Its clock keeps every gap (@keep_gaps) and
+ * only counts the long ones as stalls.
+ *
  * Pure: no EAL, no clock read of its own; the caller passes the TSC.
  */
 
 #ifndef DR_RUN_CLOCK_H
 #define DR_RUN_CLOCK_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 struct dr_run_clock {
 	uint64_t now;           /* the run clock, in TSC ticks */
 	uint64_t last_tsc;      /* the TSC of the last advance (0: never advanced) */
 	uint64_t cap;           /* the longest gap counted whole, in ticks (0: every gap counts) */
+	bool keep_gaps;         /* count longer gaps whole too (only as stalls in the counters) */
 	uint64_t stalls;        /* gaps longer than @cap */
 	uint64_t stall_ticks;   /* the time those gaps left out of the clock */
 	uint64_t max_gap;       /* the longest gap seen, in ticks */
 };
 
-/* Start @c at @tsc; gaps longer than @cap ticks are stalls. */
+/* Start @c at @tsc; gaps longer than @cap ticks are stalls, left out unless @keep_gaps. */
 static inline void
-dr_run_clock_init(struct dr_run_clock *c, uint64_t tsc, uint64_t cap)
+dr_run_clock_init(struct dr_run_clock *c, uint64_t tsc, uint64_t cap, bool keep_gaps)
 {
-	*c = (struct dr_run_clock){ .now = tsc, .last_tsc = tsc, .cap = cap };
+	*c = (struct dr_run_clock){ .now = tsc, .last_tsc = tsc, .cap = cap, .keep_gaps = keep_gaps };
 }
 
 /* The thread's round begins at TSC @tsc: advance the clock and return it. */
@@ -61,7 +70,8 @@ dr_run_clock_advance(struct dr_run_clock *c, uint64_t tsc)
 	if (c->cap != 0 && gap > c->cap) {
 		c->stalls++;
 		c->stall_ticks += gap - c->cap;
-		gap = c->cap;
+		if (!c->keep_gaps)
+			gap = c->cap;
 	}
 	c->now += gap;
 	return c->now;

@@ -117,8 +117,10 @@ dr_engine_init(struct dr_context *ctx)
 		wk->lcore = RTE_MAX_LCORE;
 		wk->rxq = DR_WK_NO_QUEUE;
 		wk->txq = DR_WK_NO_QUEUE;
+		/* inline: the application's thread, whose gaps are its own choice (dr_run_clock.h) */
 		dr_run_clock_init(&wk->clock, dr_run_clock_base_now(rte_rdtsc()),
-				  rte_get_tsc_hz() / 1000000u * DR_STALL_CAP_US);
+				  rte_get_tsc_hz() / 1000000u * DR_STALL_CAP_US,
+				  ctx->attr.mode == DR_PROGRESS_INLINE);
 		TAILQ_INIT(&wk->active);
 		if (ctx->attr.mode == DR_PROGRESS_PIPELINE) {
 			uint16_t g = i / DR_WK_ROLES;

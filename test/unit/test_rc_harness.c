@@ -53,12 +53,19 @@ wire_tick(void)
 void
 rc_sleep_us(uint64_t us)
 {
-	/* in steps the clock counts whole: @us of the transport's time, however long the CPU was away */
+	/*
+	 * exactly @us of the transport's time, however long the sleeps take
+	 * (a nap overshoots by the timer slack), in steps of 100 us: the
+	 * workers see time pass as in rounds, not as one stall
+	 */
+	wire_tick();
 	while (us != 0) {
 		uint64_t step = us < 100 ? us : 100;
 
 		rte_delay_us_sleep((unsigned int)step);
-		wire_tick();
+		wire_clock.now += step * rte_get_tsc_hz() / 1000000u;
+		wire_clock.last_tsc = rte_rdtsc();
+		__atomic_store_n(&wire_now, wire_clock.now, __ATOMIC_RELAXED);
 		us -= step;
 	}
 }
@@ -284,7 +291,7 @@ rc_env_init(struct rc_env *e, const char *prog, uint32_t link_mtu)
 		return -1;
 	}
 	/* the wire's clock is the transport's (before a context opens: the workers start on it) */
-	dr_run_clock_init(&wire_clock, rte_rdtsc(), rte_get_tsc_hz() / 1000000u * DR_STALL_CAP_US);
+	dr_run_clock_init(&wire_clock, rte_rdtsc(), rte_get_tsc_hz() / 1000000u * DR_STALL_CAP_US, false);
 	wire_now = wire_clock.now;
 	dr_run_clock_base = rc_wire_clock;
 	if (side_port(&e->s[0], "rc_a") != 0 || side_port(&e->s[1], "rc_b") != 0) {

@@ -17,7 +17,7 @@ test_follows_tsc(void)
 {
 	struct dr_run_clock c;
 
-	dr_run_clock_init(&c, 1000, 500);
+	dr_run_clock_init(&c, 1000, 500, false);
 	CHECK_EQ(c.now, 1000);
 	CHECK_EQ(dr_run_clock_advance(&c, 1100), 1100);
 	CHECK_EQ(dr_run_clock_advance(&c, 1600), 1600);      /* a gap of exactly the cap counts whole */
@@ -30,7 +30,7 @@ test_stall_capped(void)
 {
 	struct dr_run_clock c;
 
-	dr_run_clock_init(&c, 1000, 500);
+	dr_run_clock_init(&c, 1000, 500, false);
 	CHECK_EQ(dr_run_clock_advance(&c, 1100), 1100);
 	/* descheduled for 10000 ticks: 500 of them count */
 	CHECK_EQ(dr_run_clock_advance(&c, 11100), 1600);
@@ -50,7 +50,7 @@ test_no_cap(void)
 {
 	struct dr_run_clock c;
 
-	dr_run_clock_init(&c, 0, 0);
+	dr_run_clock_init(&c, 0, 0, false);
 	CHECK_EQ(dr_run_clock_advance(&c, 5), 5);
 	CHECK_EQ(dr_run_clock_advance(&c, 1000005), 1000005);
 	CHECK_EQ(c.stalls, 0);
@@ -61,7 +61,7 @@ test_never_back(void)
 {
 	struct dr_run_clock c;
 
-	dr_run_clock_init(&c, 1000, 500);
+	dr_run_clock_init(&c, 1000, 500, false);
 	CHECK_EQ(dr_run_clock_advance(&c, 1200), 1200);
 	/* a TSC read before the last one (another CPU's, a base that stood still): no change */
 	CHECK_EQ(dr_run_clock_advance(&c, 1100), 1200);
@@ -81,6 +81,20 @@ test_uninitialised(void)
 	CHECK_EQ(c.stalls, 0);
 }
 
+/* Inline (keep_gaps): every gap counts, the long ones are still counted as stalls. */
+static void
+test_keep_gaps(void)
+{
+	struct dr_run_clock c;
+
+	dr_run_clock_init(&c, 1000, 500, true);
+	CHECK_EQ(dr_run_clock_advance(&c, 1100), 1100);
+	CHECK_EQ(dr_run_clock_advance(&c, 11100), 11100);
+	CHECK_EQ(c.stalls, 1);
+	CHECK_EQ(c.stall_ticks, 9500);
+	CHECK_EQ(c.max_gap, 10000);
+}
+
 /* A deadline armed on the clock: a stall longer than the timeout does not reach it, running does. */
 static void
 test_deadline(void)
@@ -88,7 +102,7 @@ test_deadline(void)
 	struct dr_run_clock c;
 	uint64_t t, deadline;
 
-	dr_run_clock_init(&c, 0, 500);
+	dr_run_clock_init(&c, 0, 500, false);
 	deadline = dr_run_clock_advance(&c, 100) + 4000;          /* a 4000-tick timer */
 	t = dr_run_clock_advance(&c, 100 + 1000000);               /* a long stall */
 	CHECK(t < deadline);
@@ -106,6 +120,7 @@ main(void)
 	test_no_cap();
 	test_never_back();
 	test_uninitialised();
+	test_keep_gaps();
 	test_deadline();
 	return dr_test_report("test_run_clock");
 }
