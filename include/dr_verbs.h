@@ -16,7 +16,8 @@
  * public head of a QP and a CQ, which carries the operation pointers the
  * inline fast-path wrappers call (chosen once, when the object is created). The declarations live in one
  * header per object family (dr_verbs_types.h, dr_verbs_device.h, dr_verbs_pd.h,
- * dr_verbs_cq.h, dr_verbs_srq.h, dr_verbs_qp.h); applications include this one.
+ * dr_verbs_cq.h, dr_verbs_srq.h, dr_verbs_qp.h, dr_verbs_cc.h,
+ * dr_verbs_counters.h); applications include this one.
  *
  * See doc/guides/api.rst for what is implemented so far.
  */
@@ -28,5 +29,6 @@
 #include "dr_verbs_srq.h"
 #include "dr_verbs_qp.h"
 #include "dr_verbs_cc.h"
+#include "dr_verbs_counters.h"
 
 #endif /* DR_VERBS_H */

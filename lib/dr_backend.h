@@ -56,6 +56,15 @@ struct dr_backend_link {
 	uint32_t speed_mbps;                /* 0: unknown (virtual PMDs) */
 };
 
+/* The port's own counters (port_stats): what never reached a queue, or left it. */
+struct dr_backend_port_stats {
+	uint64_t ipackets, opackets;
+	uint64_t imissed;                   /* dropped by the port: its rx queues were full */
+	uint64_t ierrors;                   /* received in error */
+	uint64_t rx_nombuf;                 /* dropped: no mbuf for them */
+	uint64_t oerrors;                   /* failed to transmit */
+};
+
 /* A context's binding to its port: what the library gives open(), and what open() gives back. */
 struct dr_backend_port {
 	/* in: set by the library before open(), constant until close() */
@@ -133,6 +142,8 @@ struct dr_backend_ops {
 	 * by the control side: the backend makes its table safe for that.
 	 */
 	int (*resolve)(struct dr_backend_port *bp, const union dr_gid *gid, struct rte_ether_addr *mac);
+	/* Optional: the port's counters (the whole port, whoever else uses it). 0 or -errno. */
+	int (*port_stats)(struct dr_backend_port *bp, struct dr_backend_port_stats *st);
 	/* Optional: add a static neighbour. */
 	int (*add_neighbour)(struct dr_backend_port *bp, const union dr_gid *gid,
 			     const struct rte_ether_addr *mac);

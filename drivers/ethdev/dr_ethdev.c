@@ -682,6 +682,23 @@ ethdev_tx_done_cleanup(struct dr_backend_port *bp, uint16_t queue)
 	return ret < 0 ? ret : 0;
 }
 
+static int
+ethdev_port_stats(struct dr_backend_port *bp, struct dr_backend_port_stats *st)
+{
+	struct rte_eth_stats s;
+	int ret = rte_eth_stats_get(bp->port_id, &s);
+
+	if (ret != 0)
+		return ret;
+	st->ipackets = s.ipackets;
+	st->opackets = s.opackets;
+	st->imissed = s.imissed;
+	st->ierrors = s.ierrors;
+	st->rx_nombuf = s.rx_nombuf;
+	st->oerrors = s.oerrors;
+	return 0;
+}
+
 static const struct dr_backend_ops dr_ethdev_ops = {
 	.name = "ethdev",
 	.priority = 0,              /* any PMD: the fallback for a port a specific backend does not claim */
@@ -690,6 +707,7 @@ static const struct dr_backend_ops dr_ethdev_ops = {
 	.close = ethdev_close,
 	.link_get = ethdev_link_get,
 	.tx_done_cleanup = ethdev_tx_done_cleanup,
+	.port_stats = ethdev_port_stats,
 	.rx_burst = ethdev_rx_burst,
 	.tx_burst = ethdev_tx_burst,
 	.rx_other = ethdev_rx_other,

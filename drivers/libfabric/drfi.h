@@ -71,6 +71,7 @@ struct drfi_conf {
 	enum dr_progress_mode mode;
 	int workers;
 	enum dr_idle_policy idle;
+	bool stats;                /* FI_DPDK_RDMA_STATS=1: counters to stderr at the fabric's close */
 };
 /* The configuration, read once; NULL (logged) when it is not usable. */
 const struct drfi_conf *drfi_conf(void);
@@ -93,6 +94,9 @@ struct drfi_fabric {
 	 */
 	bool thread_safe;
 	pthread_mutex_t lock;
+	/* FI_DPDK_RDMA_STATS: the QP counters of the endpoints closed so far (drfi_stats.c) */
+	struct dr_qp_counters qp_sum;
+	unsigned int qps_closed;
 };
 
 static inline void
@@ -190,6 +194,10 @@ struct drfi_ep {
 #define DRFI_WR_INTERNAL UINT64_MAX
 
 /* ---- between the files --------------------------------------------------------------- */
+
+/* drfi_stats.c (FI_DPDK_RDMA_STATS): add a QP's counters as its endpoint closes; print all at the fabric's. */
+void drfi_stats_take_qp(struct drfi_fabric *fab, struct dr_qp *qp);
+void drfi_stats_print(struct drfi_fabric *fab);
 
 int drfi_fabric_open(struct fi_fabric_attr *attr, struct fid_fabric **fabric, void *context);
 int drfi_eq_open(struct fid_fabric *fabric, struct fi_eq_attr *attr, struct fid_eq **eq, void *context);

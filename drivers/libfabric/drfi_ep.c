@@ -407,6 +407,8 @@ ep_close(struct fid *fid)
 
 	if (ep->id != NULL) {
 		drfi_lock(ep->dom->fab);
+		if (drfi_conf()->stats)
+			drfi_stats_take_qp(ep->dom->fab, ep->id->qp);
 		dr_cm_destroy_qp(ep->id);
 		ret = dr_cm_destroy_id(ep->id);
 		drfi_unlock(ep->dom->fab);

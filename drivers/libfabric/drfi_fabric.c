@@ -105,6 +105,8 @@ fabric_close(struct fid *fid)
 		pthread_mutex_unlock(&fabric_lock);
 		return -FI_EBUSY;
 	}
+	if (drfi_conf()->stats)
+		drfi_stats_print(fab);
 	(void)dr_stop_workers(fab->ctx);
 	ret = dr_close_device(fab->ctx);
 	if (ret != 0)

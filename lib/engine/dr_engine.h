@@ -103,6 +103,8 @@ void dr_telemetry_init(void);
 
 /* The counters of every worker of @ctx added up. */
 struct dr_ctx_stats dr_ctx_stats_sum(const struct dr_context *ctx);
+/* The stalls of the context's engine threads (their run clocks): count, time left out, longest gap. */
+void dr_ctx_stall_sum(const struct dr_context *ctx, uint64_t *stalls, uint64_t *stall_us, uint64_t *max_gap_us);
 /* Zero the counters of every worker (tests; while no worker moves frames). */
 void dr_ctx_stats_reset(struct dr_context *ctx);
 

@@ -160,6 +160,19 @@ tel_ctx_stats(const char *cmd, const char *params, struct rte_tel_data *d)
 	ADD(tx_cnp);
 	ADD(rx_cnp);
 #undef ADD
+	{
+		/* the engine's own stalls, the port's drops (dr_query_context_counters()) */
+		struct dr_context_counters cc;
+
+		(void)dr_query_context_counters(ctx, &cc);
+		rte_tel_data_add_dict_u64(d, "stalls", cc.stalls);
+		rte_tel_data_add_dict_u64(d, "stall_us", cc.stall_us);
+		rte_tel_data_add_dict_u64(d, "max_gap_us", cc.max_gap_us);
+		rte_tel_data_add_dict_u64(d, "port_imissed", cc.port_imissed);
+		rte_tel_data_add_dict_u64(d, "port_ierrors", cc.port_ierrors);
+		rte_tel_data_add_dict_u64(d, "port_rx_nombuf", cc.port_rx_nombuf);
+		rte_tel_data_add_dict_u64(d, "port_oerrors", cc.port_oerrors);
+	}
 	dr_ctx_registry_unlock();
 	return 0;
 }
@@ -258,6 +271,13 @@ qp_info(struct rte_tel_data *d, struct dr_qp_impl *qp)
 	rte_tel_data_add_dict_u64(d, "rnr_naks_rx", LOAD(qp->cnt.rnr_naks_rx));
 	rte_tel_data_add_dict_u64(d, "naks_tx", LOAD(qp->cnt.naks_tx));
 	rte_tel_data_add_dict_u64(d, "sr_resends", LOAD(qp->cnt.sr_resends));
+	{
+		struct dr_qp_counters qc;
+
+		(void)dr_query_qp_counters(&qp->pub, &qc);
+		rte_tel_data_add_dict_u64(d, "max_ack_timeout_us", qc.max_ack_timeout_us);
+		rte_tel_data_add_dict_u64(d, "rnr_wait_us", qc.rnr_wait_us);
+	}
 	rte_tel_data_add_dict_int(d, "selective_repeat", dr_qp_sr(qp));
 	rte_tel_data_add_dict_int(d, "window", (int)LOAD(qp->window));
 	/* congestion control: the requester's DCQCN rate (0: not limited, at line rate), CNPs */

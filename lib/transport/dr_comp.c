@@ -516,6 +516,7 @@ comp_rnr(struct dr_qp_impl *qp, struct comp_ctx *c)
 	comp_advance(qp, c->psn);
 	wait = (uint64_t)dr_rnr_timer_usec(dr_aeth_syn_value(c->syn)) * comp_tsc_hz(qp) / 1000000u;
 	qp->comp.rnr_at = comp_now(qp, c) + (wait != 0 ? wait : 1);
+	__atomic_store_n(&qp->cnt.rnr_wait_ticks, qp->cnt.rnr_wait_ticks + wait, __ATOMIC_RELAXED);
 	dr_ho_rnr_wait(qp, true);       /* the requester sends nothing meanwhile */
 	qp->comp.timeout_at = 0;        /* the ACK timer waits for the retransmission */
 	qp->comp.started_retry = false;
@@ -679,6 +680,8 @@ dr_comp_timers(struct dr_qp_impl *qp, uint64_t now)
 	c.wqe = wqe;
 	dr_qp_wk(qp)->stats.ack_timeouts++;
 	qp->cnt.ack_timeouts++;
+	if (comp_timeout_ticks(qp) > qp->cnt.max_ack_timeout_ticks)
+		__atomic_store_n(&qp->cnt.max_ack_timeout_ticks, comp_timeout_ticks(qp), __ATOMIC_RELAXED);
 	DR_DP_LOG(comp, DEBUG, "qp %u: local ACK timeout at psn %#x, %u retries left", qp->pub.qp_num,
 		  qp->comp.psn, qp->comp.retry_left);
 	if (comp_retry(qp, &c, true) == COMP_ERROR) {

@@ -340,6 +340,8 @@ struct dr_qp_impl {
 	/* counters of this QP (its worker writes them; /dr/qp/info reads them) */
 	struct {
 		uint64_t retries, rereads, ack_timeouts, naks_rx, rnr_naks_rx, naks_tx, sr_resends;
+		uint64_t max_ack_timeout_ticks;   /* the longest local ACK timer that expired */
+		uint64_t rnr_wait_ticks;          /* the RNR waits asked for (TSC ticks) */
 	} cnt;
 
 	/*

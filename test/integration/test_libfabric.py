@@ -77,7 +77,8 @@ def test_fi_info_without_address():
     out = subprocess.run(["fi_info", "-p", "dpdk_rdma"], env=env, capture_output=True, text=True, timeout=30)
     assert out.returncode != 0 and "FI_DPDK_RDMA_IP=10.88.0: not an IPv4 address" in out.stderr, out.stderr
     for param, value, says in (("FI_DPDK_RDMA_MODE", "pipe", "one of inline, rtc, pipeline"),
-                               ("FI_DPDK_RDMA_IDLE", "nap", "one of spin, pause, yield")):
+                               ("FI_DPDK_RDMA_IDLE", "nap", "one of spin, pause, yield, sleep"),
+                               ("FI_DPDK_RDMA_STATS", "2", "0 or 1")):
         env = fi_env(ip=IP_A)
         env.update({"FI_LOG_LEVEL": "warn", param: value})
         out = subprocess.run(["fi_info", "-p", "dpdk_rdma"], env=env, capture_output=True, text=True, timeout=30)
@@ -88,6 +89,7 @@ def side(net, name, ns, iface, ip, cpu, mode, args, tag):
     prefix = "drfi%s_%s" % (name[0], tag)
     eal = " ".join(pair.afpacket_cpu_eal(iface, prefix, cpu, engine=mode == "rtc"))
     env = fi_env(ip=ip, eal=eal, mode=mode)
+    env["FI_DPDK_RDMA_STATS"] = "1"     # the counters to stderr at close (drfi_stats.c)
     if mode == "rtc":
         env.update(FI_DPDK_RDMA_WORKERS="1", FI_DPDK_RDMA_IDLE="yield")
     cmd = ["ip", "netns", "exec", ns, "fi_pingpong", "-p", "dpdk_rdma"] + args
@@ -131,6 +133,14 @@ def test_fi_pingpong(ep, mode, sizes):
     for x in (s, c):
         rows = ROW.findall(x.stdout)
         assert rows and all(int(sent) == iters and int(acked) == iters for _, sent, acked in rows), x.describe()
+    for x in (s, c):
+        # FI_DPDK_RDMA_STATS=1: each side's context and QP counters at close
+        ctx = re.search(r"dpdk_rdma stats pid \d+: context: rx_pkts (\d+) tx_pkts (\d+) .* stalls (\d+) "
+                        r"stall_us \d+ max_gap_us \d+ port_imissed (\d+)", x.stderr)
+        qps = re.search(r"dpdk_rdma stats pid \d+: qps: closed (\d+) retries (\d+) .* max_ack_timeout_us (\d+)",
+                        x.stderr)
+        assert ctx and qps, x.describe()
+        assert int(ctx.group(1)) > 0 and int(ctx.group(2)) > 0 and int(qps.group(1)) >= 1, x.describe()
     if sizes == "all":
         # 1 B goes by fi_inject (below inject_size), 6 MiB spans thousands of MTU-sized packets
         assert {"1", "64", "6m"} <= {size for size, _, _ in ROW.findall(c.stdout)}, c.describe()

@@ -570,6 +570,29 @@ test_own_stall_not_loss(struct rc_env *e)
 			RC_CHECK_MSG(qp_counter(&qa->cnt.ack_timeouts) == 0 && qp_counter(&qa->cnt.retries) == 0,
 				     "A's own 50 ms gap was charged: %" PRIu64 " timeouts, %" PRIu64 " retries",
 				     qp_counter(&qa->cnt.ack_timeouts), qp_counter(&qa->cnt.retries));
+		{
+			/* what a user reads of it (dr_verbs_counters.h) */
+			struct dr_context_counters cc0, cc1;
+			struct dr_qp_counters qc;
+
+			RC_CHECK_EQ(dr_query_qp_counters(a->qp, &qc), 0);
+			RC_CHECK_EQ(qc.ack_timeouts, qp_counter(&qa->cnt.ack_timeouts));
+			RC_CHECK_EQ(qc.retries, qp_counter(&qa->cnt.retries));
+			/* the timer that expired: timeout 12, 4.096 us << 12 = 16777 us */
+			if (a_runs)
+				RC_CHECK_MSG(qc.max_ack_timeout_us >= 16700 && qc.max_ack_timeout_us <= 16800,
+					     "max_ack_timeout_us %" PRIu64, qc.max_ack_timeout_us);
+			RC_CHECK_EQ(dr_query_context_counters(a->ctx, &cc0), 0);
+			if (!a_runs)
+				RC_CHECK_MSG(cc0.stalls >= 1 && cc0.max_gap_us >= 40000,
+					     "A's gap not counted: %" PRIu64 " stalls, longest gap %" PRIu64 " us",
+					     cc0.stalls, cc0.max_gap_us);
+			RC_CHECK_EQ(dr_query_context_counters(a->ctx, &cc1), 0);
+			RC_CHECK(cc1.tx_pkts >= cc0.tx_pkts && cc1.ack_timeouts >= cc0.ack_timeouts);
+			RC_CHECK_EQ(dr_query_context_counters(NULL, &cc1), -EINVAL);
+			RC_CHECK_EQ(dr_query_context_counters(a->ctx, NULL), -EINVAL);
+			RC_CHECK_EQ(dr_query_qp_counters(NULL, &qc), -EINVAL);
+		}
 		RC_CHECK(rc_wait_wcs(e, a->scq, &sw, 1, 2000000));
 		RC_CHECK(sw.n == 1 && sw.wc[0].status == DR_WC_SUCCESS);
 		RC_CHECK(memcmp(src.p, dst.p, 256) == 0);
