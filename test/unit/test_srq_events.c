@@ -374,12 +374,35 @@ channel_no_event(struct rc_env *e, struct dr_comp_channel *ch, struct dr_cq **cq
 	return dr_get_cq_event(ch, cq, cq_ctx);
 }
 
+/*
+ * A connected pair whose B side's CQs have a non-blocking completion channel,
+ * and a buffer of @len on each side: the channel, or NULL (failed, as @what).
+ */
+static struct dr_comp_channel *
+channel_pair(struct rc_env *e, struct rc_buf *src, struct rc_buf *dst, size_t len, const char *what)
+{
+	struct dr_comp_channel *ch = dr_create_comp_channel(e->s[1].ctx);
+	struct rc_qp_params p;
+
+	RC_CHECK(ch != NULL);
+	if (ch == NULL)
+		return NULL;
+	rc_params_default(&p);
+	p.channel[1] = ch;
+	if (rc_connect(e, &p) != 0 || rc_buf_alloc(&e->s[0], src, len, ACC_ALL) != 0 ||
+	    rc_buf_alloc(&e->s[1], dst, len, ACC_ALL) != 0) {
+		RC_CHECK_MSG(0, "%s", what);
+		return NULL;
+	}
+	RC_CHECK_EQ(fcntl(ch->fd, F_SETFL, fcntl(ch->fd, F_GETFL) | O_NONBLOCK), 0);
+	return ch;
+}
+
 /* ibv_req_notify_cq(3): one event per request; solicited-only waits for SE or an error. */
 static void
 test_comp_channel(struct rc_env *e)
 {
 	struct rc_side *a = &e->s[0], *b = &e->s[1];
-	struct rc_qp_params p;
 	struct dr_comp_channel *ch;
 	struct rc_wcs rw = { .n = 0 };
 	struct rc_buf src, dst;
@@ -387,18 +410,9 @@ test_comp_channel(struct rc_env *e)
 	void *got_ctx;
 	struct pollfd pfd;
 
-	ch = dr_create_comp_channel(b->ctx);
-	RC_CHECK(ch != NULL);
+	ch = channel_pair(e, &src, &dst, 4096, "channel setup");
 	if (ch == NULL)
 		return;
-	rc_params_default(&p);
-	p.channel[1] = ch;
-	if (rc_connect(e, &p) != 0 || rc_buf_alloc(a, &src, 4096, ACC_ALL) != 0 ||
-	    rc_buf_alloc(b, &dst, 4096, ACC_ALL) != 0) {
-		RC_CHECK_MSG(0, "channel setup");
-		return;
-	}
-	RC_CHECK_EQ(fcntl(ch->fd, F_SETFL, fcntl(ch->fd, F_GETFL) | O_NONBLOCK), 0);
 	RC_CHECK_EQ(dr_get_cq_event(ch, &got, &got_ctx), -EAGAIN);
 	for (int i = 0; i < 8; i++)
 		RC_CHECK_EQ(rc_post_recv(b, i, &(struct dr_sge){ (uint64_t)(uintptr_t)(dst.p + i * 256), 256,
@@ -600,7 +614,6 @@ test_notify_no_lost_wakeup(struct rc_env *e)
 {
 	enum { CYCLES = 20000 };
 	struct rc_side *a = &e->s[0], *b = &e->s[1];
-	struct rc_qp_params p;
 	struct dr_comp_channel *ch;
 	struct rc_buf src, dst;
 	struct dr_cq *got;
@@ -611,18 +624,9 @@ test_notify_no_lost_wakeup(struct rc_env *e)
 
 	if (strcmp(rc_mode_name(), "inline") == 0)
 		return;                   /* one thread pushes and polls: no race to have */
-	ch = dr_create_comp_channel(b->ctx);
-	RC_CHECK(ch != NULL);
+	ch = channel_pair(e, &src, &dst, 64, "lost wakeup setup");
 	if (ch == NULL)
 		return;
-	rc_params_default(&p);
-	p.channel[1] = ch;
-	if (rc_connect(e, &p) != 0 || rc_buf_alloc(a, &src, 64, ACC_ALL) != 0 ||
-	    rc_buf_alloc(b, &dst, 64, ACC_ALL) != 0) {
-		RC_CHECK_MSG(0, "lost wakeup setup");
-		return;
-	}
-	RC_CHECK_EQ(fcntl(ch->fd, F_SETFL, fcntl(ch->fd, F_GETFL) | O_NONBLOCK), 0);
 	for (i = 0; i < CYCLES && lost == 0; i++) {
 		struct rc_wcs sw = { .n = 0 };
 		uint64_t until, carried = e->frames[RC_A2B];
