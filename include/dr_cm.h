@@ -263,6 +263,25 @@ int dr_cm_disconnect(struct dr_cm_id *id);
  * Other events: nothing to do. @return 0 or -EINVAL.
  */
 int dr_cm_notify(struct dr_cm_id *id, enum dr_event_type event);
+/** dr_cm_set_option() levels and names: rdma_set_option(3)'s values. */
+enum {
+	DR_CM_OPTION_ID = 0,              /**< RDMA_OPTION_ID: options of the id */
+};
+enum {
+	DR_CM_OPTION_ID_ACK_TIMEOUT = 3,  /**< RDMA_OPTION_ID_ACK_TIMEOUT: a uint8_t */
+};
+
+/**
+ * rdma_set_option(3). DR_CM_OPTION_ID_ACK_TIMEOUT (a uint8_t, 0 to 31):
+ * the local ACK timeout of the id's QP, IBA's encoding (4.096 us *
+ * 2^timeout, 0: none; IBA 9.7.6.1.3), in place of the 19 (2.1 s) Linux's
+ * rdma_cm sends for RoCE. Set before dr_cm_connect() (the REQ carries it,
+ * the QP takes it at RTS) or dr_cm_accept() (our QP takes it instead of
+ * the REQ's). @return 0, -EINVAL (NULL id or value, a value above 31, a
+ * length not 1), -ENOSYS (another level or option: not offered).
+ */
+int dr_cm_set_option(struct dr_cm_id *id, int level, int optname, const void *optval, size_t optlen);
+
 /**
  * rdma_migrate_id(3): @p id's events go to @p channel from now on (NULL:
  * the id becomes synchronous), its queued ones moved there. @return 0,

@@ -72,6 +72,7 @@ struct drfi_conf {
 	int workers;
 	enum dr_idle_policy idle;
 	bool stats;                /* FI_DPDK_RDMA_STATS=1: counters to stderr at the fabric's close */
+	int ack_timeout;           /* FI_DPDK_RDMA_ACK_TIMEOUT: the QPs' local ACK timeout, -1: the CM's */
 };
 /* The configuration, read once; NULL (logged) when it is not usable. */
 const struct drfi_conf *drfi_conf(void);

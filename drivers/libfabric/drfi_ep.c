@@ -105,6 +105,18 @@ conn_param(struct drfi_ep *ep, const void *param, size_t len, struct dr_cm_conn_
 	}
 }
 
+/* FI_DPDK_RDMA_ACK_TIMEOUT: the QP's local ACK timeout, through the CM (rdma_set_option(3)). */
+static int
+set_ack_timeout(struct drfi_ep *ep)
+{
+	uint8_t t;
+
+	if (drfi_conf()->ack_timeout < 0)
+		return 0;
+	t = (uint8_t)drfi_conf()->ack_timeout;
+	return dr_cm_set_option(ep->id, DR_CM_OPTION_ID, DR_CM_OPTION_ID_ACK_TIMEOUT, &t, sizeof(t));
+}
+
 static int
 ep_connect_locked(struct fid_ep *fep, const void *addr, const void *param, size_t paramlen)
 {
@@ -126,7 +138,8 @@ ep_connect_locked(struct fid_ep *fep, const void *addr, const void *param, size_
 			return ret;
 	}
 	conn_param(ep, param, paramlen, &p);
-	return dr_cm_connect(ep->id, &p);
+	ret = set_ack_timeout(ep);
+	return ret != 0 ? ret : dr_cm_connect(ep->id, &p);
 }
 
 static int
@@ -156,7 +169,9 @@ ep_accept(struct fid_ep *fep, const void *param, size_t paramlen)
 		return -FI_EOPBADSTATE;
 	conn_param(ep, param, paramlen, &p);
 	drfi_lock(ep->dom->fab);
-	ret = dr_cm_accept(ep->id, &p);
+	ret = set_ack_timeout(ep);
+	if (ret == 0)
+		ret = dr_cm_accept(ep->id, &p);
 	drfi_unlock(ep->dom->fab);
 	return ret;
 }

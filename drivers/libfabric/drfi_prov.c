@@ -142,6 +142,14 @@ conf_read(void)
 	if (!param_named("idle", "IDLE", idles, &idle))
 		conf_ok = false;
 	conf.idle = (enum dr_idle_policy)idle;
+	conf.ack_timeout = -1;
+	if (fi_param_get_int(&drfi_prov, "ack_timeout", &n) == FI_SUCCESS) {
+		if (n < 0 || n > 31) {
+			FI_WARN(&drfi_prov, FI_LOG_CORE, "FI_DPDK_RDMA_ACK_TIMEOUT=%d: 0 to 31\n", n);
+			conf_ok = false;
+		}
+		conf.ack_timeout = n;
+	}
 	if (fi_param_get_int(&drfi_prov, "stats", &n) == FI_SUCCESS) {
 		if (n != 0 && n != 1) {
 			FI_WARN(&drfi_prov, FI_LOG_CORE, "FI_DPDK_RDMA_STATS=%d: 0 or 1\n", n);
@@ -172,6 +180,8 @@ FI_EXT_INI
 			"(FI_PROGRESS_AUTO, worker lcores)");
 	fi_param_define(&drfi_prov, "workers", FI_PARAM_INT, "rtc/pipeline: worker lcores (default: 1)");
 	fi_param_define(&drfi_prov, "idle", FI_PARAM_STRING, "what an idle worker does: spin, pause, yield or sleep");
+	fi_param_define(&drfi_prov, "ack_timeout", FI_PARAM_INT,
+			"the QPs' local ACK timeout, 4.096 us * 2^N (0 to 31; default: the CM's 19, 2.1 s)");
 	fi_param_define(&drfi_prov, "stats", FI_PARAM_INT,
 			"1: the context's and its QPs' counters to stderr when the fabric closes (default: 0)");
 	return &drfi_prov;

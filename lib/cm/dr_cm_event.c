@@ -105,6 +105,7 @@ dr_cm_id_new(struct dr_cm_channel_impl *ch, void *context, uint16_t ps)
 		id->pub.channel = &ch->pub;
 	}
 	id->ch = ch;
+	id->ack_timeout = -1;           /* dr_cm_set_option(): none yet */
 	id->pub.context = context;
 	id->pub.ps = ps;
 	id->pub.qp_type = ps == DR_CM_PS_UDP ? DR_QPT_UD : DR_QPT_RC;

@@ -577,6 +577,25 @@ dr_cm_notify(struct dr_cm_id *pub, enum dr_event_type event)
 	return 0;
 }
 
+int
+dr_cm_set_option(struct dr_cm_id *pub, int level, int optname, const void *optval, size_t optlen)
+{
+	struct dr_cm_id_impl *id = dr_cm_id_impl(pub);
+	uint8_t v;
+
+	if (pub == NULL || optval == NULL)
+		return -EINVAL;
+	if (level != DR_CM_OPTION_ID || optname != DR_CM_OPTION_ID_ACK_TIMEOUT)
+		return -ENOSYS;
+	if (optlen != sizeof(v))
+		return -EINVAL;
+	memcpy(&v, optval, sizeof(v));
+	if (v > 31)
+		return -EINVAL;      /* IBA 9.7.6.1.3: a 5-bit field */
+	id->ack_timeout = v;
+	return 0;
+}
+
 const struct dr_cm_svc_ops dr_cm_svc_ops = {
 	.req = dr_cm_rc_on_req, .event = dr_cm_rc_on_event,
 	.sidr_req = dr_cm_ud_on_sidr_req, .sidr_rep = dr_cm_ud_on_sidr_rep, .tick = dr_cm_rc_tick,

@@ -53,6 +53,7 @@ struct dr_cm_id_impl {
 	struct dr_cm_req_param req;  /* passive: the peer's REQ (values only: pdata is not kept) */
 	struct dr_cm_conn_param param;  /* active: what dr_cm_connect() asked */
 	uint32_t local_psn;
+	int ack_timeout;             /* dr_cm_set_option()'s local ACK timeout (IBA encoding), -1: the default */
 	unsigned int unacked;        /* events taken, not acknowledged (atomic: two channels may count) */
 	struct dr_cm_id_impl *next_rtu;  /* passive, REP sent: on the service's rtu_waiters */
 	bool rtu_wait;

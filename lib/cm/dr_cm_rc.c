@@ -97,7 +97,7 @@ dr_cm_rc_connect(struct dr_cm_id_impl *id, const struct dr_cm_conn_param *p)
 	memcpy(req.local_gid, pub->route.sgid.raw, 16);
 	memcpy(req.remote_gid, pub->route.dgid.raw, 16);
 	req.hop_limit = CM_HOP_LIMIT;
-	req.local_ack_timeout = CM_ACK_TIMEOUT;
+	req.local_ack_timeout = id->ack_timeout >= 0 ? (uint8_t)id->ack_timeout : CM_ACK_TIMEOUT;
 	req.pdata = pdata;
 	req.pdata_len = DR_CM_REQ_PDATA_LEN;
 	memcpy(to.gid, pub->route.dgid.raw, 16);
@@ -137,7 +137,9 @@ dr_cm_rc_accept(struct dr_cm_id_impl *id, const struct dr_cm_conn_param *p)
 	/* the REQ's Starting PSN is the one we send with, the REP's the one we expect (see on_rep()) */
 	ret = qp_connect(id, id->req.local_qpn, id->local_psn, id->req.starting_psn, mtu,
 			 p->responder_resources, RTE_MIN(p->initiator_depth, id->req.responder_resources),
-			 id->req.retry_count, id->req.rnr_retry_count, id->req.local_ack_timeout);
+			 id->req.retry_count, id->req.rnr_retry_count,
+			 /* ours when set (dr_cm_set_option()), as Linux's rdma_cm: else the REQ's */
+			 id->ack_timeout >= 0 ? (uint8_t)id->ack_timeout : id->req.local_ack_timeout);
 	if (ret == 0) {
 		memset(&rep, 0, sizeof(rep));
 		rep.local_qpn = pub->qp->qp_num;
@@ -250,7 +252,8 @@ on_rep(struct dr_cm_id_impl *id, struct dr_cm_conn *c, const uint8_t *mad)
 	 */
 	ret = qp_connect(id, rep.local_qpn, id->local_psn, rep.starting_psn, (uint8_t)id->pub.route.mtu,
 			 id->param.responder_resources, RTE_MIN(id->param.initiator_depth, rep.responder_resources),
-			 id->param.retry_count & 7, rep.rnr_retry_count, CM_ACK_TIMEOUT);
+			 id->param.retry_count & 7, rep.rnr_retry_count,
+			 id->ack_timeout >= 0 ? (uint8_t)id->ack_timeout : CM_ACK_TIMEOUT);
 	if (ret != 0) {
 		DR_LOG(cm, INFO, "REP: the QP could not be readied: %s", strerror(-ret));
 		(void)dr_cm_conn_reject(c, DR_CM_REJ_NO_RESOURCES, NULL, 0, dr_cm_svc_now());

@@ -78,7 +78,8 @@ def test_fi_info_without_address():
     assert out.returncode != 0 and "FI_DPDK_RDMA_IP=10.88.0: not an IPv4 address" in out.stderr, out.stderr
     for param, value, says in (("FI_DPDK_RDMA_MODE", "pipe", "one of inline, rtc, pipeline"),
                                ("FI_DPDK_RDMA_IDLE", "nap", "one of spin, pause, yield, sleep"),
-                               ("FI_DPDK_RDMA_STATS", "2", "0 or 1")):
+                               ("FI_DPDK_RDMA_STATS", "2", "0 or 1"),
+                               ("FI_DPDK_RDMA_ACK_TIMEOUT", "32", "0 to 31")):
         env = fi_env(ip=IP_A)
         env.update({"FI_LOG_LEVEL": "warn", param: value})
         out = subprocess.run(["fi_info", "-p", "dpdk_rdma"], env=env, capture_output=True, text=True, timeout=30)

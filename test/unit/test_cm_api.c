@@ -127,6 +127,18 @@ test_connect(struct rc_env *e, struct dr_cm_id *listener, int family, uint16_t p
 	struct rc_wcs w;
 
 	cid = client_of(e, family, port, &ccq);
+	/* rdma_set_option(3)'s ACK timeout over IPv6 (the REQ carries it); Linux's 19 over IPv4 */
+	if (family == AF_INET6) {
+		uint8_t t = 14, bad = 32;
+
+		RC_CHECK_EQ(dr_cm_set_option(cid, DR_CM_OPTION_ID, DR_CM_OPTION_ID_ACK_TIMEOUT, &bad, 1), -EINVAL);
+		RC_CHECK_EQ(dr_cm_set_option(cid, DR_CM_OPTION_ID, DR_CM_OPTION_ID_ACK_TIMEOUT, &t, 4), -EINVAL);
+		RC_CHECK_EQ(dr_cm_set_option(cid, DR_CM_OPTION_ID, 0, &t, 1), -ENOSYS);
+		RC_CHECK_EQ(dr_cm_set_option(cid, 1, DR_CM_OPTION_ID_ACK_TIMEOUT, &t, 1), -ENOSYS);
+		RC_CHECK_EQ(dr_cm_set_option(NULL, DR_CM_OPTION_ID, DR_CM_OPTION_ID_ACK_TIMEOUT, &t, 1), -EINVAL);
+		RC_CHECK_EQ(dr_cm_set_option(cid, DR_CM_OPTION_ID, DR_CM_OPTION_ID_ACK_TIMEOUT, NULL, 1), -EINVAL);
+		RC_CHECK_EQ(dr_cm_set_option(cid, DR_CM_OPTION_ID, DR_CM_OPTION_ID_ACK_TIMEOUT, &t, 1), 0);
+	}
 	RC_CHECK_EQ(dr_cm_connect(cid, &cp), 0);
 	ev = cm_wait_event(e, chs, DR_CM_EVENT_CONNECT_REQUEST);
 	if (ev == NULL)
@@ -143,6 +155,11 @@ test_connect(struct rc_env *e, struct dr_cm_id *listener, int family, uint16_t p
 	RC_CHECK_EQ(make_qp(sid, &e->s[1], &scq), 0);
 	cp.private_data = world;
 	cp.private_data_len = sizeof(world);
+	if (family == AF_INET6) {
+		uint8_t t = 12;          /* the passive end's own, in place of the REQ's */
+
+		RC_CHECK_EQ(dr_cm_set_option(sid, DR_CM_OPTION_ID, DR_CM_OPTION_ID_ACK_TIMEOUT, &t, 1), 0);
+	}
 	RC_CHECK_EQ(dr_cm_accept(sid, &cp), 0);
 	RC_CHECK_EQ(dr_cm_accept(sid, &cp), -EINVAL);        /* once */
 	ev = cm_wait_event(e, chc, DR_CM_EVENT_ESTABLISHED);
@@ -153,6 +170,16 @@ test_connect(struct rc_env *e, struct dr_cm_id *listener, int family, uint16_t p
 	cm_ack(cm_wait_event(e, chs, DR_CM_EVENT_ESTABLISHED));
 	RC_CHECK_EQ(rc_qp_state(cid->qp), DR_QPS_RTS);
 	RC_CHECK_EQ(rc_qp_state(sid->qp), DR_QPS_RTS);
+	{
+		/* the local ACK timeouts: each end's option, else 19 (the passive end takes the REQ's) */
+		struct dr_qp_init_attr ia;
+		struct dr_qp_attr qa;
+
+		RC_CHECK_EQ(dr_query_qp(cid->qp, &qa, DR_QP_TIMEOUT, &ia), 0);
+		RC_CHECK_EQ(qa.timeout, family == AF_INET6 ? 14 : 19);
+		RC_CHECK_EQ(dr_query_qp(sid->qp, &qa, DR_QP_TIMEOUT, &ia), 0);
+		RC_CHECK_EQ(qa.timeout, family == AF_INET6 ? 12 : 19);
+	}
 	/* both ends' addresses from the request's IP header (Annex A11.6.1), the paths between their GIDs */
 	check_route(cid, family, family == AF_INET ? &e->s[0].gid : &e->s[0].gid6,
 		    family == AF_INET ? &e->s[1].gid : &e->s[1].gid6);
