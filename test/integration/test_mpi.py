@@ -62,7 +62,7 @@ exec %s "$@"
 """
 OVER_DPDK_RDMA = (WRAPPER % (
     'export FI_PROVIDER_PATH=@PROV@ FI_PROVIDER=dpdk_rdma FI_DPDK_RDMA_IP=$(pick "$DR_RANK_ROCE_IPS")\n'
-    'export FI_DPDK_RDMA_IDLE=yield\n'
+    'export FI_DPDK_RDMA_IDLE=yield FI_DPDK_RDMA_STATS=1\n'
     'export FI_DPDK_RDMA_EAL="-l $(pick "$DR_RANK_CPUS") --no-huge -m 256 --no-pci --file-prefix=$DR_HOST-$k'
     ' --vdev @VDEV@"', ""))
 # the rank's port on its interface: net_af_packet (sees what the kernel sees), or net_af_xdp with
@@ -78,6 +78,8 @@ SHAPES = [(2, 1, "af_packet"), (4, 1, "af_packet"), (2, 2, "af_packet"), (4, 2, 
 @pytest.fixture(scope="module")
 def scripts(tmp_path_factory):
     prog = build_dir() / "test" / "mpi" / "dr_mpi_check"
+    if not (build_dir() / "test" / "mpi" / "dr_mpi_workload").exists():
+        pytest.fail("dr_mpi_workload is not built (libopenmpi-dev)")
     prov = build_dir() / "drivers" / "libfabric"
     steer = build_dir() / "drivers" / "ethdev" / "bpf" / "dr_xdp_steer.o"
     if not prog.exists() or not (prov / "libdpdk_rdma-fi.so").exists() or not steer.exists():
@@ -138,6 +140,49 @@ def test_mpi_over_dpdk_rdma_and_tcp(scripts, shape):
     for size in sorted(rows["tcp"]):
         (us, mbps), (tus, tmbps) = rows["dpdk_rdma"][size], rows["tcp"][size]
         print("%8d  %9.2f %8.1f | %9.2f %8.1f | latency x%.2f" % (size, us, mbps, tus, tmbps, us / tus))
+
+
+STATS_CTX = re.compile(r"dpdk_rdma stats pid \d+: context: .*? retries (\d+) ack_timeouts (\d+) .*? stalls (\d+) "
+                       r"stall_us (\d+) max_gap_us (\d+) port_imissed (\d+)")
+STATS_QPS = re.compile(r"dpdk_rdma stats pid \d+: qps: closed \d+ retries \d+ rereads \d+ ack_timeouts \d+ "
+                       r"max_ack_timeout_us (\d+)")
+WORKLOAD = re.compile(r"^workload ok: (\d+) rounds, (\d+) ranks, ([\d.]+) s \(start-up ([\d.]+) s\)$", re.M)
+WORKLOAD_SHAPES = [(2, 1, "af_packet"), (2, 2, "af_packet"), (2, 1, "af_xdp")]
+
+
+@pytest.mark.parametrize("wshape", WORKLOAD_SHAPES, ids=["%dhosts-%drank-%s" % s for s in WORKLOAD_SHAPES])
+def test_mpi_workload(scripts, wshape):
+    """test/mpi/dr_mpi_workload (16 non-blocking messages per pair of ranks
+    matched out of order, a 3 MB bcast, an 800 KB allreduce, an alltoallv;
+    every byte checked) over dpdk_rdma and over TCP in the same run: both
+    check out; the job times, start-ups and the ranks' transport counters
+    (FI_DPDK_RDMA_STATS) are printed side by side. Times are printed, not
+    asserted: a benchmark's business, and this machine may be busy."""
+    d, _ = scripts
+    prog = build_dir() / "test" / "mpi" / "dr_mpi_workload"
+    hosts, ranks, link = wshape
+    assert cluster("--ranks", ranks, "up", hosts).returncode == 0
+    got = {}
+    try:
+        for transport in ("dpdk_rdma", "tcp"):
+            r = subprocess.run(mpirun_cmd(d, wshape, transport) + [str(prog), "10"], capture_output=True,
+                               text=True, timeout=TIMEOUT)
+            assert r.returncode == 0, "%s:\n%s\n%s" % (transport, r.stdout, r.stderr[-4000:])
+            m = WORKLOAD.search(r.stdout)
+            assert m and int(m.group(2)) == hosts * ranks, r.stdout
+            got[transport] = (float(m.group(3)), float(m.group(4)), r.stderr)
+    finally:
+        cluster("down")
+    ctx = [tuple(map(int, x)) for x in STATS_CTX.findall(got["dpdk_rdma"][2])]
+    qps = [int(x) for x in STATS_QPS.findall(got["dpdk_rdma"][2])]
+    assert len(ctx) == hosts * ranks and len(qps) == hosts * ranks, got["dpdk_rdma"][2][-3000:]
+    (t, su), (tt, tsu) = got["dpdk_rdma"][:2], got["tcp"][:2]
+    print("\nMPI workload, 10 rounds, %d namespace hosts x %d ranks on %s ports: job %.3f s over dpdk_rdma, "
+          "%.3f s over TCP (x%.2f); start-up %.3f s / %.3f s" % (hosts, ranks, link, t, tt, t / tt, su, tsu))
+    print("  dpdk_rdma ranks: retries %d, ack timeouts %d (longest %d us), own stalls %d (%d us left out, "
+          "longest gap %d us), port drops (imissed) %d" % (
+              sum(c[0] for c in ctx), sum(c[1] for c in ctx), max(qps), sum(c[2] for c in ctx),
+              sum(c[3] for c in ctx), max(c[4] for c in ctx), sum(c[5] for c in ctx)))
 
 
 def job_ranks():
