@@ -117,13 +117,6 @@ comp_now(const struct dr_qp_impl *qp, struct comp_ctx *c)
 	return c->now;
 }
 
-static inline bool
-wqe_is_rd_atomic(const struct dr_send_wqe *wqe)
-{
-	return wqe->opcode == DR_WR_RDMA_READ || wqe->opcode == DR_WR_ATOMIC_CMP_AND_SWP ||
-	       wqe->opcode == DR_WR_ATOMIC_FETCH_AND_ADD;
-}
-
 /* Every packet of the WQE went out at least once (a rewind makes it ACTIVE again, not unsent). */
 static inline bool
 wqe_all_sent(const struct dr_send_wqe *wqe)
@@ -231,7 +224,7 @@ comp_check_psn(struct dr_qp_impl *qp, struct comp_ctx *c)
 		if (!wqe_all_sent(wqe))
 			return COMP_DONE;       /* it cannot be answered before it is all sent */
 		/* a READ/atomic with no data yet, and a later response: implicit NAK (IBA 9.7.5.2.x) */
-		if (wqe_is_rd_atomic(wqe)) {
+		if (dr_wqe_is_rd_atomic(wqe)) {
 			if (!(c->pi->mask & DR_OPF_READ))
 				return COMP_RETRY;
 			comp_read_ahead(qp, c);
@@ -253,7 +246,7 @@ comp_check_psn(struct dr_qp_impl *qp, struct comp_ctx *c)
 		dr_qp_wk(qp)->stats.rx_stale_resp++;
 		return COMP_DONE;          /* duplicate or stale response: dropped */
 	}
-	if (dr_psn_after(c->psn, expect) && wqe_is_rd_atomic(wqe)) {
+	if (dr_psn_after(c->psn, expect) && dr_wqe_is_rd_atomic(wqe)) {
 		/* a response of this READ is missing: lost, or overtaken; ask again after a few */
 		if (!(c->pi->mask & DR_OPF_READ))
 			return COMP_RETRY;
@@ -304,7 +297,7 @@ comp_check_ack(struct dr_qp_impl *qp, struct comp_ctx *c)
 	switch (dr_aeth_syn_type(c->syn)) {
 	case DR_AETH_ACK:
 		/* an ACK at a READ/atomic's PSN without its data: the data was lost (implicit NAK) */
-		return wqe_is_rd_atomic(wqe) ? COMP_RETRY : COMP_WRITE_SEND;
+		return dr_wqe_is_rd_atomic(wqe) ? COMP_RETRY : COMP_WRITE_SEND;
 	case DR_AETH_RNR_NAK:
 		return COMP_RNR;
 	case DR_AETH_NAK:

@@ -33,7 +33,7 @@
  *
  * The requester never keeps a packet for retransmission: the completer asks
  * for a go-back-N (IBA 9.7.5.2.x, dr_ho_rewind()), the requester rewinds at
- * its next run (req_rewind()) and the packets are built again from the WQEs.
+ * its next run (dr_req_rewind(), dr_req_state.c) and the packets are built again from the WQEs.
  *
  * Its state (qp->req, the WQE's state / PSNs / sent_once, qp->req_out) is
  * written here only; what it learns from the completer comes through the
@@ -60,13 +60,6 @@ enum dr_req_verdict {
 	REQ_WAIT,      /* nothing to send now: stop this round */
 	REQ_SKIP,      /* this WQE needs no packet: look at the next one */
 };
-
-static inline bool
-wqe_is_rd_atomic(const struct dr_send_wqe *wqe)
-{
-	return wqe->opcode == DR_WR_RDMA_READ || wqe->opcode == DR_WR_ATOMIC_CMP_AND_SWP ||
-	       wqe->opcode == DR_WR_ATOMIC_FETCH_AND_ADD;
-}
 
 /* Packets of a message of @len bytes at path MTU @mtu (at least one, IBA 9.7.2). */
 static inline uint32_t
@@ -130,7 +123,7 @@ req_check_rd_atomic(struct dr_qp_impl *qp, const struct dr_send_wqe *wqe)
 {
 	uint32_t depth = qp->attr.max_rd_atomic != 0 ? qp->attr.max_rd_atomic : 1;
 
-	if (!wqe_is_rd_atomic(wqe) || wqe->state != DR_WQE_POSTED)
+	if (!dr_wqe_is_rd_atomic(wqe) || wqe->state != DR_WQE_POSTED)
 		return REQ_GO;   /* a retransmitted READ already holds its slot */
 	return dr_ho_rd_outstanding(qp) < depth ? REQ_GO : REQ_WAIT;
 }
@@ -622,8 +615,6 @@ req_checks(struct dr_qp_impl *qp, struct dr_send_wqe *wqe)
 	return req_check_window(qp, wqe);
 }
 
-static void req_rewind(struct dr_qp_impl *qp);
-
 /*
  * Congestion control's gate (lib/cc/dr_cc.h): may the QP send a frame now?
  * Without DCQCN, or at line rate, one branch; the rate machine runs here,
@@ -672,7 +663,7 @@ dr_req_progress(struct dr_qp_impl *qp)
 	 * still unacknowledged, never before it).
 	 */
 	if (dr_ho_rewind_due(qp) || dr_psn_before(qp->req.psn, dr_ho_acked_psn(qp)))
-		req_rewind(qp);
+		dr_req_rewind(qp);
 	while (n < DR_MAX_PKTS_PER_QP_ROUND) {
 		struct dr_send_wqe *wqe = req_next_wqe(qp);
 		enum dr_req_verdict v;
@@ -702,106 +693,4 @@ dr_req_progress(struct dr_qp_impl *qp)
 	if (qp->req.psn != psn0)
 		dr_ho_req_sent(qp);
 	return n;
-}
-
-/*
- * Go-back-N (IBA 9.7.5.2.x: retransmit from the oldest unacknowledged PSN):
- * rewind req.cur/offset/psn to the acknowledged PSN. The WQE holding it
- * restarts at the packet after its last acknowledged one; a READ whose
- * responses partly arrived is requested again from its first missing byte.
- */
-static void
-req_rewind(struct dr_qp_impl *qp)
-{
-	struct dr_sq *sq = &qp->sq;
-	/*
-	 * the tail first: the completer publishes the acknowledged PSN before it
-	 * frees the WQEs it covers, so a tail seen here comes with a PSN at
-	 * least as new (the other order could pair a new tail with an old PSN)
-	 */
-	uint32_t tail = dr_sq_tail(sq), psn = dr_ho_acked_psn(qp);
-	bool first = true;
-	uint32_t i;
-
-	/* what was sent before is resent from here on, and never written again */
-	if ((int32_t)(qp->req.cur - qp->req.resend_end) > 0)
-		qp->req.resend_end = qp->req.cur;
-	qp->req.psn = psn;
-	qp->req.cur = tail;
-	qp->req.offset = 0;
-	qp->req.wait_fence = false;
-	for (i = tail; i != dr_sq_head(sq); i++) {
-		struct dr_send_wqe *wqe = dr_sq_wqe(sq, i);
-		int32_t acked;
-
-		if (wqe->state == DR_WQE_POSTED || dr_wqe_failed(wqe))
-			break;
-		if (dr_wqe_done(wqe)) {
-			if (first)
-				qp->req.cur = i + 1;
-			continue;
-		}
-		/*
-		 * Sent before: the WQE keeps its PSNs, its READ/atomic slot and
-		 * its fence clearance (the go-back-N replays the same PSN
-		 * sequence, IBA 9.7.5.2.x). Its state is left alone: the
-		 * completer may retire it as soon as an ACK covers it, and the
-		 * poster reuse its slot (req_xmit() checks before a frame goes).
-		 */
-		if (first) {
-			first = false;
-			qp->req.cur = i;
-			/* nothing before it is left: it starts where it started */
-			if (dr_psn_before(qp->req.psn, wqe->first_psn))
-				qp->req.psn = wqe->first_psn;
-			acked = dr_psn_diff(psn, wqe->first_psn);
-			if (!wqe_is_rd_atomic(wqe) && acked > 0 && (uint32_t)acked < wqe->npkts)
-				qp->req.offset = (uint32_t)acked * qp->mtu;  /* after the last acked packet */
-		}
-		/* a READ keeps resp_bytes, the part that came in order: asked again from its first missing byte */
-	}
-	DR_DP_LOG(req, DEBUG, "qp %u: go back to psn %#x (wqe %u offset %u)", qp->pub.qp_num, psn,
-		  qp->req.cur, qp->req.offset);
-}
-
-/* ---- the requester's own state across QP states (dr_qp_impl.h) ---- */
-
-void
-dr_req_reset(struct dr_qp_impl *qp)
-{
-	memset(&qp->req, 0, sizeof(qp->req));
-	memset(&qp->req_out, 0, sizeof(qp->req_out));
-	/* the completer's go-back-N requests so far are not for this incarnation */
-	qp->req.rewind_seen = __atomic_load_n(&qp->comp_out.rewind_seq, __ATOMIC_ACQUIRE);
-	__atomic_store_n(&qp->req_out.rewind_done, qp->req.rewind_seen, __ATOMIC_RELEASE);
-	qp->req.rd_taken = __atomic_load_n(&qp->comp_out.rd_freed, __ATOMIC_ACQUIRE);
-}
-
-void
-dr_req_start(struct dr_qp_impl *qp, uint32_t sq_psn)
-{
-	const struct dr_context *ctx = qp->pub.context;
-	uint32_t w = (ctx != NULL ? ctx->inflight_bytes : DR_INFLIGHT_BYTES_DEFAULT) / RTE_MAX(qp->mtu, 1u);
-
-	dr_req_reset(qp);
-	/* the send window: inflight_bytes in packets, bounded (dr_transport.h) */
-	w = RTE_MAX(RTE_MIN(w, (uint32_t)DR_REQ_WINDOW), (uint32_t)DR_REQ_WINDOW_MIN);
-	if (dr_qp_sr(qp))
-		w = RTE_MIN(w, (uint32_t)DR_SACK_BITS);
-	qp->window = w;
-	qp->req.psn = sq_psn;         /* IBA 9.7.1: the first request carries sq_psn */
-	qp->req.cur = dr_sq_tail(&qp->sq);
-	if (ctx != NULL)
-		dr_cc_tx_init(&qp->cc_tx, &ctx->cc, dr_cc_cnp_seen(&qp->cc_rx), rte_rdtsc());
-	dr_ho_req_sent(qp);
-}
-
-void
-dr_req_stop(struct dr_qp_impl *qp)
-{
-	/* the queue was flushed: nothing in progress, no READ / atomic slot held */
-	qp->req.cur = dr_sq_head(&qp->sq);
-	qp->req.offset = 0;
-	qp->req.wait_fence = false;
-	qp->req.rd_taken = __atomic_load_n(&qp->comp_out.rd_freed, __ATOMIC_ACQUIRE);
 }

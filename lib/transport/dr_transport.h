@@ -177,6 +177,20 @@ void dr_mbuf_copy_out(const struct rte_mbuf *m, uint32_t off, uint32_t len, void
 
 /* ---- requester (dr_req.c) ---- */
 
+/* A READ or an atomic: a WQE whose responses carry data and take an initiator slot. */
+static inline bool
+dr_wqe_is_rd_atomic(const struct dr_send_wqe *wqe)
+{
+	return wqe->opcode == DR_WR_RDMA_READ || wqe->opcode == DR_WR_ATOMIC_CMP_AND_SWP ||
+	       wqe->opcode == DR_WR_ATOMIC_FETCH_AND_ADD;
+}
+
+/*
+ * Go-back-N (dr_req_state.c): the requester's position back to the oldest
+ * unacknowledged PSN, on its own lcore (the completer asks, dr_handoff.h).
+ */
+void dr_req_rewind(struct dr_qp_impl *qp);
+
 /*
  * Called by the completer (a packet, not the requester's state: it writes
  * nothing of qp->req). Ask again for the missing part of READ @wqe only (its request from the
