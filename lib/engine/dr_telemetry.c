@@ -32,6 +32,7 @@
 #include <rte_lcore.h>
 #include <rte_telemetry.h>
 
+#include "dr_backend.h"
 #include "dr_context.h"
 #include "dr_engine.h"
 #include "dr_log.h"
@@ -161,17 +162,19 @@ tel_ctx_stats(const char *cmd, const char *params, struct rte_tel_data *d)
 	ADD(rx_cnp);
 #undef ADD
 	{
-		/* the engine's own stalls, the port's drops (dr_query_context_counters()) */
-		struct dr_context_counters cc;
+		/* the engine's own stalls, the port's drops (as dr_query_context_counters()) */
+		struct dr_backend_port_stats ps;
+		uint64_t stalls, stall_us, max_gap_us;
 
-		(void)dr_query_context_counters(ctx, &cc);
-		rte_tel_data_add_dict_u64(d, "stalls", cc.stalls);
-		rte_tel_data_add_dict_u64(d, "stall_us", cc.stall_us);
-		rte_tel_data_add_dict_u64(d, "max_gap_us", cc.max_gap_us);
-		rte_tel_data_add_dict_u64(d, "port_imissed", cc.port_imissed);
-		rte_tel_data_add_dict_u64(d, "port_ierrors", cc.port_ierrors);
-		rte_tel_data_add_dict_u64(d, "port_rx_nombuf", cc.port_rx_nombuf);
-		rte_tel_data_add_dict_u64(d, "port_oerrors", cc.port_oerrors);
+		dr_ctx_stall_sum(ctx, &stalls, &stall_us, &max_gap_us);
+		dr_ctx_port_stats(ctx, &ps);
+		rte_tel_data_add_dict_u64(d, "stalls", stalls);
+		rte_tel_data_add_dict_u64(d, "stall_us", stall_us);
+		rte_tel_data_add_dict_u64(d, "max_gap_us", max_gap_us);
+		rte_tel_data_add_dict_u64(d, "port_imissed", ps.imissed);
+		rte_tel_data_add_dict_u64(d, "port_ierrors", ps.ierrors);
+		rte_tel_data_add_dict_u64(d, "port_rx_nombuf", ps.rx_nombuf);
+		rte_tel_data_add_dict_u64(d, "port_oerrors", ps.oerrors);
 	}
 	dr_ctx_registry_unlock();
 	return 0;

@@ -47,6 +47,14 @@ dr_ctx_stall_sum(const struct dr_context *ctx, uint64_t *stalls, uint64_t *stall
 	*max_gap_us = ticks_us(gap);
 }
 
+void
+dr_ctx_port_stats(struct dr_context *ctx, struct dr_backend_port_stats *ps)
+{
+	memset(ps, 0, sizeof(*ps));
+	if (ctx->be != NULL && ctx->be->port_stats != NULL && ctx->be->port_stats(&ctx->bport, ps) != 0)
+		memset(ps, 0, sizeof(*ps));
+}
+
 int
 dr_query_context_counters(struct dr_context *ctx, struct dr_context_counters *c)
 {
@@ -75,13 +83,11 @@ dr_query_context_counters(struct dr_context *ctx, struct dr_context_counters *c)
 	c->sr_resends = st.sr_resends;
 	c->rx_sr_held = st.rx_sr_held;
 	dr_ctx_stall_sum(ctx, &c->stalls, &c->stall_us, &c->max_gap_us);
-	memset(&ps, 0, sizeof(ps));
-	if (ctx->be != NULL && ctx->be->port_stats != NULL && ctx->be->port_stats(&ctx->bport, &ps) == 0) {
-		c->port_imissed = ps.imissed;
-		c->port_ierrors = ps.ierrors;
-		c->port_rx_nombuf = ps.rx_nombuf;
-		c->port_oerrors = ps.oerrors;
-	}
+	dr_ctx_port_stats(ctx, &ps);
+	c->port_imissed = ps.imissed;
+	c->port_ierrors = ps.ierrors;
+	c->port_rx_nombuf = ps.rx_nombuf;
+	c->port_oerrors = ps.oerrors;
 	return 0;
 }
 
