@@ -75,7 +75,7 @@ struct fl_opts {
 struct fl_counters {
 	uint64_t rx, rx_bytes;
 	uint64_t passed;      /* not RoCEv2 with --roce-only: carried unimpaired */
-	uint64_t lost;
+	uint64_t lost;        /* the loss impairment's, and link_down's */
 	uint64_t duplicated;  /* copies made (each also counts in tx or a drop) */
 	uint64_t corrupted;   /* frames with bits flipped */
 	uint64_t reordered;   /* frames held back */
@@ -88,12 +88,14 @@ struct fl_counters {
 	uint64_t changes;     /* impairment changes taken from /faultlink/set */
 	uint64_t ecn_marked;  /* frames set to CE by RED/ECN at the queue (or CE already) */
 	uint64_t ecn_not_ect; /* frames RED/ECN would have marked, not ECN-capable: left alone */
+	uint64_t link_down;   /* --switch: frames for a port whose link was down, dropped (and
+			       * counted as lost) rather than left at the head of the queue */
 };
 
 #define FL_COUNTER_NAMES \
 	X(rx) X(rx_bytes) X(passed) X(lost) X(duplicated) X(corrupted) X(reordered) X(hold_full) \
 	X(queue_drop) X(nombuf) X(too_big) X(tx) X(tx_bytes) X(left) X(changes) X(ecn_marked) \
-	X(ecn_not_ect)
+	X(ecn_not_ect) X(link_down)
 
 /* --switch: what one port of the switch received and sent */
 struct fl_port_counters {
@@ -210,6 +212,23 @@ unsigned int fl_dir_release_held(struct fl_dir *d, uint64_t now);
 uint64_t fl_dir_next_event(const struct fl_dir *d);
 /* sleep up to @idle_us, not past @next (fl_forward's idle wait) */
 void fl_idle_wait(uint32_t idle_us, uint64_t next, uint64_t now, uint64_t hz);
+
+/*
+ * intr_gate.c: EAL's interrupt thread held between the forwarding lcores'
+ * passes when a port is memif (memif_disconnect() unmaps a port's rings on
+ * that thread while an lcore may be in a burst on it). fl_gate_init() after
+ * the ports are started (-1: it could not be set up); each pass between
+ * fl_gate_enter() (false: fl_stop came while it waited) and
+ * fl_gate_leave(); fl_gate_tick() between passes lets the thread handle
+ * what is pending, every millisecond at most; fl_gate_fini() lets it go for
+ * good once every lcore stopped forwarding, before the ports are closed.
+ * All do nothing without a memif port.
+ */
+int fl_gate_init(const struct fl_app *app);
+bool fl_gate_enter(void);
+void fl_gate_leave(void);
+void fl_gate_tick(uint64_t now);
+void fl_gate_fini(void);
 
 /* switch.c: --switch's setup (egress queues and their impairments), loop and counters */
 int fl_switch_setup(struct fl_app *app);

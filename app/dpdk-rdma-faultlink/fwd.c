@@ -173,7 +173,9 @@ static unsigned int
 poll_dir(struct fl_dir *d, uint64_t now)
 {
 	struct rte_mbuf *pkts[FL_MAX_BURST];
+	uint32_t len[FL_MAX_BURST];
 	unsigned int n, sent, work = 0;
+	uint64_t bytes = 0;
 
 	if (d->hold.n > 0)
 		work += fl_dir_release_held(d, now);
@@ -184,9 +186,13 @@ poll_dir(struct fl_dir *d, uint64_t now)
 	n = fl_tq_pop_due(&d->q, now, (void **)pkts, d->burst);
 	if (n == 0)
 		return work;
+	/* the lengths before the burst: the PMD may free what it took at once (memif does) */
+	for (unsigned int i = 0; i < n; i++)
+		len[i] = pkts[i]->pkt_len;
 	sent = rte_eth_tx_burst(d->out->id, 0, pkts, (uint16_t)n);
 	for (unsigned int i = 0; i < sent; i++)
-		FL_ADD(&d->c, tx_bytes, pkts[i]->pkt_len);
+		bytes += len[i];
+	FL_ADD(&d->c, tx_bytes, bytes);
 	FL_ADD(&d->c, tx, sent);
 	if (sent < n)
 		fl_tq_unpop(&d->q, n - sent);   /* the port is full: they wait at the head */
@@ -213,11 +219,15 @@ fl_forward(struct fl_dir **dirs, unsigned int n, uint32_t idle_us, uint64_t end_
 			break;
 		work = 0;
 		next = UINT64_MAX;
+		if (!fl_gate_enter())   /* EAL's interrupt thread parked: memif's rings stay mapped */
+			break;
 		for (unsigned int i = 0; i < n; i++) {
 			fl_dir_take_change(dirs[i]);
 			work += poll_dir(dirs[i], now);
 			next = RTE_MIN(next, fl_dir_next_event(dirs[i]));
 		}
+		fl_gate_leave();
+		fl_gate_tick(now);
 		if (work != 0 || idle_us == 0)
 			continue;
 		fl_idle_wait(idle_us, next, now, hz);
@@ -233,7 +243,8 @@ fl_idle_wait(uint32_t idle_us, uint64_t next, uint64_t now, uint64_t hz)
 	if (next != UINT64_MAX)
 		wait_us = next <= now ? 0 : RTE_MIN(wait_us, (next - now) * 1000000u / hz);
 	if (wait_us > 0) {
-		struct timespec ts = { .tv_sec = 0, .tv_nsec = (long)wait_us * 1000 };
+		struct timespec ts = { .tv_sec = (time_t)(wait_us / 1000000u),
+				       .tv_nsec = (long)(wait_us % 1000000u) * 1000 };
 
 		nanosleep(&ts, NULL);
 	}

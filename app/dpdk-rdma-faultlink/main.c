@@ -171,6 +171,9 @@ main(int argc, char **argv)
 		return FL_EXIT_SETUP;
 	}
 	ret = setup();
+	/* memif ports: EAL's interrupt thread held between bursts (intr_gate.c) */
+	if (ret == FL_EXIT_OK && fl_gate_init(&app) != 0)
+		ret = FL_EXIT_SETUP;
 	if (ret == FL_EXIT_OK) {
 		if (app.o.duration_s > 0)
 			end_tsc = rte_rdtsc() + (uint64_t)(app.o.duration_s * (double)app.hz);
@@ -178,6 +181,8 @@ main(int argc, char **argv)
 			run_switch();
 		else
 			run_wire();
+		/* every lcore is out of its loop: the interrupt thread goes, before the ports close */
+		fl_gate_fini();
 		for (unsigned int i = 0; i < app.ndirs; i++)
 			fl_dir_drain(&app.dir[i]);
 		fl_stats_print(&app);

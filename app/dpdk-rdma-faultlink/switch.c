@@ -90,6 +90,20 @@ op_name(const struct fl_egress_op *op)
 	return op->kind == FL_EG_ALL ? "--all" : op->kind == FL_EG_PORT ? "--egress" : "--egress-group";
 }
 
+/* "<sep><id>" after the @len characters of @buf: the new length, below @size (cut short) */
+static size_t
+name_append(char *buf, size_t size, size_t len, char sep, unsigned int id)
+{
+	int n;
+
+	if (len >= size - 1)
+		return size - 1;
+	n = snprintf(buf + len, size - len, "%c%u", sep, id);
+	if (n < 0)
+		return len;
+	return RTE_MIN(len + (size_t)n, size - 1);
+}
+
 /* Each port's egress queue: its group's, or its own; the queues' names */
 static int
 make_egresses(struct fl_app *app)
@@ -134,10 +148,9 @@ make_egresses(struct fl_app *app)
 		kl = (size_t)snprintf(d->key_buf, sizeof(d->key_buf), "egress%u", app->port[i].id);
 		for (unsigned int j = i + 1; group_of[i] >= 0 && j < app->nports; j++)
 			if (group_of[j] == group_of[i]) {
-				nl += (size_t)snprintf(d->name_buf + nl, sizeof(d->name_buf) - nl, "+%u",
-						       app->port[j].id);
-				kl += (size_t)snprintf(d->key_buf + kl, sizeof(d->key_buf) - kl, "_%u",
-						       app->port[j].id);
+				/* snprintf says what it would have written: clamp, or size - nl wraps */
+				nl = name_append(d->name_buf, sizeof(d->name_buf), nl, '+', app->port[j].id);
+				kl = name_append(d->key_buf, sizeof(d->key_buf), kl, '_', app->port[j].id);
 			}
 	}
 	app->ndirs = nd;
@@ -338,33 +351,57 @@ switch_frame(struct fl_app *app, unsigned int in, struct rte_mbuf *m, uint64_t n
 		to_port(app, (unsigned int)out, m, now);
 }
 
+static bool
+link_down(uint16_t port)
+{
+	struct rte_eth_link link;
+
+	return rte_eth_link_get_nowait(port, &link) == 0 && link.link_status == RTE_ETH_LINK_DOWN;
+}
+
 /* Frames now due out of @d, each by its own port: a run of frames for one
  * port in one burst; a port that takes only part stops the queue (the
- * frames wait at its head, in order, as on one link). */
+ * frames wait at its head, in order, as on one link). A port whose link is
+ * down (a memif port without its peer) takes nothing, and would stop the
+ * queue for good, the other ports of its group with it: what is for it is
+ * dropped (lost, link_down), as a switch drops what is for a dead port. */
 static unsigned int
 drain(struct fl_app *app, struct fl_dir *d, uint64_t now)
 {
 	struct rte_mbuf *pkts[FL_MAX_BURST];
+	uint32_t len[FL_MAX_BURST];
 	unsigned int n, i = 0, j, sent, work = 0;
 
 	n = fl_tq_pop_due(&d->q, now, (void **)pkts, d->burst);
+	/* the lengths before the bursts: the PMD may free what it took at once (memif does) */
+	for (unsigned int k = 0; k < n; k++)
+		len[k] = pkts[k]->pkt_len;
 	while (i < n) {
 		uint16_t port = pkts[i]->port;
 		struct fl_port *p = app->by_id[port];
+		uint64_t bytes = 0;
 
 		for (j = i + 1; j < n && pkts[j]->port == port; j++)
 			;
 		sent = rte_eth_tx_burst(port, 0, &pkts[i], (uint16_t)(j - i));
-		for (unsigned int k = i; k < i + sent; k++) {
-			FL_ADD(&d->c, tx_bytes, pkts[k]->pkt_len);
-			FL_ADD(&p->c, tx_bytes, pkts[k]->pkt_len);
-		}
+		for (unsigned int k = i; k < i + sent; k++)
+			bytes += len[k];
+		FL_ADD(&d->c, tx_bytes, bytes);
+		FL_ADD(&p->c, tx_bytes, bytes);
 		FL_ADD(&d->c, tx, sent);
 		FL_ADD(&p->c, tx, sent);
 		work += sent;
 		if (sent < j - i) {
-			fl_tq_unpop(&d->q, n - i - sent);   /* the port is full */
-			break;
+			unsigned int rest = j - i - sent;
+
+			if (!link_down(port)) {
+				fl_tq_unpop(&d->q, n - i - sent);   /* the port is full */
+				break;
+			}
+			rte_pktmbuf_free_bulk(&pkts[i + sent], rest);
+			FL_ADD(&d->c, lost, rest);
+			FL_ADD(&d->c, link_down, rest);
+			work += rest;
 		}
 		i = j;
 	}
@@ -384,6 +421,8 @@ fl_switch_forward(struct fl_app *app, uint32_t idle_us, uint64_t end_tsc)
 			break;
 		work = 0;
 		next = UINT64_MAX;
+		if (!fl_gate_enter())   /* EAL's interrupt thread parked: memif's rings stay mapped */
+			break;
 		for (unsigned int i = 0; i < app->ndirs; i++) {
 			fl_dir_take_change(&app->dir[i]);
 			if (app->dir[i].hold.n > 0)
@@ -399,6 +438,8 @@ fl_switch_forward(struct fl_app *app, uint32_t idle_us, uint64_t end_tsc)
 			work += drain(app, &app->dir[i], now);
 			next = RTE_MIN(next, fl_dir_next_event(&app->dir[i]));
 		}
+		fl_gate_leave();
+		fl_gate_tick(now);
 		if (work != 0 || idle_us == 0)
 			continue;
 		fl_idle_wait(idle_us, next, now, app->hz);

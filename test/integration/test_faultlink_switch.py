@@ -12,6 +12,7 @@ switch's command line errors."""
 
 import json
 import os
+import signal
 import subprocess
 import threading
 import time
@@ -62,6 +63,79 @@ def test_dumbbell_dcqcn_marked(perf_exe, faultlink_exe):
     """--cc dcqcn: every frame ECT(0), the shared queue marks them CE."""
     bn = _dumbbell(perf_exe, faultlink_exe, ["--cc", "dcqcn"])["egress2+3"]
     assert bn["ecn_marked"] > 0 and bn["ecn_not_ect"] == 0, bn
+
+
+# -- endpoints that come and go while the switch forwards to them
+
+CHURN_S = 30          # how long endpoints keep coming and going
+CHURN_MAX = 40        # exits at most
+
+
+def _wire_side(exe, name, prefix, lcores, vdevs, mem_mb=128):
+    """A two-port dpdk-rdma-faultlink wire (no impairments): an endpoint of the switch."""
+    cmd = [str(exe)] + pair.eal_common(prefix, mem_mb=mem_mb, lcores=lcores) + vdevs + \
+        ["--", "--max-frame", "2048"]
+    return pair.Side(name, cmd, prefixes=[prefix])
+
+
+def _wait_forwarding(side, limit=20):
+    end = time.monotonic() + limit
+    while time.monotonic() < end and side.proc.poll() is None:
+        if faultlink.READY.search(side.printed()):
+            return True
+        time.sleep(0.02)
+    return False
+
+
+def test_endpoint_churn(faultlink_exe, tmp_path):
+    """A source floods broadcast frames into port 0 without pause; on port 1
+    a sink connects, takes them and exits (SIGTERM: its port closes and tells
+    the switch; SIGKILL: its socket just closes), again and again. The switch
+    handles each exit on EAL's interrupt thread, where memif_disconnect()
+    unmaps the port's rings, while its lcore sends to that port: it must
+    outlive every exit (it holds the interrupt thread between bursts,
+    intr_gate.c), then exit on SIGTERM with its counters conserved."""
+    cpus = sorted(os.sched_getaffinity(0))
+    frame = b"\xff" * 6 + bytes.fromhex("02005fee0001") + b"\x88\xb5" + bytes(1000)
+    src_pcap = tmp_path / "src.pcap"
+    roce.write_pcap(src_pcap, [frame] * 64)
+    tag = "%d" % (os.getpid() % 100000)
+    sinks_rx, exits = 0, 0
+    with switch.Switch(2, ["--all", "limit 256"], exe=faultlink_exe) as sw:
+        # the source shares the switch's CPU: the switch's lcore is preempted, in bursts too
+        src = _wire_side(faultlink_exe, "source", "drswsrc_" + tag, str(cpus[-1]), [
+            "--vdev=net_pcap0,rx_pcap=%s,tx_pcap=/dev/null,infinite_rx=1" % src_pcap,
+            "--vdev=net_memif0,role=client,socket=%s,socket-abstract=no,bsize=%d,mac=%s" %
+            (sw.socks[0], pair.MEMIF_BSIZE, switch.mac_of(0, 0xee))])
+        src.start()
+        try:
+            assert _wait_forwarding(src), src.describe()
+            end = time.monotonic() + CHURN_S
+            while time.monotonic() < end and exits < CHURN_MAX:
+                sink = _wire_side(faultlink_exe, "sink", "drswsnk_%s_%d" % (tag, exits),
+                                  str(cpus[0]), [
+                    "--vdev=net_memif0,role=client,socket=%s,socket-abstract=no,bsize=%d,"
+                    "mac=%s" % (sw.socks[1], pair.MEMIF_BSIZE, switch.mac_of(1, 0xee)),
+                    "--vdev=net_null0,no-rx=1"])
+                sink.start()
+                up = _wait_forwarding(sink)
+                time.sleep(0.3)
+                pair.terminate(sink.proc, grace=5,
+                               sig=signal.SIGTERM if exits % 2 == 0 else signal.SIGKILL)
+                sink.collect()
+                exits += 1
+                assert up, sink.describe()
+                c = faultlink.parse_counters(sink.stdout)
+                sinks_rx += c.get("a->b", {}).get("rx", 0)
+                if sw.side.proc.poll() is not None:
+                    break               # it died: Switch.stop() collects what it said
+        finally:
+            pair.terminate(src.proc, grace=5)
+            src.collect()
+    assert sw.side.rc == 0, "the switch, at exit %d of a sink:\n%s" % (exits, sw.describe())
+    c = sw.counters
+    assert c and switch.conserved(c), sw.stdout
+    assert exits >= 10 and sinks_rx > 0 and c["port1"]["tx"] > 0, (exits, sinks_rx, c)
 
 
 # -- frame by frame on net_pcap ports

@@ -48,8 +48,11 @@ def test_every_write_checked(run):
 def test_marks_and_cnps(run):
     cc, res = run
     e = res["egress"]
-    # everything the group's ports received was sent, dropped or left at exit
-    assert e["rx"] + e["duplicated"] == e["queue_drop"] + e["too_big"] + e["tx"] + e["left"], e
+    # everything the group's ports received was sent, dropped (tail drop; lost: a port of the
+    # group was down, link_down) or left at exit
+    assert e["rx"] + e["duplicated"] == (e["lost"] + e["queue_drop"] + e["too_big"] + e["tx"] +
+                                         e["left"]), e
+    assert e["lost"] == e["link_down"], e        # no loss impairment
     if cc == "none":
         assert e["ecn_marked"] == 0 and e["ecn_not_ect"] > 0, e
         assert all(f["rx_cnp"] == 0 for f in res["flows"]), res["flows"]
