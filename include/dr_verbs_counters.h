@@ -35,6 +35,10 @@ struct dr_context_counters {
 	uint64_t tx_nombuf;        /**< frames not built for want of an mbuf (retried) */
 	uint64_t retries;          /**< go-back-N retries: after a NAK, an implicit NAK or a timeout */
 	uint64_t ack_timeouts;     /**< local ACK timer expiries (IBA 9.7.6.1.3) */
+	/** Expiries of the adaptive retransmission timer (a round trip or so; reliability.rst):
+	 *  each a go-back-N that spends no retry_cnt. */
+	uint64_t rto_expiries;
+	uint64_t tlp_probes;       /**< tail-loss probes: the newest request sent again alone */
 	uint64_t naks_seq_rx;      /**< PSN sequence error NAKs received (a loss the peer saw) */
 	uint64_t naks_rnr_rx;      /**< RNR NAKs received (IBA 9.7.5.2.8) */
 	uint64_t naks_err_rx;      /**< NAKs of class C received (access, invalid request) */
@@ -70,6 +74,11 @@ struct dr_qp_counters {
 	uint64_t rereads;          /**< READs asked again from their first missing byte */
 	uint64_t ack_timeouts;     /**< local ACK timer expiries */
 	uint64_t max_ack_timeout_us; /**< the longest local ACK timer that expired */
+	uint64_t rto_expiries;     /**< adaptive retransmission timer expiries (go-back-N, no retry spent) */
+	uint64_t max_rto_us;       /**< the longest adaptive retransmission timer that expired */
+	uint64_t tlp_probes;       /**< tail-loss probes sent */
+	uint64_t srtt_us;          /**< the smoothed round trip (RFC 6298; 0: no sample yet) */
+	uint64_t rttvar_us;        /**< and its variation */
 	uint64_t naks_rx;          /**< NAKs received, every class */
 	uint64_t rnr_naks_rx;      /**< RNR NAKs received */
 	uint64_t rnr_wait_us;      /**< time spent in the RNR waits they asked for */

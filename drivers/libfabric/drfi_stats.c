@@ -31,6 +31,12 @@ drfi_stats_take_qp(struct drfi_fabric *fab, struct dr_qp *qp)
 	fab->qp_sum.ack_timeouts += c.ack_timeouts;
 	if (c.max_ack_timeout_us > fab->qp_sum.max_ack_timeout_us)
 		fab->qp_sum.max_ack_timeout_us = c.max_ack_timeout_us;
+	fab->qp_sum.rto_expiries += c.rto_expiries;
+	fab->qp_sum.tlp_probes += c.tlp_probes;
+	if (c.max_rto_us > fab->qp_sum.max_rto_us)
+		fab->qp_sum.max_rto_us = c.max_rto_us;
+	if (c.srtt_us > fab->qp_sum.srtt_us)
+		fab->qp_sum.srtt_us = c.srtt_us;   /* the longest of the QPs' */
 	fab->qp_sum.naks_rx += c.naks_rx;
 	fab->qp_sum.rnr_naks_rx += c.rnr_naks_rx;
 	fab->qp_sum.rnr_wait_us += c.rnr_wait_us;
@@ -47,18 +53,21 @@ drfi_stats_print(struct drfi_fabric *fab)
 	if (dr_query_context_counters(fab->ctx, &c) != 0)
 		return;
 	fprintf(stderr, "dpdk_rdma stats pid %d: context: rx_pkts %" PRIu64 " tx_pkts %" PRIu64
-		" retries %" PRIu64 " ack_timeouts %" PRIu64 " naks_seq_rx %" PRIu64 " naks_rnr_rx %" PRIu64
+		" retries %" PRIu64 " ack_timeouts %" PRIu64 " rto_expiries %" PRIu64 " tlp_probes %" PRIu64 " naks_seq_rx %" PRIu64 " naks_rnr_rx %" PRIu64
 		" naks_err_rx %" PRIu64 " naks_seq_tx %" PRIu64 " naks_rnr_tx %" PRIu64 " naks_err_tx %" PRIu64
 		" rx_duplicate %" PRIu64 " rx_dropped %" PRIu64 " rx_bad_icrc %" PRIu64 " tx_nombuf %" PRIu64
 		" sr_resends %" PRIu64 " stalls %" PRIu64 " stall_us %" PRIu64 " max_gap_us %" PRIu64
 		" port_imissed %" PRIu64 " port_ierrors %" PRIu64 " port_rx_nombuf %" PRIu64
 		" port_oerrors %" PRIu64 "\n", (int)getpid(), c.rx_pkts, c.tx_pkts, c.retries, c.ack_timeouts,
+		c.rto_expiries, c.tlp_probes,
 		c.naks_seq_rx, c.naks_rnr_rx, c.naks_err_rx, c.naks_seq_tx, c.naks_rnr_tx, c.naks_err_tx,
 		c.rx_duplicate, c.rx_dropped, c.rx_bad_icrc, c.tx_nombuf, c.sr_resends, c.stalls, c.stall_us,
 		c.max_gap_us, c.port_imissed, c.port_ierrors, c.port_rx_nombuf, c.port_oerrors);
 	fprintf(stderr, "dpdk_rdma stats pid %d: qps: closed %u retries %" PRIu64 " rereads %" PRIu64
-		" ack_timeouts %" PRIu64 " max_ack_timeout_us %" PRIu64 " naks_rx %" PRIu64 " rnr_naks_rx %" PRIu64
+		" ack_timeouts %" PRIu64 " max_ack_timeout_us %" PRIu64 " rto_expiries %" PRIu64
+		" max_rto_us %" PRIu64 " tlp_probes %" PRIu64 " max_srtt_us %" PRIu64 " naks_rx %" PRIu64 " rnr_naks_rx %" PRIu64
 		" rnr_wait_us %" PRIu64 " naks_tx %" PRIu64 " sr_resends %" PRIu64 "\n", (int)getpid(),
-		fab->qps_closed, q->retries, q->rereads, q->ack_timeouts, q->max_ack_timeout_us, q->naks_rx,
+		fab->qps_closed, q->retries, q->rereads, q->ack_timeouts, q->max_ack_timeout_us,
+		q->rto_expiries, q->max_rto_us, q->tlp_probes, q->srtt_us, q->naks_rx,
 		q->rnr_naks_rx, q->rnr_wait_us, q->naks_tx, q->sr_resends);
 }

@@ -367,10 +367,15 @@ dr_progress(struct dr_context *ctx)
 	wk = &ctx->wk[0];
 	RTE_PER_LCORE(dr_cur_worker) = wk;
 	wk->in_round = true;
-	n = dr_engine_rx(wk);
 	now = rte_rdtsc();
-	/* the QPs' timers run on the run clock (inline: every gap counts; what came meanwhile was taken first) */
-	n += dr_engine_qps(wk, dr_run_clock_advance(&wk->clock, dr_run_clock_base_now(now)));
+	/*
+	 * the QPs' timers run on the run clock (inline: every gap counts; what
+	 * came meanwhile is taken first, at this round's time: a response's
+	 * round trip ends now)
+	 */
+	(void)dr_run_clock_advance(&wk->clock, dr_run_clock_base_now(now));
+	n = dr_engine_rx(wk);
+	n += dr_engine_qps(wk, wk->clock.now);
 	n += dr_engine_ctl_tx(wk);
 	dr_wk_tx_flush(wk);
 	wk->in_round = false;

@@ -157,6 +157,8 @@ tel_ctx_stats(const char *cmd, const char *params, struct rte_tel_data *d)
 	ADD(sacks_tx);
 	ADD(sacks_rx);
 	ADD(sr_resends);
+	ADD(rto_expiries);
+	ADD(tlp_probes);
 	ADD(rx_ecn_ce);
 	ADD(tx_cnp);
 	ADD(rx_cnp);
@@ -274,11 +276,15 @@ qp_info(struct rte_tel_data *d, struct dr_qp_impl *qp)
 	rte_tel_data_add_dict_u64(d, "rnr_naks_rx", LOAD(qp->cnt.rnr_naks_rx));
 	rte_tel_data_add_dict_u64(d, "naks_tx", LOAD(qp->cnt.naks_tx));
 	rte_tel_data_add_dict_u64(d, "sr_resends", LOAD(qp->cnt.sr_resends));
+	rte_tel_data_add_dict_u64(d, "rto_expiries", LOAD(qp->cnt.rto_expiries));
+	rte_tel_data_add_dict_u64(d, "tlp_probes", LOAD(qp->cnt.tlp_probes));
 	{
 		struct dr_qp_counters qc;
 
 		(void)dr_query_qp_counters(&qp->pub, &qc);
 		rte_tel_data_add_dict_u64(d, "max_ack_timeout_us", qc.max_ack_timeout_us);
+		rte_tel_data_add_dict_u64(d, "max_rto_us", qc.max_rto_us);
+		rte_tel_data_add_dict_u64(d, "srtt_us", qc.srtt_us);
 		rte_tel_data_add_dict_u64(d, "rnr_wait_us", qc.rnr_wait_us);
 	}
 	rte_tel_data_add_dict_int(d, "selective_repeat", dr_qp_sr(qp));

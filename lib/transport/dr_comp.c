@@ -569,6 +569,8 @@ dr_comp_rx_placed(struct dr_qp_impl *qp, struct rte_mbuf *m, struct dr_pkt_info 
 	}
 	if (pi->mask & DR_OPF_AETH)
 		c.syn = dr_aeth_syndrome(dr_pkt_aeth(pi));
+	if (dr_qp_reliable(qp))
+		dr_comp_rtt_watch(qp);        /* a request sent since the timer last looked: timed */
 	if ((pi->mask & DR_OPF_ACK) && dr_aeth_syn_type(c.syn) != DR_AETH_ACK)
 		comp_count_nak(qp, c.syn);
 	while (step != COMP_DONE) {
@@ -599,6 +601,9 @@ dr_comp_rx_placed(struct dr_qp_impl *qp, struct rte_mbuf *m, struct dr_pkt_info 
 	 */
 	if (qp->comp.timeout_at != 0 && dr_qp_can_send(qp))
 		comp_timer_restart(qp, &c);
+	/* the round trip, and progress restarts the retransmission timer (dr_comp_rto.c) */
+	if (dr_qp_reliable(qp) && dr_qp_can_send(qp))
+		dr_comp_rto_acked(qp, comp_now(qp, &c));
 	/* selective repeat: the responder spoke; a SACK's map, after its ACK (dr_comp_sr.c) */
 	if (dr_qp_sr(qp) && dr_qp_can_send(qp)) {
 		dr_comp_sr_acked(qp, comp_now(qp, &c));
@@ -643,12 +648,16 @@ dr_comp_timers(struct dr_qp_impl *qp, uint64_t now)
 		if (now < qp->comp.rnr_at)
 			return;           /* the ACK timer does not run during the wait */
 		qp->comp.rnr_at = 0;
+		qp->comp.rto_at = 0;          /* the retransmission timer's wait starts again */
 		dr_ho_rnr_wait(qp, false);
 		dr_ho_rewind(qp);
 	}
 	/* the requester sent something: the ACK timer runs (IBA 9.7.6.1.3) */
 	if (qp->comp.timeout_at == 0 && dr_qp_reliable(qp) && dr_ho_sent_psn(qp) != qp->comp.psn)
 		comp_arm_timer(qp, now);
+	/* and the adaptive one, which recovers a loss in a round trip or so (dr_comp_rto.c) */
+	if (dr_qp_reliable(qp))
+		dr_comp_rto_timer(qp, now, qp->comp.timeout_at != 0 && now >= qp->comp.timeout_at);
 	/* selective repeat: a lost tail or lost resends, found before the ACK timer (dr_comp_sr.c) */
 	if (dr_qp_sr(qp))
 		dr_comp_sr_timer(qp, now);

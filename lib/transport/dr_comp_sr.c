@@ -17,10 +17,9 @@
  * request the requester sent after that resend (its sent PSN then, kept in
  * resent_mark: the resend was lost too), or when the resend is older than
  * the recovery timeout (with the window full nothing newer goes out to
- * tell). The recovery timeout is RFC 6298's, srtt + 4 rttvar, from one
- * timed PSN at a time (the newest sent when the timing starts, sampled
- * when it is acknowledged; a resend at or before it spoils the sample, as
- * Karn's rule says), between DR_SR_RTO_MIN_US and a quarter of the local
+ * tell). The recovery timeout is RFC 6298's, srtt + 4 rttvar, of the
+ * QP's round-trip estimate (dr_comp_rto.c; a resend at or before the timed
+ * PSN spoils its sample, as Karn's rule says), between DR_SR_RTO_MIN_US and a quarter of the local
  * ACK timeout, DR_SR_RTO_INIT_US before the first sample. When no
  * response came for that long while requests are outstanding (the tail of
  * a burst was lost, or every resend), the oldest unacknowledged request is
@@ -54,64 +53,21 @@ sr_hz(const struct dr_qp_impl *qp)
 	return qp->pub.context->tsc_hz != 0 ? qp->pub.context->tsc_hz : rte_get_tsc_hz();
 }
 
-/* The recovery timeout in TSC ticks (RFC 6298 2.3), within its bounds. */
+/* The recovery timeout in TSC ticks (RFC 6298 2.3, the estimate of dr_comp_rto.c), within its bounds. */
 static uint64_t
 sr_rto(const struct dr_qp_impl *qp)
 {
 	uint64_t hz = sr_hz(qp), t = qp->comp.timeout_ticks;
-	uint64_t r = qp->comp.sr_srtt != 0 ? qp->comp.sr_srtt + 4 * qp->comp.sr_rttvar :
-					     hz * DR_SR_RTO_INIT_US / 1000000u;
+	uint64_t r = qp->comp.srtt != 0 ? qp->comp.srtt + 4 * qp->comp.rttvar : hz * DR_SR_RTO_INIT_US / 1000000u;
 
 	r = RTE_MAX(r, hz * DR_SR_RTO_MIN_US / 1000000u);
 	return t != 0 && t / 4 < r ? t / 4 : r;
 }
 
-/* A round-trip sample of @rtt ticks (RFC 6298 2.2, 2.3: alpha 1/8, beta 1/4). */
-static void
-sr_rtt_sample(struct dr_qp_impl *qp, uint64_t rtt)
-{
-	struct dr_comp_state *cs = &qp->comp;
-
-	if (cs->sr_srtt == 0) {
-		cs->sr_srtt = rtt;
-		cs->sr_rttvar = rtt / 2;
-		return;
-	}
-	cs->sr_rttvar = (3 * cs->sr_rttvar + (cs->sr_srtt > rtt ? cs->sr_srtt - rtt : rtt - cs->sr_srtt)) / 4;
-	cs->sr_srtt = (7 * cs->sr_srtt + rtt) / 8;
-}
-
 void
 dr_comp_sr_acked(struct dr_qp_impl *qp, uint64_t now)
 {
-	struct dr_comp_state *cs = &qp->comp;
-
-	cs->sr_last_rx = now;
-	if (cs->sr_rtt_t0 != 0 && dr_psn_after(cs->psn, cs->sr_rtt_psn)) {
-		sr_rtt_sample(qp, now - cs->sr_rtt_t0);
-		cs->sr_rtt_t0 = 0;
-	}
-}
-
-/* The sent WQE holding request PSN @psn, from SQ index *@i on (PSNs grow with the index), or NULL. */
-static const struct dr_send_wqe *
-sr_wqe_of(struct dr_qp_impl *qp, uint32_t psn, uint32_t *i)
-{
-	struct dr_sq *sq = &qp->sq;
-	uint32_t head = dr_sq_head(sq);
-
-	for (; *i != head; (*i)++) {
-		const struct dr_send_wqe *wqe = dr_sq_wqe(sq, *i);
-		enum dr_wqe_state st = dr_wqe_req_state(wqe);
-
-		if (st == DR_WQE_POSTED)
-			return NULL;              /* nothing sent from here on */
-		if (wqe->npkts == 0 || dr_psn_after(wqe->first_psn, psn))
-			continue;                 /* a local operation; or a WQE before a rewind's PSN */
-		if (!dr_psn_after(psn, wqe->last_psn))
-			return dr_wqe_done(wqe) ? NULL : wqe;
-	}
-	return NULL;
+	qp->comp.sr_last_rx = now;
 }
 
 /* What one SACK or probe works with. */
@@ -137,7 +93,7 @@ sr_resend(struct dr_qp_impl *qp, uint32_t psn, struct sr_ctx *x)
 	if (sr->resent_psn[slot] == psn + 1 && dr_psn_before(x->newest, sr->resent_mark[slot]) &&
 	    x->now - sr->resent_tsc[slot] < x->rto)
 		return true;
-	wqe = sr_wqe_of(qp, psn, &x->idx);
+	wqe = dr_comp_sent_wqe(qp, psn, &x->idx);
 	if (wqe == NULL)
 		return true;                      /* acknowledged meanwhile, or no request has that PSN */
 	/*
@@ -152,8 +108,7 @@ sr_resend(struct dr_qp_impl *qp, uint32_t psn, struct sr_ctx *x)
 		return true;                      /* a READ's response PSN: nothing to send */
 	if (rc != 0)
 		return false;                     /* no mbuf or room: the next SACK asks again */
-	if (qp->comp.sr_rtt_t0 != 0 && !dr_psn_after(psn, qp->comp.sr_rtt_psn))
-		qp->comp.sr_rtt_t0 = 0;          /* Karn: its ACK may answer the resend */
+	dr_comp_rtt_cancel(qp, psn);             /* Karn: its ACK may answer the resend */
 	sr->resent_psn[slot] = psn + 1;
 	sr->resent_mark[slot] = x->sent;
 	sr->resent_tsc[slot] = x->now;
@@ -210,10 +165,6 @@ dr_comp_sr_timer(struct dr_qp_impl *qp, uint64_t now)
 	if (x.sent == qp->comp.psn) {
 		qp->comp.sr_last_rx = 0;          /* nothing outstanding: no clock runs */
 		return;
-	}
-	if (qp->comp.sr_rtt_t0 == 0) {
-		qp->comp.sr_rtt_psn = dr_psn_sub(x.sent, 1);   /* time the newest request sent */
-		qp->comp.sr_rtt_t0 = now;
 	}
 	if (qp->comp.sr_last_rx == 0) {
 		qp->comp.sr_last_rx = now;        /* requests went out: the wait for an answer starts */

@@ -30,6 +30,7 @@ dr_comp_start(struct dr_qp_impl *qp, uint32_t sq_psn)
 {
 	dr_comp_reset(qp);
 	qp->comp.psn = sq_psn;        /* IBA 9.7.1: nothing acknowledged before sq_psn */
+	dr_comp_rto_start(qp, sq_psn);
 	dr_ho_comp_acked(qp);
 }
 

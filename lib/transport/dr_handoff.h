@@ -20,7 +20,8 @@
  *                      covers (first_psn, last_psn, npkts, sent_once, state),
  *                      so a completer that loaded it may read those. The
  *                      completer arms its ACK timer when it sees PSNs
- *                      outstanding (IBA 9.7.6.1.3).
+ *                      outstanding (IBA 9.7.6.1.3). With it, when it went
+ *                      out (dr_ho_sent_at(): the round trip's start).
  *     WQE progress     dr_wqe_set_state() / dr_wqe_req_state(): POSTED ->
  *                      ACTIVE -> SENT of a reliable WQE; DONE of a UC, UD or
  *                      local WQE (nothing acknowledges those); ERROR of a
@@ -69,9 +70,17 @@
 /* ---- requester -> completer ---- */
 
 static inline void
-dr_ho_req_sent(struct dr_qp_impl *qp)
+dr_ho_req_sent(struct dr_qp_impl *qp, uint64_t now)
 {
+	__atomic_store_n(&qp->req_out.sent_at, now, __ATOMIC_RELAXED);
 	__atomic_store_n(&qp->req_out.sent_psn, qp->req.psn, __ATOMIC_RELEASE);
+}
+
+/* When the sent PSN last moved (the requester's run clock): after dr_ho_sent_psn(), as new as it. */
+static inline uint64_t
+dr_ho_sent_at(const struct dr_qp_impl *qp)
+{
+	return __atomic_load_n(&qp->req_out.sent_at, __ATOMIC_RELAXED);
 }
 
 static inline uint32_t

@@ -161,6 +161,7 @@ struct dr_req_state {
 /* What the requester publishes for the completer (dr_handoff.h; written by dr_req.c only). */
 struct dr_req_out {
 	uint32_t sent_psn;             /* PSN after the newest request sent */
+	uint64_t sent_at;              /* the requester's run clock when it was sent */
 	uint32_t rewind_done;          /* the newest go-back-N request acted on (rewind_seq) */
 } __rte_cache_aligned;
 
@@ -202,10 +203,20 @@ struct dr_comp_state {
 	uint64_t sr_last_rx;           /* selective repeat: run clock of the newest response, or of the first
 					* request after an idle time; 0 = nothing outstanding (dr_comp_sr.c) */
 	uint64_t sr_probe_at;          /* selective repeat: no oldest-PSN probe before this (run clock) */
-	/* selective repeat's round-trip estimate (RFC 6298 on one timed PSN at a time; 0: none yet) */
-	uint64_t sr_srtt, sr_rttvar;   /* TSC ticks (of the run clock) */
-	uint64_t sr_rtt_t0;            /* when the timed PSN was seen sent; 0: none timed */
-	uint32_t sr_rtt_psn;           /* the timed PSN: its ACK gives the sample */
+	/* the round-trip estimate (RFC 6298 on one timed PSN at a time; dr_comp_rto.c) */
+	uint64_t srtt, rttvar;         /* TSC ticks (of the run clock); srtt 0: no sample yet */
+	uint64_t rtt_t0;               /* when the timed PSN was seen sent; 0: none timed */
+	uint32_t rtt_psn;              /* the timed PSN (its ACK gives the sample), or the newest that may not be */
+	uint32_t rtt_rewind;           /* rewind_seq when the timing started: a go-back-N since spoils it */
+	/* the adaptive retransmission timer and tail-loss probe (dr_comp_rto.c) */
+	uint64_t rto_at;               /* run clock of its expiry; 0: not armed */
+	uint64_t wait_from;            /* when the wait started (the last progress) */
+	uint64_t sent_at;              /* when the requester's sent PSN last moved */
+	uint32_t rto_psn;              /* comp.psn when the wait started: progress restarts it */
+	uint32_t seen_sent;            /* the requester's sent PSN as last seen */
+	uint32_t sent_max;             /* the newest it has been (a go-back-N sends below it again) */
+	uint8_t rto_backoff;           /* expiries without progress: the RTO doubles for each */
+	bool tlp_done;                 /* the probe of this wait went out (or an RTO did) */
 };
 
 /* A READ or atomic the responder executed: kept for duplicates (IBA 9.7.5.1.3/4). */
@@ -341,6 +352,8 @@ struct dr_qp_impl {
 	struct {
 		uint64_t retries, rereads, ack_timeouts, naks_rx, rnr_naks_rx, naks_tx, sr_resends;
 		uint64_t max_ack_timeout_ticks;   /* the longest local ACK timer that expired */
+		uint64_t rto_expiries, tlp_probes; /* the adaptive timer's go-back-Ns and probes */
+		uint64_t max_rto_ticks;           /* the longest adaptive timer that expired */
 		uint64_t rnr_wait_ticks;          /* the RNR waits asked for (TSC ticks) */
 	} cnt;
 

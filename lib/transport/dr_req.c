@@ -691,6 +691,6 @@ dr_req_progress(struct dr_qp_impl *qp)
 	}
 	/* the completer learns what went out (and arms its ACK timer, IBA 9.7.6.1.3) */
 	if (qp->req.psn != psn0)
-		dr_ho_req_sent(qp);
+		dr_ho_req_sent(qp, wk->clock.now);
 	return n;
 }

@@ -99,7 +99,7 @@ dr_req_start(struct dr_qp_impl *qp, uint32_t sq_psn)
 	qp->req.cur = dr_sq_tail(&qp->sq);
 	if (ctx != NULL)
 		dr_cc_tx_init(&qp->cc_tx, &ctx->cc, dr_cc_cnp_seen(&qp->cc_rx), rte_rdtsc());
-	dr_ho_req_sent(qp);
+	dr_ho_req_sent(qp, 0);
 }
 
 void

@@ -218,9 +218,38 @@ extern void (*dr_req_resend_hook)(struct dr_qp_impl *qp);
 
 /* ---- completer (dr_comp.c) ---- */
 
+/*
+ * The adaptive retransmission timer (dr_comp_rto.c): bounds in
+ * microseconds. RTO = max(DR_RTO_MIN_US, srtt + 4 rttvar), DR_RTO_INIT_US
+ * before the first sample, doubled per expiry without progress (at most
+ * DR_RTO_BACKOFF_MAX times), never above the local ACK timeout
+ * (DR_RTO_MAX_US when that is infinite); the tail-loss probe after
+ * max(2 srtt, DR_TLP_MIN_US).
+ */
+#define DR_RTO_MIN_US 200
+#define DR_RTO_INIT_US 10000   /* no sample yet: a slow or queued first flight is no loss */
+#define DR_RTO_MAX_US 500000
+#define DR_RTO_BACKOFF_MAX 16
+#define DR_TLP_MIN_US 100
+
+/* The QP starts sending at @sq_psn (RTS): the timer's and the round trip's PSN marks. */
+void dr_comp_rto_start(struct dr_qp_impl *qp, uint32_t sq_psn);
+/* Requests outstanding at @now: the round trip, the tail-loss probe, the early go-back-N (no retry spent). */
+void dr_comp_rto_timer(struct dr_qp_impl *qp, uint64_t now, bool ack_timeout_due);
+/* A response is about to be walked: the newest request sent is timed if none is (Karn's rule kept). */
+void dr_comp_rtt_watch(struct dr_qp_impl *qp);
+/* A response came at @now (after its walk): the round-trip sample, and progress restarts the timer. */
+void dr_comp_rto_acked(struct dr_qp_impl *qp, uint64_t now);
+/* PSN @psn is sent again (not by a go-back-N): a round trip timed at or after it is spoiled (Karn). */
+void dr_comp_rtt_cancel(struct dr_qp_impl *qp, uint32_t psn);
+/* The RTO before any backoff, in ticks: max(DR_RTO_MIN_US, srtt + 4 rttvar). */
+uint64_t dr_comp_rto_base(const struct dr_qp_impl *qp);
+/* The sent, unacknowledged WQE holding request PSN @psn, searched from SQ index *@i on; or NULL. */
+const struct dr_send_wqe *dr_comp_sent_wqe(struct dr_qp_impl *qp, uint32_t psn, uint32_t *i);
+
 /* Selective repeat: a SACK's map, after its ACK was handled; resend what it shows missing (dr_comp_sr.c). */
 void dr_comp_sr_rx(struct dr_qp_impl *qp, const struct dr_pkt_info *pi);
-/* Selective repeat: a response came at @now (after its walk): its round-trip sample, if timed (dr_comp_sr.c). */
+/* Selective repeat: a response came at @now: the responder spoke (dr_comp_sr.c). */
 void dr_comp_sr_acked(struct dr_qp_impl *qp, uint64_t now);
 /* Selective repeat: no response for the recovery timeout while requests are outstanding: probe (dr_comp_sr.c). */
 void dr_comp_sr_timer(struct dr_qp_impl *qp, uint64_t now);

@@ -74,6 +74,8 @@ dr_query_context_counters(struct dr_context *ctx, struct dr_context_counters *c)
 	c->tx_nombuf = st.tx_nombuf;
 	c->retries = st.retries;
 	c->ack_timeouts = st.ack_timeouts;
+	c->rto_expiries = st.rto_expiries;
+	c->tlp_probes = st.tlp_probes;
 	c->naks_seq_rx = st.naks_seq_rx;
 	c->naks_rnr_rx = st.naks_rnr_rx;
 	c->naks_err_rx = st.naks_err_rx;
@@ -104,6 +106,11 @@ dr_query_qp_counters(struct dr_qp *pub, struct dr_qp_counters *c)
 	c->rereads = LOAD(qp->cnt.rereads);
 	c->ack_timeouts = LOAD(qp->cnt.ack_timeouts);
 	c->max_ack_timeout_us = ticks_us(LOAD(qp->cnt.max_ack_timeout_ticks));
+	c->rto_expiries = LOAD(qp->cnt.rto_expiries);
+	c->max_rto_us = ticks_us(LOAD(qp->cnt.max_rto_ticks));
+	c->tlp_probes = LOAD(qp->cnt.tlp_probes);
+	c->srtt_us = ticks_us(LOAD(qp->comp.srtt));
+	c->rttvar_us = ticks_us(LOAD(qp->comp.rttvar));
 	c->naks_rx = LOAD(qp->cnt.naks_rx);
 	c->rnr_naks_rx = LOAD(qp->cnt.rnr_naks_rx);
 	c->rnr_wait_us = ticks_us(LOAD(qp->cnt.rnr_wait_ticks));

@@ -40,7 +40,7 @@ test_psns(void)
 	CHECK_EQ(dr_ho_acked_psn(qp), 0xFFFFFE);
 	CHECK_EQ(dr_ho_sent_psn(qp), 0xFFFFFE);
 	qp->req.psn = 0x000001;          /* three packets out, across the 24-bit wrap */
-	dr_ho_req_sent(qp);
+	dr_ho_req_sent(qp, 0);
 	CHECK_EQ(dr_ho_sent_psn(qp), 1);
 	CHECK_EQ(dr_ho_acked_psn(qp), 0xFFFFFE);  /* nothing acknowledged by that */
 	free(qp);

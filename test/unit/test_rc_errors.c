@@ -137,6 +137,7 @@ test_retry_exceeded(struct rc_env *e, uint8_t retry_cnt)
 	struct rc_qp_params p;
 	struct rc_buf src;
 	struct rc_wcs sw = { .n = 0 };
+	struct dr_qp_counters qc;
 	struct dr_sge ls;
 	uint64_t t0, t1;
 
@@ -157,9 +158,21 @@ test_retry_exceeded(struct rc_env *e, uint8_t retry_cnt)
 	RC_CHECK_EQ(sw.n, 2);
 	RC_CHECK(sw.n >= 1 && sw.wc[0].wr_id == 1 && sw.wc[0].status == DR_WC_RETRY_EXC_ERR);
 	RC_CHECK(sw.n >= 2 && sw.wc[1].wr_id == 2 && sw.wc[1].status == DR_WC_WR_FLUSH_ERR);
-	/* 3 packets of the WRITE and 3 of the SEND per transmission */
-	RC_CHECK_MSG(e->dropped[RC_A2B] == 6u * (retry_cnt + 1u), "retry_cnt %u: %" PRIu64 " frames lost",
-		     retry_cnt, e->dropped[RC_A2B]);
+	/*
+	 * 3 packets of the WRITE and 3 of the SEND per transmission: the first,
+	 * one per local ACK timeout (retry_cnt of them, then the error), and one
+	 * per early expiry of the adaptive timer, which spends no retry
+	 * (dr_comp_rto.c: none here, before a round trip is known its RTO is
+	 * DR_RTO_INIT_US, above this timeout)
+	 */
+	RC_CHECK_EQ(dr_query_qp_counters(a->qp, &qc), 0);
+	RC_CHECK_MSG(qc.ack_timeouts == retry_cnt + 1u && qc.retries == retry_cnt,
+		     "retry_cnt %u: %" PRIu64 " ACK timeouts, %" PRIu64 " retries", retry_cnt, qc.ack_timeouts,
+		     qc.retries);
+	RC_CHECK_MSG(qc.rto_expiries == 0 && qc.tlp_probes == 0, "retry_cnt %u: %" PRIu64 " RTO expiries, %"
+		     PRIu64 " probes", retry_cnt, qc.rto_expiries, qc.tlp_probes);
+	RC_CHECK_MSG(e->dropped[RC_A2B] == 6u * (retry_cnt + 1u + qc.rto_expiries), "retry_cnt %u: %" PRIu64
+		     " frames lost", retry_cnt, e->dropped[RC_A2B]);
 	/* at least retry_cnt + 1 timeouts of 1.05 ms */
 	RC_CHECK((t1 - t0) * 1000000 / rte_get_timer_hz() >= 1048u * (retry_cnt + 1u));
 	RC_CHECK_EQ(rc_qp_state(a->qp), DR_QPS_ERR);

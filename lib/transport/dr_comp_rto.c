@@ -1,0 +1,298 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 The dpdk-rdma authors.
+ */
+
+/*
+ * The completer's adaptive retransmission timer (doc/guides/reliability.rst,
+ * "Retransmission timer"): loss recovered in about a round trip, not in a
+ * local ACK timeout.
+ *
+ * The round trip is measured as TCP does (RFC 6298): one timed PSN at a
+ * time, the newest sent when the timing starts, sampled when it is
+ * acknowledged; a go-back-N or a resend before that spoils the sample
+ * (Karn's rule). srtt and rttvar give the retransmission timeout
+ *
+ *   RTO = max(DR_RTO_MIN_US, srtt + 4 rttvar)        (DR_RTO_INIT_US before a sample)
+ *
+ * doubled after each expiry that brought no progress, and never longer
+ * than the QP's local ACK timeout (IBA 9.7.6.1.3, attr.timeout).
+ *
+ * The wait starts when requests go out with none outstanding, and again
+ * at each response (progress - the oldest PSN moved on - also ends the
+ * backoff; a response without progress, a READ reply still streaming
+ * after a loss or an answered duplicate, shows the responder alive, as
+ * the local ACK timer takes it, dr_comp.c). Two things happen when a wait
+ * goes on:
+ *
+ *  - tail-loss probe (RFC 8985's TLP, once per wait): when neither a
+ *    response nor a new request came for max(2 srtt, DR_TLP_MIN_US),
+ *    the newest request sent goes out again alone, AckReq set. If only it
+ *    was lost, it is accepted and acknowledged; if more of the tail was
+ *    lost, the responder finds it out of sequence and NAKs (IBA 9.7.5.1.1),
+ *    and the NAK's go-back-N recovers; if every request arrived and an ACK
+ *    was lost, it is a duplicate and the responder acknowledges again
+ *    (9.7.5.1.1). A READ is never probed (a duplicate READ is replayed whole,
+ *    9.7.5.1.3).
+ *  - RTO: a go-back-N from the oldest unacknowledged PSN, exactly the one
+ *    the local ACK timeout would make (dr_ho_rewind(): a peer - rxe, a NIC -
+ *    sees standard duplicates), but early, and it does not spend retry_cnt:
+ *    that stays the count of local ACK timeouts without progress (IBA
+ *    9.7.6.1.x), whose timer runs as before beside this one, so a dead path
+ *    still fails after (retry_cnt + 1) timeouts.
+ *
+ * Selective repeat (dr_comp_sr.c) uses the same round-trip estimate; its
+ * own probe replaces both.
+ *
+ * Everything runs on the run clock of the completer's lcore (dr_run_clock.h),
+ * so a stall of the lcore itself is not taken for a loss.
+ */
+
+#include <rte_cycles.h>
+
+#include "dr_handoff.h"
+#include "dr_log.h"
+#include "dr_psn.h"
+#include "dr_transport.h"
+
+static uint64_t
+rto_hz(const struct dr_qp_impl *qp)
+{
+	return qp->pub.context->tsc_hz != 0 ? qp->pub.context->tsc_hz : rte_get_tsc_hz();
+}
+
+static inline uint64_t
+us_ticks(const struct dr_qp_impl *qp, uint64_t us)
+{
+	return rto_hz(qp) * us / 1000000u;
+}
+
+/* The local ACK timeout in ticks: the longest an RTO may be (0: infinite, DR_RTO_MAX_US then). */
+static uint64_t
+rto_ceiling(const struct dr_qp_impl *qp)
+{
+	uint64_t t = dr_ack_timeout_ticks(qp->attr.timeout, rto_hz(qp));
+
+	return t != 0 ? t : us_ticks(qp, DR_RTO_MAX_US);
+}
+
+uint64_t
+dr_comp_rto_base(const struct dr_qp_impl *qp)
+{
+	const struct dr_comp_state *cs = &qp->comp;
+	uint64_t r = cs->srtt != 0 ? cs->srtt + 4 * cs->rttvar : us_ticks(qp, DR_RTO_INIT_US);
+
+	return RTE_MAX(r, us_ticks(qp, DR_RTO_MIN_US));
+}
+
+/* The RTO after @backoff expiries without progress; at least the ceiling when it reaches it. */
+static uint64_t
+rto_backed_off(const struct dr_qp_impl *qp)
+{
+	uint64_t r = dr_comp_rto_base(qp), ceil = rto_ceiling(qp);
+
+	for (unsigned int i = 0; i < qp->comp.rto_backoff && r < ceil; i++)
+		r *= 2;
+	return RTE_MIN(r, ceil);
+}
+
+/* A round-trip sample of @rtt ticks (RFC 6298 2.2, 2.3: alpha 1/8, beta 1/4). */
+static void
+rtt_sample(struct dr_comp_state *cs, uint64_t rtt)
+{
+	if (rtt == 0)
+		rtt = 1;
+	if (cs->srtt == 0) {
+		cs->srtt = rtt;
+		cs->rttvar = rtt / 2;
+		return;
+	}
+	cs->rttvar = (3 * cs->rttvar + (cs->srtt > rtt ? cs->srtt - rtt : rtt - cs->srtt)) / 4;
+	cs->srtt = (7 * cs->srtt + rtt) / 8;
+}
+
+void
+dr_comp_rto_start(struct dr_qp_impl *qp, uint32_t sq_psn)
+{
+	struct dr_comp_state *cs = &qp->comp;
+
+	cs->sent_max = sq_psn;
+	cs->seen_sent = sq_psn;
+	cs->rtt_psn = dr_psn_sub(sq_psn, 1);   /* the first request sent is the first timed */
+	cs->rtt_rewind = __atomic_load_n(&qp->comp_out.rewind_seq, __ATOMIC_RELAXED);
+}
+
+void
+dr_comp_rtt_cancel(struct dr_qp_impl *qp, uint32_t psn)
+{
+	struct dr_comp_state *cs = &qp->comp;
+
+	if (cs->rtt_t0 != 0 && !dr_psn_after(psn, cs->rtt_psn))
+		cs->rtt_t0 = 0;               /* Karn: its ACK may answer the resend */
+	if (dr_psn_after(psn, cs->rtt_psn))
+		cs->rtt_psn = psn;            /* and it is never timed */
+}
+
+/*
+ * Time one PSN at a time: the newest sent, if it is newer than anything
+ * timed or sent again before (Karn's rule: a go-back-N since the last look
+ * makes everything sent up to now untimeable).
+ */
+static void
+rtt_watch(struct dr_qp_impl *qp, uint32_t sent)
+{
+	struct dr_comp_state *cs = &qp->comp;
+	uint32_t rewind_seq = __atomic_load_n(&qp->comp_out.rewind_seq, __ATOMIC_RELAXED);
+
+	if (dr_psn_after(sent, cs->sent_max))
+		cs->sent_max = sent;
+	if (rewind_seq != cs->rtt_rewind) {
+		cs->rtt_rewind = rewind_seq;
+		cs->rtt_t0 = 0;
+		cs->rtt_psn = dr_psn_sub(cs->sent_max, 1);
+	}
+	if (cs->rtt_t0 == 0 && dr_psn_after(dr_psn_sub(sent, 1), cs->rtt_psn)) {
+		cs->rtt_psn = dr_psn_sub(sent, 1);
+		cs->rtt_t0 = dr_ho_sent_at(qp);   /* when the requester sent it */
+	}
+}
+
+void
+dr_comp_rtt_watch(struct dr_qp_impl *qp)
+{
+	rtt_watch(qp, dr_ho_sent_psn(qp));
+}
+
+/* A wait for an acknowledgement starts (or starts again after progress) at @now. */
+static void
+rto_wait_start(struct dr_qp_impl *qp, uint64_t now)
+{
+	struct dr_comp_state *cs = &qp->comp;
+
+	cs->rto_psn = cs->psn;
+	cs->rto_backoff = 0;
+	cs->tlp_done = false;
+	cs->wait_from = now;
+	cs->rto_at = now + rto_backed_off(qp);
+}
+
+void
+dr_comp_rto_acked(struct dr_qp_impl *qp, uint64_t now)
+{
+	struct dr_comp_state *cs = &qp->comp;
+
+	if (cs->rtt_t0 != 0 && dr_psn_after(cs->psn, cs->rtt_psn)) {
+		if (__atomic_load_n(&qp->comp_out.rewind_seq, __ATOMIC_RELAXED) == cs->rtt_rewind &&
+		    now >= cs->rtt_t0)               /* two lcores' run clocks: never a negative sample */
+			rtt_sample(cs, now - cs->rtt_t0);
+		cs->rtt_t0 = 0;
+	}
+	if (cs->rto_at == 0)
+		return;
+	if (cs->psn == cs->rto_psn) {
+		/*
+		 * no progress, but the responder is alive (a READ reply still
+		 * streaming after a loss, duplicates answered): the wait starts
+		 * again, its backoff kept, as the local ACK timer does (dr_comp.c)
+		 */
+		cs->rto_at = now + rto_backed_off(qp);
+		cs->wait_from = now;
+		return;
+	}
+	if (dr_ho_sent_psn(qp) == cs->psn) {
+		cs->rto_at = 0;                   /* everything answered */
+		cs->rto_backoff = 0;
+	} else {
+		rto_wait_start(qp, now);
+	}
+}
+
+const struct dr_send_wqe *
+dr_comp_sent_wqe(struct dr_qp_impl *qp, uint32_t psn, uint32_t *i)
+{
+	struct dr_sq *sq = &qp->sq;
+	uint32_t head = dr_sq_head(sq);
+
+	for (; *i != head; (*i)++) {
+		const struct dr_send_wqe *wqe = dr_sq_wqe(sq, *i);
+		enum dr_wqe_state st = dr_wqe_req_state(wqe);
+
+		if (st == DR_WQE_POSTED)
+			return NULL;              /* nothing sent from here on */
+		if (wqe->npkts == 0 || dr_psn_after(wqe->first_psn, psn))
+			continue;                 /* a local operation; or a WQE before a rewind's PSN */
+		if (!dr_psn_after(psn, wqe->last_psn))
+			return dr_wqe_done(wqe) ? NULL : wqe;
+	}
+	return NULL;
+}
+
+/* The tail-loss probe: the newest request sent (@sent - 1) again, alone, AckReq set. */
+static void
+rto_probe(struct dr_qp_impl *qp, uint32_t sent)
+{
+	uint32_t psn = dr_psn_sub(sent, 1), idx = qp->sq.tail;
+	const struct dr_send_wqe *wqe = dr_comp_sent_wqe(qp, psn, &idx);
+
+	if (wqe == NULL || wqe->opcode == DR_WR_RDMA_READ)
+		return;
+	if (dr_req_resend(qp, wqe, psn) != 0)
+		return;                           /* no mbuf or room: the RTO still runs */
+	dr_comp_rtt_cancel(qp, psn);
+	dr_qp_wk(qp)->stats.tlp_probes++;
+	qp->cnt.tlp_probes++;
+	DR_DP_LOG(comp, DEBUG, "qp %u: tail-loss probe psn %#x", qp->pub.qp_num, psn);
+}
+
+void
+dr_comp_rto_timer(struct dr_qp_impl *qp, uint64_t now, bool ack_timeout_due)
+{
+	struct dr_comp_state *cs = &qp->comp;
+	uint32_t sent = dr_ho_sent_psn(qp);
+	uint64_t rto;
+
+	if (sent == cs->psn) {
+		cs->rto_at = 0;                   /* nothing outstanding: no timer runs */
+		return;
+	}
+	rtt_watch(qp, sent);
+	if (sent != cs->seen_sent) {
+		cs->seen_sent = sent;             /* new requests went out: not a tail yet */
+		cs->sent_at = now;
+	}
+	if (cs->rto_at == 0 || cs->rto_psn != cs->psn) {
+		rto_wait_start(qp, now);          /* requests went out: the wait for an answer starts */
+		return;
+	}
+	if (dr_qp_sr(qp) || ack_timeout_due)
+		return;                           /* selective repeat probes itself; IBA's timer goes first */
+	if (!cs->tlp_done && cs->srtt != 0) {
+		uint64_t pto = RTE_MAX(2 * cs->srtt, us_ticks(qp, DR_TLP_MIN_US));
+
+		if (pto < rto_backed_off(qp) && now >= RTE_MAX(cs->wait_from, cs->sent_at) + pto) {
+			cs->tlp_done = true;
+			rto_probe(qp, sent);
+		}
+	}
+	if (now < cs->rto_at)
+		return;
+	rto = rto_backed_off(qp);
+	if (rto >= rto_ceiling(qp) && qp->attr.timeout != 0) {
+		cs->rto_at = now + rto;           /* as long as the local ACK timeout: that one acts */
+		return;
+	}
+	if (dr_ho_rewind_pending(qp)) {
+		cs->rto_at = now + rto;           /* the last go-back-N has not gone out yet */
+		return;
+	}
+	dr_qp_wk(qp)->stats.rto_expiries++;
+	qp->cnt.rto_expiries++;
+	if (rto > qp->cnt.max_rto_ticks)
+		__atomic_store_n(&qp->cnt.max_rto_ticks, rto, __ATOMIC_RELAXED);
+	DR_DP_LOG(comp, DEBUG, "qp %u: retransmission timeout (%u us) at psn %#x", qp->pub.qp_num,
+		  (unsigned int)(rto * 1000000u / rto_hz(qp)), cs->psn);
+	cs->tlp_done = true;                      /* no probe until progress: the go-back-N is one */
+	if (cs->rto_backoff < DR_RTO_BACKOFF_MAX)
+		cs->rto_backoff++;
+	dr_ho_rewind(qp);
+	cs->rto_at = now + rto_backed_off(qp);
+}

@@ -1,0 +1,314 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 The dpdk-rdma authors.
+ */
+
+/*
+ * The adaptive retransmission timer (lib/transport/dr_comp_rto.c,
+ * reliability.rst "Retransmission timer"), step by step: the round trip
+ * measured (RFC 6298), a lost tail repaired by the tail-loss probe alone, a
+ * probe answered by a sequence NAK (IBA 9.7.5.1.1), an early go-back-N that
+ * spends no retry, its backoff up to the local ACK timeout, which then acts
+ * as IBA 9.7.6.1.3 says (retry_cnt unchanged for the peer), Karn's rule.
+ *
+ * The step cases run inline and drive the completer's timer by hand at the
+ * times they name (as test_rc_recovery.c's timeout case does), with a round
+ * trip set by the test, long enough (20 ms) that the wire's own time between
+ * two of the test's steps never reaches a deadline on a busy machine. The
+ * last case runs in every mode on the wire's clock: a lost tail recovered
+ * far below the local ACK timeout.
+ */
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_cycles.h>
+
+#include "dr_transport.h"
+#include "test_rc.h"
+
+#define WLEN 3000u                      /* three packets at MTU 1024 */
+
+static uint64_t
+ms(uint64_t v)
+{
+	return rte_get_tsc_hz() / 1000u * v;
+}
+
+static uint64_t
+ld(const uint64_t *c)
+{
+	return __atomic_load_n(c, __ATOMIC_RELAXED);
+}
+
+struct rto_case {
+	struct rc_qp_params p;
+	struct rc_buf src, dst;
+	struct dr_qp_impl *qa;
+};
+
+/* Connect with a local ACK timeout of 1.07 s (18), a round trip of 20 ms +- 10 ms: RTO 60 ms, probe at 40 ms. */
+static int
+rto_setup(struct rc_env *e, struct rto_case *c, uint8_t timeout, uint8_t retry_cnt)
+{
+	struct rc_side *a = &e->s[0], *b = &e->s[1];
+
+	rc_params_default(&c->p);
+	c->p.timeout = timeout;
+	c->p.retry_cnt = retry_cnt;
+	c->p.sr[0] = c->p.sr[1] = false;      /* selective repeat probes by itself (dr_comp_sr.c) */
+	if (rc_connect(e, &c->p) != 0)
+		return -1;
+	if (rc_buf_alloc(a, &c->src, WLEN, DR_ACCESS_LOCAL_WRITE) != 0)
+		return -1;
+	if (rc_buf_alloc(b, &c->dst, WLEN, DR_ACCESS_LOCAL_WRITE | DR_ACCESS_REMOTE_WRITE) != 0) {
+		rc_buf_free(&c->src);
+		return -1;
+	}
+	c->qa = dr_qp_impl(a->qp);
+	rc_fill(c->src.p, WLEN, 11);
+	memset(c->dst.p, 0, WLEN);
+	return 0;
+}
+
+static void
+rto_teardown(struct rc_env *e, struct rto_case *c)
+{
+	rc_buf_free(&c->src);
+	rc_buf_free(&c->dst);
+	rc_disconnect(e);
+}
+
+static int
+post_write(struct rc_env *e, struct rto_case *c, uint64_t wr_id)
+{
+	struct dr_sge sge = { (uint64_t)(uintptr_t)c->src.p, WLEN, c->src.mr->lkey };
+
+	return rc_post_send(&e->s[0], wr_id, DR_WR_RDMA_WRITE, &sge, 1, DR_SEND_SIGNALED,
+			    (uint64_t)(uintptr_t)c->dst.p, c->dst.mr->rkey, 0);
+}
+
+static bool
+inline_only(const char *name)
+{
+	if (strcmp(rc_mode_name(), "inline") == 0)
+		return true;
+	printf("%s: skipped in %s mode (the test plays the completer's timer on its own thread)\n", name,
+	       rc_mode_name());
+	return false;
+}
+
+/* The WRITE went out and its wait started; the estimate is the test's (20 ms +- 10 ms). */
+static uint64_t
+start_wait(struct rc_env *e, struct rto_case *c)
+{
+	c->qa->comp.srtt = ms(20);
+	c->qa->comp.rttvar = ms(10);
+	rc_round(e);                          /* sent: the frames the rules let through reach B */
+	rc_round(e);                          /* the completer's timers ran: the wait started */
+	RC_CHECK(c->qa->comp.rto_at != 0);
+	return RTE_MAX(c->qa->comp.wait_from, c->qa->comp.sent_at);
+}
+
+/* The last packet of a WRITE is lost: the probe (the newest request again) repairs it, no retry. */
+static void
+test_tail_probe(struct rc_env *e)
+{
+	struct rc_wcs sw = { .n = 0 };
+	struct rto_case c;
+	uint64_t t;
+
+	if (!inline_only("test_tail_probe") || rto_setup(e, &c, 18, 7) != 0)
+		return;
+	rc_rule_add(e, RC_A2B, DR_OPCODE(RC, WRITE_LAST), 0, 0, 1, RC_DROP);
+	RC_CHECK_EQ(post_write(e, &c, 1), 0);
+	t = start_wait(e, &c);
+	RC_CHECK_EQ(dr_comp_rto_base(c.qa), ms(60));   /* srtt + 4 rttvar (RFC 6298 2.3) */
+	dr_comp_timers(c.qa, t + ms(40) - 1);          /* max(2 srtt, DR_TLP_MIN_US) not over yet */
+	RC_CHECK_EQ(ld(&c.qa->cnt.tlp_probes), 0);
+	dr_comp_timers(c.qa, t + ms(40));
+	RC_CHECK_EQ(ld(&c.qa->cnt.tlp_probes), 1);
+	dr_comp_timers(c.qa, t + ms(50));              /* once per wait */
+	RC_CHECK_EQ(ld(&c.qa->cnt.tlp_probes), 1);
+	RC_CHECK(rc_wait_wcs(e, e->s[0].scq, &sw, 1, 2000000));
+	RC_CHECK(sw.n == 1 && sw.wc[0].status == DR_WC_SUCCESS);
+	RC_CHECK(memcmp(c.src.p, c.dst.p, WLEN) == 0);
+	RC_CHECK_EQ(e->frames[RC_A2B], 4);             /* three, and the probe */
+	RC_CHECK_EQ(ld(&c.qa->cnt.rto_expiries), 0);
+	RC_CHECK_EQ(ld(&c.qa->cnt.retries), 0);
+	RC_CHECK_EQ(ld(&c.qa->cnt.ack_timeouts), 0);
+	RC_CHECK_EQ(c.qa->comp.rto_at, 0);             /* everything answered: no timer runs */
+	RC_CHECK_EQ(c.qa->comp.srtt, ms(20));          /* Karn: the probe's ACK is no sample */
+	rto_teardown(e, &c);
+}
+
+/*
+ * The last two packets are lost: the probe arrives out of sequence, the
+ * responder NAKs (IBA 9.7.5.1.1), and the NAK's go-back-N (a retry, as
+ * rxe counts it) resends from the first missing one.
+ */
+static void
+test_probe_nak(struct rc_env *e)
+{
+	struct rc_wcs sw = { .n = 0 };
+	struct rto_case c;
+	struct rc_rule *r;
+	uint64_t t;
+
+	if (!inline_only("test_probe_nak") || rto_setup(e, &c, 18, 7) != 0)
+		return;
+	r = rc_rule_add(e, RC_A2B, DR_OPCODE(RC, WRITE_MIDDLE), 0, 0, 1, RC_DROP);
+	r->fresh = true;
+	r = rc_rule_add(e, RC_A2B, DR_OPCODE(RC, WRITE_LAST), 0, 0, 1, RC_DROP);
+	r->fresh = true;
+	RC_CHECK_EQ(post_write(e, &c, 2), 0);
+	t = start_wait(e, &c);
+	dr_comp_timers(c.qa, t + ms(40));
+	RC_CHECK_EQ(ld(&c.qa->cnt.tlp_probes), 1);
+	RC_CHECK(rc_wait_wcs(e, e->s[0].scq, &sw, 1, 2000000));
+	RC_CHECK(sw.n == 1 && sw.wc[0].status == DR_WC_SUCCESS);
+	RC_CHECK(memcmp(c.src.p, c.dst.p, WLEN) == 0);
+	RC_CHECK_EQ(ld(&c.qa->cnt.naks_rx), 1);
+	RC_CHECK_EQ(ld(&c.qa->cnt.retries), 1);
+	RC_CHECK_EQ(e->frames[RC_A2B], 6);             /* three, the probe, MIDDLE and LAST again */
+	RC_CHECK_EQ(ld(&c.qa->cnt.rto_expiries), 0);
+	RC_CHECK_EQ(ld(&c.qa->cnt.ack_timeouts), 0);
+	rto_teardown(e, &c);
+}
+
+/*
+ * Everything A sends is lost for a while: the RTO's go-back-Ns spend no
+ * retry and come at 60, 120, 240, 480 ms after each other (doubling);
+ * the next would be past the local ACK timeout (1.07 s), which then
+ * expires as IBA says and spends one. The path comes back: done, the
+ * backoff gone, no sample from anything resent (Karn).
+ */
+static void
+test_rto_backoff(struct rc_env *e)
+{
+	static const unsigned int gap_ms[] = { 60, 120, 240, 480 };
+	struct rc_wcs sw = { .n = 0 };
+	struct dr_qp_counters qc;
+	struct rto_case c;
+	uint64_t t, at;
+	unsigned int k;
+
+	if (!inline_only("test_rto_backoff") || rto_setup(e, &c, 18, 7) != 0)
+		return;
+	rc_rule_add(e, RC_A2B, -1, 0, 0, 0, RC_DROP);
+	RC_CHECK_EQ(post_write(e, &c, 3), 0);
+	t = start_wait(e, &c);
+	at = c.qa->comp.rto_at;
+	RC_CHECK_EQ(at, c.qa->comp.wait_from + ms(60));
+	for (k = 0; k < RTE_DIM(gap_ms); k++) {
+		dr_comp_timers(c.qa, at - 1);
+		RC_CHECK_EQ(ld(&c.qa->cnt.rto_expiries), k);
+		dr_comp_timers(c.qa, at);
+		RC_CHECK_MSG(ld(&c.qa->cnt.rto_expiries) == k + 1u, "expiry %u at +%u ms", k + 1,
+			     (unsigned int)((at - t) / ms(1)));
+		RC_CHECK_EQ(c.qa->comp.retry_left, 7);   /* no retry spent */
+		RC_CHECK_EQ(ld(&c.qa->cnt.ack_timeouts), 0);
+		rc_round(e);                             /* the go-back-N goes out (and is lost) */
+		if (k + 1 < RTE_DIM(gap_ms))
+			RC_CHECK_EQ(c.qa->comp.rto_at, at + ms(gap_ms[k + 1]));
+		at = c.qa->comp.rto_at;
+	}
+	/* the next RTO would be 960 ms: 60 ms << 4, below 1.07 s still; then the ceiling */
+	RC_CHECK_EQ(at, c.qa->comp.rto_at);
+	RC_CHECK(c.qa->comp.timeout_at != 0);
+	dr_comp_timers(c.qa, c.qa->comp.timeout_at);   /* the local ACK timeout: a retry (IBA 9.7.6.1.3) */
+	RC_CHECK_EQ(ld(&c.qa->cnt.ack_timeouts), 1);
+	RC_CHECK_EQ(c.qa->comp.retry_left, 6);
+	RC_CHECK_EQ(dr_query_qp_counters(e->s[0].qp, &qc), 0);
+	RC_CHECK_EQ(qc.rto_expiries, 4);
+	RC_CHECK_MSG(qc.max_rto_us >= 479000 && qc.max_rto_us <= 481000, "max_rto_us %" PRIu64, qc.max_rto_us);
+	RC_CHECK_EQ(qc.tlp_probes, 1);                 /* at 40 ms, before the first RTO */
+	rc_rules_clear(e);
+	RC_CHECK(rc_wait_wcs(e, e->s[0].scq, &sw, 1, 3000000));
+	RC_CHECK(sw.n == 1 && sw.wc[0].status == DR_WC_SUCCESS);
+	RC_CHECK(memcmp(c.src.p, c.dst.p, WLEN) == 0);
+	RC_CHECK_EQ(c.qa->comp.rto_backoff, 0);        /* progress: the backoff is gone */
+	RC_CHECK_EQ(c.qa->comp.rto_at, 0);
+	RC_CHECK_EQ(c.qa->comp.srtt, ms(20));          /* Karn: nothing resent was timed */
+	RC_CHECK_EQ(c.qa->comp.retry_left, 7);         /* progress restores retry_cnt */
+	rto_teardown(e, &c);
+}
+
+/* The first round trip measured: srtt = R, rttvar = R / 2 (RFC 6298 2.2); later ones smoothed. */
+static void
+test_rtt_estimate(struct rc_env *e)
+{
+	struct rc_wcs sw = { .n = 0 };
+	struct dr_qp_counters qc;
+	struct rto_case c;
+	unsigned int k;
+
+	if (rto_setup(e, &c, 18, 7) != 0)
+		return;
+	for (k = 0; k < 20; k++) {
+		sw.n = 0;
+		RC_CHECK_EQ(post_write(e, &c, 10 + k), 0);
+		RC_CHECK(rc_wait_wcs(e, e->s[0].scq, &sw, 1, 2000000));
+		RC_CHECK(sw.n == 1 && sw.wc[0].status == DR_WC_SUCCESS);
+	}
+	RC_CHECK_EQ(dr_query_qp_counters(e->s[0].qp, &qc), 0);
+	/* a round trip of the in-process wire: above 0, far below the local ACK timeout */
+	RC_CHECK_MSG(ld(&c.qa->comp.srtt) != 0 && qc.srtt_us < 100000, "srtt %" PRIu64 " us", qc.srtt_us);
+	RC_CHECK(memcmp(c.src.p, c.dst.p, WLEN) == 0);
+	rto_teardown(e, &c);
+}
+
+/*
+ * Every mode, on the wire's clock: the last packet of one WRITE in three
+ * is lost (first transmissions), with a local ACK timeout of 4.3 s (20).
+ * Each loss is recovered by the probe or the RTO, never the local ACK
+ * timeout: 30 WRITEs take well under one of those.
+ */
+static void
+test_tail_loss_fast(struct rc_env *e)
+{
+	struct rc_wcs sw = { .n = 0 };
+	struct dr_qp_counters qc;
+	struct rto_case c;
+	struct rc_rule *r;
+	unsigned int k;
+
+	if (rto_setup(e, &c, 20, 7) != 0)
+		return;
+	r = rc_rule_add(e, RC_A2B, DR_OPCODE(RC, WRITE_LAST), 0, 3, 0, RC_DROP);
+	r->fresh = true;
+	for (k = 0; k < 30; k++) {
+		sw.n = 0;
+		rc_fill(c.src.p, WLEN, 100 + k);
+		RC_CHECK_EQ(post_write(e, &c, 100 + k), 0);
+		RC_CHECK_MSG(rc_wait_wcs(e, e->s[0].scq, &sw, 1, 4000000), "write %u not done", k);
+		RC_CHECK(sw.n == 1 && sw.wc[0].status == DR_WC_SUCCESS && sw.wc[0].wr_id == 100 + k);
+		RC_CHECK(memcmp(c.src.p, c.dst.p, WLEN) == 0);
+	}
+	RC_CHECK_EQ(dr_query_qp_counters(e->s[0].qp, &qc), 0);
+	RC_CHECK_MSG(qc.ack_timeouts == 0 && qc.tlp_probes + qc.rto_expiries >= 10,
+		     "%" PRIu64 " ACK timeouts, %" PRIu64 " probes, %" PRIu64 " RTOs", qc.ack_timeouts,
+		     qc.tlp_probes, qc.rto_expiries);
+	if (rc_failed != 0)
+		rc_print_counters(e, "tail loss");
+	rto_teardown(e, &c);
+}
+
+static void
+run(struct rc_env *e)
+{
+	test_tail_probe(e);
+	test_probe_nak(e);
+	test_rto_backoff(e);
+	test_rtt_estimate(e);
+	test_tail_loss_fast(e);
+}
+
+int
+main(int argc, char **argv)
+{
+	RTE_SET_USED(argc);
+	return rc_main("test_rc_rto", argv[0], 4300, run);
+}
