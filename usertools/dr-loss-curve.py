@@ -13,6 +13,7 @@ and the medians printed. A benchmark, not a test: nothing is asserted.
 
   usertools/dr-loss-curve.py                          # 0, 0.1, 1, 5, 10 % on memif
   usertools/dr-loss-curve.py --loss 0,1 --runs 3 --link af_xdp --json out.json
+  usertools/dr-loss-curve.py --loss 0,1 --burst 8 --recovery gbn  # losses in bursts of 8 frames
 
 The curve for doc/guides/reliability.rst; with matplotlib installed
 (python3-matplotlib), --png draws it, and --plot-json draws it again from
@@ -43,9 +44,23 @@ def loss_list(s):
 RECOVERY = {"sr": "selective repeat", "gbn": "go-back-N"}
 
 
+def loss_spec(loss, burst):
+    """The fault link's loss: random, or in bursts of `burst` frames on average
+    (tc-netem's Gilbert-Elliott model: every frame lost in the bad state, which
+    is left with probability r = 1/burst and entered with p = loss * r / (1 - loss),
+    so that `loss` is the share lost in the long run)."""
+    if loss <= 0:
+        return "none"
+    if burst <= 1:
+        return "loss %g%%" % loss
+    r = 1.0 / burst
+    q = loss / 100.0
+    return "loss gemodel %.6g%% %.6g%% 100%% 0%%" % (100.0 * q * r / (1.0 - q), 100.0 * r)
+
+
 def one_point(a, loss, rec):
     """(goodput MB/s, frames sent per frame needed, frames lost) of one run, or None."""
-    spec = "loss %g%%" % loss if loss > 0 else "none"
+    spec = loss_spec(loss, a.burst)
     args = ["--roce-only", "--both", spec, "--seed", str(a.seed)]
     perf = [a.test, "-s", str(a.size), "-D", str(a.duration)] + (["--go-back-n"] if rec == "gbn" else [])
     with faultlink.FaultLink((a.link, a.link), args) as fl:
@@ -108,6 +123,9 @@ def main():
     ap.add_argument("--runs", type=int, default=1)
     ap.add_argument("--link", choices=("memif", "af_xdp"), default="memif")
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--burst", type=float, default=1.0,
+                    help="mean length of a loss burst in frames (Gilbert-Elliott, as tc-netem's "
+                         "gemodel); default 1: every frame lost on its own")
     ap.add_argument("--recovery", default="sr,gbn",
                     help="loss recoveries to compare: sr (selective repeat, negotiated), "
                          "gbn (--go-back-n); default both")
@@ -124,8 +142,8 @@ def main():
         plot(saved["points"], "%s %d B over %s, loss in both directions" % (
             saved["test"], saved["size"], saved["link"]), a.png)
         return 0
-    if a.runs < 1 or a.size < 1 or a.duration <= 0:
-        ap.error("--runs, --size and --duration must be positive")
+    if a.runs < 1 or a.size < 1 or a.duration <= 0 or a.burst < 1:
+        ap.error("--runs, --size and --duration must be positive, --burst at least 1")
     if os.geteuid() != 0:
         ap.error("needs root (network namespaces for the endpoints)")
     recs = [r for r in a.recovery.split(",") if r]
@@ -140,8 +158,8 @@ def main():
                 if x is not None:
                     got[(r, p)].append(x)
     med = {k: tuple(statistics.median(x[i] for x in v) for i in range(3)) for k, v in got.items() if v}
-    print("%s %d B, %s, both directions, median of %d, goodput ratio to 0%% loss in this run"
-          % (a.test, a.size, a.link, a.runs))
+    print("%s %d B, %s, both directions%s, median of %d, goodput ratio to 0%% loss in this run"
+          % (a.test, a.size, a.link, ", bursts of %g frames" % a.burst if a.burst > 1 else "", a.runs))
     print("%-17s %8s %14s %8s %16s %12s" % ("recovery", "loss %", "goodput MB/s", "ratio",
                                            "sent/needed", "frames lost"))
     out = []
@@ -158,7 +176,8 @@ def main():
                         "sent_per_needed": fpn, "lost": lost, "runs": len(got[(r, p)])})
     if a.json:
         with open(a.json, "w") as f:
-            json.dump({"test": a.test, "size": a.size, "link": a.link, "points": out}, f, indent=1)
+            json.dump({"test": a.test, "size": a.size, "link": a.link, "burst": a.burst, "points": out}, f,
+                      indent=1)
     if a.png:
         plot(out, "%s %d B over %s, loss in both directions" % (a.test, a.size, a.link), a.png)
     return 0

@@ -14,8 +14,11 @@
  *
  *   RTO = max(DR_RTO_MIN_US, srtt + 4 rttvar)        (DR_RTO_INIT_US before a sample)
  *
- * doubled after each expiry that brought no progress, and never longer
- * than the QP's local ACK timeout (IBA 9.7.6.1.3, attr.timeout).
+ * doubled after each expiry that brought no progress up to
+ * DR_RTO_BACKOFF_CAP_US (as Linux's tcp_rto_max_ms caps TCP's: a peer that
+ * was silent for a while, a process descheduled on a shared CPU, is asked
+ * again soon after it is back), and never longer than the QP's local ACK
+ * timeout (IBA 9.7.6.1.3, attr.timeout).
  *
  * The wait starts when requests go out with none outstanding, and again
  * at each response (progress - the oldest PSN moved on - also ends the
@@ -84,15 +87,20 @@ dr_comp_rto_base(const struct dr_qp_impl *qp)
 	return RTE_MAX(r, us_ticks(qp, DR_RTO_MIN_US));
 }
 
-/* The RTO after @backoff expiries without progress; at least the ceiling when it reaches it. */
+/*
+ * The RTO after rto_backoff expiries without progress: doubled each time
+ * up to DR_RTO_BACKOFF_CAP_US (or the RTO itself when longer), and never
+ * above the ceiling.
+ */
 static uint64_t
 rto_backed_off(const struct dr_qp_impl *qp)
 {
-	uint64_t r = dr_comp_rto_base(qp), ceil = rto_ceiling(qp);
+	uint64_t base = dr_comp_rto_base(qp), r = base;
+	uint64_t cap = RTE_MIN(RTE_MAX(base, us_ticks(qp, DR_RTO_BACKOFF_CAP_US)), rto_ceiling(qp));
 
-	for (unsigned int i = 0; i < qp->comp.rto_backoff && r < ceil; i++)
+	for (unsigned int i = 0; i < qp->comp.rto_backoff && r < cap; i++)
 		r *= 2;
-	return RTE_MIN(r, ceil);
+	return RTE_MIN(r, cap);
 }
 
 /* A round-trip sample of @rtt ticks (RFC 6298 2.2, 2.3: alpha 1/8, beta 1/4). */

@@ -221,8 +221,8 @@ extern void (*dr_req_resend_hook)(struct dr_qp_impl *qp);
 /*
  * The adaptive retransmission timer (dr_comp_rto.c): bounds in
  * microseconds. RTO = max(DR_RTO_MIN_US, srtt + 4 rttvar), DR_RTO_INIT_US
- * before the first sample, doubled per expiry without progress (at most
- * DR_RTO_BACKOFF_MAX times), never above the local ACK timeout
+ * before the first sample, doubled per expiry without progress up to
+ * DR_RTO_BACKOFF_CAP_US (or itself when longer), never above the local ACK timeout
  * (DR_RTO_MAX_US when that is infinite); the tail-loss probe after
  * max(2 srtt, DR_TLP_MIN_US).
  */
@@ -230,6 +230,7 @@ extern void (*dr_req_resend_hook)(struct dr_qp_impl *qp);
 #define DR_RTO_INIT_US 10000   /* no sample yet: a slow or queued first flight is no loss */
 #define DR_RTO_MAX_US 500000
 #define DR_RTO_BACKOFF_MAX 16
+#define DR_RTO_BACKOFF_CAP_US 8000
 #define DR_TLP_MIN_US 100
 
 /* The QP starts sending at @sq_psn (RTS): the timer's and the round trip's PSN marks. */

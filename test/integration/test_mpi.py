@@ -24,6 +24,7 @@ non-zero, within a bound, and no rank is left."""
 
 import os
 import re
+import shlex
 import shutil
 import signal
 import subprocess
@@ -62,7 +63,7 @@ exec %s "$@"
 """
 OVER_DPDK_RDMA = (WRAPPER % (
     'export FI_PROVIDER_PATH=@PROV@ FI_PROVIDER=dpdk_rdma FI_DPDK_RDMA_IP=$(pick "$DR_RANK_ROCE_IPS")\n'
-    'export FI_DPDK_RDMA_IDLE=yield FI_DPDK_RDMA_STATS=1\n'
+    'export FI_DPDK_RDMA_IDLE=yield FI_DPDK_RDMA_STATS=1 @EXTRA_ENV@\n'
     'export FI_DPDK_RDMA_EAL="-l $(pick "$DR_RANK_CPUS") --no-huge -m 256 --no-pci --file-prefix=$DR_HOST-$k'
     ' --vdev @VDEV@"', ""))
 # the rank's port on its interface: net_af_packet (sees what the kernel sees), or net_af_xdp with
@@ -87,8 +88,11 @@ def scripts(tmp_path_factory):
                     "libfabric-dev, clang)")
     d = tmp_path_factory.mktemp("mpi")
     for link, vdev in VDEV.items():
+        # DR_MPI_PROVIDER_ENV: more of the provider's settings for every rank, e.g.
+        # "FI_DPDK_RDMA_MODE=rtc FI_DPDK_RDMA_IDLE=sleep" (after the defaults: it wins)
+        extra = " ".join(shlex.quote(x) for x in os.environ.get("DR_MPI_PROVIDER_ENV", "").split())
         (d / ("over_" + link)).write_text(OVER_DPDK_RDMA.replace("@PROV@", str(prov)).replace(
-            "@VDEV@", vdev.replace("@STEER@", str(steer))))
+            "@VDEV@", vdev.replace("@STEER@", str(steer))).replace("@EXTRA_ENV@", extra))
     (d / "over_tcp").write_text(OVER_TCP)
     for f in list(VDEV) + ["tcp"]:
         os.chmod(d / ("over_" + f), 0o755)
@@ -142,10 +146,10 @@ def test_mpi_over_dpdk_rdma_and_tcp(scripts, shape):
         print("%8d  %9.2f %8.1f | %9.2f %8.1f | latency x%.2f" % (size, us, mbps, tus, tmbps, us / tus))
 
 
-STATS_CTX = re.compile(r"dpdk_rdma stats pid \d+: context: .*? retries (\d+) ack_timeouts (\d+) .*? stalls (\d+) "
-                       r"stall_us (\d+) max_gap_us (\d+) port_imissed (\d+)")
+STATS_CTX = re.compile(r"dpdk_rdma stats pid \d+: context: .*? retries (\d+) ack_timeouts (\d+) rto_expiries (\d+) "
+                       r"tlp_probes (\d+) .*? stalls (\d+) stall_us (\d+) max_gap_us (\d+) port_imissed (\d+)")
 STATS_QPS = re.compile(r"dpdk_rdma stats pid \d+: qps: closed \d+ retries \d+ rereads \d+ ack_timeouts \d+ "
-                       r"max_ack_timeout_us (\d+)")
+                       r"max_ack_timeout_us (\d+) rto_expiries \d+ max_rto_us (\d+)")
 WORKLOAD = re.compile(r"^workload ok: (\d+) rounds, (\d+) ranks, ([\d.]+) s \(start-up ([\d.]+) s\)$", re.M)
 WORKLOAD_SHAPES = [(2, 1, "af_packet"), (2, 2, "af_packet"), (2, 1, "af_xdp")]
 
@@ -174,15 +178,16 @@ def test_mpi_workload(scripts, wshape):
     finally:
         cluster("down")
     ctx = [tuple(map(int, x)) for x in STATS_CTX.findall(got["dpdk_rdma"][2])]
-    qps = [int(x) for x in STATS_QPS.findall(got["dpdk_rdma"][2])]
+    qps = [tuple(map(int, x)) for x in STATS_QPS.findall(got["dpdk_rdma"][2])]
     assert len(ctx) == hosts * ranks and len(qps) == hosts * ranks, got["dpdk_rdma"][2][-3000:]
     (t, su), (tt, tsu) = got["dpdk_rdma"][:2], got["tcp"][:2]
     print("\nMPI workload, 10 rounds, %d namespace hosts x %d ranks on %s ports: job %.3f s over dpdk_rdma, "
           "%.3f s over TCP (x%.2f); start-up %.3f s / %.3f s" % (hosts, ranks, link, t, tt, t / tt, su, tsu))
-    print("  dpdk_rdma ranks: retries %d, ack timeouts %d (longest %d us), own stalls %d (%d us left out, "
-          "longest gap %d us), port drops (imissed) %d" % (
-              sum(c[0] for c in ctx), sum(c[1] for c in ctx), max(qps), sum(c[2] for c in ctx),
-              sum(c[3] for c in ctx), max(c[4] for c in ctx), sum(c[5] for c in ctx)))
+    print("  dpdk_rdma ranks: retries %d, ack timeouts %d (longest %d us), RTO expiries %d (longest %d us), "
+          "tail-loss probes %d, own stalls %d (%d us left out, longest gap %d us), port drops (imissed) %d" % (
+              sum(c[0] for c in ctx), sum(c[1] for c in ctx), max(q[0] for q in qps), sum(c[2] for c in ctx),
+              max(q[1] for q in qps), sum(c[3] for c in ctx), sum(c[4] for c in ctx), sum(c[5] for c in ctx),
+              max(c[6] for c in ctx), sum(c[7] for c in ctx)))
 
 
 def job_ranks():

@@ -195,6 +195,15 @@ void rc_wirelog_print(const struct rc_env *e, uint32_t max);
  * own thread is no time to them).
  */
 void rc_sleep_us(uint64_t us);
+/*
+ * Stop the transport's time (true) while the wire goes on running, and let
+ * it go again (false): a test that names the times at which timers run
+ * (calling dr_comp_timers() itself) holds it so that no round of its own
+ * reaches a deadline first, however slow the machine. Inline mode.
+ */
+void rc_clock_freeze(bool frozen);
+/* The transport's time now (TSC ticks of the wire's run clock). */
+uint64_t rc_clock_now(void);
 /* Print (stderr) both QPs' reliability counters and each worker's stalls: why a case failed. */
 void rc_print_counters(const struct rc_env *e, const char *tag);
 /* Free every frame on the wire and held by it (test_rc_wire.c). */

@@ -36,6 +36,7 @@ unsigned int rc_passed, rc_failed;
  */
 static struct dr_run_clock wire_clock;
 static uint64_t wire_now;
+static bool wire_frozen;
 
 static uint64_t
 rc_wire_clock(void)
@@ -47,7 +48,25 @@ rc_wire_clock(void)
 static void
 wire_tick(void)
 {
+	if (wire_frozen) {
+		wire_clock.last_tsc = rte_rdtsc();    /* no time passes, and none is owed at the thaw */
+		return;
+	}
 	__atomic_store_n(&wire_now, dr_run_clock_advance(&wire_clock, rte_rdtsc()), __ATOMIC_RELAXED);
+}
+
+void
+rc_clock_freeze(bool frozen)
+{
+	wire_tick();
+	wire_frozen = frozen;
+	wire_clock.last_tsc = rte_rdtsc();
+}
+
+uint64_t
+rc_clock_now(void)
+{
+	return rc_wire_clock();
 }
 
 void

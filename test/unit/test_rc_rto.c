@@ -12,8 +12,8 @@
  *
  * The step cases run inline and drive the completer's timer by hand at the
  * times they name (as test_rc_recovery.c's timeout case does), with a round
- * trip set by the test, long enough (20 ms) that the wire's own time between
- * two of the test's steps never reaches a deadline on a busy machine. The
+ * trip set by the test, on a stopped clock (rc_clock_freeze()): no round
+ * of the wire reaches a deadline before the test names it. The
  * last case runs in every mode on the wire's clock: a lost tail recovered
  * far below the local ACK timeout.
  */
@@ -76,6 +76,7 @@ rto_setup(struct rc_env *e, struct rto_case *c, uint8_t timeout, uint8_t retry_c
 static void
 rto_teardown(struct rc_env *e, struct rto_case *c)
 {
+	rc_clock_freeze(false);
 	rc_buf_free(&c->src);
 	rc_buf_free(&c->dst);
 	rc_disconnect(e);
@@ -100,12 +101,16 @@ inline_only(const char *name)
 	return false;
 }
 
-/* The WRITE went out and its wait started; the estimate is the test's (20 ms +- 10 ms). */
+/*
+ * The WRITE went out and its wait started, on a stopped clock; the round
+ * trip is the test's: @srtt_us +- @rttvar_us.
+ */
 static uint64_t
-start_wait(struct rc_env *e, struct rto_case *c)
+start_wait(struct rc_env *e, struct rto_case *c, uint64_t srtt_us, uint64_t rttvar_us)
 {
-	c->qa->comp.srtt = ms(20);
-	c->qa->comp.rttvar = ms(10);
+	rc_clock_freeze(true);
+	c->qa->comp.srtt = ms(1) * srtt_us / 1000u;
+	c->qa->comp.rttvar = ms(1) * rttvar_us / 1000u;
 	rc_round(e);                          /* sent: the frames the rules let through reach B */
 	rc_round(e);                          /* the completer's timers ran: the wait started */
 	RC_CHECK(c->qa->comp.rto_at != 0);
@@ -124,7 +129,7 @@ test_tail_probe(struct rc_env *e)
 		return;
 	rc_rule_add(e, RC_A2B, DR_OPCODE(RC, WRITE_LAST), 0, 0, 1, RC_DROP);
 	RC_CHECK_EQ(post_write(e, &c, 1), 0);
-	t = start_wait(e, &c);
+	t = start_wait(e, &c, 20000, 10000);
 	RC_CHECK_EQ(dr_comp_rto_base(c.qa), ms(60));   /* srtt + 4 rttvar (RFC 6298 2.3) */
 	dr_comp_timers(c.qa, t + ms(40) - 1);          /* max(2 srtt, DR_TLP_MIN_US) not over yet */
 	RC_CHECK_EQ(ld(&c.qa->cnt.tlp_probes), 0);
@@ -164,7 +169,7 @@ test_probe_nak(struct rc_env *e)
 	r = rc_rule_add(e, RC_A2B, DR_OPCODE(RC, WRITE_LAST), 0, 0, 1, RC_DROP);
 	r->fresh = true;
 	RC_CHECK_EQ(post_write(e, &c, 2), 0);
-	t = start_wait(e, &c);
+	t = start_wait(e, &c, 20000, 10000);
 	dr_comp_timers(c.qa, t + ms(40));
 	RC_CHECK_EQ(ld(&c.qa->cnt.tlp_probes), 1);
 	RC_CHECK(rc_wait_wcs(e, e->s[0].scq, &sw, 1, 2000000));
@@ -179,59 +184,60 @@ test_probe_nak(struct rc_env *e)
 }
 
 /*
- * Everything A sends is lost for a while: the RTO's go-back-Ns spend no
- * retry and come at 60, 120, 240, 480 ms after each other (doubling);
- * the next would be past the local ACK timeout (1.07 s), which then
- * expires as IBA says and spends one. The path comes back: done, the
- * backoff gone, no sample from anything resent (Karn).
+ * Everything A sends is lost for a while, round trip 200 us +- 100 us (RTO
+ * 600 us, probe at 400 us): the RTO's go-back-Ns spend no retry and come
+ * 0.6, 1.2, 2.4, 4.8 ms after each other (doubling), then every 8 ms
+ * (DR_RTO_BACKOFF_CAP_US); the local ACK timeout (1.07 s) expires beside
+ * them as IBA says and spends one. The path comes back: done, the backoff
+ * gone, no sample from anything resent (Karn).
  */
 static void
 test_rto_backoff(struct rc_env *e)
 {
-	static const unsigned int gap_ms[] = { 60, 120, 240, 480 };
+	static const unsigned int gap_us[] = { 600, 1200, 2400, 4800, 8000, 8000 };
 	struct rc_wcs sw = { .n = 0 };
 	struct dr_qp_counters qc;
 	struct rto_case c;
-	uint64_t t, at;
+	uint64_t at, us;
 	unsigned int k;
 
 	if (!inline_only("test_rto_backoff") || rto_setup(e, &c, 18, 7) != 0)
 		return;
 	rc_rule_add(e, RC_A2B, -1, 0, 0, 0, RC_DROP);
 	RC_CHECK_EQ(post_write(e, &c, 3), 0);
-	t = start_wait(e, &c);
+	(void)start_wait(e, &c, 200, 100);
+	us = ms(1) / 1000u;
 	at = c.qa->comp.rto_at;
-	RC_CHECK_EQ(at, c.qa->comp.wait_from + ms(60));
-	for (k = 0; k < RTE_DIM(gap_ms); k++) {
+	RC_CHECK_EQ(at, c.qa->comp.wait_from + 600 * us);
+	for (k = 0; k < RTE_DIM(gap_us); k++) {
 		dr_comp_timers(c.qa, at - 1);
 		RC_CHECK_EQ(ld(&c.qa->cnt.rto_expiries), k);
 		dr_comp_timers(c.qa, at);
-		RC_CHECK_MSG(ld(&c.qa->cnt.rto_expiries) == k + 1u, "expiry %u at +%u ms", k + 1,
-			     (unsigned int)((at - t) / ms(1)));
+		RC_CHECK_MSG(ld(&c.qa->cnt.rto_expiries) == k + 1u, "expiry %u", k + 1);
 		RC_CHECK_EQ(c.qa->comp.retry_left, 7);   /* no retry spent */
 		RC_CHECK_EQ(ld(&c.qa->cnt.ack_timeouts), 0);
 		rc_round(e);                             /* the go-back-N goes out (and is lost) */
-		if (k + 1 < RTE_DIM(gap_ms))
-			RC_CHECK_EQ(c.qa->comp.rto_at, at + ms(gap_ms[k + 1]));
+		if (k + 1 < RTE_DIM(gap_us))
+			RC_CHECK_MSG(c.qa->comp.rto_at == at + gap_us[k + 1] * us, "gap %u: %" PRIu64 " us", k + 1,
+				     (c.qa->comp.rto_at - at) / us);
 		at = c.qa->comp.rto_at;
 	}
-	/* the next RTO would be 960 ms: 60 ms << 4, below 1.07 s still; then the ceiling */
-	RC_CHECK_EQ(at, c.qa->comp.rto_at);
 	RC_CHECK(c.qa->comp.timeout_at != 0);
 	dr_comp_timers(c.qa, c.qa->comp.timeout_at);   /* the local ACK timeout: a retry (IBA 9.7.6.1.3) */
 	RC_CHECK_EQ(ld(&c.qa->cnt.ack_timeouts), 1);
 	RC_CHECK_EQ(c.qa->comp.retry_left, 6);
 	RC_CHECK_EQ(dr_query_qp_counters(e->s[0].qp, &qc), 0);
-	RC_CHECK_EQ(qc.rto_expiries, 4);
-	RC_CHECK_MSG(qc.max_rto_us >= 479000 && qc.max_rto_us <= 481000, "max_rto_us %" PRIu64, qc.max_rto_us);
-	RC_CHECK_EQ(qc.tlp_probes, 1);                 /* at 40 ms, before the first RTO */
+	RC_CHECK_EQ(qc.rto_expiries, RTE_DIM(gap_us));
+	RC_CHECK_MSG(qc.max_rto_us >= 7999 && qc.max_rto_us <= 8001, "max_rto_us %" PRIu64, qc.max_rto_us);
+	RC_CHECK_EQ(qc.tlp_probes, 1);                 /* at 400 us, before the first RTO */
 	rc_rules_clear(e);
+	rc_clock_freeze(false);
 	RC_CHECK(rc_wait_wcs(e, e->s[0].scq, &sw, 1, 3000000));
 	RC_CHECK(sw.n == 1 && sw.wc[0].status == DR_WC_SUCCESS);
 	RC_CHECK(memcmp(c.src.p, c.dst.p, WLEN) == 0);
 	RC_CHECK_EQ(c.qa->comp.rto_backoff, 0);        /* progress: the backoff is gone */
 	RC_CHECK_EQ(c.qa->comp.rto_at, 0);
-	RC_CHECK_EQ(c.qa->comp.srtt, ms(20));          /* Karn: nothing resent was timed */
+	RC_CHECK_EQ(c.qa->comp.srtt, 200 * us);        /* Karn: nothing resent was timed */
 	RC_CHECK_EQ(c.qa->comp.retry_left, 7);         /* progress restores retry_cnt */
 	rto_teardown(e, &c);
 }
