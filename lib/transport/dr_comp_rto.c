@@ -35,7 +35,8 @@
  *    and the NAK's go-back-N recovers; if every request arrived and an ACK
  *    was lost, it is a duplicate and the responder acknowledges again
  *    (9.7.5.1.1). A READ is never probed (a duplicate READ is replayed whole,
- *    9.7.5.1.3).
+ *    9.7.5.1.3). The RTO then runs again from the probe (RFC 8985 7.3): a
+ *    path that only paused costs one frame.
  *  - RTO: a go-back-N from the oldest unacknowledged PSN, exactly the one
  *    the local ACK timeout would make (dr_ho_rewind(): a peer - rxe, a NIC -
  *    sees standard duplicates), but early, and it does not spend retry_cnt:
@@ -274,11 +275,14 @@ dr_comp_rto_timer(struct dr_qp_impl *qp, uint64_t now, bool ack_timeout_due)
 	if (dr_qp_sr(qp) || ack_timeout_due)
 		return;                           /* selective repeat probes itself; IBA's timer goes first */
 	if (!cs->tlp_done && cs->srtt != 0) {
-		uint64_t pto = RTE_MAX(2 * cs->srtt, us_ticks(qp, DR_TLP_MIN_US));
+		uint64_t due = RTE_MAX(cs->wait_from, cs->sent_at) + RTE_MAX(2 * cs->srtt, us_ticks(qp, DR_TLP_MIN_US));
 
-		if (pto < rto_backed_off(qp) && now >= RTE_MAX(cs->wait_from, cs->sent_at) + pto) {
+		if (now >= due && due < cs->rto_at) {
 			cs->tlp_done = true;
 			rto_probe(qp, sent);
+			/* RFC 8985 7.3: the RTO runs again from the probe (a pause of the path costs one frame) */
+			cs->rto_at = RTE_MAX(cs->rto_at, now + rto_backed_off(qp));
+			return;
 		}
 	}
 	if (now < cs->rto_at)

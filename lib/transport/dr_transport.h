@@ -226,12 +226,12 @@ extern void (*dr_req_resend_hook)(struct dr_qp_impl *qp);
  * (DR_RTO_MAX_US when that is infinite); the tail-loss probe after
  * max(2 srtt, DR_TLP_MIN_US).
  */
-#define DR_RTO_MIN_US 200
+#define DR_RTO_MIN_US 5000    /* a path that pauses for a scheduler slice is no loss (eRPC: 5 ms) */
 #define DR_RTO_INIT_US 10000   /* no sample yet: a slow or queued first flight is no loss */
 #define DR_RTO_MAX_US 500000
 #define DR_RTO_BACKOFF_MAX 16
 #define DR_RTO_BACKOFF_CAP_US 8000
-#define DR_TLP_MIN_US 100
+#define DR_TLP_MIN_US 1000
 
 /* The QP starts sending at @sq_psn (RTS): the timer's and the round trip's PSN marks. */
 void dr_comp_rto_start(struct dr_qp_impl *qp, uint32_t sq_psn);
