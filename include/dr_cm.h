@@ -240,6 +240,12 @@ int dr_cm_listen(struct dr_cm_id *id, int backlog);
  * Q_Key and address) or UNREACHABLE follows. @p param NULL: librdmacm's
  * defaults (no private data, retry counts 7). A synchronous id returns
  * when it is established: 0, -ECONNREFUSED (rejected), -ETIMEDOUT.
+ *
+ * The REQ offers the QP's ECE (dr_query_ece(): selective repeat on RC, or
+ * what the application set with dr_set_ece() before this call), as Linux's
+ * ib_cm carries it; a REP of dpdk-rdma's answers it and the QP takes the
+ * options agreed before RTR. A REP without ECE, or another vendor's, sets
+ * nothing: IBA's go-back-N (doc/guides/cm.rst).
  */
 int dr_cm_connect(struct dr_cm_id *id, struct dr_cm_conn_param *param);
 /**
@@ -248,6 +254,10 @@ int dr_cm_connect(struct dr_cm_id *id, struct dr_cm_conn_param *param);
  * SIDR_REP with the id's QPN (or @p param->qp_num without a QP) and Q_Key;
  * no event follows. @p param NULL: no private data, responder resources
  * and initiator depth the QP's.
+ *
+ * A REQ with dpdk-rdma's ECE: the QP takes the options both it
+ * (dr_query_ece()) and the REQ offer (dr_set_ece(), before RTR) and the REP
+ * answers them; a REQ without ECE (rxe) or of another vendor sets nothing.
  */
 int dr_cm_accept(struct dr_cm_id *id, struct dr_cm_conn_param *param);
 /** rdma_reject(3): the REJ (consumer reason) with @private_data; PS_UDP: a SIDR_REP "rejected". */

@@ -39,6 +39,7 @@ struct dr_context_counters {
 	 *  each a go-back-N that spends no retry_cnt. */
 	uint64_t rto_expiries;
 	uint64_t tlp_probes;       /**< tail-loss probes: the newest request sent again alone */
+	uint64_t keepalives;       /**< keepalive probes sent (dr_context_attr.keepalive_ms) */
 	uint64_t naks_seq_rx;      /**< PSN sequence error NAKs received (a loss the peer saw) */
 	uint64_t naks_rnr_rx;      /**< RNR NAKs received (IBA 9.7.5.2.8) */
 	uint64_t naks_err_rx;      /**< NAKs of class C received (access, invalid request) */
@@ -77,6 +78,7 @@ struct dr_qp_counters {
 	uint64_t rto_expiries;     /**< adaptive retransmission timer expiries (go-back-N, no retry spent) */
 	uint64_t max_rto_us;       /**< the longest adaptive retransmission timer that expired */
 	uint64_t tlp_probes;       /**< tail-loss probes sent */
+	uint64_t keepalives;       /**< keepalive probes sent */
 	uint64_t srtt_us;          /**< the smoothed round trip (RFC 6298; 0: no sample yet) */
 	uint64_t rttvar_us;        /**< and its variation */
 	uint64_t naks_rx;          /**< NAKs received, every class */

@@ -166,7 +166,23 @@ struct dr_context_attr {
 	 *  CNPs, DCQCN and the pacing of each QP. All zero: no rate control, CNPs
 	 *  sent for CE-marked packets as the peer asks by marking ECT. */
 	struct dr_cc_attr cc;
+	/** Keepalive of reliable QPs (doc/guides/reliability.rst, "Keepalive"):
+	 *  a QP in RTS with nothing outstanding that heard nothing from its peer
+	 *  for this many milliseconds sends it a probe - a zero-length RDMA
+	 *  WRITE at the newest PSN it sent, a duplicate, which a responder (rxe
+	 *  and hardware too) acknowledges again without executing it (IBA
+	 *  9.7.5.1.1 C9-105) - and one more each interval after that; when
+	 *  @c keepalive_probes of them went unanswered the QP goes to ERR (its
+	 *  WRs flushed, DR_EVENT_QP_FATAL): a dead peer is found within
+	 *  (keepalive_probes + 1) intervals. 0 = off, as IBA (no keepalive). */
+	uint32_t keepalive_ms;
+	/** Probes unanswered before the peer is taken for dead; 0 =
+	 *  DR_KEEPALIVE_PROBES_DEFAULT. */
+	uint32_t keepalive_probes;
 };
+
+/** Default of dr_context_attr.keepalive_probes. */
+#define DR_KEEPALIVE_PROBES_DEFAULT 3u
 
 /** Default of dr_context_attr.inflight_bytes. */
 #define DR_INFLIGHT_BYTES_DEFAULT (256u * 1024u)

@@ -363,7 +363,21 @@ data_param(const struct perf *p, struct dr_cm_conn_param *cp)
 static int
 data_qp(struct perf *p, struct dr_cm_id *id)
 {
-	return perf_cm_make_qp(p, &p->qps[0], id);
+	struct dr_ece none = { .vendor_id = DR_ECE_VENDOR_ID, .options = 0 };
+	int ret = perf_cm_make_qp(p, &p->qps[0], id);
+
+	/*
+	 * The CM offers and answers the QP's ECE (dr_query_ece()): selective
+	 * repeat between two dpdk-rdma-perf. --go-back-n: the QP holds no
+	 * option, so its REQ offers none and its REP answers none.
+	 */
+	if (ret == PERF_OK && p->o->go_back_n) {
+		int r = dr_set_ece(id->qp, &none);
+
+		if (r != 0)
+			return perf_api_err("dr_set_ece", -r);
+	}
+	return ret;
 }
 
 int

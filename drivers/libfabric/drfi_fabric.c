@@ -81,6 +81,7 @@ port_open(const struct drfi_conf *c)
 	}
 	a.configure_port = 1;
 	a.mode = c->mode;
+	a.keepalive_ms = (uint32_t)c->keepalive_ms;   /* a killed peer sends no DREQ (drfi_prov.c) */
 	a.nb_workers = (uint16_t)c->workers;
 	a.idle = c->idle;
 	list = dr_get_device_list(&n);

@@ -8,7 +8,8 @@
  * object lacks.
  *
  * The parameters are libfabric's (fi_param_define(3)): FI_DPDK_RDMA_EAL,
- * _IP, _IPV6, _PORT, _MODE, _WORKERS, _IDLE in the environment, listed by
+ * _IP, _IPV6, _PORT, _MODE, _WORKERS, _IDLE, _ACK_TIMEOUT, _KEEPALIVE, _STATS
+ * in the environment, listed by
  * `fi_info -e`.
  */
 
@@ -150,6 +151,14 @@ conf_read(void)
 		}
 		conf.ack_timeout = n;
 	}
+	conf.keepalive_ms = DRFI_KEEPALIVE_MS_DEFAULT;
+	if (fi_param_get_int(&drfi_prov, "keepalive", &n) == FI_SUCCESS) {
+		if (n < 0) {
+			FI_WARN(&drfi_prov, FI_LOG_CORE, "FI_DPDK_RDMA_KEEPALIVE=%d: milliseconds, 0 for none\n", n);
+			conf_ok = false;
+		}
+		conf.keepalive_ms = n;
+	}
 	if (fi_param_get_int(&drfi_prov, "stats", &n) == FI_SUCCESS) {
 		if (n != 0 && n != 1) {
 			FI_WARN(&drfi_prov, FI_LOG_CORE, "FI_DPDK_RDMA_STATS=%d: 0 or 1\n", n);
@@ -182,6 +191,9 @@ FI_EXT_INI
 	fi_param_define(&drfi_prov, "idle", FI_PARAM_STRING, "what an idle worker does: spin, pause, yield or sleep");
 	fi_param_define(&drfi_prov, "ack_timeout", FI_PARAM_INT,
 			"the QPs' local ACK timeout, 4.096 us * 2^N (0 to 31; default: the CM's 19, 2.1 s)");
+	fi_param_define(&drfi_prov, "keepalive", FI_PARAM_INT,
+			"an idle QP probes its peer after this many ms of silence; 3 probes unanswered "
+			"fail it (0: off; default 2000: a dead peer found within 8 s)");
 	fi_param_define(&drfi_prov, "stats", FI_PARAM_INT,
 			"1: the context's and its QPs' counters to stderr when the fabric closes (default: 0)");
 	return &drfi_prov;

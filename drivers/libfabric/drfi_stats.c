@@ -33,6 +33,7 @@ drfi_stats_take_qp(struct drfi_fabric *fab, struct dr_qp *qp)
 		fab->qp_sum.max_ack_timeout_us = c.max_ack_timeout_us;
 	fab->qp_sum.rto_expiries += c.rto_expiries;
 	fab->qp_sum.tlp_probes += c.tlp_probes;
+	fab->qp_sum.keepalives += c.keepalives;
 	if (c.max_rto_us > fab->qp_sum.max_rto_us)
 		fab->qp_sum.max_rto_us = c.max_rto_us;
 	if (c.srtt_us > fab->qp_sum.srtt_us)
@@ -66,8 +67,8 @@ drfi_stats_print(struct drfi_fabric *fab)
 	fprintf(stderr, "dpdk_rdma stats pid %d: qps: closed %u retries %" PRIu64 " rereads %" PRIu64
 		" ack_timeouts %" PRIu64 " max_ack_timeout_us %" PRIu64 " rto_expiries %" PRIu64
 		" max_rto_us %" PRIu64 " tlp_probes %" PRIu64 " max_srtt_us %" PRIu64 " naks_rx %" PRIu64 " rnr_naks_rx %" PRIu64
-		" rnr_wait_us %" PRIu64 " naks_tx %" PRIu64 " sr_resends %" PRIu64 "\n", (int)getpid(),
-		fab->qps_closed, q->retries, q->rereads, q->ack_timeouts, q->max_ack_timeout_us,
+		" rnr_wait_us %" PRIu64 " naks_tx %" PRIu64 " sr_resends %" PRIu64 " keepalives %" PRIu64 "\n",
+		(int)getpid(), fab->qps_closed, q->retries, q->rereads, q->ack_timeouts, q->max_ack_timeout_us,
 		q->rto_expiries, q->max_rto_us, q->tlp_probes, q->srtt_us, q->naks_rx,
-		q->rnr_naks_rx, q->rnr_wait_us, q->naks_tx, q->sr_resends);
+		q->rnr_naks_rx, q->rnr_wait_us, q->naks_tx, q->sr_resends, q->keepalives);
 }

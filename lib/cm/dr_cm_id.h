@@ -52,6 +52,7 @@ struct dr_cm_id_impl {
 	struct dr_pd *own_pd;        /* dr_cm_create_qp() without a PD */
 	struct dr_cm_req_param req;  /* passive: the peer's REQ (values only: pdata is not kept) */
 	struct dr_cm_conn_param param;  /* active: what dr_cm_connect() asked */
+	struct dr_ece ece_offer;     /* active: the QP's ECE the REQ offered (dr_cm_ece.h) */
 	uint32_t local_psn;
 	int ack_timeout;             /* dr_cm_set_option()'s local ACK timeout (IBA encoding), -1: the default */
 	unsigned int unacked;        /* events taken, not acknowledged (atomic: two channels may count) */

@@ -45,6 +45,8 @@ enum dr_cm_attr {
 
 /* REQ (IBA 12.6.5, Table 106) */
 #define DR_CM_REQ_LOCAL_COMM_ID DR_CM_FIELD(0, 0, 32)
+/* VendorID of enhanced connection establishment (Table 106; Linux's CM_REQ_VENDOR_ID): byte 4 stays reserved */
+#define DR_CM_REQ_VENDOR_ID DR_CM_FIELD(5, 0, 24)
 #define DR_CM_REQ_SERVICE_ID DR_CM_FIELD(8, 0, 64)
 #define DR_CM_REQ_LOCAL_CA_GUID DR_CM_FIELD(16, 0, 64)
 #define DR_CM_REQ_LOCAL_QKEY DR_CM_FIELD(28, 0, 32)
@@ -109,8 +111,13 @@ enum dr_cm_attr {
 #define DR_CM_REP_REMOTE_COMM_ID DR_CM_FIELD(4, 0, 32)
 #define DR_CM_REP_LOCAL_QKEY DR_CM_FIELD(8, 0, 32)
 #define DR_CM_REP_LOCAL_QPN DR_CM_FIELD(12, 0, 24)
+/* ECE's VendorID in three bytes, each after a 24-bit field (Table 110; Linux's
+ * CM_REP_VENDOR_ID_H, _M, _L in include/rdma/ibta_vol1_c12.h) */
+#define DR_CM_REP_VENDOR_ID_H DR_CM_FIELD(15, 0, 8)
 #define DR_CM_REP_LOCAL_EECN DR_CM_FIELD(16, 0, 24)
+#define DR_CM_REP_VENDOR_ID_M DR_CM_FIELD(19, 0, 8)
 #define DR_CM_REP_STARTING_PSN DR_CM_FIELD(20, 0, 24)
+#define DR_CM_REP_VENDOR_ID_L DR_CM_FIELD(23, 0, 8)
 #define DR_CM_REP_RESPONDER_RESOURCES DR_CM_FIELD(24, 0, 8)
 #define DR_CM_REP_INITIATOR_DEPTH DR_CM_FIELD(25, 0, 8)
 #define DR_CM_REP_TARGET_ACK_DELAY DR_CM_FIELD(26, 0, 5)

@@ -28,7 +28,7 @@ struct param_field {
 
 /* Table 106 (the primary path only: RoCE has no alternate, the rest stays zero) */
 static const struct param_field req_fields[] = {
-	REQ(LOCAL_COMM_ID, local_comm_id), REQ(SERVICE_ID, service_id),
+	REQ(LOCAL_COMM_ID, local_comm_id), REQ(VENDOR_ID, vendor_id), REQ(SERVICE_ID, service_id),
 	REQ(LOCAL_CA_GUID, local_ca_guid), REQ(LOCAL_QKEY, local_qkey), REQ(LOCAL_QPN, local_qpn),
 	REQ(RESPONDER_RESOURCES, responder_resources), REQ(INITIATOR_DEPTH, initiator_depth),
 	REQ(REMOTE_CM_RESP_TIMEOUT, remote_cm_response_timeout), REQ(TRANSPORT_SERVICE, transport),
@@ -83,14 +83,19 @@ member_put(void *p, const struct param_field *pf, uint64_t v)
 	}
 }
 
-/* Message @attr_id of the fields @t of @p, then its private data: 0, or -EINVAL when a value overflows its field. */
+/*
+ * Message @attr_id of the fields @t of @p, its AttributeModifier @attr_mod
+ * (ECE's options: Linux's cm_format_mad_ece_hdr()), then its private data:
+ * 0, or -EINVAL when a value overflows its field.
+ */
 static int
-pack(uint8_t *mad, uint16_t attr_id, uint64_t tid, const struct param_field *t, size_t n, const void *p,
-     const uint8_t *pdata, unsigned int len)
+pack(uint8_t *mad, uint16_t attr_id, uint64_t tid, uint32_t attr_mod, const struct param_field *t, size_t n,
+     const void *p, const uint8_t *pdata, unsigned int len)
 {
 	int ret = 0;
 
 	dr_cm_msg_init(mad, attr_id, tid);
+	dr_mad_put(mad, DR_MAD_ATTR_MOD, attr_mod);
 	for (size_t i = 0; i < n; i++) {
 		uint64_t v = member_get(p, &t[i]);
 
@@ -113,8 +118,8 @@ unpack(const uint8_t *mad, const struct param_field *t, size_t n, void *p)
 int
 dr_cm_req_pack(uint8_t *mad, uint64_t tid, const struct dr_cm_req_param *p)
 {
-	int ret = pack(mad, DR_CM_ATTR_REQ, tid, req_fields, sizeof(req_fields) / sizeof(req_fields[0]), p,
-		       p->pdata, p->pdata_len);
+	int ret = pack(mad, DR_CM_ATTR_REQ, tid, p->ece_options, req_fields,
+		       sizeof(req_fields) / sizeof(req_fields[0]), p, p->pdata, p->pdata_len);
 
 	memcpy(mad + DR_CM_REQ_PRI_LOCAL_GID_OFF, p->local_gid, 16);
 	memcpy(mad + DR_CM_REQ_PRI_REMOTE_GID_OFF, p->remote_gid, 16);
@@ -129,6 +134,7 @@ dr_cm_req_unpack(const uint8_t *mad, struct dr_cm_req_param *p)
 {
 	memset(p, 0, sizeof(*p));
 	unpack(mad, req_fields, sizeof(req_fields) / sizeof(req_fields[0]), p);
+	p->ece_options = (uint32_t)dr_mad_get(mad, DR_MAD_ATTR_MOD);
 	memcpy(p->local_gid, mad + DR_CM_REQ_PRI_LOCAL_GID_OFF, 16);
 	memcpy(p->remote_gid, mad + DR_CM_REQ_PRI_REMOTE_GID_OFF, 16);
 	p->pdata = mad + DR_CM_REQ_PDATA_OFF;
@@ -138,8 +144,14 @@ dr_cm_req_unpack(const uint8_t *mad, struct dr_cm_req_param *p)
 int
 dr_cm_rep_pack(uint8_t *mad, uint64_t tid, const struct dr_cm_rep_param *p)
 {
-	return pack(mad, DR_CM_ATTR_REP, tid, rep_fields, sizeof(rep_fields) / sizeof(rep_fields[0]), p,
-		    p->pdata, p->pdata_len);
+	int ret = pack(mad, DR_CM_ATTR_REP, tid, p->ece_options, rep_fields,
+		       sizeof(rep_fields) / sizeof(rep_fields[0]), p, p->pdata, p->pdata_len);
+
+	/* Table 110: the VendorID's high, middle and low bytes, apart (Linux's cm_format_rep()) */
+	dr_mad_put(mad, DR_CM_REP_VENDOR_ID_H, p->vendor_id >> 16);
+	dr_mad_put(mad, DR_CM_REP_VENDOR_ID_M, p->vendor_id >> 8);
+	dr_mad_put(mad, DR_CM_REP_VENDOR_ID_L, p->vendor_id);
+	return (p->vendor_id >> 24) != 0 ? -EINVAL : ret;
 }
 
 void
@@ -147,6 +159,9 @@ dr_cm_rep_unpack(const uint8_t *mad, struct dr_cm_rep_param *p)
 {
 	memset(p, 0, sizeof(*p));
 	unpack(mad, rep_fields, sizeof(rep_fields) / sizeof(rep_fields[0]), p);
+	p->vendor_id = (uint32_t)(dr_mad_get(mad, DR_CM_REP_VENDOR_ID_H) << 16 |
+				  dr_mad_get(mad, DR_CM_REP_VENDOR_ID_M) << 8 | dr_mad_get(mad, DR_CM_REP_VENDOR_ID_L));
+	p->ece_options = (uint32_t)dr_mad_get(mad, DR_MAD_ATTR_MOD);
 	p->pdata = mad + DR_CM_REP_PDATA_OFF;
 	p->pdata_len = DR_CM_REP_PDATA_LEN;
 }

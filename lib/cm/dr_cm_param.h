@@ -9,6 +9,10 @@
  * The contents of the REQ and REP (IBA 12.6.5, 12.6.8) as plain values, and
  * their pack and unpack. One path (RoCE has no alternate path: Annex A16/A17
  * leave APM out), so the alternate fields are written zero and not read.
+ * Both carry enhanced connection establishment as Linux's ib_cm does
+ * (cm_format_req(), cm_format_rep(), cm_format_mad_ece_hdr()): the vendor
+ * in the message's VendorID, the options in the MAD header's
+ * AttributeModifier (0 and 0: nothing offered, what rxe sends).
  * Pure: no EAL, no allocation, no logging.
  */
 
@@ -18,6 +22,8 @@
 /** A REQ's contents (Table 106). */
 struct dr_cm_req_param {
 	uint32_t local_comm_id;
+	uint32_t vendor_id;              /**< ECE: VendorID, 24 bits (0: no ECE) */
+	uint32_t ece_options;            /**< ECE: the options, the MAD's AttributeModifier */
 	uint64_t service_id;
 	uint64_t local_ca_guid;
 	uint32_t local_qkey;             /**< UD/RD only; 0 for RC/UC */
@@ -52,6 +58,8 @@ struct dr_cm_req_param {
 /** A REP's contents (Table 110). */
 struct dr_cm_rep_param {
 	uint32_t local_comm_id;
+	uint32_t vendor_id;              /**< ECE: VendorID, 24 bits (H, M, L bytes of Table 110) */
+	uint32_t ece_options;            /**< ECE: the options, the MAD's AttributeModifier */
 	uint32_t remote_comm_id;
 	uint32_t local_qkey;
 	uint32_t local_qpn;

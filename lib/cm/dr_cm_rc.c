@@ -7,7 +7,9 @@
  * of its context's agent (REQ, REP, RTU, DREQ, DREP: IBA 12.9), and the CM
  * moves its QP through RTR and RTS (on the REP: active; on
  * dr_cm_accept(): passive) and ERR as rdma_cm does; the agent's events
- * become the id's.
+ * become the id's. The REQ and REP carry the QPs' ECE as Linux's ib_cm
+ * does, and each QP takes the negotiated options just before its RTR
+ * (dr_cm_ece.h): two dpdk-rdma ends get selective repeat by themselves.
  */
 
 #include <arpa/inet.h>
@@ -16,6 +18,7 @@
 
 #include <rte_random.h>
 
+#include "dr_cm_ece.h"
 #include "dr_cm_id.h"
 #include "dr_cm_ip.h"
 #include "dr_log.h"
@@ -70,6 +73,7 @@ dr_cm_rc_connect(struct dr_cm_id_impl *id, const struct dr_cm_conn_param *p)
 	uint8_t pdata[DR_CM_REQ_PDATA_LEN] = { 0 };
 	struct dr_cm_req_param req;
 	struct dr_cm_peer to;
+	struct dr_cm_ece ece;
 	int ret;
 
 	if (pub->qp == NULL || id->conn != NULL)
@@ -80,6 +84,12 @@ dr_cm_rc_connect(struct dr_cm_id_impl *id, const struct dr_cm_conn_param *p)
 	id->local_psn = (uint32_t)rte_rand() & 0xFFFFFF;
 	id->param = *p;
 	memset(&req, 0, sizeof(req));
+	/* the QP's ECE (what it supports, or what the application set on it) in the REQ */
+	if (dr_query_ece(pub->qp, &id->ece_offer) != 0)
+		memset(&id->ece_offer, 0, sizeof(id->ece_offer));
+	ece = dr_cm_ece_offer(&id->ece_offer);
+	req.vendor_id = ece.vendor_id;
+	req.ece_options = ece.options;
 	req.service_id = dr_cm_ip_service_id(pub->ps, ntohs(dst->sin_port));
 	req.local_ca_guid = id->svc->agent.ca_guid;
 	req.local_qpn = pub->qp->qp_num;
@@ -116,11 +126,35 @@ dr_cm_rc_connect(struct dr_cm_id_impl *id, const struct dr_cm_conn_param *p)
 	return ret;
 }
 
+/*
+ * Passive, before RTR: the REQ's ECE against the QP's. Ours on both ends:
+ * the QP takes the options both offer (librdmacm's init_ece()); anything
+ * else sets nothing. *@reply is what the REP answers. 0 or -errno.
+ */
+static int
+accept_ece(struct dr_cm_id_impl *id, struct dr_cm_ece *reply)
+{
+	const struct dr_cm_ece req = { .vendor_id = id->req.vendor_id, .options = id->req.ece_options };
+	struct dr_ece local, take;
+	bool took = false;
+	int ret = 0;
+
+	if (dr_query_ece(id->pub.qp, &local) == 0 && dr_cm_ece_accept(&req, &local, &take)) {
+		ret = dr_set_ece(id->pub.qp, &take);    /* writes back the options the QP took */
+		took = ret == 0;
+	}
+	*reply = dr_cm_ece_reply(&req, took ? &take : NULL);
+	DR_LOG(cm, DEBUG, "QP 0x%x: REQ ECE %#x/%#x: %s, REP ECE %#x/%#x", id->pub.qp->qp_num, req.vendor_id,
+	       req.options, took ? "options taken" : "nothing set", reply->vendor_id, reply->options);
+	return ret;
+}
+
 int
 dr_cm_rc_accept(struct dr_cm_id_impl *id, const struct dr_cm_conn_param *p)
 {
 	struct dr_cm_id *pub = &id->pub;
 	struct dr_cm_rep_param rep;
+	struct dr_cm_ece ece;
 	uint8_t mtu;
 	int ret;
 
@@ -134,14 +168,18 @@ dr_cm_rc_accept(struct dr_cm_id_impl *id, const struct dr_cm_conn_param *p)
 	id->local_psn = (uint32_t)rte_rand() & 0xFFFFFF;
 	mtu = RTE_MIN(id->req.path_mtu, (uint8_t)pub->route.mtu);
 	dr_qp_comm_est_arm(pub->qp);    /* its first request stands in for a lost RTU (dr_cm_rc_tick()) */
+	ret = accept_ece(id, &ece);
 	/* the REQ's Starting PSN is the one we send with, the REP's the one we expect (see on_rep()) */
-	ret = qp_connect(id, id->req.local_qpn, id->local_psn, id->req.starting_psn, mtu,
-			 p->responder_resources, RTE_MIN(p->initiator_depth, id->req.responder_resources),
-			 id->req.retry_count, id->req.rnr_retry_count,
-			 /* ours when set (dr_cm_set_option()), as Linux's rdma_cm: else the REQ's */
-			 id->ack_timeout >= 0 ? (uint8_t)id->ack_timeout : id->req.local_ack_timeout);
+	if (ret == 0)
+		ret = qp_connect(id, id->req.local_qpn, id->local_psn, id->req.starting_psn, mtu,
+				 p->responder_resources, RTE_MIN(p->initiator_depth, id->req.responder_resources),
+				 id->req.retry_count, id->req.rnr_retry_count,
+				 /* ours when set (dr_cm_set_option()), as Linux's rdma_cm: else the REQ's */
+				 id->ack_timeout >= 0 ? (uint8_t)id->ack_timeout : id->req.local_ack_timeout);
 	if (ret == 0) {
 		memset(&rep, 0, sizeof(rep));
+		rep.vendor_id = ece.vendor_id;
+		rep.ece_options = ece.options;
 		rep.local_qpn = pub->qp->qp_num;
 		rep.starting_psn = id->local_psn;
 		rep.responder_resources = p->responder_resources;
@@ -241,19 +279,29 @@ on_rep(struct dr_cm_id_impl *id, struct dr_cm_conn *c, const uint8_t *mad)
 {
 	struct dr_cm_rep_param rep;
 	struct dr_cm_conn_param cp;
-	int ret;
+	struct dr_cm_ece ece;
+	struct dr_ece take;
+	int ret = 0;
 
 	dr_cm_rep_unpack(mad, &rep);
+	/* the REP's ECE, if it is ours, before RTR (librdmacm's ucma_process_conn_resp_ece()) */
+	ece = (struct dr_cm_ece){ .vendor_id = rep.vendor_id, .options = rep.ece_options };
+	if (dr_cm_ece_confirm(&ece, &id->ece_offer, &take))
+		ret = dr_set_ece(id->pub.qp, &take);
+	DR_LOG(cm, DEBUG, "QP 0x%x: REP ECE %#x/%#x: %s", id->pub.qp->qp_num, ece.vendor_id, ece.options,
+	       dr_cm_ece_ours(ece.vendor_id) ? "taken" : "not ours, nothing set");
 	/*
 	 * A message's Starting PSN is the first its receiver sends (Linux ib_cm:
 	 * the REQ's becomes the passive side's sq_psn, the REP's the active
 	 * side's; test_cm_vectors checks it on rping's capture): we expect ours,
 	 * we send with the REP's.
 	 */
-	ret = qp_connect(id, rep.local_qpn, id->local_psn, rep.starting_psn, (uint8_t)id->pub.route.mtu,
-			 id->param.responder_resources, RTE_MIN(id->param.initiator_depth, rep.responder_resources),
-			 id->param.retry_count & 7, rep.rnr_retry_count,
-			 id->ack_timeout >= 0 ? (uint8_t)id->ack_timeout : CM_ACK_TIMEOUT);
+	if (ret == 0)
+		ret = qp_connect(id, rep.local_qpn, id->local_psn, rep.starting_psn, (uint8_t)id->pub.route.mtu,
+				 id->param.responder_resources,
+				 RTE_MIN(id->param.initiator_depth, rep.responder_resources),
+				 id->param.retry_count & 7, rep.rnr_retry_count,
+				 id->ack_timeout >= 0 ? (uint8_t)id->ack_timeout : CM_ACK_TIMEOUT);
 	if (ret != 0) {
 		DR_LOG(cm, INFO, "REP: the QP could not be readied: %s", strerror(-ret));
 		(void)dr_cm_conn_reject(c, DR_CM_REJ_NO_RESOURCES, NULL, 0, dr_cm_svc_now());

@@ -159,6 +159,7 @@ tel_ctx_stats(const char *cmd, const char *params, struct rte_tel_data *d)
 	ADD(sr_resends);
 	ADD(rto_expiries);
 	ADD(tlp_probes);
+	ADD(keepalives);
 	ADD(rx_ecn_ce);
 	ADD(tx_cnp);
 	ADD(rx_cnp);
@@ -278,6 +279,7 @@ qp_info(struct rte_tel_data *d, struct dr_qp_impl *qp)
 	rte_tel_data_add_dict_u64(d, "sr_resends", LOAD(qp->cnt.sr_resends));
 	rte_tel_data_add_dict_u64(d, "rto_expiries", LOAD(qp->cnt.rto_expiries));
 	rte_tel_data_add_dict_u64(d, "tlp_probes", LOAD(qp->cnt.tlp_probes));
+	rte_tel_data_add_dict_u64(d, "keepalives", LOAD(qp->cnt.keepalives));
 	{
 		struct dr_qp_counters qc;
 

@@ -602,8 +602,10 @@ dr_comp_rx_placed(struct dr_qp_impl *qp, struct rte_mbuf *m, struct dr_pkt_info 
 	if (qp->comp.timeout_at != 0 && dr_qp_can_send(qp))
 		comp_timer_restart(qp, &c);
 	/* the round trip, and progress restarts the retransmission timer (dr_comp_rto.c) */
-	if (dr_qp_reliable(qp) && dr_qp_can_send(qp))
+	if (dr_qp_reliable(qp) && dr_qp_can_send(qp)) {
 		dr_comp_rto_acked(qp, comp_now(qp, &c));
+		qp->comp.heard_at = comp_now(qp, &c);   /* the peer is alive (dr_comp_keepalive.c) */
+	}
 	/* selective repeat: the responder spoke; a SACK's map, after its ACK (dr_comp_sr.c) */
 	if (dr_qp_sr(qp) && dr_qp_can_send(qp)) {
 		dr_comp_sr_acked(qp, comp_now(qp, &c));
@@ -658,6 +660,10 @@ dr_comp_timers(struct dr_qp_impl *qp, uint64_t now)
 	/* and the adaptive one, which recovers a loss in a round trip or so (dr_comp_rto.c) */
 	if (dr_qp_reliable(qp))
 		dr_comp_rto_timer(qp, now, qp->comp.timeout_at != 0 && now >= qp->comp.timeout_at);
+	/* nothing outstanding: is the peer still there? (dr_comp_keepalive.c) */
+	if (unlikely(qp->pub.context->keepalive_ticks != 0) && dr_qp_reliable(qp) &&
+	    dr_comp_keepalive(qp, now))
+		return;
 	/* selective repeat: a lost tail or lost resends, found before the ACK timer (dr_comp_sr.c) */
 	if (dr_qp_sr(qp))
 		dr_comp_sr_timer(qp, now);

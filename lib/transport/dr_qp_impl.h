@@ -217,6 +217,10 @@ struct dr_comp_state {
 	uint32_t sent_max;             /* the newest it has been (a go-back-N sends below it again) */
 	uint8_t rto_backoff;           /* expiries without progress: the RTO doubles for each */
 	bool tlp_done;                 /* the probe of this wait went out (or an RTO did) */
+	/* keepalive (dr_comp_keepalive.c) */
+	uint64_t heard_at;             /* run clock of the newest response */
+	uint64_t ka_sent_at;           /* of the newest probe; 0: none unanswered */
+	uint32_t ka_unanswered;        /* probes sent since the peer was last heard */
 };
 
 /* A READ or atomic the responder executed: kept for duplicates (IBA 9.7.5.1.3/4). */
@@ -276,6 +280,7 @@ struct dr_resp_state {
 	bool final_nak_pending;
 	uint8_t final_nak_syndrome;
 	uint32_t final_nak_psn;
+	uint64_t heard_at;             /* run clock of the newest request (its lcore's; the keepalive reads it) */
 	uint32_t dup_ack_psn;          /* newest SEND/WRITE/atomic PSN executed: duplicates are ACKed with it,
 					* never with a READ's PSN (rxe resp.ack_psn - 1) */
 	/* READ / atomic resources, max_dest_rd_atomic of them, used round robin */
@@ -354,6 +359,7 @@ struct dr_qp_impl {
 		uint64_t max_ack_timeout_ticks;   /* the longest local ACK timer that expired */
 		uint64_t rto_expiries, tlp_probes; /* the adaptive timer's go-back-Ns and probes */
 		uint64_t max_rto_ticks;           /* the longest adaptive timer that expired */
+		uint64_t keepalives;              /* keepalive probes sent */
 		uint64_t rnr_wait_ticks;          /* the RNR waits asked for (TSC ticks) */
 	} cnt;
 

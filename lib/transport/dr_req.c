@@ -435,6 +435,27 @@ req_send_segment(struct dr_qp_impl *qp, struct dr_send_wqe *wqe)
 }
 
 int
+dr_req_keepalive(struct dr_qp_impl *qp, uint32_t psn)
+{
+	struct dr_pkt_info pi;
+	struct dr_reth *reth;
+	struct rte_mbuf *m;
+
+	/* IBA 9.7.4.1.x: a zero-length WRITE; its R_Key and VA are not checked (length 0) */
+	m = dr_qp_pkt_start(qp, &qp->comp.tmpl, dr_qp_rel_opcode(qp, DR_OP_WRITE_ONLY), 0, psn, &pi);
+	if (m == NULL)
+		return -ENOBUFS;
+	if (pi.mask & DR_OPF_XRCETH)
+		dr_xrceth_set_srq(dr_pkt_xrceth(&pi), 0);
+	reth = dr_pkt_reth(&pi);
+	dr_reth_set_va(reth, 0);
+	dr_reth_set_rkey(reth, 0);
+	dr_reth_set_len(reth, 0);
+	req_fill_bth(&pi, false, true);
+	return req_xmit(qp, &qp->comp.tmpl, m, &pi);
+}
+
+int
 dr_req_resend(struct dr_qp_impl *qp, const struct dr_send_wqe *wqe, uint32_t psn)
 {
 	int32_t idx = dr_psn_diff(psn, wqe->first_psn);

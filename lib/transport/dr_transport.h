@@ -248,6 +248,19 @@ uint64_t dr_comp_rto_base(const struct dr_qp_impl *qp);
 /* The sent, unacknowledged WQE holding request PSN @psn, searched from SQ index *@i on; or NULL. */
 const struct dr_send_wqe *dr_comp_sent_wqe(struct dr_qp_impl *qp, uint32_t psn, uint32_t *i);
 
+/*
+ * Keepalive (dr_comp_keepalive.c; dr_context_attr.keepalive_ms): with
+ * nothing outstanding, a probe when the peer was not heard for an interval;
+ * true when the QP failed (unanswered probes) and went to ERR.
+ */
+bool dr_comp_keepalive(struct dr_qp_impl *qp, uint64_t now);
+/*
+ * Called by the keepalive: a zero-length RDMA WRITE at @psn, AckReq set,
+ * along the completer's headers (a duplicate of an acknowledged PSN: the
+ * responder acknowledges it again, IBA 9.7.5.1.1 C9-105). 0 or -errno.
+ */
+int dr_req_keepalive(struct dr_qp_impl *qp, uint32_t psn);
+
 /* Selective repeat: a SACK's map, after its ACK was handled; resend what it shows missing (dr_comp_sr.c). */
 void dr_comp_sr_rx(struct dr_qp_impl *qp, const struct dr_pkt_info *pi);
 /* Selective repeat: a response came at @now: the responder spoke (dr_comp_sr.c). */

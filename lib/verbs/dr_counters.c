@@ -76,6 +76,7 @@ dr_query_context_counters(struct dr_context *ctx, struct dr_context_counters *c)
 	c->ack_timeouts = st.ack_timeouts;
 	c->rto_expiries = st.rto_expiries;
 	c->tlp_probes = st.tlp_probes;
+	c->keepalives = st.keepalives;
 	c->naks_seq_rx = st.naks_seq_rx;
 	c->naks_rnr_rx = st.naks_rnr_rx;
 	c->naks_err_rx = st.naks_err_rx;
@@ -109,6 +110,7 @@ dr_query_qp_counters(struct dr_qp *pub, struct dr_qp_counters *c)
 	c->rto_expiries = LOAD(qp->cnt.rto_expiries);
 	c->max_rto_us = ticks_us(LOAD(qp->cnt.max_rto_ticks));
 	c->tlp_probes = LOAD(qp->cnt.tlp_probes);
+	c->keepalives = LOAD(qp->cnt.keepalives);
 	c->srtt_us = ticks_us(LOAD(qp->comp.srtt));
 	c->rttvar_us = ticks_us(LOAD(qp->comp.rttvar));
 	c->naks_rx = LOAD(qp->cnt.naks_rx);

@@ -146,3 +146,44 @@ def test_fi_pingpong(ep, mode, sizes):
         # 1 B goes by fi_inject (below inject_size), 6 MiB spans thousands of MTU-sized packets
         assert {"1", "64", "6m"} <= {size for size, _, _ in ROW.findall(c.stdout)}, c.describe()
 
+
+
+@pytest.mark.parametrize("ep", ["msg"])
+def test_peer_killed_mid_run(ep):
+    """The server killed (SIGKILL) in the middle of a long run: a killed
+    DPDK process sends no DREQ. Whether the client has a send outstanding
+    (its RC QP gives up after its retries: retry_cnt 7, the CM's ACK timeout
+    19, 8 tries of 2.1 s) or only waits for the dead peer's message
+    (nothing outstanding: the keepalive, FI_DPDK_RDMA_KEEPALIVE's default
+    2 s, fails the QP after 3 unanswered probes, 8 s), the error reaches
+    fi_pingpong and it exits with an error within a bound: no hang, no
+    crash. Not -e rdm yet: the QP fails the same way under ofi_rxm, but
+    rxm does not fail the application's posted receives when one of its
+    connections breaks, so a client that only waits still waits
+    (libfabric.rst, "Faults")."""
+    cpus = sorted(os.sched_getaffinity(0))
+    tag = "%d_%d" % (os.getpid(), time.monotonic_ns() % 1000000)
+    args = ["-e", ep, "-I", "10000000", "-S", "1024"]
+    with netns.VethNetns(tag=tag[-6:]) as net:
+        s, senv = side(net, "server", net.ns_a, net.if_a, IP_A, cpus[0], None, args, tag)
+        c, cenv = side(net, "client", net.ns_b, net.if_b, IP_B, cpus[-1], None, args + [netns.CTL_A], tag)
+        try:
+            s.start(env=senv)
+            time.sleep(1.0)
+            c.start(env=cenv)
+            time.sleep(3.0)             # well into the exchange
+            assert c.proc.poll() is None and s.proc.poll() is None, s.describe() + c.describe()
+            s.proc.kill()
+            killed = time.monotonic()
+            # the bound: the slower of the two ways, 17 s, and room for a loaded machine
+            while c.proc.poll() is None and time.monotonic() < killed + 60:
+                time.sleep(0.05)
+            took = time.monotonic() - killed
+        finally:
+            for x in (s, c):
+                x.kill()
+            for x in (s, c):
+                x.collect()
+    assert c.rc not in (0, None) and c.rc > 0, c.describe()        # an error exit, not a signal
+    assert took < 40, "the client took %.1f s to give up\n%s" % (took, c.describe())
+    print("\n%s: the client gave up %.2f s after its peer was killed (exit %d)" % (ep, took, c.rc))

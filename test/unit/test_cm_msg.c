@@ -4,12 +4,14 @@
 
 /*
  * The CM's wire layer: MAD bit fields, the common header checks (IBA 13.4),
- * REQ/REP pack and unpack (IBA 12.6, Tables 106 and 110), the message
- * checks, the RDMA IP CM service (Annex A11).
+ * REQ/REP pack and unpack (IBA 12.6, Tables 106 and 110), the ECE they
+ * carry (VendorID, AttributeModifier) and its negotiation rules
+ * (dr_cm_ece.h), the message checks, the RDMA IP CM service (Annex A11).
  */
 
 #include <errno.h>
 
+#include "dr_cm_ece.h"
 #include "dr_cm_ip.h"
 #include "dr_cm_msg.h"
 #include "dr_cm_param.h"
@@ -214,6 +216,145 @@ test_rep(void)
 	CHECK_EQ(dr_cm_rep_pack(m, 5, &p), -EINVAL);
 }
 
+/*
+ * ECE on the wire as Linux's ib_cm puts it: the REQ's VendorID in CM bytes
+ * 5-7 (byte 4 reserved), the REP's in bytes 15, 19 and 23 (high, middle,
+ * low: each after a 24-bit field), the options in the MAD header's
+ * AttributeModifier (MAD bytes 20-23, cm_format_mad_ece_hdr()).
+ */
+static void
+test_ece_wire(void)
+{
+	uint8_t pd[4] = { 1, 2, 3, 4 }, m[DR_MAD_SIZE];
+	struct dr_cm_req_param p = sample_req(pd, 4), q;
+	struct dr_cm_rep_param r = { .local_comm_id = 0x01020304, .remote_comm_id = 0x0A0B0C0D,
+				     .local_qpn = 0xFEDCBA, .local_eecn = 0x123456, .starting_psn = 0x654321,
+				     .rnr_retry_count = 7, .local_ca_guid = 7 }, t;
+	uint16_t attr;
+
+	/* no ECE (what rxe sends): both fields zero, the rest as before */
+	CHECK_EQ(dr_cm_req_pack(m, 42, &p), 0);
+	CHECK_EQ(dr_mad_get(m, DR_MAD_ATTR_MOD), 0);
+	CHECK(m[24 + 4] == 0 && m[24 + 5] == 0 && m[24 + 6] == 0 && m[24 + 7] == 0);
+
+	p.vendor_id = 0xABCDEF;
+	p.ece_options = 0x80000001u;
+	CHECK_EQ(dr_cm_req_pack(m, 42, &p), 0);
+	CHECK_EQ(dr_cm_msg_check(m, sizeof(m), &attr), DR_CM_MSG_OK);
+	CHECK(m[20] == 0x80 && m[21] == 0 && m[22] == 0 && m[23] == 0x01);
+	CHECK_EQ(m[24 + 3], 0xEF);            /* the comm ID's last byte */
+	CHECK_EQ(m[24 + 4], 0x00);            /* reserved */
+	CHECK(m[24 + 5] == 0xAB && m[24 + 6] == 0xCD && m[24 + 7] == 0xEF);
+	CHECK_EQ(m[24 + 8], 0x00);            /* the Service ID's first byte */
+	dr_cm_req_unpack(m, &q);
+	CHECK_EQ(q.vendor_id, 0xABCDEF);
+	CHECK_EQ(q.ece_options, 0x80000001u);
+	CHECK_EQ(q.local_comm_id, p.local_comm_id);
+	CHECK_EQ(q.service_id, p.service_id);
+	/* dpdk-rdma's vendor travels as its low 24 bits */
+	p.vendor_id = dr_cm_ece_wire_vendor(DR_ECE_VENDOR_ID);
+	p.ece_options = DR_ECE_OPT_SELECTIVE_REPEAT;
+	CHECK_EQ(dr_cm_req_pack(m, 42, &p), 0);
+	CHECK(m[24 + 5] == 0x52 && m[24 + 6] == 0 && m[24 + 7] == 0 && m[23] == 1);
+	p.vendor_id = 0x1000000;              /* wider than the field */
+	CHECK_EQ(dr_cm_req_pack(m, 42, &p), -EINVAL);
+
+	CHECK_EQ(dr_cm_rep_pack(m, 5, &r), 0);
+	CHECK_EQ(dr_mad_get(m, DR_MAD_ATTR_MOD), 0);
+	CHECK(m[24 + 15] == 0 && m[24 + 19] == 0 && m[24 + 23] == 0);
+	r.vendor_id = 0xABCDEF;
+	r.ece_options = 0x00000003u;
+	CHECK_EQ(dr_cm_rep_pack(m, 5, &r), 0);
+	CHECK_EQ(dr_cm_msg_check(m, sizeof(m), &attr), DR_CM_MSG_OK);
+	CHECK(m[20] == 0 && m[21] == 0 && m[22] == 0 && m[23] == 0x03);
+	CHECK(m[24 + 12] == 0xFE && m[24 + 13] == 0xDC && m[24 + 14] == 0xBA && m[24 + 15] == 0xAB);
+	CHECK(m[24 + 16] == 0x12 && m[24 + 17] == 0x34 && m[24 + 18] == 0x56 && m[24 + 19] == 0xCD);
+	CHECK(m[24 + 20] == 0x65 && m[24 + 21] == 0x43 && m[24 + 22] == 0x21 && m[24 + 23] == 0xEF);
+	dr_cm_rep_unpack(m, &t);
+	CHECK_EQ(t.vendor_id, 0xABCDEF);
+	CHECK_EQ(t.ece_options, 3);
+	CHECK_EQ(t.local_qpn, 0xFEDCBA);
+	CHECK_EQ(t.local_eecn, 0x123456);
+	CHECK_EQ(t.starting_psn, 0x654321);
+	r.vendor_id = 0x1000000;
+	CHECK_EQ(dr_cm_rep_pack(m, 5, &r), -EINVAL);
+}
+
+/*
+ * The negotiation (dr_cm_ece.h, as librdmacm's init_ece() and
+ * ucma_process_conn_resp_ece() decide): the REQ offers the active QP's
+ * ECE; the passive QP takes the options both offer when the REQ is ours,
+ * and the REP answers them; the active QP takes the REP's when it is ours.
+ * Vendor 0 (rxe) or another vendor: nothing set on either side.
+ */
+static void
+negotiate(uint32_t a_opts, uint32_t b_opts, uint32_t req_vendor_override, bool *a_took, uint32_t *a_opt,
+	  bool *b_took, uint32_t *b_opt, struct dr_cm_ece *rep_out)
+{
+	const struct dr_ece a = { .vendor_id = DR_ECE_VENDOR_ID, .options = a_opts };
+	const struct dr_ece b = { .vendor_id = DR_ECE_VENDOR_ID, .options = b_opts };
+	struct dr_cm_ece req = dr_cm_ece_offer(&a), rep;
+	struct dr_ece tb = { 0 }, ta = { 0 };
+
+	if (req_vendor_override != UINT32_MAX)
+		req.vendor_id = req_vendor_override;
+	*b_took = dr_cm_ece_accept(&req, &b, &tb);
+	*b_opt = *b_took ? tb.options : 0;
+	rep = dr_cm_ece_reply(&req, *b_took ? &tb : NULL);
+	*a_took = dr_cm_ece_confirm(&rep, &a, &ta);
+	*a_opt = *a_took ? ta.options : 0;
+	*rep_out = rep;
+}
+
+static void
+test_ece_rules(void)
+{
+	const uint32_t sr = DR_ECE_OPT_SELECTIVE_REPEAT, ours = dr_cm_ece_wire_vendor(DR_ECE_VENDOR_ID);
+	const struct dr_ece a = { .vendor_id = DR_ECE_VENDOR_ID, .options = sr };
+	struct dr_cm_ece req, rep;
+	struct dr_ece take;
+	uint32_t ao, bo;
+	bool at, bt;
+
+	CHECK_EQ(ours, 0x520000);
+	CHECK(dr_cm_ece_ours(ours) && !dr_cm_ece_ours(0) && !dr_cm_ece_ours(0x0002C9));
+	CHECK(!dr_cm_ece_ours(DR_ECE_VENDOR_ID));           /* 32 bits never come off the wire */
+	req = dr_cm_ece_offer(&a);
+	CHECK(req.vendor_id == ours && req.options == sr);
+	req = dr_cm_ece_offer(&(struct dr_ece){ .vendor_id = 0, .options = sr });
+	CHECK(req.vendor_id == 0 && req.options == 0);     /* no vendor: nothing offered */
+
+	/* ours + ours: selective repeat on both QPs, the REP says so */
+	negotiate(sr, sr, UINT32_MAX, &at, &ao, &bt, &bo, &rep);
+	CHECK(at && bt && ao == sr && bo == sr);
+	CHECK(rep.vendor_id == ours && rep.options == sr);
+	/* one side without it (the application set options 0): both take none */
+	negotiate(0, sr, UINT32_MAX, &at, &ao, &bt, &bo, &rep);
+	CHECK(at && bt && ao == 0 && bo == 0 && rep.options == 0);
+	negotiate(sr, 0, UINT32_MAX, &at, &ao, &bt, &bo, &rep);
+	CHECK(at && bt && ao == 0 && bo == 0 && rep.options == 0);
+	/* the passive side knows only what it supports: unknown bits are not echoed */
+	negotiate(0xFFFFFFFFu, sr, UINT32_MAX, &at, &ao, &bt, &bo, &rep);
+	CHECK(bt && bo == sr && rep.options == sr && at && ao == sr);
+	/* ours + vendor 0 (an rxe/Linux active side without ECE): nothing set, the REP as today (0, 0) */
+	negotiate(sr, sr, 0, &at, &ao, &bt, &bo, &rep);
+	CHECK(!bt && !at && rep.vendor_id == 0 && rep.options == 0);
+	/* another vendor's REQ: nothing set; its ID echoed with no option (librdmacm's REP) */
+	negotiate(sr, sr, 0x0002C9, &at, &ao, &bt, &bo, &rep);
+	CHECK(!bt && !at && rep.vendor_id == 0x0002C9 && rep.options == 0);
+
+	/* the active side against answers it may get */
+	rep = (struct dr_cm_ece){ 0, 0 };                   /* a passive peer without ECE */
+	CHECK(!dr_cm_ece_confirm(&rep, &a, &take));
+	rep = (struct dr_cm_ece){ 0x0002C9, sr };           /* another vendor's */
+	CHECK(!dr_cm_ece_confirm(&rep, &a, &take));
+	rep = (struct dr_cm_ece){ ours, 0 };                /* librdmacm on rxe: our ID echoed, no option */
+	CHECK(dr_cm_ece_confirm(&rep, &a, &take) && take.vendor_id == DR_ECE_VENDOR_ID && take.options == 0);
+	rep = (struct dr_cm_ece){ ours, 0xFFFFFFFFu };      /* an answer wider than the offer */
+	CHECK(dr_cm_ece_confirm(&rep, &(struct dr_ece){ .vendor_id = DR_ECE_VENDOR_ID, .options = 0 }, &take) &&
+	      take.options == 0);
+}
+
 static void
 test_msg_check(void)
 {
@@ -301,6 +442,8 @@ main(void)
 	test_mad_hdr();
 	test_req();
 	test_rep();
+	test_ece_wire();
+	test_ece_rules();
 	test_msg_check();
 	test_ip();
 	return dr_test_report("cm_msg");

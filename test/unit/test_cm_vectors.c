@@ -15,11 +15,15 @@
  * rping set and pack again to the same 256 bytes (every field of Tables 106
  * and 110 where Linux puts it); our REJ for an unknown service, DREP for a
  * DREQ and SIDR_REP are byte for byte what Linux sent in the same place.
+ * rxe offers no ECE (VendorID 0, AttributeModifier 0): our CM sets nothing
+ * on a QP for it, and a REQ or REP of ours with an ECE differs from
+ * Linux's in those two fields only.
  */
 
 #include <pcap/pcap.h>
 
 #include "dr_cm_agent.h"
+#include "dr_cm_ece.h"
 #include "dr_cm_ip.h"
 #include "dr_cm_msg.h"
 #include "dr_cm_param.h"
@@ -108,6 +112,62 @@ check_ip_hdr(const uint8_t *pdata, const struct mad *m)
 		CHECK(h.src_addr[i] == 0 && h.dst_addr[i] == 0);
 }
 
+/* @a and @b differ in the bytes of @fields only (and may in each). */
+static bool
+differ_only_in(const uint8_t *a, const uint8_t *b, const struct dr_mad_field *fields, unsigned int n)
+{
+	for (unsigned int i = 0; i < DR_MAD_SIZE; i++) {
+		bool in = false;
+
+		for (unsigned int k = 0; k < n; k++)
+			in |= i >= fields[k].bit / 8u && i <= (fields[k].bit + fields[k].width - 1u) / 8u;
+		if (!in && a[i] != b[i])
+			return false;
+	}
+	return true;
+}
+
+/*
+ * rping's REQ and REP carry no ECE (rxe has none: ibv_query_ece() fails,
+ * librdmacm sends VendorID 0, options 0), so neither of our sides would
+ * set anything on its QP; ours with dpdk-rdma's ECE are Linux's message
+ * with VendorID and AttributeModifier changed, nothing else.
+ */
+static void
+check_ece(const struct mad *reqm, struct dr_cm_req_param req, const struct mad *repm,
+	  struct dr_cm_rep_param rep)
+{
+	static const struct dr_mad_field req_ece[] = { DR_CM_REQ_VENDOR_ID, DR_MAD_ATTR_MOD };
+	static const struct dr_mad_field rep_ece[] = { DR_CM_REP_VENDOR_ID_H, DR_CM_REP_VENDOR_ID_M,
+						       DR_CM_REP_VENDOR_ID_L, DR_MAD_ATTR_MOD };
+	const struct dr_ece ours = { .vendor_id = DR_ECE_VENDOR_ID, .options = DR_ECE_OPT_SELECTIVE_REPEAT };
+	const struct dr_cm_ece req_ece_got = { req.vendor_id, req.ece_options };
+	const struct dr_cm_ece rep_ece_got = { rep.vendor_id, rep.ece_options };
+	struct dr_cm_ece offer = dr_cm_ece_offer(&ours), answer;
+	uint8_t again[DR_MAD_SIZE];
+	struct dr_ece take;
+
+	CHECK_EQ(req.vendor_id, 0);
+	CHECK_EQ(req.ece_options, 0);
+	CHECK_EQ(rep.vendor_id, 0);
+	CHECK_EQ(rep.ece_options, 0);
+	CHECK(!dr_cm_ece_accept(&req_ece_got, &ours, &take));
+	CHECK(!dr_cm_ece_confirm(&rep_ece_got, &ours, &take));
+	answer = dr_cm_ece_reply(&req_ece_got, NULL);
+	CHECK(answer.vendor_id == 0 && answer.options == 0);   /* our REP to rping's REQ: no ECE, as rxe's */
+
+	req.vendor_id = offer.vendor_id;
+	req.ece_options = offer.options;
+	CHECK_EQ(dr_cm_req_pack(again, dr_mad_get(reqm->b, DR_MAD_TID), &req), 0);
+	CHECK(memcmp(again, reqm->b, DR_MAD_SIZE) != 0);
+	CHECK(differ_only_in(again, reqm->b, req_ece, RTE_DIM(req_ece)));
+	rep.vendor_id = offer.vendor_id;
+	rep.ece_options = offer.options;
+	CHECK_EQ(dr_cm_rep_pack(again, dr_mad_get(repm->b, DR_MAD_TID), &rep), 0);
+	CHECK(memcmp(again, repm->b, DR_MAD_SIZE) != 0);
+	CHECK(differ_only_in(again, repm->b, rep_ece, RTE_DIM(rep_ece)));
+}
+
 static void
 test_rping(void)
 {
@@ -164,6 +224,7 @@ test_rping(void)
 	rep.pdata_len = DR_CM_REP_PDATA_LEN;
 	CHECK_EQ(dr_cm_rep_pack(again, dr_mad_get(m[1].b, DR_MAD_TID), &rep), 0);
 	CHECK(memcmp(again, m[1].b, DR_MAD_SIZE) == 0);
+	check_ece(&m[0], req, &m[1], rep);
 
 	/*
 	 * A message's Starting PSN is the first its receiver sends: the client

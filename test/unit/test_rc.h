@@ -128,6 +128,13 @@ struct rc_env {
 	struct rc_log_entry log[RC_MAX_LOG];
 	uint32_t nlog;
 	bool logging;
+	/*
+	 * Called with every RoCEv2 frame the wire carries, before the rules (a
+	 * peer's stack played by rewriting what ours sent: test_cm_ece.c); it
+	 * may change @frame's bytes after the BTH and return true: the wire
+	 * then computes the ICRC again. NULL: none.
+	 */
+	bool (*tamper)(struct rc_env *e, int dir, uint8_t *frame, const struct dr_pkt_info *pi);
 };
 
 /* QP pair parameters. */
@@ -202,6 +209,8 @@ void rc_sleep_us(uint64_t us);
  * reaches a deadline first, however slow the machine. Inline mode.
  */
 void rc_clock_freeze(bool frozen);
+/* Stopped, it moves by exactly @ticks (TSC ticks) at once: the next round sees them. */
+void rc_clock_advance(uint64_t ticks);
 /* The transport's time now (TSC ticks of the wire's run clock). */
 uint64_t rc_clock_now(void);
 /* Print (stderr) both QPs' reliability counters and each worker's stalls: why a case failed. */

@@ -16,6 +16,7 @@
 #include <rte_mbuf.h>
 #include <rte_ring.h>
 
+#include "dr_icrc.h"
 #include "dr_psn.h"
 #include "test_rc.h"
 
@@ -203,6 +204,14 @@ wire_carry(struct rc_env *e, int dir)
 				m = flat;
 			}
 			roce = dr_pkt_parse(m, &pi) == DR_PKT_OK;
+			if (roce && e->tamper != NULL &&
+			    e->tamper(e, dir, rte_pktmbuf_mtod(m, uint8_t *), &pi)) {
+				/* a flat frame (above): its ICRC over the new bytes, as the wire carries it */
+				rte_le32_t icrc = rte_cpu_to_le_32(dr_icrc_compute(m, &pi));
+
+				memcpy(rte_pktmbuf_mtod_offset(m, uint8_t *, pi.frame_len - DR_ICRC_BYTES), &icrc,
+				       DR_ICRC_BYTES);
+			}
 			enum rc_action act = wire_decide(e, dir, &pi, roce);
 
 			e->frames[dir]++;
