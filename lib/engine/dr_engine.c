@@ -352,6 +352,20 @@ dr_engine_qps(struct dr_worker *wk, uint64_t now)
 	return n;
 }
 
+uint64_t
+dr_wk_round_begin(struct dr_worker *wk, uint64_t tsc)
+{
+	wk->in_round = true;
+	return dr_run_clock_advance(&wk->clock, dr_run_clock_base_now(tsc));
+}
+
+void
+dr_wk_round_end(struct dr_worker *wk)
+{
+	wk->in_round = false;
+	dr_cq_notify_flush(wk);
+}
+
 int
 dr_progress(struct dr_context *ctx)
 {
@@ -366,20 +380,18 @@ dr_progress(struct dr_context *ctx)
 
 	wk = &ctx->wk[0];
 	RTE_PER_LCORE(dr_cur_worker) = wk;
-	wk->in_round = true;
 	now = rte_rdtsc();
 	/*
 	 * the QPs' timers run on the run clock (inline: every gap counts; what
 	 * came meanwhile is taken first, at this round's time: a response's
 	 * round trip ends now)
 	 */
-	(void)dr_run_clock_advance(&wk->clock, dr_run_clock_base_now(now));
+	(void)dr_wk_round_begin(wk, now);
 	n = dr_engine_rx(wk);
 	n += dr_engine_qps(wk, wk->clock.now);
 	n += dr_engine_ctl_tx(wk);
 	dr_wk_tx_flush(wk);
-	wk->in_round = false;
-	dr_cq_notify_flush(wk);
+	dr_wk_round_end(wk);
 	dr_port_watch(ctx, now);
 	/* the connection manager's turn (QP1's MADs, CM timers), when it runs and is due */
 	if (unlikely(ctx->cm_progress != NULL) && now >= ctx->cm_next)

@@ -46,6 +46,16 @@ dr_run_clock_base_now(uint64_t tsc)
 	return dr_run_clock_base != NULL ? dr_run_clock_base() : tsc;
 }
 
+/*
+ * The bookkeeping of one round of a worker, wherever rounds run (an engine
+ * lcore, dr_progress()): dr_wk_round_begin() at TSC @tsc advances the
+ * worker's run clock (a stall of an engine lcore is counted, not timed:
+ * dr_run_clock.h) and returns it; dr_wk_round_end() raises the completion
+ * events of the round's CQ pushes, behind one fence (dr_cq_notify_flush()).
+ */
+uint64_t dr_wk_round_begin(struct dr_worker *wk, uint64_t tsc);
+void dr_wk_round_end(struct dr_worker *wk);
+
 /* Set up the context's workers and rings (before the backend opens the port). 0 or -errno. */
 int dr_engine_init(struct dr_context *ctx);
 /* After the backend set ctx->nb_rxq / nb_txq: give worker i queue first + i where it exists. */

@@ -60,7 +60,7 @@ run_commands(struct dr_worker *wk)
  * kernel's timer slack, so the run clock counts it whole.
  */
 static void
-idle(enum dr_idle_policy policy, uint64_t t0, uint64_t idle_since)
+idle(enum dr_idle_policy policy, uint64_t t0, uint64_t idle_since, uint64_t spin_ticks)
 {
 	static const struct timespec nap = { .tv_sec = 0, .tv_nsec = DR_IDLE_SLEEP_US * 1000 };
 
@@ -72,7 +72,7 @@ idle(enum dr_idle_policy policy, uint64_t t0, uint64_t idle_since)
 		sched_yield();
 		break;
 	case DR_IDLE_SLEEP:
-		if (t0 - idle_since < rte_get_tsc_hz() / 1000000u * DR_IDLE_SPIN_US)
+		if (t0 - idle_since < spin_ticks)
 			sched_yield();
 		else
 			(void)nanosleep(&nap, NULL);
@@ -141,6 +141,7 @@ worker_main(void *arg)
 	struct dr_context *ctx = wk->ctx;
 	enum dr_idle_policy policy = ctx->attr.idle;
 	uint64_t t0, t1, idle_since;
+	const uint64_t spin_ticks = rte_get_tsc_hz() / 1000000u * DR_IDLE_SPIN_US;   /* DR_IDLE_SLEEP's */
 
 	RTE_PER_LCORE(dr_cur_worker) = wk;
 	(void)rte_rcu_qsbr_thread_register(ctx->rcu, wk->id);
@@ -149,13 +150,11 @@ worker_main(void *arg)
 	idle_since = t0;
 	while (!__atomic_load_n(&wk->stop, __ATOMIC_ACQUIRE)) {
 		/* the QPs' timers run on the worker's run clock: a stall of ours is no loss */
-		uint64_t now = dr_run_clock_advance(&wk->clock, dr_run_clock_base_now(t0));
+		uint64_t now = dr_wk_round_begin(wk, t0);
 		int n;
 
-		wk->in_round = true;
 		n = wk->role == DR_WK_ALL ? rtc_round(wk, now, t0) : pipeline_round(wk, now, t0);
-		wk->in_round = false;
-		dr_cq_notify_flush(wk);         /* the events of this round's completions, one fence */
+		dr_wk_round_end(wk);            /* the events of this round's completions, one fence */
 
 		rte_rcu_qsbr_quiescent(ctx->rcu, wk->id);
 
@@ -167,7 +166,7 @@ worker_main(void *arg)
 			idle_since = t1;
 		} else {
 			wk->lstats.idle_cycles += t1 - t0;
-			idle(policy, t0, idle_since);
+			idle(policy, t0, idle_since, spin_ticks);
 			t1 = rte_rdtsc();
 		}
 		t0 = t1;
