@@ -21,8 +21,11 @@ from dataclasses import dataclass
 import pytest
 
 from perfutil import netns, pair
+from drperf import soak  # noqa: E402  (perfutil put usertools on the path)
 
 TIMEOUT = 60
+# frames each way on the client's port that show a run under way (each size's run starts after a barrier)
+RUNNING_PKTS = 200
 
 
 @dataclass
@@ -149,7 +152,17 @@ def _start_long_run(perf_exe, test, net=None):
         if any(s.proc.poll() is not None for s in sides):
             break
         time.sleep(0.1)
-    time.sleep(0.5)                       # well into the measured run
+    # well into the measured run: past the barrier that starts it (an OOB exchange, which a
+    # loaded machine can keep the server from for a while), frames both ways on the client's port
+    client_prefix = "drpbc_%s" % tag
+    while time.monotonic() < deadline and all(s.proc.poll() is None for s in sides):
+        try:
+            st = soak.telemetry(client_prefix, "/dr/context/stats,0") or {}   # its port 0's context
+            if st.get("tx_pkts", 0) >= RUNNING_PKTS and st.get("rx_pkts", 0) >= RUNNING_PKTS:
+                break
+        except (OSError, ValueError, KeyError, TypeError):
+            pass                          # the socket is not up yet
+        time.sleep(0.1)
     return sides, sock
 
 
