@@ -67,8 +67,10 @@ int dr_modify_qp(struct dr_qp *qp, struct dr_qp_attr *attr, int attr_mask);
 /**
  * Enhanced connection establishment (struct ibv_ece, ibv_query_ece(3),
  * ibv_set_ece(3)): options two providers of the same vendor agree on while
- * the application connects the QPs, carried in its own connection exchange
- * (or rdma_cm's). dpdk-rdma has one: selective repeat on RC and XRC
+ * the application connects the QPs. The CM (dr_cm.h) carries them in its
+ * REQ and REP as Linux's ib_cm does and sets them before RTR (doc/guides/cm.rst);
+ * an application that connects QPs itself carries them in its own exchange.
+ * dpdk-rdma has one: selective repeat on RC and XRC
  * (doc/guides/reliability.rst). A peer that never set it (rxe, hardware,
  * an application that does not exchange ECE) gets IBA's go-back-N.
  */
@@ -80,7 +82,9 @@ struct dr_ece {
 	uint32_t comp_mask;  /**< no optional fields: 0 */
 };
 
-/** dr_ece.vendor_id of dpdk-rdma's options ("DR" in the top bytes: not an IEEE OUI). */
+/** dr_ece.vendor_id of dpdk-rdma's options ("DR" in the top bytes: not an IEEE OUI). The
+ *  CM's 24-bit VendorID field carries its low 24 bits, 0x520000: bit 1 of its first byte
+ *  is set, a locally administered value that no assigned OUI has. */
 #define DR_ECE_VENDOR_ID 0x44520000u
 /**
  * Selective repeat (RC, XRC): the responder keeps requests that arrive
