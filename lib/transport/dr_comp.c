@@ -79,21 +79,13 @@ struct comp_ctx {
 	bool placed;               /* a READ response's payload is in place already (dr_comp_place.c) */
 };
 
-static uint64_t
-comp_tsc_hz(const struct dr_qp_impl *qp)
-{
-	uint64_t hz = qp->pub.context->tsc_hz;
-
-	return hz != 0 ? hz : rte_get_tsc_hz();
-}
-
-/* Local ACK timeout of the QP in TSC ticks (cached per attr.timeout value). */
-static uint64_t
-comp_timeout_ticks(struct dr_qp_impl *qp)
+/* Local ACK timeout of the QP in TSC ticks, cached per attr.timeout value (dr_transport.h). */
+uint64_t
+dr_comp_timeout_ticks(struct dr_qp_impl *qp)
 {
 	if (qp->comp.timeout_for != qp->attr.timeout ||
 	    (qp->comp.timeout_ticks == 0) != (qp->attr.timeout == 0)) {
-		qp->comp.timeout_ticks = dr_ack_timeout_ticks(qp->attr.timeout, comp_tsc_hz(qp));
+		qp->comp.timeout_ticks = dr_ack_timeout_ticks(qp->attr.timeout, dr_qp_tsc_hz(qp));
 		qp->comp.timeout_for = qp->attr.timeout;
 	}
 	return qp->comp.timeout_ticks;
@@ -103,7 +95,7 @@ comp_timeout_ticks(struct dr_qp_impl *qp)
 static void
 comp_arm_timer(struct dr_qp_impl *qp, uint64_t now)
 {
-	uint64_t t = comp_timeout_ticks(qp);
+	uint64_t t = dr_comp_timeout_ticks(qp);
 
 	if (t != 0 && qp->comp.timeout_at == 0)
 		qp->comp.timeout_at = now + t;
@@ -130,7 +122,7 @@ wqe_all_sent(const struct dr_send_wqe *wqe)
 static void
 comp_timer_restart(struct dr_qp_impl *qp, struct comp_ctx *c)
 {
-	uint64_t t = comp_timeout_ticks(qp);
+	uint64_t t = dr_comp_timeout_ticks(qp);
 
 	qp->comp.timeout_at = t != 0 ? comp_now(qp, c) + t : 0;
 }
@@ -507,7 +499,7 @@ comp_rnr(struct dr_qp_impl *qp, struct comp_ctx *c)
 		qp->comp.rnr_left--;
 	/* the RNR NAK acknowledges every PSN before its own */
 	comp_advance(qp, c->psn);
-	wait = (uint64_t)dr_rnr_timer_usec(dr_aeth_syn_value(c->syn)) * comp_tsc_hz(qp) / 1000000u;
+	wait = (uint64_t)dr_rnr_timer_usec(dr_aeth_syn_value(c->syn)) * dr_qp_tsc_hz(qp) / 1000000u;
 	qp->comp.rnr_at = comp_now(qp, c) + (wait != 0 ? wait : 1);
 	__atomic_store_n(&qp->cnt.rnr_wait_ticks, qp->cnt.rnr_wait_ticks + wait, __ATOMIC_RELAXED);
 	dr_ho_rnr_wait(qp, true);       /* the requester sends nothing meanwhile */
@@ -688,8 +680,8 @@ dr_comp_timers(struct dr_qp_impl *qp, uint64_t now)
 	c.wqe = wqe;
 	dr_qp_wk(qp)->stats.ack_timeouts++;
 	qp->cnt.ack_timeouts++;
-	if (comp_timeout_ticks(qp) > qp->cnt.max_ack_timeout_ticks)
-		__atomic_store_n(&qp->cnt.max_ack_timeout_ticks, comp_timeout_ticks(qp), __ATOMIC_RELAXED);
+	if (dr_comp_timeout_ticks(qp) > qp->cnt.max_ack_timeout_ticks)
+		__atomic_store_n(&qp->cnt.max_ack_timeout_ticks, dr_comp_timeout_ticks(qp), __ATOMIC_RELAXED);
 	DR_DP_LOG(comp, DEBUG, "qp %u: local ACK timeout at psn %#x, %u retries left", qp->pub.qp_num,
 		  qp->comp.psn, qp->comp.retry_left);
 	if (comp_retry(qp, &c, true) == COMP_ERROR) {

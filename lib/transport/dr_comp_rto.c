@@ -58,23 +58,17 @@
 #include "dr_psn.h"
 #include "dr_transport.h"
 
-static uint64_t
-rto_hz(const struct dr_qp_impl *qp)
-{
-	return qp->pub.context->tsc_hz != 0 ? qp->pub.context->tsc_hz : rte_get_tsc_hz();
-}
-
 static inline uint64_t
 us_ticks(const struct dr_qp_impl *qp, uint64_t us)
 {
-	return rto_hz(qp) * us / 1000000u;
+	return dr_qp_tsc_hz(qp) * us / 1000000u;
 }
 
 /* The local ACK timeout in ticks: the longest an RTO may be (0: infinite, DR_RTO_MAX_US then). */
 static uint64_t
-rto_ceiling(const struct dr_qp_impl *qp)
+rto_ceiling(struct dr_qp_impl *qp)
 {
-	uint64_t t = dr_ack_timeout_ticks(qp->attr.timeout, rto_hz(qp));
+	uint64_t t = dr_comp_timeout_ticks(qp);
 
 	return t != 0 ? t : us_ticks(qp, DR_RTO_MAX_US);
 }
@@ -94,7 +88,7 @@ dr_comp_rto_base(const struct dr_qp_impl *qp)
  * above the ceiling.
  */
 static uint64_t
-rto_backed_off(const struct dr_qp_impl *qp)
+rto_backed_off(struct dr_qp_impl *qp)
 {
 	uint64_t base = dr_comp_rto_base(qp), r = base;
 	uint64_t cap = RTE_MIN(RTE_MAX(base, us_ticks(qp, DR_RTO_BACKOFF_CAP_US)), rto_ceiling(qp));
@@ -301,7 +295,7 @@ dr_comp_rto_timer(struct dr_qp_impl *qp, uint64_t now, bool ack_timeout_due)
 	if (rto > qp->cnt.max_rto_ticks)
 		__atomic_store_n(&qp->cnt.max_rto_ticks, rto, __ATOMIC_RELAXED);
 	DR_DP_LOG(comp, DEBUG, "qp %u: retransmission timeout (%u us) at psn %#x", qp->pub.qp_num,
-		  (unsigned int)(rto * 1000000u / rto_hz(qp)), cs->psn);
+		  (unsigned int)(rto * 1000000u / dr_qp_tsc_hz(qp)), cs->psn);
 	cs->tlp_done = true;                      /* no probe until progress: the go-back-N is one */
 	if (cs->rto_backoff < DR_RTO_BACKOFF_MAX)
 		cs->rto_backoff++;

@@ -47,17 +47,11 @@
 #define DR_SR_RTO_MIN_US 50
 #define DR_SR_RTO_INIT_US 1000
 
-static uint64_t
-sr_hz(const struct dr_qp_impl *qp)
-{
-	return qp->pub.context->tsc_hz != 0 ? qp->pub.context->tsc_hz : rte_get_tsc_hz();
-}
-
 /* The recovery timeout in TSC ticks (RFC 6298 2.3, the estimate of dr_comp_rto.c), within its bounds. */
 static uint64_t
 sr_rto(const struct dr_qp_impl *qp)
 {
-	uint64_t hz = sr_hz(qp), t = qp->comp.timeout_ticks;
+	uint64_t hz = dr_qp_tsc_hz(qp), t = qp->comp.timeout_ticks;
 	uint64_t r = qp->comp.srtt != 0 ? qp->comp.srtt + 4 * qp->comp.rttvar : hz * DR_SR_RTO_INIT_US / 1000000u;
 
 	r = RTE_MAX(r, hz * DR_SR_RTO_MIN_US / 1000000u);

@@ -16,6 +16,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include <rte_cycles.h>
 #include <rte_mbuf.h>
 
 #include "dr_psn.h"
@@ -235,6 +236,16 @@ extern void (*dr_req_resend_hook)(struct dr_qp_impl *qp);
 
 /* The QP starts sending at @sq_psn (RTS): the timer's and the round trip's PSN marks. */
 void dr_comp_rto_start(struct dr_qp_impl *qp, uint32_t sq_psn);
+/* The TSC frequency the QP's timers count in: its context's (the TSC's until that is known). */
+static inline uint64_t
+dr_qp_tsc_hz(const struct dr_qp_impl *qp)
+{
+	uint64_t hz = qp->pub.context->tsc_hz;
+
+	return hz != 0 ? hz : rte_get_tsc_hz();
+}
+/* The local ACK timeout in TSC ticks, cached per attr.timeout; 0 = infinite (dr_comp.c). */
+uint64_t dr_comp_timeout_ticks(struct dr_qp_impl *qp);
 /* Requests outstanding at @now: the round trip, the tail-loss probe, the early go-back-N (no retry spent). */
 void dr_comp_rto_timer(struct dr_qp_impl *qp, uint64_t now, bool ack_timeout_due);
 /* A response is about to be walked: the newest request sent is timed if none is (Karn's rule kept). */
