@@ -31,6 +31,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include <rte_cycles.h>
 #include <rte_mbuf.h>
 #include <rte_ring.h>
 
@@ -211,6 +212,18 @@ void rc_sleep_us(uint64_t us);
 void rc_clock_freeze(bool frozen);
 /* Stopped, it moves by exactly @ticks (TSC ticks) at once: the next round sees them. */
 void rc_clock_advance(uint64_t ticks);
+/* @v milliseconds in TSC ticks (the transport's clocks count in them). */
+static inline uint64_t
+rc_ms(uint64_t v)
+{
+	return rte_get_tsc_hz() / 1000u * v;
+}
+/* A QP or context counter written by an engine lcore, read from the test's thread. */
+static inline uint64_t
+rc_counter(const uint64_t *c)
+{
+	return __atomic_load_n(c, __ATOMIC_RELAXED);
+}
 /* The transport's time now (TSC ticks of the wire's run clock). */
 uint64_t rc_clock_now(void);
 /* Print (stderr) both QPs' reliability counters and each worker's stalls: why a case failed. */

@@ -36,18 +36,6 @@
 #define KA_MS 10u
 #define KA_PROBES 3u
 
-static uint64_t
-ms(uint64_t v)
-{
-	return rte_get_tsc_hz() / 1000u * v;
-}
-
-static uint64_t
-ld(const uint64_t *c)
-{
-	return __atomic_load_n(c, __ATOMIC_RELAXED);
-}
-
 struct ka_case {
 	struct rc_qp_params p;
 	struct rc_buf src, dst;
@@ -80,7 +68,7 @@ ka_setup(struct rc_env *e, struct ka_case *c)
 	    sw.wc[0].status != DR_WC_SUCCESS)
 		return -1;
 	rc_clock_freeze(true);
-	a->ctx->keepalive_ticks = ms(KA_MS);
+	a->ctx->keepalive_ticks = rc_ms(KA_MS);
 	a->ctx->keepalive_probes = KA_PROBES;
 	rc_round(e);                          /* the completer looked once: the silence counts from now */
 	return 0;
@@ -101,10 +89,10 @@ ka_teardown(struct rc_env *e, struct ka_case *c)
 static uint64_t
 until_due(struct rc_env *e, const struct ka_case *c)
 {
-	uint64_t heard = RTE_MAX(c->qa->comp.heard_at, ld(&c->qa->resp.heard_at));
+	uint64_t heard = RTE_MAX(c->qa->comp.heard_at, rc_counter(&c->qa->resp.heard_at));
 	uint64_t now = e->s[0].ctx->wk[0].clock.now;
 
-	return heard + ms(KA_MS) > now ? heard + ms(KA_MS) - now : 0;
+	return heard + rc_ms(KA_MS) > now ? heard + rc_ms(KA_MS) - now : 0;
 }
 
 /* Let @ticks pass, then one round. */
@@ -135,9 +123,9 @@ test_live_peer(struct rc_env *e)
 		frames0 = e->frames[RC_A2B];
 		RC_CHECK(until_due(e, &c) > 1);
 		step(e, until_due(e, &c) - 1);           /* silent for just under the interval */
-		RC_CHECK_EQ(ld(&c.qa->cnt.keepalives), k);
+		RC_CHECK_EQ(rc_counter(&c.qa->cnt.keepalives), k);
 		step(e, 1);                              /* the interval: the probe, B's ACK */
-		RC_CHECK_EQ(ld(&c.qa->cnt.keepalives), k + 1u);
+		RC_CHECK_EQ(rc_counter(&c.qa->cnt.keepalives), k + 1u);
 		rc_round(e);                             /* A takes the ACK */
 		RC_CHECK_EQ(e->frames[RC_A2B], frames0 + 1);
 		RC_CHECK_EQ(dr_ctx_stats_sum(b->ctx).rx_duplicate, dup0 + 1);
@@ -158,13 +146,13 @@ test_live_peer(struct rc_env *e)
 	}
 	RC_CHECK_EQ(n, 5);
 	RC_CHECK_EQ(e->s[0].qp->state, DR_QPS_RTS);
-	RC_CHECK_EQ(ld(&c.qa->cnt.retries), 0);
+	RC_CHECK_EQ(rc_counter(&c.qa->cnt.retries), 0);
 	/* requests from the peer are hearing it too: B writes to A every 5 ms, A probes nothing */
 	e->logging = false;
 	{
 		struct rc_buf bsrc, adst;
 		struct dr_sge sge;
-		uint64_t ka0 = ld(&c.qa->cnt.keepalives);
+		uint64_t ka0 = rc_counter(&c.qa->cnt.keepalives);
 
 		if (rc_buf_alloc(b, &bsrc, 64, DR_ACCESS_LOCAL_WRITE) != 0 ||
 		    rc_buf_alloc(&e->s[0], &adst, 64, DR_ACCESS_LOCAL_WRITE | DR_ACCESS_REMOTE_WRITE) != 0) {
@@ -174,10 +162,10 @@ test_live_peer(struct rc_env *e)
 			for (k = 0; k < 8; k++) {
 				RC_CHECK_EQ(rc_post_send(b, 50 + k, DR_WR_RDMA_WRITE, &sge, 1, 0,
 							 (uint64_t)(uintptr_t)adst.p, adst.mr->rkey, 0), 0);
-				step(e, ms(KA_MS) / 2);
+				step(e, rc_ms(KA_MS) / 2);
 				rc_round(e);
 			}
-			RC_CHECK_EQ(ld(&c.qa->cnt.keepalives), ka0);
+			RC_CHECK_EQ(rc_counter(&c.qa->cnt.keepalives), ka0);
 			rc_buf_free(&bsrc);
 			rc_buf_free(&adst);
 		}
@@ -204,9 +192,9 @@ test_no_probe_while_outstanding(struct rc_env *e)
 	rc_round(e);
 	rc_round(e);
 	for (int k = 0; k < 4; k++)
-		step(e, ms(KA_MS));                      /* its tail-loss probe and RTOs go unanswered too */
-	RC_CHECK_EQ(ld(&c.qa->cnt.keepalives), 0);
-	RC_CHECK(ld(&c.qa->cnt.rto_expiries) >= 1);
+		step(e, rc_ms(KA_MS));                      /* its tail-loss probe and RTOs go unanswered too */
+	RC_CHECK_EQ(rc_counter(&c.qa->cnt.keepalives), 0);
+	RC_CHECK(rc_counter(&c.qa->cnt.rto_expiries) >= 1);
 	rc_rules_clear(e);
 	rc_clock_freeze(false);
 	RC_CHECK(rc_wait_wcs(e, e->s[0].scq, &sw, 1, 3000000));   /* its probe or RTO recovers it */
@@ -231,18 +219,18 @@ test_dead_peer(struct rc_env *e)
 	RC_CHECK_EQ(rc_post_recv(a, 77, NULL, 0), 0);     /* A waits for its peer's SEND */
 	rc_rule_add(e, RC_A2B, -1, 0, 0, 0, RC_DROP);      /* the peer is gone */
 	step(e, until_due(e, &c));
-	RC_CHECK_EQ(ld(&c.qa->cnt.keepalives), 1);
+	RC_CHECK_EQ(rc_counter(&c.qa->cnt.keepalives), 1);
 	for (k = 1; k < KA_PROBES; k++) {
-		step(e, ms(KA_MS));
-		RC_CHECK_EQ(ld(&c.qa->cnt.keepalives), k + 1u);
+		step(e, rc_ms(KA_MS));
+		RC_CHECK_EQ(rc_counter(&c.qa->cnt.keepalives), k + 1u);
 		RC_CHECK_EQ(a->qp->state, DR_QPS_RTS);
 	}
-	step(e, ms(KA_MS) - 1);
+	step(e, rc_ms(KA_MS) - 1);
 	RC_CHECK_EQ(a->qp->state, DR_QPS_RTS);
 	step(e, 1);                                        /* (probes + 1) intervals of silence */
 	rc_round(e);
 	RC_CHECK_EQ(a->qp->state, DR_QPS_ERR);
-	RC_CHECK_EQ(ld(&c.qa->cnt.keepalives), KA_PROBES);
+	RC_CHECK_EQ(rc_counter(&c.qa->cnt.keepalives), KA_PROBES);
 	RC_CHECK(rc_wait_wcs(e, a->rcq, &rw, 1, 1000000));
 	RC_CHECK(rw.n == 1 && rw.wc[0].wr_id == 77 && rw.wc[0].status == DR_WC_WR_FLUSH_ERR);
 	RC_CHECK_EQ(dr_get_async_event(a->ctx, &ev), 0);

@@ -215,13 +215,6 @@ test_read_ahead_replay(struct rc_env *e)
 }
 
 
-/* A QP counter written by the QP's worker lcore, read from the test's thread. */
-static uint64_t
-qp_counter(const uint64_t *c)
-{
-	return __atomic_load_n(c, __ATOMIC_RELAXED);
-}
-
 /*
  * A 1 MiB READ reply (1024 responses at MTU 1024) loses its third response;
  * the requester asks again at once, but the responder does not answer the
@@ -276,12 +269,12 @@ test_read_stream_keeps_timer(struct rc_env *e)
 	} while (__atomic_load_n(&qb->resp.res_active, __ATOMIC_ACQUIRE) >= 0 &&
 		 rte_get_timer_cycles() < end);
 	rc_round(e);                       /* what the last round left on the wire */
-	timeouts = qp_counter(&qa->cnt.ack_timeouts);
+	timeouts = rc_counter(&qa->cnt.ack_timeouts);
 	if (inline_mode) {
 		RC_CHECK_MSG(rounds >= 8, "the stream took %u rounds (want several timeouts)", rounds);
 		RC_CHECK_MSG(timeouts == 0, "%" PRIu64 " local ACK timeouts while responses kept coming "
 			     "(%u rounds of %u us, timeout 1.05 ms)", timeouts, rounds, ROUND_US);
-		RC_CHECK_EQ(qp_counter(&qa->cnt.rereads), 1);
+		RC_CHECK_EQ(rc_counter(&qa->cnt.rereads), 1);
 	}
 	/* the stream is over: the re-asks get through, the timer asks once more */
 	rc_rules_clear(e);
@@ -289,7 +282,7 @@ test_read_stream_keeps_timer(struct rc_env *e)
 	RC_CHECK(sw.n == 1 && sw.wc[0].wr_id == 1 && sw.wc[0].status == DR_WC_SUCCESS);
 	if (sw.n == 1 && sw.wc[0].status != DR_WC_SUCCESS)
 		printf("read stream: %s after %" PRIu64 " timeouts\n", dr_wc_status_str(sw.wc[0].status),
-		       qp_counter(&qa->cnt.ack_timeouts));
+		       rc_counter(&qa->cnt.ack_timeouts));
 	RC_CHECK(memcmp(la.p, rb.p, RLEN) == 0);
 	rc_buf_free(&la);
 	rc_buf_free(&rb);
@@ -564,20 +557,20 @@ test_own_stall_not_loss(struct rc_env *e)
 		}
 		dr_progress(a->ctx);
 		if (a_runs)
-			RC_CHECK_MSG(qp_counter(&qa->cnt.ack_timeouts) >= 1,
+			RC_CHECK_MSG(rc_counter(&qa->cnt.ack_timeouts) >= 1,
 				     "A ran through 50 ms with its request unanswered: no timeout");
 		else
-			RC_CHECK_MSG(qp_counter(&qa->cnt.ack_timeouts) == 0 && qp_counter(&qa->cnt.retries) == 0,
+			RC_CHECK_MSG(rc_counter(&qa->cnt.ack_timeouts) == 0 && rc_counter(&qa->cnt.retries) == 0,
 				     "A's own 50 ms gap was charged: %" PRIu64 " timeouts, %" PRIu64 " retries",
-				     qp_counter(&qa->cnt.ack_timeouts), qp_counter(&qa->cnt.retries));
+				     rc_counter(&qa->cnt.ack_timeouts), rc_counter(&qa->cnt.retries));
 		{
 			/* what a user reads of it (dr_verbs_counters.h) */
 			struct dr_context_counters cc0, cc1;
 			struct dr_qp_counters qc;
 
 			RC_CHECK_EQ(dr_query_qp_counters(a->qp, &qc), 0);
-			RC_CHECK_EQ(qc.ack_timeouts, qp_counter(&qa->cnt.ack_timeouts));
-			RC_CHECK_EQ(qc.retries, qp_counter(&qa->cnt.retries));
+			RC_CHECK_EQ(qc.ack_timeouts, rc_counter(&qa->cnt.ack_timeouts));
+			RC_CHECK_EQ(qc.retries, rc_counter(&qa->cnt.retries));
 			/* the timer that expired: timeout 12, 4.096 us << 12 = 16777 us */
 			if (a_runs)
 				RC_CHECK_MSG(qc.max_ack_timeout_us >= 16700 && qc.max_ack_timeout_us <= 16800,

@@ -31,18 +31,6 @@
 
 #define WLEN 3000u                      /* three packets at MTU 1024 */
 
-static uint64_t
-ms(uint64_t v)
-{
-	return rte_get_tsc_hz() / 1000u * v;
-}
-
-static uint64_t
-ld(const uint64_t *c)
-{
-	return __atomic_load_n(c, __ATOMIC_RELAXED);
-}
-
 struct rto_case {
 	struct rc_qp_params p;
 	struct rc_buf src, dst;
@@ -109,8 +97,8 @@ static uint64_t
 start_wait(struct rc_env *e, struct rto_case *c, uint64_t srtt_us, uint64_t rttvar_us)
 {
 	rc_clock_freeze(true);
-	c->qa->comp.srtt = ms(1) * srtt_us / 1000u;
-	c->qa->comp.rttvar = ms(1) * rttvar_us / 1000u;
+	c->qa->comp.srtt = rc_ms(1) * srtt_us / 1000u;
+	c->qa->comp.rttvar = rc_ms(1) * rttvar_us / 1000u;
 	rc_round(e);                          /* sent: the frames the rules let through reach B */
 	rc_round(e);                          /* the completer's timers ran: the wait started */
 	RC_CHECK(c->qa->comp.rto_at != 0);
@@ -130,23 +118,23 @@ test_tail_probe(struct rc_env *e)
 	rc_rule_add(e, RC_A2B, DR_OPCODE(RC, WRITE_LAST), 0, 0, 1, RC_DROP);
 	RC_CHECK_EQ(post_write(e, &c, 1), 0);
 	t = start_wait(e, &c, 20000, 10000);
-	RC_CHECK_EQ(dr_comp_rto_base(c.qa), ms(60));   /* srtt + 4 rttvar (RFC 6298 2.3) */
-	dr_comp_timers(c.qa, t + ms(40) - 1);          /* max(2 srtt, DR_TLP_MIN_US) not over yet */
-	RC_CHECK_EQ(ld(&c.qa->cnt.tlp_probes), 0);
-	dr_comp_timers(c.qa, t + ms(40));
-	RC_CHECK_EQ(ld(&c.qa->cnt.tlp_probes), 1);
-	RC_CHECK_EQ(c.qa->comp.rto_at, t + ms(100));   /* the RTO runs again from the probe (RFC 8985 7.3) */
-	dr_comp_timers(c.qa, t + ms(50));              /* once per wait */
-	RC_CHECK_EQ(ld(&c.qa->cnt.tlp_probes), 1);
+	RC_CHECK_EQ(dr_comp_rto_base(c.qa), rc_ms(60));   /* srtt + 4 rttvar (RFC 6298 2.3) */
+	dr_comp_timers(c.qa, t + rc_ms(40) - 1);          /* max(2 srtt, DR_TLP_MIN_US) not over yet */
+	RC_CHECK_EQ(rc_counter(&c.qa->cnt.tlp_probes), 0);
+	dr_comp_timers(c.qa, t + rc_ms(40));
+	RC_CHECK_EQ(rc_counter(&c.qa->cnt.tlp_probes), 1);
+	RC_CHECK_EQ(c.qa->comp.rto_at, t + rc_ms(100));   /* the RTO runs again from the probe (RFC 8985 7.3) */
+	dr_comp_timers(c.qa, t + rc_ms(50));              /* once per wait */
+	RC_CHECK_EQ(rc_counter(&c.qa->cnt.tlp_probes), 1);
 	RC_CHECK(rc_wait_wcs(e, e->s[0].scq, &sw, 1, 2000000));
 	RC_CHECK(sw.n == 1 && sw.wc[0].status == DR_WC_SUCCESS);
 	RC_CHECK(memcmp(c.src.p, c.dst.p, WLEN) == 0);
 	RC_CHECK_EQ(e->frames[RC_A2B], 4);             /* three, and the probe */
-	RC_CHECK_EQ(ld(&c.qa->cnt.rto_expiries), 0);
-	RC_CHECK_EQ(ld(&c.qa->cnt.retries), 0);
-	RC_CHECK_EQ(ld(&c.qa->cnt.ack_timeouts), 0);
+	RC_CHECK_EQ(rc_counter(&c.qa->cnt.rto_expiries), 0);
+	RC_CHECK_EQ(rc_counter(&c.qa->cnt.retries), 0);
+	RC_CHECK_EQ(rc_counter(&c.qa->cnt.ack_timeouts), 0);
 	RC_CHECK_EQ(c.qa->comp.rto_at, 0);             /* everything answered: no timer runs */
-	RC_CHECK_EQ(c.qa->comp.srtt, ms(20));          /* Karn: the probe's ACK is no sample */
+	RC_CHECK_EQ(c.qa->comp.srtt, rc_ms(20));          /* Karn: the probe's ACK is no sample */
 	rto_teardown(e, &c);
 }
 
@@ -171,16 +159,16 @@ test_probe_nak(struct rc_env *e)
 	r->fresh = true;
 	RC_CHECK_EQ(post_write(e, &c, 2), 0);
 	t = start_wait(e, &c, 20000, 10000);
-	dr_comp_timers(c.qa, t + ms(40));
-	RC_CHECK_EQ(ld(&c.qa->cnt.tlp_probes), 1);
+	dr_comp_timers(c.qa, t + rc_ms(40));
+	RC_CHECK_EQ(rc_counter(&c.qa->cnt.tlp_probes), 1);
 	RC_CHECK(rc_wait_wcs(e, e->s[0].scq, &sw, 1, 2000000));
 	RC_CHECK(sw.n == 1 && sw.wc[0].status == DR_WC_SUCCESS);
 	RC_CHECK(memcmp(c.src.p, c.dst.p, WLEN) == 0);
-	RC_CHECK_EQ(ld(&c.qa->cnt.naks_rx), 1);
-	RC_CHECK_EQ(ld(&c.qa->cnt.retries), 1);
+	RC_CHECK_EQ(rc_counter(&c.qa->cnt.naks_rx), 1);
+	RC_CHECK_EQ(rc_counter(&c.qa->cnt.retries), 1);
 	RC_CHECK_EQ(e->frames[RC_A2B], 6);             /* three, the probe, MIDDLE and LAST again */
-	RC_CHECK_EQ(ld(&c.qa->cnt.rto_expiries), 0);
-	RC_CHECK_EQ(ld(&c.qa->cnt.ack_timeouts), 0);
+	RC_CHECK_EQ(rc_counter(&c.qa->cnt.rto_expiries), 0);
+	RC_CHECK_EQ(rc_counter(&c.qa->cnt.ack_timeouts), 0);
 	rto_teardown(e, &c);
 }
 
@@ -206,29 +194,29 @@ test_rto_backoff(struct rc_env *e)
 	rc_rule_add(e, RC_A2B, -1, 0, 0, 0, RC_DROP);
 	RC_CHECK_EQ(post_write(e, &c, 3), 0);
 	w = start_wait(e, &c, 200, 100);
-	us = ms(1) / 1000u;
+	us = rc_ms(1) / 1000u;
 	RC_CHECK_EQ(dr_comp_rto_base(c.qa), 5000 * us);
 	RC_CHECK_EQ(c.qa->comp.rto_at, w + 5000 * us);
 	dr_comp_timers(c.qa, w + 1000 * us);           /* the probe */
-	RC_CHECK_EQ(ld(&c.qa->cnt.tlp_probes), 1);
+	RC_CHECK_EQ(rc_counter(&c.qa->cnt.tlp_probes), 1);
 	at = c.qa->comp.rto_at;
 	RC_CHECK_EQ(at, w + 6000 * us);
 	for (k = 0; k < 5; k++) {
 		dr_comp_timers(c.qa, at - 1);
-		RC_CHECK_EQ(ld(&c.qa->cnt.rto_expiries), k);
+		RC_CHECK_EQ(rc_counter(&c.qa->cnt.rto_expiries), k);
 		dr_comp_timers(c.qa, at);
-		RC_CHECK_MSG(ld(&c.qa->cnt.rto_expiries) == k + 1u, "expiry %u", k + 1);
+		RC_CHECK_MSG(rc_counter(&c.qa->cnt.rto_expiries) == k + 1u, "expiry %u", k + 1);
 		RC_CHECK_EQ(c.qa->comp.retry_left, 7);   /* no retry spent */
-		RC_CHECK_EQ(ld(&c.qa->cnt.ack_timeouts), 0);
+		RC_CHECK_EQ(rc_counter(&c.qa->cnt.ack_timeouts), 0);
 		rc_round(e);                             /* the go-back-N goes out (and is lost) */
 		RC_CHECK_MSG(c.qa->comp.rto_at == at + 8000 * us, "gap %u: %" PRIu64 " us", k + 1,
 			     (c.qa->comp.rto_at - at) / us);
 		at = c.qa->comp.rto_at;
 	}
-	RC_CHECK_EQ(ld(&c.qa->cnt.tlp_probes), 1);     /* one per wait */
+	RC_CHECK_EQ(rc_counter(&c.qa->cnt.tlp_probes), 1);     /* one per wait */
 	RC_CHECK(c.qa->comp.timeout_at != 0);
 	dr_comp_timers(c.qa, c.qa->comp.timeout_at);   /* the local ACK timeout: a retry (IBA 9.7.6.1.3) */
-	RC_CHECK_EQ(ld(&c.qa->cnt.ack_timeouts), 1);
+	RC_CHECK_EQ(rc_counter(&c.qa->cnt.ack_timeouts), 1);
 	RC_CHECK_EQ(c.qa->comp.retry_left, 6);
 	RC_CHECK_EQ(dr_query_qp_counters(e->s[0].qp, &qc), 0);
 	RC_CHECK_EQ(qc.rto_expiries, 5);
@@ -264,7 +252,7 @@ test_rtt_estimate(struct rc_env *e)
 	}
 	RC_CHECK_EQ(dr_query_qp_counters(e->s[0].qp, &qc), 0);
 	/* a round trip of the in-process wire: above 0, far below the local ACK timeout */
-	RC_CHECK_MSG(ld(&c.qa->comp.srtt) != 0 && qc.srtt_us < 100000, "srtt %" PRIu64 " us", qc.srtt_us);
+	RC_CHECK_MSG(rc_counter(&c.qa->comp.srtt) != 0 && qc.srtt_us < 100000, "srtt %" PRIu64 " us", qc.srtt_us);
 	RC_CHECK(memcmp(c.src.p, c.dst.p, WLEN) == 0);
 	rto_teardown(e, &c);
 }
