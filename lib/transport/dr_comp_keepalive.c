@@ -22,9 +22,11 @@
  * need a target SRQ, and XRC targets send nothing.
  *
  * Runs on the completer's run clock (dr_run_clock.h): a stall of our own
- * lcore is not the peer's silence. The responder's time of the newest
- * request comes from its own lcore's run clock (in a pipeline, another
- * lcore): close enough for intervals of milliseconds and more.
+ * lcore is not the peer's silence. Responses are heard as they come
+ * (dr_comp.c); the peer's requests by the responder's ePSN, which moves
+ * when one is executed: read here (relaxed, as telemetry reads it) rather
+ * than stamped by the responder on every request, which would cost its hot
+ * path a store for a check made once a round.
  */
 
 #include "dr_handoff.h"
@@ -38,8 +40,14 @@ dr_comp_keepalive(struct dr_qp_impl *qp, uint64_t now)
 {
 	struct dr_comp_state *cs = &qp->comp;
 	const struct dr_context *ctx = qp->pub.context;
-	uint64_t heard = RTE_MAX(cs->heard_at, __atomic_load_n(&qp->resp.heard_at, __ATOMIC_RELAXED));
-	uint64_t since;
+	uint32_t epsn = __atomic_load_n(&qp->resp.epsn, __ATOMIC_RELAXED);
+	uint64_t heard, since;
+
+	if (epsn != cs->ka_epsn) {
+		cs->ka_epsn = epsn;               /* the peer's requests were executed since the last look */
+		cs->heard_at = now;
+	}
+	heard = cs->heard_at;
 
 	if (qp->pub.qp_type != DR_QPT_RC || dr_ho_sent_psn(qp) != cs->psn || cs->rnr_at != 0) {
 		cs->ka_unanswered = 0;            /* the ACK timer watches the peer, or an RNR wait runs */

@@ -218,7 +218,8 @@ struct dr_comp_state {
 	uint8_t rto_backoff;           /* expiries without progress: the RTO doubles for each */
 	bool tlp_done;                 /* the probe of this wait went out (or an RTO did) */
 	/* keepalive (dr_comp_keepalive.c) */
-	uint64_t heard_at;             /* run clock of the newest response */
+	uint64_t heard_at;             /* run clock when the peer was last heard (a response, a request) */
+	uint32_t ka_epsn;              /* the responder's ePSN as last seen: requests executed since, if it moved */
 	uint64_t ka_sent_at;           /* of the newest probe; 0: none unanswered */
 	uint32_t ka_unanswered;        /* probes sent since the peer was last heard */
 };
@@ -280,7 +281,6 @@ struct dr_resp_state {
 	bool final_nak_pending;
 	uint8_t final_nak_syndrome;
 	uint32_t final_nak_psn;
-	uint64_t heard_at;             /* run clock of the newest request (its lcore's; the keepalive reads it) */
 	uint32_t dup_ack_psn;          /* newest SEND/WRITE/atomic PSN executed: duplicates are ACKed with it,
 					* never with a READ's PSN (rxe resp.ack_psn - 1) */
 	/* READ / atomic resources, max_dest_rd_atomic of them, used round robin */

@@ -59,8 +59,6 @@ dr_resp_rx_placed(struct dr_qp_impl *qp, struct rte_mbuf *m, struct dr_pkt_info 
 	}
 	if (unlikely(qp->comm_est_armed))
 		resp_comm_est(qp);
-	/* the peer is alive (the keepalive, dr_comp_keepalive.c, reads it on the completer's lcore) */
-	__atomic_store_n(&rs->heard_at, dr_qp_wk(qp)->clock.now, __ATOMIC_RELAXED);
 	if (dr_resp_busy(qp) && !resp_read_queueable(qp, pi)) {
 		/*
 		 * READ responses first: keep the request for later; full, or the

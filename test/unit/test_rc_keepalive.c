@@ -89,7 +89,7 @@ ka_teardown(struct rc_env *e, struct ka_case *c)
 static uint64_t
 until_due(struct rc_env *e, const struct ka_case *c)
 {
-	uint64_t heard = RTE_MAX(c->qa->comp.heard_at, rc_counter(&c->qa->resp.heard_at));
+	uint64_t heard = c->qa->comp.heard_at;
 	uint64_t now = e->s[0].ctx->wk[0].clock.now;
 
 	return heard + rc_ms(KA_MS) > now ? heard + rc_ms(KA_MS) - now : 0;
