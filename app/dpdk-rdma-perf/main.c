@@ -378,6 +378,8 @@ main(int argc, char **argv)
 	/* nothing drives the port any more (rtc: the workers stop; fin() did it on the usual path) */
 	if (p.ctx != NULL)
 		(void)dr_stop_workers(p.ctx);
+	if (o.counters)
+		perf_print_counters(&p);
 	p.test->teardown(&p);
 	free(p.tstamp);
 	if (p.server)

@@ -33,6 +33,7 @@ enum {
 	OPT_GO_BACK_N,
 	OPT_WRITE_IMM,
 	OPT_PERSIST,
+	OPT_COUNTERS,
 };
 
 static const char short_opts[] = ":p:s:n:aD:m:t:r:Q:q:Fd:i:x:A:o:c:hVR";
@@ -70,6 +71,7 @@ static const struct option long_opts[] = {
 	{ "perftest-compat", no_argument, NULL, OPT_PERFTEST },
 	{ "rdma_cm", no_argument, NULL, 'R' },
 	{ "persist", no_argument, NULL, OPT_PERSIST },
+	{ "counters", no_argument, NULL, OPT_COUNTERS },
 	DR_APP_ENGINE_LONG_OPTS,
 	{ "raw-like", required_argument, NULL, OPT_RAW_LIKE },
 	{ "help", no_argument, NULL, 'h' },
@@ -133,6 +135,8 @@ perf_usage(FILE *out)
 		"                        SIGTERM, each running the test, -q, -c, sizes and\n"
 		"                        iterations it asks (the server's -s, -a or --sizes\n"
 		"                        bound the size); a failed client ends its run only\n"
+		"      --counters        at the end, the context's transport and port counters\n"
+		"                        (retransmissions, timeouts, NAKs, stalls, drops)\n"
 		"      --raw-like OP     raw_bw, raw_lat (the bare link): frames shaped as OP's\n"
 		"                        requests (write, the default, send, atomic) or\n"
 		"                        responses (read) of the same size and path MTU\n",
@@ -518,6 +522,9 @@ perf_parse_args(int argc, char **argv, struct perf_opts *o)
 			break;
 		case OPT_PERSIST:
 			o->persist = true;
+			break;
+		case OPT_COUNTERS:
+			o->counters = true;
 			break;
 		case DR_APP_OPT_MODE:
 		case DR_APP_OPT_WORKERS:

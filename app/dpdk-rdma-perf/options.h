@@ -140,6 +140,7 @@ struct perf_opts {
 	bool send_imm;                  /**< --send_with_imm: send tests post SEND_WITH_IMM */
 	bool write_imm;                 /**< --write_with_imm: write_bw posts RDMA_WRITE_WITH_IMM */
 	bool go_back_n;                 /**< --go-back-n: no selective repeat offered (ECE options 0) */
+	bool counters;                  /**< --counters: the context's counters printed at the end */
 	bool persist;                   /**< --persist: the server serves clients until a signal */
 };
 

@@ -357,6 +357,8 @@ void perf_port_close(struct perf *p);
 /* telemetry.c */
 /** /perf/pool in telemetry: the context's mbuf pool (once the port is open). */
 void perf_telemetry_init(struct perf *p);
+/* counters.c: --counters, printed at the end of the run */
+void perf_print_counters(const struct perf *p);
 /** Withdraw the pool from /perf/pool (before the context closes). */
 void perf_telemetry_fini(void);
 
