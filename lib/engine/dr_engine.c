@@ -15,7 +15,8 @@
  *   per QP    timers (local ACK timeout, RNR wait), responder (owed ACKs,
  *             READ responses), requester (new packets), completer (CQEs),
  *             for the QPs on the worker's active list (the QP state machine
- *             keeps it: dr_engine_qp_update())
+ *             keeps it: dr_engine_qp_update()); with many active QPs, those
+ *             worth a visit (dr_engine_sched.c)
  *   tx        the frames built this round go to the port (dr_wk_tx_flush())
  *
  * Who runs them: in DR_PROGRESS_INLINE mode dr_progress(), in the
@@ -33,6 +34,7 @@
 #include <rte_mbuf.h>
 
 #include "dr_engine.h"
+#include "dr_engine_sched.h"
 #include "dr_log.h"
 #include "dr_transport.h"
 
@@ -197,6 +199,8 @@ rx_one(struct dr_worker *wk, struct rte_mbuf *m)
 		rx_redirect(wk, qp->wk, m);
 		return;
 	}
+	if (wk->many)
+		dr_sched_mark(wk, qp);          /* this round visits it (dr_engine_sched.c) */
 	/*
 	 * WRITE MIDDLE / LAST of a WRITE in progress, READ response MIDDLE /
 	 * LAST where the completer runs here: the ICRC is checked as the
@@ -314,6 +318,21 @@ dr_engine_rx(struct dr_worker *wk)
 uint64_t (*dr_run_clock_base)(void);
 
 int
+dr_engine_visit(struct dr_qp_impl *qp, uint64_t now)
+{
+	int n;
+
+	dr_comp_timers(qp, now);
+	n = dr_resp_progress(qp);
+	n += dr_req_progress(qp);
+	n += dr_comp_progress(qp);
+	/* WRs posted to a QP in ERR / SQE after its flush (the poster leaves them to us) */
+	if (unlikely(qp->pub.state == DR_QPS_ERR || qp->pub.state == DR_QPS_SQE))
+		dr_qp_flush_posted(qp);
+	return n;
+}
+
+int
 dr_engine_qps(struct dr_worker *wk, uint64_t now)
 {
 	struct dr_qp_impl *qp;
@@ -321,15 +340,10 @@ dr_engine_qps(struct dr_worker *wk, uint64_t now)
 
 	switch (wk->role) {
 	case DR_WK_ALL:
-		TAILQ_FOREACH(qp, &wk->active, wk_link[0]) {
-			dr_comp_timers(qp, now);
-			n += dr_resp_progress(qp);
-			n += dr_req_progress(qp);
-			n += dr_comp_progress(qp);
-			/* WRs posted to a QP in ERR / SQE after its flush (the poster leaves them to us) */
-			if (unlikely(qp->pub.state == DR_QPS_ERR || qp->pub.state == DR_QPS_SQE))
-				dr_qp_flush_posted(qp);
-		}
+		if (wk->many)
+			return dr_sched_round(wk, now);   /* many QPs: those worth a visit */
+		TAILQ_FOREACH(qp, &wk->active, wk_link[0])
+			n += dr_engine_visit(qp, now);
 		break;
 	case DR_WK_RX:
 		TAILQ_FOREACH(qp, &wk->active, wk_link[DR_WK_RX])

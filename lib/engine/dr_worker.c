@@ -19,6 +19,7 @@
 
 #include "dr_context.h"
 #include "dr_engine.h"
+#include "dr_engine_sched.h"
 #include "dr_log.h"
 #include "dr_qp_impl.h"
 
@@ -75,6 +76,8 @@ rings_free(struct dr_worker *wk)
 	wk->cmd = NULL;
 	rte_ring_free(wk->fail_in);        /* QP pointers, nothing to free */
 	wk->fail_in = NULL;
+	rte_ring_free(wk->doorbell);       /* QPNs */
+	wk->doorbell = NULL;
 }
 
 /*
@@ -122,6 +125,7 @@ dr_engine_init(struct dr_context *ctx)
 				  rte_get_tsc_hz() / 1000000u * DR_STALL_CAP_US,
 				  ctx->attr.mode == DR_PROGRESS_INLINE);
 		TAILQ_INIT(&wk->active);
+		TAILQ_INIT(&wk->hot);
 		if (ctx->attr.mode == DR_PROGRESS_PIPELINE) {
 			uint16_t g = i / DR_WK_ROLES;
 
@@ -137,6 +141,12 @@ dr_engine_init(struct dr_context *ctx)
 			/* any application thread may call: multi-producer */
 			wk->cmd = ring_make(ctx, "cmd", i, 0, DR_WK_CMD_RING, RING_F_SC_DEQ);
 			if (wk->cmd == NULL)
+				goto fail;
+		}
+		if (wk->role == DR_WK_ALL) {
+			/* any application thread may post: multi-producer */
+			wk->doorbell = ring_make(ctx, "db", i, 0, DR_SCHED_DOORBELLS, RING_F_SC_DEQ);
+			if (wk->doorbell == NULL)
 				goto fail;
 		}
 		if (wk->role == DR_WK_COMP) {
@@ -285,6 +295,7 @@ lists_add(struct dr_qp_impl *qp)
 
 		TAILQ_INSERT_TAIL(&w->active, qp, wk_link[r]);
 		w->num_active++;
+		dr_sched_update(w);
 	}
 }
 
@@ -296,8 +307,11 @@ lists_del(struct dr_qp_impl *qp)
 	for (r = 0; r < n; r++) {
 		struct dr_worker *w = qp->wk->grp[r];
 
+		if (w->role == DR_WK_ALL)
+			dr_sched_forget(w, qp);
 		TAILQ_REMOVE(&w->active, qp, wk_link[r]);
 		w->num_active--;
+		dr_sched_update(w);
 	}
 }
 
@@ -306,13 +320,18 @@ dr_engine_qp_update(struct dr_qp_impl *qp)
 {
 	bool want = state_has_work(qp->pub.state);
 
-	if (want == qp->active)
+	if (want == qp->active) {
+		if (want && qp->wk->many)
+			dr_sched_mark(qp->wk, qp);   /* a new state: its next round acts on it */
 		return;
+	}
 	if (want)
 		lists_add(qp);
 	else
 		lists_del(qp);
 	qp->active = want;
+	if (want && qp->wk->many)
+		dr_sched_mark(qp->wk, qp);
 }
 
 void

@@ -166,6 +166,17 @@ struct dr_worker {
 	uint32_t resp_held_max;
 	uint32_t num_active;
 	uint32_t num_qps;                   /* QPs placed on this worker */
+	/*
+	 * Many active QPs (more than DR_SCHED_ALL_MAX, DR_WK_ALL only:
+	 * dr_engine_sched.c): a round visits the QPs on the hot list - a frame
+	 * came for them, the application posted to them (the doorbell ring),
+	 * work was left - and sweeps DR_SCHED_SWEEP of the others for their
+	 * timers; otherwise every round visits every active QP
+	 */
+	bool many;                          /* read by posters (relaxed) */
+	struct dr_qp_list hot;
+	struct dr_qp_impl *sweep;           /* the active QP the sweep visits next (NULL: the first) */
+	struct rte_ring *doorbell;          /* QPNs of QPs posted to, MP/SC (DR_WK_ALL) */
 
 	struct dr_ctx_stats stats;
 	struct dr_lcore_stats lstats;

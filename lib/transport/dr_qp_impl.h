@@ -156,6 +156,8 @@ struct dr_req_state {
 	 */
 	uint32_t resend_end;
 	bool wait_fence;               /* cur has FENCE and earlier READ/atomics are outstanding */
+	/* the last round stopped with a request to send: its budget, tx room, an mbuf or its rate */
+	bool blocked;
 };
 
 /* What the requester publishes for the completer (dr_handoff.h; written by dr_req.c only). */
@@ -376,6 +378,10 @@ struct dr_qp_impl {
 	struct dr_worker *wk;
 	TAILQ_ENTRY(dr_qp_impl) wk_link[DR_WK_ROLES]; /* on the active list of each worker running it */
 	bool active;                   /* on its workers' active lists (dr_engine_qp_update()) */
+	/* many QPs on its worker (dr_engine_sched.c): on the hot list; a doorbell queued (atomic) */
+	bool hot;
+	uint8_t doorbell;
+	TAILQ_ENTRY(dr_qp_impl) hot_link;
 };
 
 static inline struct dr_qp_impl *dr_qp_impl(struct dr_qp *qp) { return (struct dr_qp_impl *)qp; }

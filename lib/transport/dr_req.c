@@ -663,6 +663,7 @@ dr_req_progress(struct dr_qp_impl *qp)
 	struct dr_worker *wk = dr_qp_wk(qp);
 	uint32_t psn0 = qp->req.psn;
 	uint64_t now = 0;
+	bool blocked = false;
 	int n = 0;
 
 	/*
@@ -673,6 +674,7 @@ dr_req_progress(struct dr_qp_impl *qp)
 	 */
 	if (unlikely(cc->algo != DR_CC_NONE) && dr_cc_cnp_seen(&qp->cc_rx) != qp->cc_tx.cnp_taken)
 		dr_cc_tx_update(&qp->cc_tx, cc, dr_cc_cnp_seen(&qp->cc_rx), rte_rdtsc());
+	qp->req.blocked = false;
 	if (!dr_qp_can_send(qp) || dr_ho_rnr_waiting(qp))
 		return 0;              /* IBA 9.7.5.2.8: nothing goes out during an RNR wait */
 	if (!req_resending(qp))
@@ -701,15 +703,22 @@ dr_req_progress(struct dr_qp_impl *qp)
 			qp->req.offset = 0;
 			continue;
 		}
-		if (v == REQ_WAIT || dr_tx_room(wk) == 0 || !req_cc_ready(qp, cc, &now))
+		if (v == REQ_WAIT)
+			break;
+		if (dr_tx_room(wk) == 0 || !req_cc_ready(qp, cc, &now)) {
+			blocked = true;
 			break;         /* a QP waiting for its rate leaves the round to the others */
+		}
 		bytes0 = wk->tx_staged_bytes;
-		if (req_send_pkt(qp, wqe) != 0)
+		if (req_send_pkt(qp, wqe) != 0) {
+			blocked = true;
 			break;         /* no mbuf / MAC yet: next round; local error: completer ends it */
+		}
 		if (qp->cc_tx.pacer.rate != 0)
 			dr_cc_tx_sent(&qp->cc_tx, cc, now, (uint32_t)(wk->tx_staged_bytes - bytes0));
 		n++;
 	}
+	qp->req.blocked = blocked || n == DR_MAX_PKTS_PER_QP_ROUND;
 	/* the completer learns what went out (and arms its ACK timer, IBA 9.7.6.1.3) */
 	if (qp->req.psn != psn0)
 		dr_ho_req_sent(qp, wk->clock.now);

@@ -19,6 +19,7 @@
 
 #include "dr_ah.h"
 #include "dr_context.h"
+#include "dr_engine_sched.h"
 #include "dr_log.h"
 #include "dr_mw.h"
 #include "dr_qp_impl.h"
@@ -297,15 +298,18 @@ qp_post_send(struct dr_qp *pub, struct dr_send_wr *wr, struct dr_send_wr **bad_w
 		*bad_wr = wr;
 		return EBUSY;
 	}
-	for (; wr != NULL; wr = wr->next) {
+	for (struct dr_send_wr *first = wr; wr != NULL; wr = wr->next) {
 		rc = post_one_send(qp, wr);
 		if (rc != 0) {
 			*bad_wr = wr;
 			DR_DP_LOG(qp, DEBUG, "post_send: QP 0x%x wr_id 0x%" PRIx64 " opcode %d refused: %s",
 				  pub->qp_num, wr->wr_id, (int)wr->opcode, strerror(rc));
+			if (wr != first)
+				dr_sched_doorbell(qp);   /* those before it are posted */
 			return rc;
 		}
 	}
+	dr_sched_doorbell(qp);
 	return 0;
 }
 

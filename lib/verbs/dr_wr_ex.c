@@ -26,6 +26,7 @@
 
 #include "dr_context.h"
 #include "dr_control.h"
+#include "dr_engine_sched.h"
 #include "dr_log.h"
 #include "dr_qp_impl.h"
 #include "dr_verbs_priv.h"
@@ -389,6 +390,8 @@ ex_complete(struct dr_qp_ex *ex)
 		rc = ENOMEM;
 	for (i = 0; rc == 0 && i < n; i++)
 		rc = dr_post_send_commit(qp, &b->wr[i], f[i], len[i]);   /* cannot fail now */
+	if (rc == 0 && n > 0)
+		dr_sched_doorbell(qp);
 	if (rc != 0)
 		DR_DP_LOG(qp, DEBUG, "QP 0x%x: wr_complete: batch of %u WRs not posted: %s", qp->pub.qp_num, n,
 			  strerror(rc));

@@ -3,8 +3,9 @@
 """16384 RC QP pairs between two dpdk-rdma-perf processes over net_memif
 (issue 9, scale): every QP created, connected (its address exchanged over
 the TCP side channel), moving --check'ed data, and destroyed (a failed
-destroy or close is exit status 1), the per-QP memory printed. Each side
-on its own CPU (pair.default_lcores()), EAL's -m 512 without hugepages."""
+destroy or close is exit status 1), the per-QP memory and the transport's
+counters (--counters) printed. Each side on its own CPU
+(pair.default_lcores()), EAL's -m 512 without hugepages."""
 
 import re
 import time
@@ -17,6 +18,7 @@ QPS = 16384
 ITERS = 4
 SIZE = 1500                 # two packets at the 1024-byte path MTU
 TIMEOUT = 110               # seconds the pair may take (about 5 here on two shared CPUs)
+COUNTER_RE = re.compile(r"^ (\w+)\s+: (\d+)$", re.M)
 MEM_RE = re.compile(r"^ QP memory\s+: (\d+)\[B\] per QP \(object (\d+), SQ (\d+), RQ (\d+), "
                     r"tables (\d+)\)$", re.M)
 
@@ -28,7 +30,7 @@ def test_16k_qp_pairs(perf_exe, test):
     # (perftest's 14: 67 ms, 7 retries) on two shared CPUs.
     depth = 1 if test == "read_bw" else 2
     args = [test, "--check", "-q", QPS, "-n", ITERS, "-t", depth, "-r", 2, "-s", SIZE,
-            "-m", MTU]
+            "-m", MTU, "--counters"]
     start = time.monotonic()
     res = pair.run_memif(list(map(str, args)), exe=perf_exe, timeout=TIMEOUT)
     elapsed = time.monotonic() - start
@@ -48,6 +50,13 @@ def test_16k_qp_pairs(perf_exe, test):
         remotes[side.name] = [a[1]["QPN"] for a in addrs if a[0] == "remote"]
         # a fresh context hands its QPNs out in order from 0x11, all within 24 bits
         assert locals_[side.name] == list(range(0x11, 0x11 + QPS))
+
+        # --counters: what the transport did (a failed run shows them in its message)
+        c = dict((k, int(v)) for k, v in COUNTER_RE.findall(out))
+        assert c["rx_malformed"] == 0 and c["rx_bad_icrc"] == 0, out[-3000:]
+        print("%s %s: %d local ACK timeouts, %d retries, %d requests dropped, longest srtt %d us"
+              % (test, side.name, c["ack_timeouts"], c["retries"], c["rx_dropped"],
+                 c["max_srtt_us"]))
 
         m = MEM_RE.search(out)
         assert m, side.describe()[:3000]

@@ -189,6 +189,12 @@ void rc_params_default(struct rc_qp_params *p);
 int rc_connect(struct rc_env *e, const struct rc_qp_params *p);
 /* Destroy the QPs and CQs (after draining the wire). */
 void rc_disconnect(struct rc_env *e);
+/*
+ * One more connected pair beside the environment's own QPs, on the CQs of
+ * p->cq[0] and p->cq[1] (both set): @qps[0] on A, @qps[1] on B; the caller
+ * destroys them. Returns 0 or -1.
+ */
+int rc_connect_pair(struct rc_env *e, const struct rc_qp_params *p, struct dr_qp *qps[2]);
 
 /* Wire policy. */
 void rc_rules_clear(struct rc_env *e);

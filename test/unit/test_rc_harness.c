@@ -531,6 +531,29 @@ rc_connect(struct rc_env *e, const struct rc_qp_params *p)
 	return 0;
 }
 
+int
+rc_connect_pair(struct rc_env *e, const struct rc_qp_params *p, struct dr_qp *qps[2])
+{
+	struct dr_qp *keep[2] = { e->s[0].qp, e->s[1].qp };
+	int rc;
+
+	if (p->cq[0] == NULL || p->cq[1] == NULL)
+		return -1;
+	e->s[0].qp = e->s[1].qp = NULL;
+	rc = rc_connect(e, p);
+	qps[0] = e->s[0].qp;
+	qps[1] = e->s[1].qp;
+	e->s[0].qp = keep[0];
+	e->s[1].qp = keep[1];
+	if (rc != 0) {
+		for (int i = 0; i < 2; i++)
+			if (qps[i] != NULL)
+				(void)dr_destroy_qp(qps[i]);
+		return -1;
+	}
+	return 0;
+}
+
 void
 rc_disconnect(struct rc_env *e)
 {
