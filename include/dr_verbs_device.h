@@ -76,7 +76,11 @@ enum dr_idle_policy {
 	 *  for lcores on CPUs shared with other processes (MPI ranks, a busy
 	 *  machine). An idle lcore takes almost no CPU; the first frame after
 	 *  a sleep waits up to one sleep plus the kernel's timer slack (about
-	 *  60 us here: doc/guides/deployment.rst). */
+	 *  60 us here: doc/guides/deployment.rst). In DR_PROGRESS_INLINE mode
+	 *  (the others apply to lcores only) a dr_progress() - or dr_poll_cq()
+	 *  - that found no work, DR_IDLE_SPIN_US after the last one that did,
+	 *  sleeps DR_IDLE_SLEEP_US before it returns: an application polling
+	 *  on a shared CPU lets the others run. */
 	DR_IDLE_SLEEP = 3,
 };
 

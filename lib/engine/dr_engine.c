@@ -29,6 +29,7 @@
 
 #include <errno.h>
 #include <string.h>
+#include <time.h>
 
 #include <rte_cycles.h>
 #include <rte_mbuf.h>
@@ -380,6 +381,27 @@ dr_wk_round_end(struct dr_worker *wk)
 	dr_cq_notify_flush(wk);
 }
 
+/*
+ * Inline mode, DR_IDLE_SLEEP: a call that found no work, DR_IDLE_SPIN_US
+ * after the last one that did, naps DR_IDLE_SLEEP_US before it returns, so
+ * that a process polling on a CPU it shares (MPI ranks, a busy machine)
+ * lets the others run instead of spinning through its scheduler slice.
+ */
+static void
+inline_idle(struct dr_worker *wk, uint64_t t, int n)
+{
+	static const struct timespec nap = { .tv_sec = 0, .tv_nsec = DR_IDLE_SLEEP_US * 1000 };
+
+	if (n != 0 || wk->idle_since == 0) {
+		wk->idle_since = t;
+		return;
+	}
+	if (t - wk->idle_since >= rte_get_tsc_hz() / 1000000u * DR_IDLE_SPIN_US) {
+		(void)nanosleep(&nap, NULL);
+		wk->lstats.idle_naps++;
+	}
+}
+
 int
 dr_progress(struct dr_context *ctx)
 {
@@ -410,5 +432,7 @@ dr_progress(struct dr_context *ctx)
 	/* the connection manager's turn (QP1's MADs, CM timers), when it runs and is due */
 	if (unlikely(ctx->cm_progress != NULL) && now >= ctx->cm_next)
 		ctx->cm_progress(ctx, now);
+	if (ctx->attr.idle == DR_IDLE_SLEEP)
+		inline_idle(wk, dr_run_clock_base_now(now), n);   /* the time base a test may hold */
 	return n;
 }

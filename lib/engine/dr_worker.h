@@ -110,6 +110,7 @@ struct dr_lcore_stats {
 	uint64_t idle_cycles;
 	uint64_t rx_bursts;                 /* rx bursts that returned frames */
 	uint64_t rx_burst_pkts;             /* frames those bursts returned */
+	uint64_t idle_naps;                 /* inline, DR_IDLE_SLEEP: naps of idle dr_progress() calls */
 };
 
 /* A slow-path call run by a worker for another thread (dr_engine_call()). */
@@ -174,6 +175,7 @@ struct dr_worker {
 	 * timers; otherwise every round visits every active QP
 	 */
 	bool many;                          /* read by posters (relaxed) */
+	uint64_t idle_since;                /* inline: TSC of the last dr_progress() with work */
 	struct dr_qp_list hot;
 	struct dr_qp_impl *sweep;           /* the active QP the sweep visits next (NULL: the first) */
 	struct rte_ring *doorbell;          /* QPNs of QPs posted to, MP/SC (DR_WK_ALL) */

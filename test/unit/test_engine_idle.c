@@ -1,0 +1,128 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 The dpdk-rdma authors.
+ */
+
+/*
+ * DR_IDLE_SLEEP in inline mode (lib/engine/dr_engine.c, inline_idle()): a
+ * dr_progress() that finds no work, DR_IDLE_SPIN_US after the last one
+ * that did, naps DR_IDLE_SLEEP_US before it returns; one that does work
+ * never naps and starts the spin again; DR_IDLE_SPIN (the default) never
+ * naps. On the wire's stopped clock (rc_clock_freeze()), which the test
+ * moves by exactly the spin time, so a slow machine changes nothing.
+ */
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "test_rc.h"
+
+static uint64_t
+naps(struct rc_env *e)
+{
+	return e->s[0].ctx->wk[0].lstats.idle_naps;
+}
+
+static double
+now_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
+}
+
+/* A WRITE from A, completed: work for A's dr_progress(). */
+static int
+write_one(struct rc_env *e, struct rc_buf *src, struct rc_buf *dst, uint64_t wr_id)
+{
+	struct dr_sge sge = { (uint64_t)(uintptr_t)src->p, 64, src->mr->lkey };
+	struct rc_wcs w = { .n = 0 };
+
+	if (rc_post_send(&e->s[0], wr_id, DR_WR_RDMA_WRITE, &sge, 1, DR_SEND_SIGNALED,
+			 (uint64_t)(uintptr_t)dst->p, dst->mr->rkey, 0) != 0)
+		return -1;
+	return rc_wait_wcs(e, e->s[0].scq, &w, 1, 2000000) && w.wc[0].status == DR_WC_SUCCESS ? 0 : -1;
+}
+
+static void
+test_inline_naps(struct rc_env *e)
+{
+	struct dr_context *a = e->s[0].ctx;
+	const uint64_t spin = rte_get_tsc_hz() / 1000000u * DR_IDLE_SPIN_US;
+	struct rc_qp_params p;
+	struct rc_buf src, dst;
+	uint64_t n0;
+	double t0;
+	int k;
+
+	rc_params_default(&p);
+	if (rc_connect(e, &p) != 0 || rc_buf_alloc(&e->s[0], &src, 64, DR_ACCESS_LOCAL_WRITE) != 0 ||
+	    rc_buf_alloc(&e->s[1], &dst, 64, DR_ACCESS_LOCAL_WRITE | DR_ACCESS_REMOTE_WRITE) != 0) {
+		RC_CHECK_MSG(0, "setup");
+		return;
+	}
+	rc_clock_freeze(true);
+
+	/* the default, DR_IDLE_SPIN: idle calls past any spin time never nap */
+	RC_CHECK_EQ(a->attr.idle, DR_IDLE_SPIN);
+	RC_CHECK_EQ(write_one(e, &src, &dst, 1), 0);
+	n0 = naps(e);
+	rc_clock_advance(10 * spin);
+	for (k = 0; k < 100; k++)
+		dr_progress(a);
+	RC_CHECK_EQ(naps(e), n0);
+
+	a->attr.idle = DR_IDLE_SLEEP;
+	RC_CHECK_EQ(write_one(e, &src, &dst, 2), 0);
+	dr_progress(a);                            /* the spin starts from an idle call's time at the latest */
+	n0 = naps(e);
+	/* within the spin, on a stopped clock: however many idle calls, no nap */
+	for (k = 0; k < 1000; k++)
+		dr_progress(a);
+	RC_CHECK_EQ(naps(e), n0);
+	rc_clock_advance(spin - 1);
+	dr_progress(a);
+	RC_CHECK_EQ(naps(e), n0);
+	/* the spin over: each idle call naps, at least DR_IDLE_SLEEP_US */
+	rc_clock_advance(1);
+	t0 = now_us();
+	for (k = 0; k < 20; k++)
+		dr_progress(a);
+	RC_CHECK_MSG(now_us() - t0 >= 20 * DR_IDLE_SLEEP_US, "20 naps took %.0f us", now_us() - t0);
+	RC_CHECK_EQ(naps(e), n0 + 20);
+	/* work (a WRITE sent, its ACK taken) ends the idle time: no nap until a spin passed again */
+	RC_CHECK_EQ(write_one(e, &src, &dst, 3), 0);
+	n0 = naps(e);
+	for (k = 0; k < 100; k++)
+		dr_progress(a);
+	RC_CHECK_EQ(naps(e), n0);
+	rc_clock_advance(spin);
+	dr_progress(a);
+	RC_CHECK_EQ(naps(e), n0 + 1);
+
+	a->attr.idle = DR_IDLE_SPIN;
+	rc_clock_freeze(false);
+	rc_buf_free(&src);
+	rc_buf_free(&dst);
+	rc_disconnect(e);
+}
+
+static void
+run(struct rc_env *e)
+{
+	if (strcmp(rc_mode_name(), "inline") != 0) {
+		printf("test_engine_idle: skipped in %s mode (dr_progress() drives nothing there)\n",
+		       rc_mode_name());
+		return;
+	}
+	test_inline_naps(e);
+}
+
+int
+main(int argc, char **argv)
+{
+	RTE_SET_USED(argc);
+	return rc_main("test_engine_idle", argv[0], 4300, run);
+}
