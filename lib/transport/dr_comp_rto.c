@@ -45,7 +45,9 @@
  *    still fails after (retry_cnt + 1) timeouts.
  *
  * Selective repeat (dr_comp_sr.c) uses the same round-trip estimate; its
- * own probe replaces both.
+ * own probe replaces both, except for a READ awaited at the oldest PSN:
+ * the probe never asks a READ again, so the lost tail of its responses is
+ * the RTO's go-back-N (a re-READ from the first missing byte) there too.
  *
  * Everything runs on the run clock of the completer's lcore (dr_run_clock.h),
  * so a stall of the lcore itself is not taken for a loss.
@@ -229,6 +231,16 @@ dr_comp_sent_wqe(struct dr_qp_impl *qp, uint32_t psn, uint32_t *i)
 	return NULL;
 }
 
+/* Is the oldest unacknowledged request a READ (its responses are what is awaited)? */
+static bool
+oldest_is_read(struct dr_qp_impl *qp)
+{
+	uint32_t idx = qp->sq.tail;
+	const struct dr_send_wqe *wqe = dr_comp_sent_wqe(qp, qp->comp.psn, &idx);
+
+	return wqe != NULL && wqe->opcode == DR_WR_RDMA_READ;
+}
+
 /* The tail-loss probe: the newest request sent (@sent - 1) again, alone, AckReq set. */
 static void
 rto_probe(struct dr_qp_impl *qp, uint32_t sent)
@@ -266,9 +278,17 @@ dr_comp_rto_timer(struct dr_qp_impl *qp, uint64_t now, bool ack_timeout_due)
 		rto_wait_start(qp, now);          /* requests went out: the wait for an answer starts */
 		return;
 	}
-	if (dr_qp_sr(qp) || ack_timeout_due)
-		return;                           /* selective repeat probes itself; IBA's timer goes first */
-	if (!cs->tlp_done && cs->srtt != 0) {
+	if (ack_timeout_due)
+		return;                           /* IBA's timer goes first */
+	if (dr_qp_sr(qp)) {
+		/*
+		 * selective repeat probes itself, but never asks a READ again
+		 * (dr_comp_sr.c): the lost tail of a READ's responses, which
+		 * nothing follows, is the RTO's, as without it
+		 */
+		if (now < cs->rto_at || !oldest_is_read(qp))
+			return;
+	} else if (!cs->tlp_done && cs->srtt != 0) {
 		uint64_t due = RTE_MAX(cs->wait_from, cs->sent_at) + RTE_MAX(2 * cs->srtt, us_ticks(qp, DR_TLP_MIN_US));
 
 		if (now >= due && due < cs->rto_at) {

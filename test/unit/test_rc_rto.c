@@ -39,19 +39,20 @@ struct rto_case {
 
 /* Connect with a local ACK timeout of 1.07 s (18), a round trip of 20 ms +- 10 ms: RTO 60 ms, probe at 40 ms. */
 static int
-rto_setup(struct rc_env *e, struct rto_case *c, uint8_t timeout, uint8_t retry_cnt)
+rto_setup_sr(struct rc_env *e, struct rto_case *c, uint8_t timeout, uint8_t retry_cnt, bool sr)
 {
 	struct rc_side *a = &e->s[0], *b = &e->s[1];
 
 	rc_params_default(&c->p);
 	c->p.timeout = timeout;
 	c->p.retry_cnt = retry_cnt;
-	c->p.sr[0] = c->p.sr[1] = false;      /* selective repeat probes by itself (dr_comp_sr.c) */
+	c->p.sr[0] = c->p.sr[1] = sr;
 	if (rc_connect(e, &c->p) != 0)
 		return -1;
 	if (rc_buf_alloc(a, &c->src, WLEN, DR_ACCESS_LOCAL_WRITE) != 0)
 		return -1;
-	if (rc_buf_alloc(b, &c->dst, WLEN, DR_ACCESS_LOCAL_WRITE | DR_ACCESS_REMOTE_WRITE) != 0) {
+	if (rc_buf_alloc(b, &c->dst, WLEN, DR_ACCESS_LOCAL_WRITE | DR_ACCESS_REMOTE_WRITE |
+			 DR_ACCESS_REMOTE_READ) != 0) {
 		rc_buf_free(&c->src);
 		return -1;
 	}
@@ -59,6 +60,13 @@ rto_setup(struct rc_env *e, struct rto_case *c, uint8_t timeout, uint8_t retry_c
 	rc_fill(c->src.p, WLEN, 11);
 	memset(c->dst.p, 0, WLEN);
 	return 0;
+}
+
+/* Go-back-N: selective repeat probes by itself (dr_comp_sr.c). */
+static int
+rto_setup(struct rc_env *e, struct rto_case *c, uint8_t timeout, uint8_t retry_cnt)
+{
+	return rto_setup_sr(e, c, timeout, retry_cnt, false);
 }
 
 static void
@@ -293,6 +301,48 @@ test_tail_loss_fast(struct rc_env *e)
 	rto_teardown(e, &c);
 }
 
+/*
+ * Every mode, on the wire's clock, with go-back-N and with selective
+ * repeat: the last response of one READ in three is lost (first
+ * transmissions), local ACK timeout 4.3 s (20). Nothing follows a READ's
+ * lost tail, and selective repeat's probe never asks a READ again
+ * (dr_comp_sr.c): the RTO's go-back-N re-reads from the first missing
+ * byte, in a round trip or so, never the local ACK timeout.
+ */
+static void
+test_read_tail_loss_fast(struct rc_env *e, bool sr)
+{
+	struct rc_wcs sw = { .n = 0 };
+	struct dr_qp_counters qc;
+	struct rto_case c;
+	struct rc_rule *r;
+	unsigned int k;
+
+	if (rto_setup_sr(e, &c, 20, 7, sr) != 0)
+		return;
+	r = rc_rule_add(e, RC_B2A, DR_OPCODE(RC, READ_RESP_LAST), 0, 3, 0, RC_DROP);
+	r->fresh = true;
+	for (k = 0; k < 30; k++) {
+		struct dr_sge sge = { (uint64_t)(uintptr_t)c.src.p, WLEN, c.src.mr->lkey };
+
+		sw.n = 0;
+		rc_fill(c.dst.p, WLEN, 200 + k);
+		memset(c.src.p, 0, WLEN);
+		RC_CHECK_EQ(rc_post_send(&e->s[0], 200 + k, DR_WR_RDMA_READ, &sge, 1, DR_SEND_SIGNALED,
+					 (uint64_t)(uintptr_t)c.dst.p, c.dst.mr->rkey, 0), 0);
+		RC_CHECK_MSG(rc_wait_wcs(e, e->s[0].scq, &sw, 1, 4000000), "%s: read %u not done",
+			     sr ? "selective repeat" : "go-back-N", k);
+		RC_CHECK(sw.n == 1 && sw.wc[0].status == DR_WC_SUCCESS && sw.wc[0].wr_id == 200 + k);
+		RC_CHECK(memcmp(c.src.p, c.dst.p, WLEN) == 0);
+	}
+	RC_CHECK_EQ(dr_query_qp_counters(e->s[0].qp, &qc), 0);
+	RC_CHECK_MSG(qc.ack_timeouts == 0 && qc.rto_expiries >= 10, "%s: %" PRIu64 " ACK timeouts, %" PRIu64
+		     " RTOs", sr ? "selective repeat" : "go-back-N", qc.ack_timeouts, qc.rto_expiries);
+	if (rc_failed != 0)
+		rc_print_counters(e, "read tail loss");
+	rto_teardown(e, &c);
+}
+
 static void
 run(struct rc_env *e)
 {
@@ -301,6 +351,8 @@ run(struct rc_env *e)
 	test_rto_backoff(e);
 	test_rtt_estimate(e);
 	test_tail_loss_fast(e);
+	test_read_tail_loss_fast(e, false);
+	test_read_tail_loss_fast(e, true);
 }
 
 int
