@@ -101,6 +101,11 @@ struct drfi_fabric {
 	/* FI_DPDK_RDMA_STATS: the QP counters of the endpoints closed so far (drfi_stats.c) */
 	struct dr_qp_counters qp_sum;
 	unsigned int qps_closed;
+	/* ... and where start-up went: EAL, the port's context, each connection (ms) */
+	double eal_ms, port_ms;
+	unsigned int conns[2];     /* [0] made by fi_connect(), [1] by fi_accept() */
+	double conn_ms_sum[2], conn_ms_max[2];
+	double resolve_ms_sum, resolve_ms_max;   /* fi_connect()'s address and route resolution */
 };
 
 static inline void
@@ -192,6 +197,7 @@ struct drfi_ep {
 	unsigned int signal_every; /* then one is signaled, for the send queue to drain */
 	uint32_t inject_size;
 	bool inline_mode;          /* the context progresses only when called (FI_PROGRESS_MANUAL) */
+	double conn_t0;            /* drfi_now_ms() at fi_connect() / fi_accept(), until ESTABLISHED */
 };
 
 /* Completions of these wr_ids are ours, not the application's (drfi_cq.c skips them). */
@@ -201,6 +207,8 @@ struct drfi_ep {
 
 /* drfi_stats.c (FI_DPDK_RDMA_STATS): add a QP's counters as its endpoint closes; print all at the fabric's. */
 void drfi_stats_take_qp(struct drfi_fabric *fab, struct dr_qp *qp);
+/* ... a connection of @ep established: the time since its fi_connect() / fi_accept(). */
+void drfi_stats_connected(struct drfi_ep *ep);
 void drfi_stats_print(struct drfi_fabric *fab);
 
 int drfi_fabric_open(struct fi_fabric_attr *attr, struct fid_fabric **fabric, void *context);

@@ -128,7 +128,11 @@ ep_connect_locked(struct fid_ep *fep, const void *addr, const void *param, size_
 		return -FI_EINVAL;
 	if (!ep->enabled || ep->passive)
 		return -FI_EOPBADSTATE;
+	ep->conn_t0 = drfi_now_ms();
 	if (dr_cm_get_peer_addr(ep->id)->sa_family == AF_UNSPEC) {
+		struct drfi_fabric *fab = ep->dom->fab;
+		double took;
+
 		if (addr == NULL)
 			return -FI_EINVAL;
 		ret = dr_cm_resolve_addr(ep->id, NULL, addr, RESOLVE_MS);
@@ -136,6 +140,10 @@ ep_connect_locked(struct fid_ep *fep, const void *addr, const void *param, size_
 			ret = dr_cm_resolve_route(ep->id, RESOLVE_MS);
 		if (ret != 0)
 			return ret;
+		took = drfi_now_ms() - ep->conn_t0;
+		fab->resolve_ms_sum += took;
+		if (took > fab->resolve_ms_max)
+			fab->resolve_ms_max = took;
 	}
 	conn_param(ep, param, paramlen, &p);
 	ret = set_ack_timeout(ep);
@@ -169,6 +177,7 @@ ep_accept(struct fid_ep *fep, const void *param, size_t paramlen)
 		return -FI_EOPBADSTATE;
 	conn_param(ep, param, paramlen, &p);
 	drfi_lock(ep->dom->fab);
+	ep->conn_t0 = drfi_now_ms();
 	ret = set_ack_timeout(ep);
 	if (ret == 0)
 		ret = dr_cm_accept(ep->id, &p);

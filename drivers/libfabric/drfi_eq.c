@@ -128,6 +128,7 @@ next_event(struct drfi_eq *eq)
 		}
 		case DR_CM_EVENT_ESTABLISHED:
 			entry->fid = &((struct drfi_ep *)ev->id->context)->ep.fid;
+			drfi_stats_connected(ev->id->context);
 			eq->peek_event = FI_CONNECTED;
 			break;
 		case DR_CM_EVENT_DISCONNECTED:

@@ -160,6 +160,7 @@ drfi_fabric_open(struct fi_fabric_attr *attr, struct fid_fabric **fabric, void *
 {
 	const struct drfi_conf *c = drfi_conf();
 	struct drfi_fabric *fab;
+	double t0, t1;
 	int ret;
 
 	if (c == NULL)
@@ -173,12 +174,16 @@ drfi_fabric_open(struct fi_fabric_attr *attr, struct fid_fabric **fabric, void *
 		FI_WARN(&drfi_prov, FI_LOG_FABRIC, "one fabric per process\n");
 		return -FI_EBUSY;
 	}
+	t0 = drfi_now_ms();
 	ret = eal_start(c);
+	t1 = drfi_now_ms();
 	fab = ret == 0 ? calloc(1, sizeof(*fab)) : NULL;
 	if (ret == 0 && fab == NULL)
 		ret = -FI_ENOMEM;
 	if (ret == 0) {
 		fab->ctx = port_open(c);
+		fab->eal_ms = t1 - t0;
+		fab->port_ms = drfi_now_ms() - t1;
 		if (fab->ctx == NULL) {
 			free(fab);
 			ret = -FI_ENODEV;

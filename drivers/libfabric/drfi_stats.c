@@ -46,6 +46,23 @@ drfi_stats_take_qp(struct drfi_fabric *fab, struct dr_qp *qp)
 }
 
 void
+drfi_stats_connected(struct drfi_ep *ep)
+{
+	struct drfi_fabric *fab = ep->dom->fab;
+	unsigned int k = ep->passive ? 1 : 0;
+	double took;
+
+	if (ep->conn_t0 == 0)
+		return;
+	took = drfi_now_ms() - ep->conn_t0;
+	ep->conn_t0 = 0;
+	fab->conns[k]++;
+	fab->conn_ms_sum[k] += took;
+	if (took > fab->conn_ms_max[k])
+		fab->conn_ms_max[k] = took;
+}
+
+void
 drfi_stats_print(struct drfi_fabric *fab)
 {
 	const struct dr_qp_counters *q = &fab->qp_sum;
@@ -71,4 +88,9 @@ drfi_stats_print(struct drfi_fabric *fab)
 		(int)getpid(), fab->qps_closed, q->retries, q->rereads, q->ack_timeouts, q->max_ack_timeout_us,
 		q->rto_expiries, q->max_rto_us, q->tlp_probes, q->srtt_us, q->naks_rx,
 		q->rnr_naks_rx, q->rnr_wait_us, q->naks_tx, q->sr_resends, q->keepalives);
+	fprintf(stderr, "dpdk_rdma stats pid %d: start-up: eal_ms %.1f port_ms %.1f connects %u "
+		"connect_ms %.1f max_connect_ms %.1f resolve_ms %.1f max_resolve_ms %.1f accepts %u "
+		"accept_ms %.1f max_accept_ms %.1f\n", (int)getpid(), fab->eal_ms, fab->port_ms,
+		fab->conns[0], fab->conn_ms_sum[0], fab->conn_ms_max[0], fab->resolve_ms_sum,
+		fab->resolve_ms_max, fab->conns[1], fab->conn_ms_sum[1], fab->conn_ms_max[1]);
 }

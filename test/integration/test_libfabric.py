@@ -142,6 +142,11 @@ def test_fi_pingpong(ep, mode, sizes):
                         x.stderr)
         assert ctx and qps, x.describe()
         assert int(ctx.group(1)) > 0 and int(ctx.group(2)) > 0 and int(qps.group(1)) >= 1, x.describe()
+        # ... and where its start-up went: EAL, the port, the connection (made or accepted)
+        st = re.search(r"dpdk_rdma stats pid \d+: start-up: eal_ms ([\d.]+) port_ms ([\d.]+) connects (\d+) "
+                       r".* accepts (\d+) ", x.stderr)
+        assert st and float(st.group(1)) > 0 and float(st.group(2)) > 0, x.describe()
+        assert int(st.group(3)) + int(st.group(4)) >= 1, x.describe()
     if sizes == "all":
         # 1 B goes by fi_inject (below inject_size), 6 MiB spans thousands of MTU-sized packets
         assert {"1", "64", "6m"} <= {size for size, _, _ in ROW.findall(c.stdout)}, c.describe()

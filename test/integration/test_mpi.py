@@ -150,6 +150,9 @@ STATS_CTX = re.compile(r"dpdk_rdma stats pid \d+: context: .*? retries (\d+) ack
                        r"tlp_probes (\d+) .*? stalls (\d+) stall_us (\d+) max_gap_us (\d+) port_imissed (\d+)")
 STATS_QPS = re.compile(r"dpdk_rdma stats pid \d+: qps: closed \d+ retries \d+ rereads \d+ ack_timeouts \d+ "
                        r"max_ack_timeout_us (\d+) rto_expiries \d+ max_rto_us (\d+)")
+STATS_START = re.compile(r"dpdk_rdma stats pid \d+: start-up: eal_ms ([\d.]+) port_ms ([\d.]+) connects (\d+) "
+                         r"connect_ms ([\d.]+) max_connect_ms ([\d.]+) resolve_ms ([\d.]+) "
+                         r"max_resolve_ms ([\d.]+) accepts (\d+) accept_ms ([\d.]+) max_accept_ms ([\d.]+)")
 WORKLOAD = re.compile(r"^workload ok: (\d+) rounds, (\d+) ranks, ([\d.]+) s \(start-up ([\d.]+) s\)$", re.M)
 WORKLOAD_SHAPES = [(2, 1, "af_packet"), (2, 2, "af_packet"), (2, 1, "af_xdp")]
 
@@ -179,7 +182,9 @@ def test_mpi_workload(scripts, wshape):
         cluster("down")
     ctx = [tuple(map(int, x)) for x in STATS_CTX.findall(got["dpdk_rdma"][2])]
     qps = [tuple(map(int, x)) for x in STATS_QPS.findall(got["dpdk_rdma"][2])]
+    st = [tuple(map(float, x)) for x in STATS_START.findall(got["dpdk_rdma"][2])]
     assert len(ctx) == hosts * ranks and len(qps) == hosts * ranks, got["dpdk_rdma"][2][-3000:]
+    assert len(st) == hosts * ranks, got["dpdk_rdma"][2][-3000:]
     (t, su), (tt, tsu) = got["dpdk_rdma"][:2], got["tcp"][:2]
     print("\nMPI workload, 10 rounds, %d namespace hosts x %d ranks on %s ports: job %.3f s over dpdk_rdma, "
           "%.3f s over TCP (x%.2f); start-up %.3f s / %.3f s" % (hosts, ranks, link, t, tt, t / tt, su, tsu))
@@ -188,6 +193,12 @@ def test_mpi_workload(scripts, wshape):
               sum(c[0] for c in ctx), sum(c[1] for c in ctx), max(q[0] for q in qps), sum(c[2] for c in ctx),
               max(q[1] for q in qps), sum(c[3] for c in ctx), sum(c[4] for c in ctx), sum(c[5] for c in ctx),
               max(c[6] for c in ctx), sum(c[7] for c in ctx)))
+    # where a rank's start-up went (the longest rank's of each part, ms)
+    print("  dpdk_rdma start-up, longest of the ranks: EAL %.0f ms, port %.0f ms; %d connections made "
+          "(longest %.0f ms, its address and route %.0f ms), %d accepted (longest %.0f ms)" % (
+              max(x[0] for x in st), max(x[1] for x in st), int(sum(x[2] for x in st)),
+              max(x[4] for x in st), max(x[6] for x in st), int(sum(x[7] for x in st)),
+              max(x[9] for x in st)))
 
 
 def job_ranks():
