@@ -61,5 +61,8 @@
 /* DR_IDLE_SLEEP: spin this long after the last busy round, then sleep this long at a time */
 #define DR_IDLE_SPIN_US 200
 #define DR_IDLE_SLEEP_US 10
+/* DR_IDLE_AUTO: an idle thread looks at its involuntary context switches this often; seen: it naps this long */
+#define DR_IDLE_AUTO_CHECK_US 10000
+#define DR_IDLE_AUTO_HOLD_US 1000000
 
 #endif /* DR_CONFIG_H */

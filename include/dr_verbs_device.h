@@ -82,6 +82,13 @@ enum dr_idle_policy {
 	 *  sleeps DR_IDLE_SLEEP_US before it returns: an application polling
 	 *  on a shared CPU lets the others run. */
 	DR_IDLE_SLEEP = 3,
+	/** DR_IDLE_SPIN while the thread has its CPU to itself, DR_IDLE_SLEEP
+	 *  while it shares it: an idle thread looks at its involuntary context
+	 *  switches (getrusage(RUSAGE_THREAD)) every DR_IDLE_AUTO_CHECK_US, and
+	 *  naps for DR_IDLE_AUTO_HOLD_US after it found the scheduler took the
+	 *  CPU from it (another rank, a busy loop on its CPU). In inline mode
+	 *  too. The libfabric provider's default. */
+	DR_IDLE_AUTO = 4,
 };
 
 /** Default of dr_context_attr.tx_zcopy_min: payloads from 2 KiB are attached,

@@ -79,6 +79,7 @@ static const char *const idle_names[] = {
 	[DR_IDLE_PAUSE] = "pause",
 	[DR_IDLE_YIELD] = "yield",
 	[DR_IDLE_SLEEP] = "sleep",
+	[DR_IDLE_AUTO] = "auto",
 };
 
 /* The index of @s in @names (@n of them), or -1. */
@@ -113,7 +114,7 @@ dr_app_engine_opt(struct dr_app_engine *e, const char *prog, int c, const char *
 	case DR_APP_OPT_IDLE:
 		i = lookup(idle_names, RTE_DIM(idle_names), arg);
 		if (i < 0) {
-			dr_app_opt_err(prog, "--idle", "unknown policy '%s' (spin, pause, yield or sleep)", arg);
+			dr_app_opt_err(prog, "--idle", "unknown policy '%s' (spin, pause, yield, sleep or auto)", arg);
 			return -1;
 		}
 		e->idle = (enum dr_idle_policy)i;
@@ -175,7 +176,7 @@ dr_app_engine_idle(const struct dr_app_engine *e)
 	if (e->mode == DR_PROGRESS_INLINE)
 		return;
 	/* sleep: the lcores nap when idle for long; this thread waits on what it measures, yielding to them */
-	if (e->idle == DR_IDLE_YIELD || e->idle == DR_IDLE_SLEEP)
+	if (e->idle == DR_IDLE_YIELD || e->idle == DR_IDLE_SLEEP || e->idle == DR_IDLE_AUTO)
 		sched_yield();
 	else if (e->idle == DR_IDLE_PAUSE)
 		rte_pause();
@@ -206,7 +207,8 @@ dr_app_engine_usage(FILE *out, int col)
 	usage_line(out, col, NULL, most);
 	usage_line(out, col, "--idle P", "rtc, pipeline: what an idle lcore does: spin (default,");
 	usage_line(out, col, NULL, "for isolated cores), pause, yield (lcores sharing a CPU),");
-	usage_line(out, col, NULL, "or sleep (spin 200 us, then nap: CPUs shared with other work)");
+	usage_line(out, col, NULL, "sleep (spin 200 us, then nap: CPUs shared with other work),");
+	usage_line(out, col, NULL, "or auto (spin; sleep's naps while the lcore is preempted)");
 	usage_line(out, col, "--queues N", "rtc, pipeline: port queue pairs, one per worker (group)");
 	usage_line(out, col, NULL, "from the first (default: one each with RSS, else 1; a");
 	usage_line(out, col, NULL, "memif link needs the same number on both sides)");

@@ -51,7 +51,7 @@ enum {
 struct dr_app_engine {
 	enum dr_progress_mode mode;     /* --mode: inline (default), rtc or pipeline */
 	uint16_t workers;               /* --workers: rtc worker lcores, pipeline groups (default 1) */
-	enum dr_idle_policy idle;       /* --idle: spin (default), pause, yield */
+	enum dr_idle_policy idle;       /* --idle: spin (default), pause, yield, sleep, auto */
 	uint16_t queues;                /* --queues: port queue pairs (0: the library's choice) */
 	uint32_t zcopy_min;             /* --zcopy-min: tx_zcopy_min (0: the library's default,
 					 * UINT32_MAX: off) */

@@ -71,7 +71,7 @@ static const struct param_name modes[] = {
 };
 static const struct param_name idles[] = {
 	{ "spin", DR_IDLE_SPIN }, { "pause", DR_IDLE_PAUSE }, { "yield", DR_IDLE_YIELD },
-	{ "sleep", DR_IDLE_SLEEP }, { NULL, 0 },
+	{ "sleep", DR_IDLE_SLEEP }, { "auto", DR_IDLE_AUTO }, { NULL, 0 },
 };
 
 /* Parameter @param (FI_DPDK_RDMA_@env): unset leaves *@value; one of @names sets it; else false,
@@ -98,7 +98,7 @@ param_named(const char *param, const char *env, const struct param_name *names, 
 static void
 conf_read(void)
 {
-	int mode = DR_PROGRESS_INLINE, idle = DR_IDLE_SPIN;
+	int mode = DR_PROGRESS_INLINE, idle = DR_IDLE_AUTO;   /* ranks often share CPUs */
 	char *v;
 	int n;
 
@@ -188,7 +188,7 @@ FI_EXT_INI
 			"engine mode: inline (FI_PROGRESS_MANUAL, the default), rtc or pipeline "
 			"(FI_PROGRESS_AUTO, worker lcores)");
 	fi_param_define(&drfi_prov, "workers", FI_PARAM_INT, "rtc/pipeline: worker lcores (default: 1)");
-	fi_param_define(&drfi_prov, "idle", FI_PARAM_STRING, "what an idle worker does: spin, pause, yield or sleep");
+	fi_param_define(&drfi_prov, "idle", FI_PARAM_STRING, "what an idle worker (inline: the progress calls) does: auto (default), spin, pause, yield or sleep");
 	fi_param_define(&drfi_prov, "ack_timeout", FI_PARAM_INT,
 			"the QPs' local ACK timeout, 4.096 us * 2^N (0 to 31; default: the CM's 19, 2.1 s)");
 	fi_param_define(&drfi_prov, "keepalive", FI_PARAM_INT,

@@ -23,6 +23,7 @@
  * In DR_PROGRESS_INLINE mode every one of these is a plain call.
  */
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "dr_worker.h"
@@ -38,6 +39,20 @@ struct dr_qp_impl;
  * Internal: not in the version map.
  */
 extern uint64_t (*dr_run_clock_base)(void);
+
+/*
+ * DR_IDLE_AUTO's source of involuntary context switches of the calling
+ * thread: NULL (the default) is getrusage(RUSAGE_THREAD); a test sets its
+ * own. Internal: not in the version map.
+ */
+extern long (*dr_idle_nivcsw)(void);
+
+/*
+ * DR_IDLE_AUTO: does the idle thread of @wk share its CPU (it was
+ * preempted within DR_IDLE_AUTO_HOLD_US of @t, the run clocks' base)? It
+ * looks at most every DR_IDLE_AUTO_CHECK_US.
+ */
+bool dr_idle_cpu_shared(struct dr_worker *wk, uint64_t t);
 
 /* The run clocks' base now, given the TSC @tsc the caller read. */
 static inline uint64_t

@@ -15,7 +15,8 @@
  *              workers handed it, and watches the link
  *   quiescent  rte_rcu_qsbr: it holds no pointer into the object tables
  *
- * then, if the round found no work, its idle policy (spin, pause, yield).
+ * then, if the round found no work, its idle policy (spin, pause, yield,
+ * sleep, auto).
  * DR_PROGRESS_PIPELINE: the same loop, each worker doing its role's part
  * of the round (pipeline_round(); dr_engine_pipeline.c).
  */
@@ -60,10 +61,13 @@ run_commands(struct dr_worker *wk)
  * kernel's timer slack, so the run clock counts it whole.
  */
 static void
-idle(enum dr_idle_policy policy, uint64_t t0, uint64_t idle_since, uint64_t spin_ticks)
+idle(struct dr_worker *wk, enum dr_idle_policy policy, uint64_t t0, uint64_t idle_since, uint64_t spin_ticks)
 {
 	static const struct timespec nap = { .tv_sec = 0, .tv_nsec = DR_IDLE_SLEEP_US * 1000 };
 
+	/* auto: sleep's while the lcore shares its CPU (it was preempted lately), else spin's */
+	if (policy == DR_IDLE_AUTO)
+		policy = dr_idle_cpu_shared(wk, dr_run_clock_base_now(t0)) ? DR_IDLE_SLEEP : DR_IDLE_SPIN;
 	switch (policy) {
 	case DR_IDLE_PAUSE:
 		rte_pause();
@@ -166,7 +170,7 @@ worker_main(void *arg)
 			idle_since = t1;
 		} else {
 			wk->lstats.idle_cycles += t1 - t0;
-			idle(policy, t0, idle_since, spin_ticks);
+			idle(wk, policy, t0, idle_since, spin_ticks);
 			t1 = rte_rdtsc();
 		}
 		t0 = t1;
@@ -256,7 +260,7 @@ dr_engine_start(struct dr_context *ctx, const unsigned int *lcores)
 	       ctx->attr.mode == DR_PROGRESS_PIPELINE ? "pipeline groups (rx, tx, completion lcores)" :
 	       "run-to-completion workers", ctx->nb_rxq, ctx->nb_txq,
 	       ctx->attr.idle == DR_IDLE_YIELD ? "yield" : ctx->attr.idle == DR_IDLE_PAUSE ? "pause" :
-	       ctx->attr.idle == DR_IDLE_SLEEP ? "sleep" : "spin");
+	       ctx->attr.idle == DR_IDLE_SLEEP ? "sleep" : ctx->attr.idle == DR_IDLE_AUTO ? "auto" : "spin");
 	return 0;
 }
 

@@ -167,7 +167,7 @@ attr_check(const struct dr_context_attr *a)
 		return -EINVAL;
 	}
 	if (a->idle != DR_IDLE_SPIN && a->idle != DR_IDLE_PAUSE && a->idle != DR_IDLE_YIELD &&
-	    a->idle != DR_IDLE_SLEEP) {
+	    a->idle != DR_IDLE_SLEEP && a->idle != DR_IDLE_AUTO) {
 		DR_LOG(ctx, INFO, "idle policy %d unknown", (int)a->idle);
 		return -EINVAL;
 	}

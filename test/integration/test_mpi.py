@@ -17,7 +17,8 @@ rank's address go to it, mpirun's own TCP on the same interface to the
 kernel.
 Every host is this machine: --bind-to none, and each rank pinned to the CPU
 dr-cluster gives it (EAL's -l over dpdk_rdma, taskset over TCP); ranks
-sharing a CPU yield when idle (FI_DPDK_RDMA_IDLE=yield, mpi_yield_when_idle).
+sharing a CPU nap when idle (the provider's default idle policy, auto, sees
+them preempted) and yield (mpi_yield_when_idle).
 
 Faults: a rank killed mid-job (4 hosts x 2 ranks): mpirun ends the job,
 non-zero, within a bound, and no rank is left."""
@@ -63,7 +64,7 @@ exec %s "$@"
 """
 OVER_DPDK_RDMA = (WRAPPER % (
     'export FI_PROVIDER_PATH=@PROV@ FI_PROVIDER=dpdk_rdma FI_DPDK_RDMA_IP=$(pick "$DR_RANK_ROCE_IPS")\n'
-    'export FI_DPDK_RDMA_IDLE=yield FI_DPDK_RDMA_STATS=1 @EXTRA_ENV@\n'
+    'export FI_DPDK_RDMA_STATS=1 @EXTRA_ENV@\n'
     'export FI_DPDK_RDMA_EAL="-l $(pick "$DR_RANK_CPUS") --no-huge -m 256 --no-pci --file-prefix=$DR_HOST-$k'
     ' --vdev @VDEV@"', ""))
 # the rank's port on its interface: net_af_packet (sees what the kernel sees), or net_af_xdp with

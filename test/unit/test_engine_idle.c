@@ -7,8 +7,10 @@
  * dr_progress() that finds no work, DR_IDLE_SPIN_US after the last one
  * that did, naps DR_IDLE_SLEEP_US before it returns; one that does work
  * never naps and starts the spin again; DR_IDLE_SPIN (the default) never
- * naps. On the wire's stopped clock (rc_clock_freeze()), which the test
- * moves by exactly the spin time, so a slow machine changes nothing.
+ * naps; DR_IDLE_AUTO naps so only while the thread was preempted lately
+ * (its involuntary context switches, here the test's). On the wire's
+ * stopped clock (rc_clock_freeze()), which the test moves by exactly the
+ * times it names, so a slow machine changes nothing.
  */
 
 #include <inttypes.h>
@@ -109,6 +111,83 @@ test_inline_naps(struct rc_env *e)
 	rc_disconnect(e);
 }
 
+static long fake_nivcsw;
+
+static long
+nivcsw_of_test(void)
+{
+	return fake_nivcsw;
+}
+
+/*
+ * DR_IDLE_AUTO, on the stopped clock, with the thread's involuntary
+ * context switches the test's: no nap while they stay put, however long
+ * the thread idles; naps (DR_IDLE_SLEEP's rule) from the first look
+ * after one, for DR_IDLE_AUTO_HOLD_US; then no more.
+ */
+static void
+test_auto(struct rc_env *e)
+{
+	struct dr_context *a = e->s[0].ctx;
+	const uint64_t us = rte_get_tsc_hz() / 1000000u, check = us * DR_IDLE_AUTO_CHECK_US;
+	struct rc_qp_params p;
+	struct rc_buf src, dst;
+	uint64_t n0;
+	int k;
+
+	rc_params_default(&p);
+	if (rc_connect(e, &p) != 0 || rc_buf_alloc(&e->s[0], &src, 64, DR_ACCESS_LOCAL_WRITE) != 0 ||
+	    rc_buf_alloc(&e->s[1], &dst, 64, DR_ACCESS_LOCAL_WRITE | DR_ACCESS_REMOTE_WRITE) != 0) {
+		RC_CHECK_MSG(0, "setup");
+		return;
+	}
+	fake_nivcsw = 100;
+	dr_idle_nivcsw = nivcsw_of_test;
+	rc_clock_freeze(true);
+	a->attr.idle = DR_IDLE_AUTO;
+	RC_CHECK_EQ(write_one(e, &src, &dst, 11), 0);
+	n0 = naps(e);
+	/* its CPU to itself: looks every 10 ms, sees nothing, never naps */
+	for (k = 0; k < 5; k++) {
+		rc_clock_advance(check);
+		dr_progress(a);
+		dr_progress(a);
+	}
+	RC_CHECK_EQ(naps(e), n0);
+	/* preempted once: the next look (not before) turns the naps on */
+	fake_nivcsw++;
+	rc_clock_advance(check - 1);
+	dr_progress(a);
+	RC_CHECK_EQ(naps(e), n0);
+	rc_clock_advance(1);
+	dr_progress(a);
+	RC_CHECK_EQ(naps(e), n0 + 1);
+	for (k = 0; k < 10; k++)
+		dr_progress(a);
+	RC_CHECK_EQ(naps(e), n0 + 11);
+	/* work: no nap within the spin that follows, as sleep */
+	RC_CHECK_EQ(write_one(e, &src, &dst, 12), 0);
+	n0 = naps(e);
+	dr_progress(a);
+	RC_CHECK_EQ(naps(e), n0);
+	/* not preempted again: the naps end DR_IDLE_AUTO_HOLD_US after the look that saw it */
+	rc_clock_advance(us * DR_IDLE_AUTO_HOLD_US - check);
+	dr_progress(a);
+	RC_CHECK_EQ(naps(e), n0 + 1);
+	rc_clock_advance(check + 1);
+	n0 = naps(e);
+	for (k = 0; k < 10; k++)
+		dr_progress(a);
+	RC_CHECK_EQ(naps(e), n0);
+
+	a->attr.idle = DR_IDLE_SPIN;
+	dr_idle_nivcsw = NULL;
+	rc_clock_freeze(false);
+	rc_buf_free(&src);
+	rc_buf_free(&dst);
+	rc_disconnect(e);
+}
+
 static void
 run(struct rc_env *e)
 {
@@ -118,6 +197,7 @@ run(struct rc_env *e)
 		return;
 	}
 	test_inline_naps(e);
+	test_auto(e);
 }
 
 int
