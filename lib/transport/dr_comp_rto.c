@@ -86,15 +86,26 @@ dr_comp_rto_base(const struct dr_qp_impl *qp)
 
 /*
  * The RTO after rto_backoff expiries without progress: doubled each time
- * up to DR_RTO_BACKOFF_CAP_US (or the RTO itself when longer), and never
- * above the ceiling.
+ * up to DR_RTO_BACKOFF_CAP_US (or the RTO itself when longer) - up to the
+ * ceiling when a READ is awaited - and never above the ceiling.
  */
+static bool oldest_is_read(struct dr_qp_impl *qp);
+
 static uint64_t
 rto_backed_off(struct dr_qp_impl *qp)
 {
-	uint64_t base = dr_comp_rto_base(qp), r = base;
-	uint64_t cap = RTE_MIN(RTE_MAX(base, us_ticks(qp, DR_RTO_BACKOFF_CAP_US)), rto_ceiling(qp));
+	uint64_t base = dr_comp_rto_base(qp), r = base, cap;
 
+	if (qp->comp.rto_backoff == 0)
+		return RTE_MIN(base, rto_ceiling(qp));
+	/*
+	 * a READ asked again is executed again, the whole rest of it (IBA
+	 * 9.7.5.1.3): a responder still streaming an earlier one (rxe under
+	 * emulation) would be asked every few ms and replay without end.
+	 * Its backoff goes on doubling up to the local ACK timeout, Karn's way.
+	 */
+	cap = oldest_is_read(qp) ? rto_ceiling(qp) :
+	      RTE_MIN(RTE_MAX(base, us_ticks(qp, DR_RTO_BACKOFF_CAP_US)), rto_ceiling(qp));
 	for (unsigned int i = 0; i < qp->comp.rto_backoff && r < cap; i++)
 		r *= 2;
 	return RTE_MIN(r, cap);
