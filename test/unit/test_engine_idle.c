@@ -48,23 +48,44 @@ write_one(struct rc_env *e, struct rc_buf *src, struct rc_buf *dst, uint64_t wr_
 	return rc_wait_wcs(e, e->s[0].scq, &w, 1, 2000000) && w.wc[0].status == DR_WC_SUCCESS ? 0 : -1;
 }
 
+/* A connected pair and a 64-byte buffer on each side; the clock stopped by the caller. */
+static int
+idle_setup(struct rc_env *e, struct rc_buf *src, struct rc_buf *dst)
+{
+	struct rc_qp_params p;
+
+	rc_params_default(&p);
+	if (rc_connect(e, &p) != 0 || rc_buf_alloc(&e->s[0], src, 64, DR_ACCESS_LOCAL_WRITE) != 0 ||
+	    rc_buf_alloc(&e->s[1], dst, 64, DR_ACCESS_LOCAL_WRITE | DR_ACCESS_REMOTE_WRITE) != 0) {
+		RC_CHECK_MSG(0, "setup");
+		return -1;
+	}
+	return 0;
+}
+
+/* The policy back to the default, the clock going, the pair and buffers gone. */
+static void
+idle_teardown(struct rc_env *e, struct rc_buf *src, struct rc_buf *dst)
+{
+	e->s[0].ctx->attr.idle = DR_IDLE_SPIN;
+	rc_clock_freeze(false);
+	rc_buf_free(src);
+	rc_buf_free(dst);
+	rc_disconnect(e);
+}
+
 static void
 test_inline_naps(struct rc_env *e)
 {
 	struct dr_context *a = e->s[0].ctx;
 	const uint64_t spin = rte_get_tsc_hz() / 1000000u * DR_IDLE_SPIN_US;
-	struct rc_qp_params p;
 	struct rc_buf src, dst;
 	uint64_t n0;
 	double t0;
 	int k;
 
-	rc_params_default(&p);
-	if (rc_connect(e, &p) != 0 || rc_buf_alloc(&e->s[0], &src, 64, DR_ACCESS_LOCAL_WRITE) != 0 ||
-	    rc_buf_alloc(&e->s[1], &dst, 64, DR_ACCESS_LOCAL_WRITE | DR_ACCESS_REMOTE_WRITE) != 0) {
-		RC_CHECK_MSG(0, "setup");
+	if (idle_setup(e, &src, &dst) != 0)
 		return;
-	}
 	rc_clock_freeze(true);
 
 	/* the default, DR_IDLE_SPIN: idle calls past any spin time never nap */
@@ -104,11 +125,7 @@ test_inline_naps(struct rc_env *e)
 	dr_progress(a);
 	RC_CHECK_EQ(naps(e), n0 + 1);
 
-	a->attr.idle = DR_IDLE_SPIN;
-	rc_clock_freeze(false);
-	rc_buf_free(&src);
-	rc_buf_free(&dst);
-	rc_disconnect(e);
+	idle_teardown(e, &src, &dst);
 }
 
 static long fake_nivcsw;
@@ -130,17 +147,12 @@ test_auto(struct rc_env *e)
 {
 	struct dr_context *a = e->s[0].ctx;
 	const uint64_t us = rte_get_tsc_hz() / 1000000u, check = us * DR_IDLE_AUTO_CHECK_US;
-	struct rc_qp_params p;
 	struct rc_buf src, dst;
 	uint64_t n0;
 	int k;
 
-	rc_params_default(&p);
-	if (rc_connect(e, &p) != 0 || rc_buf_alloc(&e->s[0], &src, 64, DR_ACCESS_LOCAL_WRITE) != 0 ||
-	    rc_buf_alloc(&e->s[1], &dst, 64, DR_ACCESS_LOCAL_WRITE | DR_ACCESS_REMOTE_WRITE) != 0) {
-		RC_CHECK_MSG(0, "setup");
+	if (idle_setup(e, &src, &dst) != 0)
 		return;
-	}
 	fake_nivcsw = 100;
 	dr_idle_nivcsw = nivcsw_of_test;
 	rc_clock_freeze(true);
@@ -180,12 +192,8 @@ test_auto(struct rc_env *e)
 		dr_progress(a);
 	RC_CHECK_EQ(naps(e), n0);
 
-	a->attr.idle = DR_IDLE_SPIN;
 	dr_idle_nivcsw = NULL;
-	rc_clock_freeze(false);
-	rc_buf_free(&src);
-	rc_buf_free(&dst);
-	rc_disconnect(e);
+	idle_teardown(e, &src, &dst);
 }
 
 static void
