@@ -2,11 +2,12 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # Copyright (c) 2026 The dpdk-rdma authors.
 """A cluster on one machine: N network namespaces, each a "host" with a
-veth into a bridge of the root namespace (a star), a kernel address of its
+veth into a switch (a bridge in namespace <prefix>sw, which the root
+namespace reaches through a veth, drbr0 for prefix dr-), a kernel address of its
 own (for launchers, out-of-band TCP) and a RoCEv2 address for dpdk-rdma on
 the same veth; commands run in each, cleaned up by PID.
 
-  usertools/dr-cluster.py up 4                   # dr-h1..dr-h4, bridge drbr0
+  usertools/dr-cluster.py up 4                   # dr-h1..dr-h4, switch dr-sw
   usertools/dr-cluster.py --ranks 2 up 4         # and 2 rank ports per host (macvlans)
   usertools/dr-cluster.py run 2 -- CMD ARGS...   # up, CMD in every host at once, down
   usertools/dr-cluster.py agent HOST CMD...      # run CMD in HOST with its DR_* environment
@@ -14,13 +15,13 @@ the same veth; commands run in each, cleaned up by PID.
   usertools/dr-cluster.py down
 
 Host i (1-based) is namespace <prefix>hI with veth <prefix>vI (its kernel
-address 10.<net>.0.I/24, the bridge 10.<net>.0.254) and RoCEv2 address
+address 10.<net>.0.I/24, the root namespace's 10.<net>.0.254) and RoCEv2 address
 10.<net>.1.I. A command in host I runs in its network namespace and in a
 UTS namespace whose hostname is the host's name. `run` gives each command
 its host in the environment:
 DR_HOST, DR_HOST_INDEX, DR_HOSTS (all, comma separated), DR_IFACE,
 DR_KERNEL_IP, DR_ROCE_IP, DR_CPU (i - 1 modulo the CPUs: a process per
-CPU). Exit status: 0 every command ended 0, 1 one did not (or timed out),
+CPU), DR_MTU (every link's, --mtu). Exit status: 0 every command ended 0, 1 one did not (or timed out),
 2 a bad command line. See doc/guides/libfabric.rst.
 
 Several ranks per host (--ranks R): each host's veth carries R macvlans
@@ -45,8 +46,8 @@ MAX_RANKS = 8
 
 
 class Cluster:
-    def __init__(self, n, prefix="dr-", net=55, ranks=1):
-        self.n, self.prefix, self.net, self.ranks = n, prefix, net, ranks
+    def __init__(self, n, prefix="dr-", net=55, ranks=1, mtu=1500):
+        self.n, self.prefix, self.net, self.ranks, self.mtu = n, prefix, net, ranks, mtu
         self.bridge = prefix.replace("-", "") + "br0"
 
     def host(self, i):
@@ -77,20 +78,31 @@ class Cluster:
                 "DR_CPU": str(rank_cpus[0]),
                 "DR_RANK_IFACES": ",".join(self.rank_iface(i, k) for k in range(self.ranks)),
                 "DR_RANK_ROCE_IPS": ",".join(self.rank_roce_ip(i, k) for k in range(self.ranks)),
-                "DR_RANK_CPUS": ",".join(map(str, rank_cpus))}
+                "DR_RANK_CPUS": ",".join(map(str, rank_cpus)), "DR_MTU": str(self.mtu)}
+
+    def switch(self):
+        return self.prefix + "sw"
 
     def up(self):
         self.down()                    # a killed run's leftovers
-        ip("link", "add", self.bridge, "type", "bridge")
+        # the switch: a bridge in a namespace of its own, where the kernel's bridge
+        # netfilter (br_netfilter, if loaded) does not pass every frame through
+        # iptables as it does in the root namespace; the root reaches the hosts
+        # through a veth into it (the address launchers and out-of-band TCP use)
+        sw = self.switch()
+        ip("netns", "add", sw)
+        for table in ("iptables", "ip6tables", "arptables"):
+            sh(["ip", "netns", "exec", sw, "sysctl", "-qw", "net.bridge.bridge-nf-call-%s=0" % table], check=False)
+        ip("link", "add", "br0", "type", "bridge", ns=sw)
+        ip("link", "set", "br0", "up", ns=sw)
+        self.plug(self.bridge)
         ip("addr", "add", "10.%d.0.254/24" % self.net, "dev", self.bridge)
         ip("link", "set", self.bridge, "up")
         for i in range(1, self.n + 1):
             ns, v, peer = self.host(i), self.iface(i), self.iface(i) + "b"
             ip("netns", "add", ns)
-            ip("link", "add", v, "type", "veth", "peer", "name", peer)
+            self.plug(v)
             ip("link", "set", v, "netns", ns)
-            ip("link", "set", peer, "master", self.bridge)
-            ip("link", "set", peer, "up")
             for iface in ("all", "default", v, "lo"):
                 sh(["ip", "netns", "exec", ns, "sysctl", "-qw", "net.ipv6.conf.%s.disable_ipv6=1" % iface],
                    check=False)
@@ -102,17 +114,24 @@ class Cluster:
                 # its ifindex far from its siblings': DPDK 22.11's net_af_packet names its
                 # PACKET_FANOUT group pid ^ ifindex (16 bits, one space per namespace), and
                 # two ranks whose pid ^ ifindex meet on different interfaces fail (EINVAL)
-                ip("link", "add", "link", v, "name", m, "index", str((k + 1) << 12 | i), "type", "macvlan",
-                   "mode", "bridge", ns=ns)
+                ip("link", "add", "link", v, "name", m, "index", str((k + 1) << 12 | i), "mtu", str(self.mtu),
+                   "type", "macvlan", "mode", "bridge", ns=ns)
                 sh(["ip", "netns", "exec", ns, "sysctl", "-qw", "net.ipv6.conf.%s.disable_ipv6=1" % m],
                    check=False)
                 ip("link", "set", m, "up", ns=ns)
         return self
 
+    def plug(self, v):
+        """A veth v (in the root namespace) whose other end, v + "b", is a port of the switch."""
+        ip("link", "add", v, "mtu", str(self.mtu), "type", "veth", "peer", "name", v + "b", "mtu", str(self.mtu))
+        ip("link", "set", v + "b", "netns", self.switch())
+        ip("link", "set", v + "b", "master", "br0", ns=self.switch())
+        ip("link", "set", v + "b", "up", ns=self.switch())
+
     def down(self):
         for i in range(1, MAX_HOSTS + 1):
             sh(["ip", "netns", "del", self.host(i)], check=False)       # takes its veth end along
-            sh(["ip", "link", "del", self.iface(i) + "b"], check=False)
+        sh(["ip", "netns", "del", self.switch()], check=False)          # the bridge and its ports
         sh(["ip", "link", "del", self.bridge], check=False)
 
     def run(self, cmd, timeout):
@@ -161,10 +180,11 @@ def main(argv):
     ap.add_argument("--prefix", default="dr-", help="namespace / interface prefix (dr-)")
     ap.add_argument("--net", type=int, default=55, help="second octet of the addresses (55: 10.55.x.y)")
     ap.add_argument("--ranks", type=int, default=1, help="rank ports (macvlans) per host (1: the veth itself)")
+    ap.add_argument("--mtu", type=int, default=1500, help="every link's MTU (1500); in DR_MTU")
     sub = ap.add_subparsers(dest="op", required=True)
     p = sub.add_parser("up", help="create N hosts")
     p.add_argument("hosts", type=int)
-    sub.add_parser("down", help="remove every host and the bridge")
+    sub.add_parser("down", help="remove every host and the switch")
     p = sub.add_parser("run", help="up, CMD in every host at once, down")
     p.add_argument("hosts", type=int)
     p.add_argument("--timeout", type=float, default=600, help="seconds before the commands are killed (600)")
@@ -180,12 +200,14 @@ def main(argv):
         ap.error("--net: 1 to 254")
     if not (1 <= a.ranks <= MAX_RANKS):
         ap.error("--ranks: 1 to %d" % MAX_RANKS)
+    if not (1280 <= a.mtu <= 9000):
+        ap.error("--mtu: 1280 to 9000")        # IPv6's least (the hosts may turn it on) to jumbo
     if a.op == "agent":
         if not a.cmd:
             ap.error("agent: no command")
         # ssh's form: the command is one string for the remote shell; a host of
         # this cluster gets its DR_* environment, as `run` gives it
-        c = Cluster(MAX_HOSTS, a.prefix, a.net, a.ranks)
+        c = Cluster(MAX_HOSTS, a.prefix, a.net, a.ranks, a.mtu)
         env = dict(os.environ)
         for i in range(1, MAX_HOSTS + 1):
             if a.host == c.host(i):
@@ -196,7 +218,7 @@ def main(argv):
     cmd = run_cmd
     if a.op == "run" and not cmd:
         ap.error("run: no command (after --)")
-    c = Cluster(getattr(a, "hosts", MAX_HOSTS), a.prefix, a.net, a.ranks)
+    c = Cluster(getattr(a, "hosts", MAX_HOSTS), a.prefix, a.net, a.ranks, a.mtu)
     try:
         if a.op == "down":
             c.down()

@@ -89,6 +89,29 @@ def test_ranks_per_host():
     assert a.returncode == 0 and a.stdout == "10.%d.1.2,10.%d.2.2\n" % (NET, NET), a.stdout + a.stderr
 
 
+def test_switch_and_mtu():
+    """--mtu: every link of the cluster (hosts' veths and macvlans, the
+    switch's ports) has it, and a host's DR_MTU says it; the switch is a
+    bridge in a namespace of its own whose bridge netfilter is off (frames
+    between hosts pass no iptables; the launchers of test_mpi.py reach the
+    hosts through it)."""
+    assert cluster("--ranks", 2, "--mtu", 3000, "up", 2).returncode == 0
+    sw = PREFIX + "sw"
+    links = subprocess.run(["ip", "-n", sw, "-o", "link"], capture_output=True, text=True).stdout
+    ports = re.findall(r"^\d+: ([^:@]+)@?[^:]*: .* mtu (\d+) .*master br0", links, re.M)
+    assert sorted(p for p, _ in ports) == sorted("%s%s" % (PREFIX.replace("-", ""), x)
+                                                 for x in ("br0b", "v1b", "v2b")), links
+    assert {m for _, m in ports} == {"3000"}, links
+    nf = subprocess.run(["ip", "netns", "exec", sw, "sysctl", "-n", "net.bridge.bridge-nf-call-iptables"],
+                        capture_output=True, text=True)
+    assert nf.returncode != 0 or nf.stdout.strip() == "0", nf.stdout   # no br_netfilter, or off
+    a = subprocess.run([sys.executable, str(TOOL), "--prefix", PREFIX, "--net", str(NET), "--ranks", "2", "--mtu",
+                        "3000", "agent", "%sh1" % PREFIX, "echo $DR_MTU; ip -o link show"], capture_output=True, text=True, timeout=30)
+    assert a.returncode == 0 and a.stdout.startswith("3000\n"), a.stdout + a.stderr
+    mtus = re.findall(r"^\d+: %sv1(?:r\d)?[@:].* mtu (\d+)" % PREFIX.replace("-", ""), a.stdout, re.M)
+    assert mtus == ["3000"] * 3, a.stdout
+
+
 def test_timeout_kills_and_cleans():
     r = cluster("run", 2, "--timeout", 1, "--", "sleep", 60, timeout=30)
     assert r.returncode == 1 and "killed at the timeout" in r.stderr, r.stdout + r.stderr
@@ -99,6 +122,7 @@ def test_timeout_kills_and_cleans():
                                        (["run", 2], "no command"),
                                        (["--net", 300, "up", 2], "--net"),
                                        (["--ranks", 9, "up", 2], "--ranks: 1 to 8"),
+                                       (["--mtu", 100, "up", 2], "--mtu: 1280 to 9000"),
                                        (["bogus"], "invalid choice")])
 def test_bad_command_lines(args, says):
     r = cluster(*args)
