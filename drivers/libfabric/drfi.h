@@ -74,6 +74,7 @@ struct drfi_conf {
 	bool stats;                /* FI_DPDK_RDMA_STATS=1: counters to stderr at the fabric's close */
 	int ack_timeout;           /* FI_DPDK_RDMA_ACK_TIMEOUT: the QPs' local ACK timeout, -1: the CM's */
 	int keepalive_ms;          /* FI_DPDK_RDMA_KEEPALIVE: an idle QP's probe interval, 0: off */
+	int mtu;                   /* FI_DPDK_RDMA_MTU: the link's MTU (IP, bytes), 0: the port's */
 };
 /* Default of FI_DPDK_RDMA_KEEPALIVE: a dead peer found within 4 intervals (3 probes), 8 s. */
 #define DRFI_KEEPALIVE_MS_DEFAULT 2000

@@ -8,7 +8,7 @@
  * object lacks.
  *
  * The parameters are libfabric's (fi_param_define(3)): FI_DPDK_RDMA_EAL,
- * _IP, _IPV6, _PORT, _MODE, _WORKERS, _IDLE, _ACK_TIMEOUT, _KEEPALIVE, _STATS
+ * _IP, _IPV6, _PORT, _MTU, _MODE, _WORKERS, _IDLE, _ACK_TIMEOUT, _KEEPALIVE, _STATS
  * in the environment, listed by
  * `fi_info -e`.
  */
@@ -130,6 +130,15 @@ conf_read(void)
 		}
 		conf.port = n;
 	}
+	if (fi_param_get_int(&drfi_prov, "mtu", &n) == FI_SUCCESS) {
+		/* IPv4's least (RFC 791) up to what a 4096-byte path MTU needs and a jumbo frame holds */
+		if (n != 0 && (n < 576 || n > 9000)) {
+			FI_WARN(&drfi_prov, FI_LOG_CORE, "FI_DPDK_RDMA_MTU=%d: 576 to 9000 bytes, 0 for the port's\n",
+				n);
+			conf_ok = false;
+		}
+		conf.mtu = n;
+	}
 	if (!param_named("mode", "MODE", modes, &mode))
 		conf_ok = false;
 	conf.mode = (enum dr_progress_mode)mode;
@@ -184,6 +193,9 @@ FI_EXT_INI
 	fi_param_define(&drfi_prov, "ip", FI_PARAM_STRING, "the port's IPv4 address (GID index 1)");
 	fi_param_define(&drfi_prov, "ipv6", FI_PARAM_STRING, "an IPv6 address of the port (GID index 2)");
 	fi_param_define(&drfi_prov, "port", FI_PARAM_INT, "the DPDK port id (default: 0)");
+	fi_param_define(&drfi_prov, "mtu", FI_PARAM_INT,
+			"the link's MTU in bytes, as the kernel's (the port is set to it; the path MTU follows "
+			"as rxe's does: 1500 -> 1024, 2200 -> 2048, 4200 -> 4096); default: the port's");
 	fi_param_define(&drfi_prov, "mode", FI_PARAM_STRING,
 			"engine mode: inline (FI_PROGRESS_MANUAL, the default), rtc or pipeline "
 			"(FI_PROGRESS_AUTO, worker lcores)");

@@ -79,7 +79,9 @@ def test_fi_info_without_address():
     for param, value, says in (("FI_DPDK_RDMA_MODE", "pipe", "one of inline, rtc, pipeline"),
                                ("FI_DPDK_RDMA_IDLE", "nap", "one of spin, pause, yield, sleep"),
                                ("FI_DPDK_RDMA_STATS", "2", "0 or 1"),
-                               ("FI_DPDK_RDMA_ACK_TIMEOUT", "32", "0 to 31")):
+                               ("FI_DPDK_RDMA_ACK_TIMEOUT", "32", "0 to 31"),
+                               ("FI_DPDK_RDMA_MTU", "100", "576 to 9000 bytes"),
+                               ("FI_DPDK_RDMA_MTU", "9001", "576 to 9000 bytes")):
         env = fi_env(ip=IP_A)
         env.update({"FI_LOG_LEVEL": "warn", param: value})
         out = subprocess.run(["fi_info", "-p", "dpdk_rdma"], env=env, capture_output=True, text=True, timeout=30)
