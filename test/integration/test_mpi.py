@@ -64,7 +64,7 @@ exec %s "$@"
 """
 OVER_DPDK_RDMA = (WRAPPER % (
     'export FI_PROVIDER_PATH=@PROV@ FI_PROVIDER=dpdk_rdma FI_DPDK_RDMA_IP=$(pick "$DR_RANK_ROCE_IPS")\n'
-    'export FI_DPDK_RDMA_STATS=1 @EXTRA_ENV@\n'
+    'export FI_DPDK_RDMA_STATS=1 FI_DPDK_RDMA_MTU=$DR_MTU @EXTRA_ENV@\n'
     'export FI_DPDK_RDMA_EAL="-l $(pick "$DR_RANK_CPUS") --no-huge -m 256 --no-pci --file-prefix=$DR_HOST-$k'
     ' --vdev @VDEV@"', ""))
 # the rank's port on its interface: net_af_packet (sees what the kernel sees), or net_af_xdp with
@@ -72,6 +72,10 @@ OVER_DPDK_RDMA = (WRAPPER % (
 VDEV = {"af_packet": 'net_af_packet0,iface=$(pick "$DR_RANK_IFACES")',
         "af_xdp": 'net_af_xdp0,iface=$(pick "$DR_RANK_IFACES"),start_queue=0,queue_count=1,xdp_prog=@STEER@'}
 OVER_TCP = WRAPPER % ("", 'taskset -c $(pick "$DR_RANK_CPUS")')
+# every link's MTU (dr-cluster --mtu, the provider's FI_DPDK_RDMA_MTU): the most each port
+# carries. DPDK 22.11's net_af_packet refuses an MTU over 1500; net_af_xdp's 4 KiB UMEM
+# frames and the kernel's XDP on a veth (a frame in a page) hold 3000, a 2048-byte path MTU
+LINK_MTU = {"af_packet": 1500, "af_xdp": 3000}
 # hosts, ranks per host, the ranks' port
 SHAPES = [(2, 1, "af_packet"), (4, 1, "af_packet"), (2, 2, "af_packet"), (4, 2, "af_packet"),
           (2, 1, "af_xdp"), (4, 2, "af_xdp")]
@@ -103,7 +107,7 @@ def scripts(tmp_path_factory):
 @pytest.fixture(params=SHAPES, ids=["%dhosts-%drank-%s" % s for s in SHAPES])
 def shape(request, scripts):
     hosts, ranks, link = request.param
-    r = cluster("--ranks", ranks, "up", hosts)
+    r = cluster("--ranks", ranks, "--mtu", LINK_MTU[link], "up", hosts)
     assert r.returncode == 0, r.stderr
     try:
         yield hosts, ranks, link
@@ -113,7 +117,8 @@ def shape(request, scripts):
 
 def mpirun_cmd(d, shape, transport):
     hosts, ranks, link = shape
-    agent = "%s %s --prefix %s --net %d --ranks %d agent" % (sys.executable, TOOL, PREFIX, NET, ranks)
+    agent = "%s %s --prefix %s --net %d --ranks %d --mtu %d agent" % (sys.executable, TOOL, PREFIX, NET, ranks,
+                                                                       LINK_MTU[link])
     # --map-by node: ranks 0 and 1 (the ping-pong) on two hosts; a rank's CPU
     # from dr-cluster places neighbours apart; several ranks on a CPU yield
     cmd = ["mpirun", "--allow-run-as-root", "-H", ",".join("%sh%d:%d" % (PREFIX, i, ranks)
@@ -155,6 +160,8 @@ STATS_START = re.compile(r"dpdk_rdma stats pid \d+: start-up: eal_ms ([\d.]+) po
                          r"connect_ms ([\d.]+) max_connect_ms ([\d.]+) resolve_ms ([\d.]+) "
                          r"max_resolve_ms ([\d.]+) accepts (\d+) accept_ms ([\d.]+) max_accept_ms ([\d.]+)")
 WORKLOAD = re.compile(r"^workload ok: (\d+) rounds, (\d+) ranks, ([\d.]+) s \(start-up ([\d.]+) s\)$", re.M)
+PHASES = re.compile(r"^phases: (p2p [\d.]+ s, bcast [\d.]+ s, allreduce [\d.]+ s, alltoallv [\d.]+ s, "
+                    r"compute [\d.]+ s)$", re.M)
 WORKLOAD_SHAPES = [(2, 1, "af_packet"), (2, 2, "af_packet"), (2, 1, "af_xdp")]
 
 
@@ -163,13 +170,14 @@ def test_mpi_workload(scripts, wshape):
     """test/mpi/dr_mpi_workload (16 non-blocking messages per pair of ranks
     matched out of order, a 3 MB bcast, an 800 KB allreduce, an alltoallv;
     every byte checked) over dpdk_rdma and over TCP in the same run: both
-    check out; the job times, start-ups and the ranks' transport counters
-    (FI_DPDK_RDMA_STATS) are printed side by side. Times are printed, not
-    asserted: a benchmark's business, and this machine may be busy."""
+    check out; the job times, start-ups, the ranks' transport counters
+    (FI_DPDK_RDMA_STATS) and where rank 0 spent its time are printed side by
+    side. Times are printed, not asserted: a benchmark's business, and this
+    machine may be busy."""
     d, _ = scripts
     prog = build_dir() / "test" / "mpi" / "dr_mpi_workload"
     hosts, ranks, link = wshape
-    assert cluster("--ranks", ranks, "up", hosts).returncode == 0
+    assert cluster("--ranks", ranks, "--mtu", LINK_MTU[link], "up", hosts).returncode == 0
     got = {}
     try:
         for transport in ("dpdk_rdma", "tcp"):
@@ -178,7 +186,9 @@ def test_mpi_workload(scripts, wshape):
             assert r.returncode == 0, "%s:\n%s\n%s" % (transport, r.stdout, r.stderr[-4000:])
             m = WORKLOAD.search(r.stdout)
             assert m and int(m.group(2)) == hosts * ranks, r.stdout
-            got[transport] = (float(m.group(3)), float(m.group(4)), r.stderr)
+            ph = PHASES.search(r.stdout)
+            assert ph, r.stdout
+            got[transport] = (float(m.group(3)), float(m.group(4)), r.stderr, ph.group(1))
     finally:
         cluster("down")
     ctx = [tuple(map(int, x)) for x in STATS_CTX.findall(got["dpdk_rdma"][2])]
@@ -189,6 +199,8 @@ def test_mpi_workload(scripts, wshape):
     (t, su), (tt, tsu) = got["dpdk_rdma"][:2], got["tcp"][:2]
     print("\nMPI workload, 10 rounds, %d namespace hosts x %d ranks on %s ports: job %.3f s over dpdk_rdma, "
           "%.3f s over TCP (x%.2f); start-up %.3f s / %.3f s" % (hosts, ranks, link, t, tt, t / tt, su, tsu))
+    # rank 0's time in each phase's MPI calls, and in filling and checking (the same over both)
+    print("  rank 0 over dpdk_rdma: %s\n  rank 0 over TCP:       %s" % (got["dpdk_rdma"][3], got["tcp"][3]))
     print("  dpdk_rdma ranks: retries %d, ack timeouts %d (longest %d us), RTO expiries %d (longest %d us), "
           "tail-loss probes %d, own stalls %d (%d us left out, longest gap %d us), port drops (imissed) %d" % (
               sum(c[0] for c in ctx), sum(c[1] for c in ctx), max(q[0] for q in qps), sum(c[2] for c in ctx),

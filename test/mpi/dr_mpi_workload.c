@@ -17,9 +17,12 @@
  * which message, so any byte out of place fails the run (MPI_Abort, exit
  * status 3). Rank 0 prints the job's time without start-up (from the
  * barrier after MPI_Init to the barrier after the last round) and the
- * start-up (MPI_Init):
+ * start-up (MPI_Init), then where its own time went: in each phase's MPI
+ * calls, and in filling and checking the payloads (the same work over any
+ * transport):
  *
  *   workload ok: R rounds, N ranks, T s (start-up S s)
+ *   phases: p2p P s, bcast B s, allreduce A s, alltoallv V s, compute C s
  *
  * Usage: dr_mpi_workload [ROUNDS]   (default 10)
  */
@@ -40,6 +43,9 @@
 #define A2A_UNIT 1000
 
 static int rank, nranks;
+
+enum phase { PH_P2P, PH_BCAST, PH_ALLREDUCE, PH_ALLTOALLV, PH_MAX };
+static double in_mpi[PH_MAX];    /* seconds this rank spent in each phase's MPI calls */
 
 static double
 now_s(void)
@@ -110,6 +116,7 @@ p2p(int round, uint8_t **sbuf, uint8_t **rbuf)
 {
 	MPI_Request req[2 * P2P_MSGS * 64];
 	int n = 0, peer, k;
+	double t = now_s(), fill_s = 0;
 
 	for (peer = 0; peer < nranks; peer++) {
 		if (peer == rank)
@@ -120,12 +127,15 @@ p2p(int round, uint8_t **sbuf, uint8_t **rbuf)
 				  MPI_COMM_WORLD, &req[n++]);
 		for (k = 0; k < P2P_MSGS; k++) {
 			size_t len = p2p_len(rank, peer, round, k);
+			double f = now_s();
 
 			fill(sbuf[peer * P2P_MSGS + k], len, (uint32_t)rank, (uint32_t)peer, (uint32_t)round, (uint32_t)k);
+			fill_s += now_s() - f;
 			MPI_Isend(sbuf[peer * P2P_MSGS + k], (int)len, MPI_BYTE, peer, k, MPI_COMM_WORLD, &req[n++]);
 		}
 	}
 	MPI_Waitall(n, req, MPI_STATUSES_IGNORE);
+	in_mpi[PH_P2P] += now_s() - t - fill_s;
 	for (peer = 0; peer < nranks; peer++) {
 		if (peer == rank)
 			continue;
@@ -145,12 +155,15 @@ bcast(int round, uint8_t *buf)
 {
 	int root = round % nranks;
 	size_t at;
+	double t;
 
 	if (rank == root)
 		fill(buf, BCAST_LEN, (uint32_t)root, 0xB, (uint32_t)round, 0);
 	else
 		memset(buf, 0, BCAST_LEN);
+	t = now_s();
 	MPI_Bcast(buf, BCAST_LEN, MPI_BYTE, root, MPI_COMM_WORLD);
+	in_mpi[PH_BCAST] += now_s() - t;
 	at = check(buf, BCAST_LEN, (uint32_t)root, 0xB, (uint32_t)round, 0);
 	if (at != BCAST_LEN)
 		fail("bcast", round, root, at);
@@ -160,10 +173,13 @@ static void
 allreduce(int round, int32_t *in, int32_t *out)
 {
 	int64_t ranks_sum = (int64_t)nranks * (nranks - 1) / 2;
+	double t;
 
 	for (int i = 0; i < REDUCE_INTS; i++)
 		in[i] = rank * 3 + i % 1000 + round;
+	t = now_s();
 	MPI_Allreduce(in, out, REDUCE_INTS, MPI_INT32_T, MPI_SUM, MPI_COMM_WORLD);
+	in_mpi[PH_ALLREDUCE] += now_s() - t;
 	for (int i = 0; i < REDUCE_INTS; i++)
 		if (out[i] != (int32_t)(3 * ranks_sum + (int64_t)nranks * (i % 1000 + round)))
 			fail("allreduce", round, -1, (size_t)i * 4);
@@ -174,6 +190,7 @@ alltoallv(int round, uint8_t *sbuf, uint8_t *rbuf)
 {
 	int scount[64], sdispl[64], rcount[64], rdispl[64];
 	int peer, s = 0, r = 0;
+	double t;
 
 	for (peer = 0; peer < nranks; peer++) {
 		scount[peer] = (int)a2a_len(rank, peer, round);
@@ -185,7 +202,9 @@ alltoallv(int round, uint8_t *sbuf, uint8_t *rbuf)
 		r += rcount[peer];
 	}
 	memset(rbuf, 0, (size_t)r);
+	t = now_s();
 	MPI_Alltoallv(sbuf, scount, sdispl, MPI_BYTE, rbuf, rcount, rdispl, MPI_BYTE, MPI_COMM_WORLD);
+	in_mpi[PH_ALLTOALLV] += now_s() - t;
 	for (peer = 0; peer < nranks; peer++) {
 		size_t at = check(rbuf + rdispl[peer], (size_t)rcount[peer], (uint32_t)peer, (uint32_t)rank,
 				  (uint32_t)round, 0xA2A);
@@ -246,6 +265,9 @@ main(int argc, char **argv)
 	if (rank == 0) {
 		printf("workload ok: %d rounds, %d ranks, %.3f s (start-up %.3f s)\n", rounds, nranks, t2 - t1,
 		       tinit - t0);
+		printf("phases: p2p %.3f s, bcast %.3f s, allreduce %.3f s, alltoallv %.3f s, compute %.3f s\n",
+		       in_mpi[PH_P2P], in_mpi[PH_BCAST], in_mpi[PH_ALLREDUCE], in_mpi[PH_ALLTOALLV],
+		       t2 - t1 - in_mpi[PH_P2P] - in_mpi[PH_BCAST] - in_mpi[PH_ALLREDUCE] - in_mpi[PH_ALLTOALLV]);
 		fflush(stdout);
 	}
 	for (i = 0; i < nranks * P2P_MSGS; i++) {
