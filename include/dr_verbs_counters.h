@@ -95,6 +95,15 @@ struct dr_qp_counters {
  */
 int dr_query_qp_counters(struct dr_qp *qp, struct dr_qp_counters *c);
 
+/**
+ * Add one QP's counters @p c into @p sum, as a tool that reports many QPs
+ * wants them: the counts added up; of max_ack_timeout_us, max_rto_us,
+ * srtt_us and rttvar_us, the largest (the worst QP's).
+ *
+ * @return 0, or -EINVAL when an argument is NULL.
+ */
+int dr_qp_counters_add(struct dr_qp_counters *sum, const struct dr_qp_counters *c);
+
 #ifdef __cplusplus
 }
 #endif

@@ -26,16 +26,7 @@ qp_sums(const struct perf *p, struct dr_qp_counters *s)
 
 		if (p->qps[i].qp == NULL || dr_query_qp_counters(p->qps[i].qp, &c) != 0)
 			continue;
-		s->retries += c.retries;
-		s->rereads += c.rereads;
-		s->ack_timeouts += c.ack_timeouts;
-		s->max_ack_timeout_us = RTE_MAX(s->max_ack_timeout_us, c.max_ack_timeout_us);
-		s->rto_expiries += c.rto_expiries;
-		s->max_rto_us = RTE_MAX(s->max_rto_us, c.max_rto_us);
-		s->tlp_probes += c.tlp_probes;
-		s->srtt_us = RTE_MAX(s->srtt_us, c.srtt_us);
-		s->rttvar_us = RTE_MAX(s->rttvar_us, c.rttvar_us);
-		s->rnr_wait_us += c.rnr_wait_us;
+		(void)dr_qp_counters_add(s, &c);
 	}
 }
 

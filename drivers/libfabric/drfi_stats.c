@@ -26,23 +26,7 @@ drfi_stats_take_qp(struct drfi_fabric *fab, struct dr_qp *qp)
 	if (qp == NULL || dr_query_qp_counters(qp, &c) != 0)
 		return;
 	fab->qps_closed++;
-	fab->qp_sum.retries += c.retries;
-	fab->qp_sum.rereads += c.rereads;
-	fab->qp_sum.ack_timeouts += c.ack_timeouts;
-	if (c.max_ack_timeout_us > fab->qp_sum.max_ack_timeout_us)
-		fab->qp_sum.max_ack_timeout_us = c.max_ack_timeout_us;
-	fab->qp_sum.rto_expiries += c.rto_expiries;
-	fab->qp_sum.tlp_probes += c.tlp_probes;
-	fab->qp_sum.keepalives += c.keepalives;
-	if (c.max_rto_us > fab->qp_sum.max_rto_us)
-		fab->qp_sum.max_rto_us = c.max_rto_us;
-	if (c.srtt_us > fab->qp_sum.srtt_us)
-		fab->qp_sum.srtt_us = c.srtt_us;   /* the longest of the QPs' */
-	fab->qp_sum.naks_rx += c.naks_rx;
-	fab->qp_sum.rnr_naks_rx += c.rnr_naks_rx;
-	fab->qp_sum.rnr_wait_us += c.rnr_wait_us;
-	fab->qp_sum.naks_tx += c.naks_tx;
-	fab->qp_sum.sr_resends += c.sr_resends;
+	(void)dr_qp_counters_add(&fab->qp_sum, &c);   /* of srtt, the longest of the QPs' */
 }
 
 void

@@ -29,8 +29,6 @@
 
 #include <errno.h>
 #include <string.h>
-#include <time.h>
-#include <sys/resource.h>
 
 #include <rte_cycles.h>
 #include <rte_mbuf.h>
@@ -382,56 +380,6 @@ dr_wk_round_end(struct dr_worker *wk)
 	dr_cq_notify_flush(wk);
 }
 
-long (*dr_idle_nivcsw)(void);
-
-static long
-thread_nivcsw(void)
-{
-	struct rusage ru;
-
-	if (dr_idle_nivcsw != NULL)
-		return dr_idle_nivcsw();
-	return getrusage(RUSAGE_THREAD, &ru) == 0 ? ru.ru_nivcsw : 0;
-}
-
-bool
-dr_idle_cpu_shared(struct dr_worker *wk, uint64_t t)
-{
-	const uint64_t us = rte_get_tsc_hz() / 1000000u;
-
-	if (wk->auto_checked == 0 || t - wk->auto_checked >= us * DR_IDLE_AUTO_CHECK_US) {
-		long v = thread_nivcsw();
-
-		/* the first look only counts; then any involuntary switch since the last one */
-		if (wk->auto_checked != 0 && v != wk->auto_nivcsw)
-			wk->auto_shared_until = t + us * DR_IDLE_AUTO_HOLD_US;
-		wk->auto_nivcsw = v;
-		wk->auto_checked = t != 0 ? t : 1;
-	}
-	return t < wk->auto_shared_until;
-}
-
-/*
- * Inline mode, DR_IDLE_SLEEP (DR_IDLE_AUTO while the CPU is shared): a call that found no work, DR_IDLE_SPIN_US
- * after the last one that did, naps DR_IDLE_SLEEP_US before it returns, so
- * that a process polling on a CPU it shares (MPI ranks, a busy machine)
- * lets the others run instead of spinning through its scheduler slice.
- */
-static void
-inline_idle(struct dr_worker *wk, uint64_t t, int n)
-{
-	static const struct timespec nap = { .tv_sec = 0, .tv_nsec = DR_IDLE_SLEEP_US * 1000 };
-
-	if (n != 0 || wk->idle_since == 0) {
-		wk->idle_since = t;
-		return;
-	}
-	if (t - wk->idle_since >= rte_get_tsc_hz() / 1000000u * DR_IDLE_SPIN_US) {
-		(void)nanosleep(&nap, NULL);
-		wk->lstats.idle_naps++;
-	}
-}
-
 int
 dr_progress(struct dr_context *ctx)
 {
@@ -466,7 +414,7 @@ dr_progress(struct dr_context *ctx)
 		uint64_t t = dr_run_clock_base_now(now);   /* the time base a test may hold */
 
 		if (ctx->attr.idle == DR_IDLE_SLEEP || n != 0 || dr_idle_cpu_shared(wk, t))
-			inline_idle(wk, t, n);
+			dr_idle_inline(wk, t, n);
 	}
 	return n;
 }

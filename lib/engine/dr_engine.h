@@ -54,6 +54,22 @@ extern long (*dr_idle_nivcsw)(void);
  */
 bool dr_idle_cpu_shared(struct dr_worker *wk, uint64_t t);
 
+/*
+ * DR_IDLE_SLEEP's nap: DR_IDLE_SLEEP_US in nanosleep() (the kernel's timer
+ * slack may add some), counted in @wk's idle_naps.
+ */
+void dr_idle_nap(struct dr_worker *wk);
+
+/*
+ * Inline mode, DR_IDLE_SLEEP (DR_IDLE_AUTO while the CPU is shared): a
+ * dr_progress() call that did @n things at @t (the run clocks' base); one
+ * that found no work, DR_IDLE_SPIN_US after the last one that did, naps
+ * before it returns, so that a process polling on a CPU it shares (MPI
+ * ranks, a busy machine) lets the others run instead of spinning through
+ * its scheduler slice.
+ */
+void dr_idle_inline(struct dr_worker *wk, uint64_t t, int n);
+
 /* The run clocks' base now, given the TSC @tsc the caller read. */
 static inline uint64_t
 dr_run_clock_base_now(uint64_t tsc)

@@ -23,7 +23,6 @@
 
 #include <errno.h>
 #include <sched.h>
-#include <time.h>
 
 #include <rte_cycles.h>
 #include <rte_errno.h>
@@ -63,8 +62,6 @@ run_commands(struct dr_worker *wk)
 static void
 idle(struct dr_worker *wk, enum dr_idle_policy policy, uint64_t t0, uint64_t idle_since, uint64_t spin_ticks)
 {
-	static const struct timespec nap = { .tv_sec = 0, .tv_nsec = DR_IDLE_SLEEP_US * 1000 };
-
 	/* auto: sleep's while the lcore shares its CPU (it was preempted lately), else spin's */
 	if (policy == DR_IDLE_AUTO)
 		policy = dr_idle_cpu_shared(wk, dr_run_clock_base_now(t0)) ? DR_IDLE_SLEEP : DR_IDLE_SPIN;
@@ -79,7 +76,7 @@ idle(struct dr_worker *wk, enum dr_idle_policy policy, uint64_t t0, uint64_t idl
 		if (t0 - idle_since < spin_ticks)
 			sched_yield();
 		else
-			(void)nanosleep(&nap, NULL);
+			dr_idle_nap(wk);
 		break;
 	case DR_IDLE_SPIN:
 	default:

@@ -110,7 +110,7 @@ struct dr_lcore_stats {
 	uint64_t idle_cycles;
 	uint64_t rx_bursts;                 /* rx bursts that returned frames */
 	uint64_t rx_burst_pkts;             /* frames those bursts returned */
-	uint64_t idle_naps;                 /* inline, DR_IDLE_SLEEP: naps of idle dr_progress() calls */
+	uint64_t idle_naps;                 /* DR_IDLE_SLEEP's naps (dr_idle_nap()), inline or lcore */
 };
 
 /* A slow-path call run by a worker for another thread (dr_engine_call()). */

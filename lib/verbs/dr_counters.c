@@ -120,3 +120,26 @@ dr_query_qp_counters(struct dr_qp *pub, struct dr_qp_counters *c)
 	c->sr_resends = LOAD(qp->cnt.sr_resends);
 	return 0;
 }
+
+int
+dr_qp_counters_add(struct dr_qp_counters *sum, const struct dr_qp_counters *c)
+{
+	if (sum == NULL || c == NULL)
+		return -EINVAL;
+	sum->retries += c->retries;
+	sum->rereads += c->rereads;
+	sum->ack_timeouts += c->ack_timeouts;
+	sum->max_ack_timeout_us = RTE_MAX(sum->max_ack_timeout_us, c->max_ack_timeout_us);
+	sum->rto_expiries += c->rto_expiries;
+	sum->max_rto_us = RTE_MAX(sum->max_rto_us, c->max_rto_us);
+	sum->tlp_probes += c->tlp_probes;
+	sum->keepalives += c->keepalives;
+	sum->srtt_us = RTE_MAX(sum->srtt_us, c->srtt_us);
+	sum->rttvar_us = RTE_MAX(sum->rttvar_us, c->rttvar_us);
+	sum->naks_rx += c->naks_rx;
+	sum->rnr_naks_rx += c->rnr_naks_rx;
+	sum->rnr_wait_us += c->rnr_wait_us;
+	sum->naks_tx += c->naks_tx;
+	sum->sr_resends += c->sr_resends;
+	return 0;
+}

@@ -482,6 +482,38 @@ test_tx(struct tv *t)
 	CHECK_EQ(rte_mempool_avail_count(ctx->pool), avail);
 }
 
+/* dr_qp_counters_add(): counts add up, the max_ and round-trip fields keep the worst QP's */
+static void
+test_qp_counters_add(void)
+{
+	struct dr_qp_counters sum = { .retries = 1, .ack_timeouts = 2, .max_ack_timeout_us = 500, .max_rto_us = 30,
+				      .srtt_us = 80, .rttvar_us = 9, .rnr_wait_us = 100, .sr_resends = 4 };
+	const struct dr_qp_counters c = { .retries = 2, .rereads = 3, .ack_timeouts = 1, .max_ack_timeout_us = 400,
+					  .rto_expiries = 5, .max_rto_us = 70, .tlp_probes = 6, .keepalives = 7,
+					  .srtt_us = 60, .rttvar_us = 20, .naks_rx = 8, .rnr_naks_rx = 9,
+					  .rnr_wait_us = 10, .naks_tx = 11, .sr_resends = 12 };
+
+	CHECK_EQ(dr_qp_counters_add(&sum, &c), 0);
+	CHECK_EQ(sum.retries, 3);
+	CHECK_EQ(sum.rereads, 3);
+	CHECK_EQ(sum.ack_timeouts, 3);
+	CHECK_EQ(sum.max_ack_timeout_us, 500);       /* the larger, not the sum */
+	CHECK_EQ(sum.rto_expiries, 5);
+	CHECK_EQ(sum.max_rto_us, 70);
+	CHECK_EQ(sum.tlp_probes, 6);
+	CHECK_EQ(sum.keepalives, 7);
+	CHECK_EQ(sum.srtt_us, 80);
+	CHECK_EQ(sum.rttvar_us, 20);
+	CHECK_EQ(sum.naks_rx, 8);
+	CHECK_EQ(sum.rnr_naks_rx, 9);
+	CHECK_EQ(sum.rnr_wait_us, 110);
+	CHECK_EQ(sum.naks_tx, 11);
+	CHECK_EQ(sum.sr_resends, 16);
+	CHECK_EQ(dr_qp_counters_add(NULL, &c), -EINVAL);
+	CHECK_EQ(dr_qp_counters_add(&sum, NULL), -EINVAL);
+	CHECK_EQ(sum.retries, 3);                    /* a refused call changes nothing */
+}
+
 int
 main(void)
 {
@@ -509,6 +541,7 @@ main(void)
 		(void)rte_eth_dev_default_mac_addr_set(t.port_a, &mac);
 	}
 
+	test_qp_counters_add();
 	test_devices(&t);
 	test_open(&t);
 	if (t.ctx == NULL)
