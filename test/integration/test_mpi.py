@@ -162,7 +162,7 @@ STATS_START = re.compile(r"dpdk_rdma stats pid \d+: start-up: eal_ms ([\d.]+) po
 WORKLOAD = re.compile(r"^workload ok: (\d+) rounds, (\d+) ranks, ([\d.]+) s \(start-up ([\d.]+) s\)$", re.M)
 PHASES = re.compile(r"^phases: (p2p [\d.]+ s, bcast [\d.]+ s, allreduce [\d.]+ s, alltoallv [\d.]+ s, "
                     r"compute [\d.]+ s)$", re.M)
-WORKLOAD_SHAPES = [(2, 1, "af_packet"), (2, 2, "af_packet"), (2, 1, "af_xdp")]
+WORKLOAD_SHAPES = [(2, 1, "af_packet"), (2, 2, "af_packet"), (2, 1, "af_xdp"), (2, 2, "af_xdp")]
 
 
 @pytest.mark.parametrize("wshape", WORKLOAD_SHAPES, ids=["%dhosts-%drank-%s" % s for s in WORKLOAD_SHAPES])
