@@ -39,6 +39,13 @@ count_log(const struct rc_env *e, int dir, int opcode, int syn_type)
 	return n;
 }
 
+/* rc_run()'s end: B has sent A *(unsigned int *)arg RNR NAKs */
+static bool
+rnr_naks_sent(struct rc_env *e, void *arg)
+{
+	return count_log(e, RC_B2A, DR_OPCODE(RC, ACK), DR_AETH_RNR_NAK) >= *(const unsigned int *)arg;
+}
+
 /* No receive WQE: RNR NAKs until one is posted, then the message goes through (SEND, WRITE with immediate). */
 static void
 test_rnr_recover(struct rc_env *e, enum dr_wr_opcode op, uint32_t len)
@@ -63,7 +70,17 @@ test_rnr_recover(struct rc_env *e, enum dr_wr_opcode op, uint32_t len)
 	ls = (struct dr_sge){ (uint64_t)(uintptr_t)src.p, len, src.mr->lkey };
 	RC_CHECK_EQ(rc_post_send(a, 1, op, &ls, 1, DR_SEND_SIGNALED, (uint64_t)(uintptr_t)dst.p, dst.mr->rkey,
 				 rte_cpu_to_be_32(7)), 0);
-	rc_run(e, 3000, NULL, NULL);
+	/*
+	 * Two RNR NAKs (the retry after the 20 us wait met no receive WQE
+	 * either): a round trip and a wait each, on the workers' run clocks,
+	 * which stop while a worker is not running; 2 s of wall time bounds a
+	 * busy machine's stalls.
+	 */
+	{
+		unsigned int want = 2;
+
+		rc_run(e, 2000000, rnr_naks_sent, &want);
+	}
 	rc_poll(a->scq, &sw);
 	RC_CHECK_MSG(sw.n == 0, "%s: completed without a receive WQE", tag);
 	RC_CHECK_MSG(count_log(e, RC_B2A, DR_OPCODE(RC, ACK), DR_AETH_RNR_NAK) >= 2, "%s: %u RNR NAKs", tag,
