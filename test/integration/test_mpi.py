@@ -120,11 +120,13 @@ def mpirun_cmd(d, shape, transport):
     agent = "%s %s --prefix %s --net %d --ranks %d --mtu %d agent" % (sys.executable, TOOL, PREFIX, NET, ranks,
                                                                        LINK_MTU[link])
     # --map-by node: ranks 0 and 1 (the ping-pong) on two hosts; a rank's CPU
-    # from dr-cluster places neighbours apart; several ranks on a CPU yield
+    # from dr-cluster places neighbours apart; ranks yield when idle only where
+    # they outnumber the CPUs (Open MPI's own rule, for oversubscribed nodes)
+    shared = hosts * ranks > len(os.sched_getaffinity(0))
     cmd = ["mpirun", "--allow-run-as-root", "-H", ",".join("%sh%d:%d" % (PREFIX, i, ranks)
                                                            for i in range(1, hosts + 1)),
            "-np", str(hosts * ranks), "--map-by", "node", "--bind-to", "none", "--mca", "routed", "direct",
-           "--mca", "mpi_yield_when_idle", "1",
+           "--mca", "mpi_yield_when_idle", "1" if shared else "0",
            "--mca", "plm_rsh_agent", agent, "--mca", "oob_tcp_if_include", "10.%d.0.0/24" % NET]
     if transport == "dpdk_rdma":
         cmd += ["--mca", "pml", "cm", "--mca", "mtl", "ofi", "--mca", "mtl_ofi_provider_include", "dpdk_rdma",
