@@ -61,8 +61,15 @@
 /* DR_IDLE_SLEEP: spin this long after the last busy round, then sleep this long at a time */
 #define DR_IDLE_SPIN_US 200
 #define DR_IDLE_SLEEP_US 10
-/* DR_IDLE_AUTO: an idle thread looks at its involuntary context switches this often; seen: it naps this long */
+/*
+ * DR_IDLE_AUTO: an idle thread looks at its involuntary context switches
+ * this often; when they came at DR_IDLE_AUTO_SWITCHES a look's interval or
+ * faster, it naps for DR_IDLE_AUTO_HOLD_US. The kernel's own threads
+ * (ksoftirqd, kworkers) take a spinning rank's CPU 25-50 times a second
+ * here; a second rank or a yielding task on the CPU, thousands of times.
+ */
 #define DR_IDLE_AUTO_CHECK_US 10000
+#define DR_IDLE_AUTO_SWITCHES 3
 #define DR_IDLE_AUTO_HOLD_US 1000000
 
 #endif /* DR_CONFIG_H */

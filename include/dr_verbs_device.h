@@ -86,8 +86,10 @@ enum dr_idle_policy {
 	 *  while it shares it: an idle thread looks at its involuntary context
 	 *  switches (getrusage(RUSAGE_THREAD)) every DR_IDLE_AUTO_CHECK_US, and
 	 *  naps for DR_IDLE_AUTO_HOLD_US after it found the scheduler took the
-	 *  CPU from it (another rank, a busy loop on its CPU). In inline mode
-	 *  too. The libfabric provider's default. */
+	 *  CPU from it DR_IDLE_AUTO_SWITCHES times a look's interval or more
+	 *  often (another rank, a yielding task on its CPU; the kernel's own
+	 *  threads take it less often). In inline mode too. The libfabric
+	 *  provider's default. */
 	DR_IDLE_AUTO = 4,
 };
 

@@ -48,9 +48,10 @@ extern uint64_t (*dr_run_clock_base)(void);
 extern long (*dr_idle_nivcsw)(void);
 
 /*
- * DR_IDLE_AUTO: does the idle thread of @wk share its CPU (it was
- * preempted within DR_IDLE_AUTO_HOLD_US of @t, the run clocks' base)? It
- * looks at most every DR_IDLE_AUTO_CHECK_US.
+ * DR_IDLE_AUTO: does the idle thread of @wk share its CPU (within
+ * DR_IDLE_AUTO_HOLD_US of @t, the run clocks' base, it found it was
+ * preempted DR_IDLE_AUTO_SWITCHES times a DR_IDLE_AUTO_CHECK_US or more
+ * often)? It looks at most every DR_IDLE_AUTO_CHECK_US.
  */
 bool dr_idle_cpu_shared(struct dr_worker *wk, uint64_t t);
 

@@ -36,8 +36,15 @@ dr_idle_cpu_shared(struct dr_worker *wk, uint64_t t)
 	if (wk->auto_checked == 0 || t - wk->auto_checked >= us * DR_IDLE_AUTO_CHECK_US) {
 		long v = thread_nivcsw();
 
-		/* the first look only counts; then any involuntary switch since the last one */
-		if (wk->auto_checked != 0 && v != wk->auto_nivcsw)
+		/*
+		 * The first look only counts; then the involuntary switches since
+		 * the last one, at their rate (a busy thread looks late): as many
+		 * as DR_IDLE_AUTO_SWITCHES per DR_IDLE_AUTO_CHECK_US is a CPU shared
+		 * with another task, fewer the kernel's own threads passing by.
+		 */
+		if (wk->auto_checked != 0 && v > wk->auto_nivcsw &&
+		    (uint64_t)(v - wk->auto_nivcsw) * us * DR_IDLE_AUTO_CHECK_US >=
+		    (uint64_t)DR_IDLE_AUTO_SWITCHES * (t - wk->auto_checked))
 			wk->auto_shared_until = t + us * DR_IDLE_AUTO_HOLD_US;
 		wk->auto_nivcsw = v;
 		wk->auto_checked = t != 0 ? t : 1;

@@ -7,7 +7,7 @@
  * dr_progress() that finds no work, DR_IDLE_SPIN_US after the last one
  * that did, naps DR_IDLE_SLEEP_US before it returns; one that does work
  * never naps and starts the spin again; DR_IDLE_SPIN (the default) never
- * naps; DR_IDLE_AUTO naps so only while the thread was preempted lately
+ * naps; DR_IDLE_AUTO naps so only while the thread was preempted often lately
  * (its involuntary context switches, here the test's). On the wire's
  * stopped clock (rc_clock_freeze()), which the test moves by exactly the
  * times it names, so a slow machine changes nothing.
@@ -139,8 +139,9 @@ nivcsw_of_test(void)
 /*
  * DR_IDLE_AUTO, on the stopped clock, with the thread's involuntary
  * context switches the test's: no nap while they stay put, however long
- * the thread idles; naps (DR_IDLE_SLEEP's rule) from the first look
- * after one, for DR_IDLE_AUTO_HOLD_US; then no more.
+ * the thread idles, nor while they come slower than DR_IDLE_AUTO_SWITCHES
+ * a look's interval; naps (DR_IDLE_SLEEP's rule) from the first look after
+ * they came that fast, for DR_IDLE_AUTO_HOLD_US; then no more.
  */
 static void
 test_auto(struct rc_env *e)
@@ -166,8 +167,20 @@ test_auto(struct rc_env *e)
 		dr_progress(a);
 	}
 	RC_CHECK_EQ(naps(e), n0);
-	/* preempted once: the next look (not before) turns the naps on */
-	fake_nivcsw++;
+	/* preempted now and then (the kernel's threads passing by): below the rate, no nap */
+	fake_nivcsw += DR_IDLE_AUTO_SWITCHES - 1;
+	rc_clock_advance(check);
+	dr_progress(a);
+	dr_progress(a);
+	RC_CHECK_EQ(naps(e), n0);
+	/* as many switches, but found by a look that came late (the thread was busy): the rate counts */
+	fake_nivcsw += DR_IDLE_AUTO_SWITCHES;
+	rc_clock_advance(2 * check);
+	dr_progress(a);
+	dr_progress(a);
+	RC_CHECK_EQ(naps(e), n0);
+	/* preempted at the rate: the next look (not before) turns the naps on */
+	fake_nivcsw += DR_IDLE_AUTO_SWITCHES;
 	rc_clock_advance(check - 1);
 	dr_progress(a);
 	RC_CHECK_EQ(naps(e), n0);
