@@ -204,7 +204,7 @@ svc_linger(struct dr_context *ctx)
 		pthread_mutex_lock(&s->lock);
 		if (!s->threaded)
 			poll_once(s);
-		settled = s->gsi.send_out == 0 && !dr_cm_agent_disconnecting(&s->agent);
+		settled = !dr_gsi_sending(&s->gsi) && !dr_cm_agent_disconnecting(&s->agent);
 		pthread_mutex_unlock(&s->lock);
 		if (settled || dr_cm_svc_now() > end)
 			break;

@@ -79,6 +79,7 @@ tel_cm_stats(const char *cmd, const char *params, struct rte_tel_data *d)
 	GSI(rx_short);
 	GSI(rx_err);
 	GSI(tx);
+	GSI(tx_queued);
 	GSI(tx_busy);
 	GSI(tx_err);
 #undef GSI

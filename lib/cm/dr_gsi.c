@@ -91,12 +91,14 @@ dr_gsi_open(struct dr_gsi *g, struct dr_context *ctx, struct dr_comp_channel *ch
 	size_t len = (size_t)(DR_GSI_RECVS + DR_GSI_SENDS) * SLOT;
 	int ret = -ENOMEM;
 
+	RTE_BUILD_BUG_ON(sizeof(((struct dr_gsi_held *)NULL)->mad) != DR_MAD_SIZE);
 	memset(g, 0, sizeof(*g));
 	g->ctx = ctx;
 	g->buf = rte_zmalloc("dr_gsi", len, RTE_CACHE_LINE_SIZE);
+	g->held = rte_zmalloc("dr_gsi_backlog", sizeof(*g->held) * DR_GSI_BACKLOG, 0);
 	g->pd = dr_alloc_pd(ctx);
 	g->cq = dr_create_cq(ctx, DR_GSI_RECVS + DR_GSI_SENDS, g, chan, 0);
-	if (g->buf == NULL || g->pd == NULL || g->cq == NULL)
+	if (g->buf == NULL || g->held == NULL || g->pd == NULL || g->cq == NULL)
 		goto fail;
 	g->mr = dr_reg_mr(g->pd, g->buf, len, DR_ACCESS_LOCAL_WRITE);
 	if (g->mr == NULL)
@@ -135,6 +137,7 @@ dr_gsi_close(struct dr_gsi *g)
 	if (g->pd != NULL)
 		(void)dr_dealloc_pd(g->pd);
 	rte_free(g->buf);
+	rte_free(g->held);
 	memset(g, 0, sizeof(*g));
 }
 
@@ -189,8 +192,9 @@ ah_of(struct dr_gsi *g, const uint8_t gid[16])
 	return slot->ah;
 }
 
-int
-dr_gsi_send(struct dr_gsi *g, const uint8_t gid[16], const uint8_t *mad)
+/* Post @mad to QP1 at @gid on a free send slot: 0, -EAGAIN (no slot, or no AH while sends hold them), -errno. */
+static int
+post_mad(struct dr_gsi *g, const uint8_t gid[16], const uint8_t *mad)
 {
 	struct dr_send_wr w, *bad;
 	struct dr_sge s;
@@ -198,15 +202,11 @@ dr_gsi_send(struct dr_gsi *g, const uint8_t gid[16], const uint8_t *mad)
 	uint32_t i;
 	int ret;
 
-	if (g->send_out >= DR_GSI_SENDS) {
-		g->stats.tx_busy++;
+	if (g->send_out >= DR_GSI_SENDS)
 		return -EAGAIN;
-	}
 	ah = ah_of(g, gid);
-	if (ah == NULL) {
-		g->stats.tx_err++;
-		return -EHOSTUNREACH;
-	}
+	if (ah == NULL)
+		return g->send_out != 0 ? -EAGAIN : -EHOSTUNREACH;   /* the cache frees when they complete */
 	i = g->send_next++ % DR_GSI_SENDS;
 	memcpy(send_slot(g, i), mad, DR_MAD_SIZE);
 	s = (struct dr_sge){ .addr = (uintptr_t)send_slot(g, i), .length = DR_MAD_SIZE, .lkey = g->mr->lkey };
@@ -220,12 +220,54 @@ dr_gsi_send(struct dr_gsi *g, const uint8_t gid[16], const uint8_t *mad)
 	w.wr.ud.remote_qpn = DR_GSI_QPN;
 	w.wr.ud.remote_qkey = DR_GSI_QKEY;
 	ret = dr_post_send(g->qp, &w, &bad);
-	if (ret != 0) {
-		g->stats.tx_err++;
+	if (ret != 0)
 		return -ret;
-	}
 	g->send_out++;
 	g->stats.tx++;
+	return 0;
+}
+
+/* Send what the backlog holds, oldest first, while slots are free. */
+static void
+send_held(struct dr_gsi *g)
+{
+	while (g->held_n != 0) {
+		struct dr_gsi_held *h = &g->held[g->held_head];
+		int ret = post_mad(g, h->gid, h->mad);
+
+		if (ret == -EAGAIN)
+			return;
+		if (ret != 0)
+			g->stats.tx_err++;          /* lost as on the wire: a request's timer resends it */
+		g->held_head = (g->held_head + 1) % DR_GSI_BACKLOG;
+		g->held_n--;
+	}
+}
+
+int
+dr_gsi_send(struct dr_gsi *g, const uint8_t gid[16], const uint8_t *mad)
+{
+	struct dr_gsi_held *h;
+	int ret = -EAGAIN;
+
+	/* behind what waits already: MADs leave in the order they were given */
+	if (g->held_n == 0) {
+		ret = post_mad(g, gid, mad);
+		if (ret != -EAGAIN) {
+			if (ret != 0)
+				g->stats.tx_err++;
+			return ret;
+		}
+	}
+	if (g->held_n == DR_GSI_BACKLOG) {
+		g->stats.tx_busy++;
+		return -EAGAIN;
+	}
+	h = &g->held[(g->held_head + g->held_n) % DR_GSI_BACKLOG];
+	memcpy(h->gid, gid, sizeof(h->gid));
+	memcpy(h->mad, mad, DR_MAD_SIZE);
+	g->held_n++;
+	g->stats.tx_queued++;
 	return 0;
 }
 
@@ -244,6 +286,7 @@ dr_gsi_poll(struct dr_gsi *g, dr_gsi_rx_fn *rx, void *arg)
 			g->send_out--;
 			if (c->status != DR_WC_SUCCESS)
 				g->stats.tx_err++;
+			send_held(g);
 			continue;
 		}
 		i = (uint32_t)c->wr_id;

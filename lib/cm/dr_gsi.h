@@ -23,8 +23,10 @@
 
 #include "dr_verbs.h"
 
-#define DR_GSI_RECVS 64          /* receive slots posted */
-#define DR_GSI_SENDS 64          /* MADs in flight at once */
+/* Linux's MAD layer posts as many (IB_MAD_QP_RECV_SIZE, IB_MAD_QP_SEND_SIZE) */
+#define DR_GSI_RECVS 512         /* receive slots posted */
+#define DR_GSI_SENDS 128         /* MADs in flight at once */
+#define DR_GSI_BACKLOG 512       /* MADs waiting for a send slot (or an address handle) */
 #define DR_GSI_AHS 32            /* peers whose address handle is kept */
 
 /** Counters of QP1. */
@@ -33,7 +35,8 @@ struct dr_gsi_stats {
 	uint64_t rx_short;       /**< receives shorter than a MAD (dropped) */
 	uint64_t rx_err;         /**< receive completions in error */
 	uint64_t tx;             /**< MADs sent */
-	uint64_t tx_busy;        /**< not sent: every send slot in flight */
+	uint64_t tx_queued;      /**< held back until a send slot was free, then sent */
+	uint64_t tx_busy;        /**< not sent: every send slot in flight and the backlog full */
 	uint64_t tx_err;         /**< not sent: no address handle, a post or completion error */
 };
 
@@ -41,6 +44,12 @@ struct dr_gsi_ah {
 	union dr_gid gid;
 	struct dr_ah *ah;
 	uint64_t used;           /* last use: the oldest goes when the cache is full */
+};
+
+/* A MAD that waits for a send slot, and where it goes. */
+struct dr_gsi_held {
+	uint8_t gid[16];
+	uint8_t mad[256];        /* DR_MAD_SIZE */
 };
 
 /** QP1 and what it needs; its fields are its own. */
@@ -53,6 +62,8 @@ struct dr_gsi {
 	uint8_t *buf;            /* DR_GSI_RECVS receive slots, then DR_GSI_SENDS send slots */
 	uint32_t send_next;
 	uint32_t send_out;       /* sends posted, not yet completed */
+	struct dr_gsi_held *held; /* the backlog: DR_GSI_BACKLOG MADs, a ring */
+	uint32_t held_head, held_n;
 	struct dr_gsi_ah ahs[DR_GSI_AHS];
 	uint64_t tick;
 	struct dr_gsi_stats stats;
@@ -67,8 +78,21 @@ int dr_gsi_open(struct dr_gsi *g, struct dr_context *ctx, struct dr_comp_channel
 /** Destroy what dr_gsi_open() made. */
 void dr_gsi_close(struct dr_gsi *g);
 
-/** Send the DR_MAD_SIZE bytes of @mad to QP1 at @gid. 0, -EAGAIN (all slots in flight), -errno. */
+/**
+ * Send the DR_MAD_SIZE bytes of @mad to QP1 at @gid. With every send slot
+ * in flight it waits in the backlog, in order, and goes out as sends
+ * complete (dr_gsi_poll()): a response no timer resends (a DREP, an RTU, a
+ * REJ) is not lost to a burst. 0 (sent or held), -EAGAIN (the backlog is
+ * full too), -errno (-EHOSTUNREACH: no address handle for @gid).
+ */
 int dr_gsi_send(struct dr_gsi *g, const uint8_t gid[16], const uint8_t *mad);
+
+/** Has QP1 a MAD in flight or held back? */
+static inline int
+dr_gsi_sending(const struct dr_gsi *g)
+{
+	return g->send_out != 0 || g->held_n != 0;
+}
 
 /** What dr_gsi_poll() hands on: a MAD of @len bytes from @gid. */
 typedef void dr_gsi_rx_fn(void *arg, const uint8_t gid[16], const uint8_t *mad, size_t len);

@@ -5,8 +5,8 @@
 /*
  * QP1 (lib/cm/dr_gsi.c) over the test wire (test_rc.h), in every engine
  * mode: one per context under QPN 1 and nowhere in the QP table, MADs both
- * ways with the sender's GID, every send slot in flight and the one past
- * them refused, the GSI Q_Key enforced (an application's UD QP cannot reach
+ * ways with the sender's GID, a burst past the send slots held back and
+ * delivered in order (only a full backlog refuses), the GSI Q_Key enforced (an application's UD QP cannot reach
  * QP1, not even naming 0x80010000: IBA 10.2.4's controlled Q_Keys), closed
  * and opened again.
  */
@@ -25,11 +25,20 @@ struct got {
 	size_t len;
 };
 
+/* test_burst: the tags (local comm ids) of what side 1 receives, in arrival order */
+#define GOT_LOG (DR_GSI_SENDS + DR_GSI_BACKLOG)
+static bool got_log;
+static unsigned int got_first;
+static uint32_t got_tags[GOT_LOG];
+static struct got got[2];
+
 static void
 on_rx(void *arg, const uint8_t gid[16], const uint8_t *mad, size_t len)
 {
 	struct got *g = arg;
 
+	if (got_log && g == &got[1] && g->n >= got_first && g->n - got_first < GOT_LOG)
+		got_tags[g->n - got_first] = (uint32_t)dr_mad_get(mad, DR_CM_DREQ_LOCAL_COMM_ID);
 	g->n++;
 	memcpy(g->gid, gid, 16);
 	memcpy(g->mad, mad, DR_MAD_SIZE);
@@ -37,7 +46,6 @@ on_rx(void *arg, const uint8_t gid[16], const uint8_t *mad, size_t len)
 }
 
 static struct dr_gsi gsi[2];
-static struct got got[2];
 
 static bool
 both_polled(struct rc_env *e, void *arg)
@@ -48,6 +56,16 @@ both_polled(struct rc_env *e, void *arg)
 	for (int s = 0; s < 2; s++)
 		RC_CHECK(dr_gsi_poll(&gsi[s], on_rx, &got[s]) >= 0);
 	return got[0].n >= want[0] && got[1].n >= want[1] && gsi[0].send_out == 0 && gsi[1].send_out == 0;
+}
+
+/* rc_run()'s end: @arg's sends have all completed, its backlog too */
+static bool
+sends_done(struct rc_env *e, void *arg)
+{
+	unsigned int none[2] = { 0, 0 };
+
+	(void)both_polled(e, none);
+	return !dr_gsi_sending(arg);
 }
 
 static void
@@ -84,24 +102,43 @@ test_both_ways(struct rc_env *e)
 	RC_CHECK_EQ(gsi[1].stats.rx, 1);
 }
 
-/* Every send slot at once; the one past them waits for a completion (-EAGAIN). */
+/*
+ * A burst past the send slots (the CM answering 100 DREQs at once): what
+ * the slots cannot take waits in the backlog and goes out, in order, as
+ * sends complete; every MAD arrives, none is refused. Only a full backlog
+ * refuses (-EAGAIN), and nothing of the burst is lost to it.
+ */
 static void
 test_burst(struct rc_env *e)
 {
+	const uint32_t total = DR_GSI_SENDS + DR_GSI_BACKLOG;
 	uint8_t mad[DR_MAD_SIZE];
-	unsigned int want[2] = { got[0].n, got[1].n + DR_GSI_SENDS };
+	unsigned int want[2] = { got[0].n, got[1].n + total };
 	unsigned int before = got[1].n;
+	uint64_t tx0 = gsi[0].stats.tx, queued0 = gsi[0].stats.tx_queued, busy0 = gsi[0].stats.tx_busy;
+	bool in_order = true;
 
-	for (uint32_t i = 0; i < DR_GSI_SENDS; i++) {
+	got_log = true;
+	got_first = before;
+	for (uint32_t i = 0; i < total; i++) {
 		make_mad(mad, 100 + i);
 		RC_CHECK_EQ(dr_gsi_send(&gsi[0], e->s[1].gid.raw, mad), 0);
 	}
+	RC_CHECK_EQ(gsi[0].stats.tx_queued - queued0, DR_GSI_BACKLOG);
+	RC_CHECK(dr_gsi_sending(&gsi[0]));
+	make_mad(mad, 99);
 	RC_CHECK_EQ(dr_gsi_send(&gsi[0], e->s[1].gid.raw, mad), -EAGAIN);
-	RC_CHECK_EQ(gsi[0].stats.tx_busy, 1);
-	RC_CHECK(rc_run(e, 5000000, both_polled, want));
-	RC_CHECK_EQ(got[1].n - before, DR_GSI_SENDS);
-	make_mad(mad, 100 + DR_GSI_SENDS - 1);
-	RC_CHECK(memcmp(got[1].mad, mad, DR_MAD_SIZE) == 0);     /* the last one, last */
+	RC_CHECK_EQ(gsi[0].stats.tx_busy - busy0, 1);
+	RC_CHECK(rc_run(e, 10000000, both_polled, want));
+	RC_CHECK_EQ(got[1].n - before, total);
+	for (uint32_t i = 0; i < total && i < GOT_LOG; i++)
+		in_order &= got_tags[i] == 100 + i;
+	RC_CHECK_MSG(in_order, "the burst arrived out of order");
+	RC_CHECK_EQ(gsi[0].stats.tx - tx0, total);
+	RC_CHECK(rc_run(e, 2000000, sends_done, &gsi[0]));
+	RC_CHECK(!dr_gsi_sending(&gsi[0]));
+	got_log = false;
+	make_mad(mad, 100 + total);
 	RC_CHECK_EQ(dr_gsi_send(&gsi[0], e->s[1].gid.raw, mad), 0);
 	want[1]++;
 	RC_CHECK(rc_run(e, 2000000, both_polled, want));
