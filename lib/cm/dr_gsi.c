@@ -91,7 +91,6 @@ dr_gsi_open(struct dr_gsi *g, struct dr_context *ctx, struct dr_comp_channel *ch
 	size_t len = (size_t)(DR_GSI_RECVS + DR_GSI_SENDS) * SLOT;
 	int ret = -ENOMEM;
 
-	RTE_BUILD_BUG_ON(sizeof(((struct dr_gsi_held *)NULL)->mad) != DR_MAD_SIZE);
 	memset(g, 0, sizeof(*g));
 	g->ctx = ctx;
 	g->buf = rte_zmalloc("dr_gsi", len, RTE_CACHE_LINE_SIZE);

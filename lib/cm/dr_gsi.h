@@ -18,9 +18,11 @@
  * any QP does, in every engine mode.
  */
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
+#include "dr_mad.h"
 #include "dr_verbs.h"
 
 /* Linux's MAD layer posts as many (IB_MAD_QP_RECV_SIZE, IB_MAD_QP_SEND_SIZE) */
@@ -49,7 +51,7 @@ struct dr_gsi_ah {
 /* A MAD that waits for a send slot, and where it goes. */
 struct dr_gsi_held {
 	uint8_t gid[16];
-	uint8_t mad[256];        /* DR_MAD_SIZE */
+	uint8_t mad[DR_MAD_SIZE];
 };
 
 /** QP1 and what it needs; its fields are its own. */
@@ -88,7 +90,7 @@ void dr_gsi_close(struct dr_gsi *g);
 int dr_gsi_send(struct dr_gsi *g, const uint8_t gid[16], const uint8_t *mad);
 
 /** Has QP1 a MAD in flight or held back? */
-static inline int
+static inline bool
 dr_gsi_sending(const struct dr_gsi *g)
 {
 	return g->send_out != 0 || g->held_n != 0;
