@@ -82,6 +82,9 @@ struct dr_backend_port {
 	/* out: set by open() */
 	struct rte_ether_addr mac;
 	uint32_t mtu;                       /* the link's IP MTU in bytes */
+	uint32_t max_frame;                 /* the longest frame (Ethernet header on) the port
+					     * carries when that is less than the MTU says (a
+					     * PMD's ring frames), else 0: the path MTU fits it */
 	uint16_t rx_queue, tx_queue;        /* the first queue of each the workers use */
 	uint16_t nb_rxq, nb_txq;            /* how many from there (1 .. nb_queues) */
 	bool rss_udp;                       /* the rx queues are fed by RSS on UDP */

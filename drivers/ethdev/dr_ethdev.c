@@ -28,6 +28,7 @@
 #include <rte_spinlock.h>
 
 #include "dr_backend.h"
+#include "dr_ethdev_af_packet.h"
 #include "dr_ethdev_flow.h"
 #include "dr_ethdev_xdp.h"
 #include "dr_log.h"
@@ -199,7 +200,8 @@ configure_port(struct dr_backend_port *bp, struct dr_ethdev_priv *priv)
 	frame = (uint32_t)mtu + RTE_ETHER_HDR_LEN + RTE_VLAN_HLEN + RTE_ETHER_CRC_LEN;
 	room = rte_pktmbuf_data_room_size(bp->pool);
 	room = room > RTE_PKTMBUF_HEADROOM ? room - RTE_PKTMBUF_HEADROOM : 0;
-	if (frame > room) {
+	if (frame > room && !dr_ethdev_is_af_packet(&info)) {
+		/* (net_af_packet receives into one mbuf what its ring frame holds, and checks that) */
 		if (info.rx_offload_capa & RTE_ETH_RX_OFFLOAD_SCATTER)
 			conf.rxmode.offloads |= RTE_ETH_RX_OFFLOAD_SCATTER;
 		else
@@ -229,6 +231,12 @@ configure_port(struct dr_backend_port *bp, struct dr_ethdev_priv *priv)
 		ret = rte_eth_dev_set_mtu(port, mtu);
 		if (ret == -ENOTSUP) {
 			DR_LOG(drv, DEBUG, "port %u (%s): the PMD has no mtu_set", port, info.driver_name);
+		} else if (ret == -EINVAL && dr_ethdev_is_af_packet(&info) &&
+			   (uint32_t)mtu + RTE_ETHER_HDR_LEN + RTE_ETHER_CRC_LEN > info.max_rx_pktlen) {
+			/* its dev_info undersells it (dr_ethdev_af_packet.h): do what its mtu_set does */
+			ret = dr_ethdev_af_packet_set_mtu(port, &info, mtu);
+			if (ret != 0)
+				return ret;
 		} else if (ret != 0) {
 			DR_LOG(drv, ERR,
 			       "port %u (%s): MTU %u: %s (the PMD allows MTU %u..%u, frames up to %u bytes)",
@@ -261,6 +269,10 @@ configure_port(struct dr_backend_port *bp, struct dr_ethdev_priv *priv)
 		    rte_pktmbuf_data_room_size(bp->pool) > DR_ETHDEV_AF_XDP_MAX_ROOM)
 			DR_LOG(drv, ERR, "port %u: net_af_xdp needs mbufs of at most %u bytes of data room "
 			       "(the application's pool: %u)", port, DR_ETHDEV_AF_XDP_MAX_ROOM,
+			       rte_pktmbuf_data_room_size(bp->pool));
+		if (dr_ethdev_is_af_packet(&info))
+			DR_LOG(drv, ERR, "port %u: net_af_packet copies each ring frame (framesz less 32 bytes) "
+			       "into one mbuf of the pool's %u bytes of data room (headroom included)", port,
 			       rte_pktmbuf_data_room_size(bp->pool));
 		return ret;
 	}
@@ -390,6 +402,28 @@ reads_by_va(uint16_t port)
 	return bus != NULL && strcmp(rte_bus_name(bus), "vdev") == 0;
 }
 
+/* bp->max_frame: the longest frame of a port whose PMD carries less than its MTU says. */
+static int
+port_max_frame(struct dr_backend_port *bp)
+{
+	struct rte_eth_dev_info info;
+	uint32_t link_frame = bp->mtu + RTE_ETHER_HDR_LEN;
+	int ret;
+
+	bp->max_frame = 0;
+	ret = rte_eth_dev_info_get(bp->port_id, &info);
+	if (ret != 0 || !dr_ethdev_is_af_packet(&info))
+		return ret;
+	ret = dr_ethdev_af_packet_max_frame(bp->port_id, &info, &bp->max_frame);
+	if (ret == 0 && bp->max_frame < link_frame)
+		DR_LOG(drv, NOTICE,
+		       "port %u (net_af_packet): its ring carries frames of at most %u bytes, less than "
+		       "MTU %u's %u: the path MTU is the largest whose packets fit (devargs "
+		       "framesz=4352,blocksz=69632 fit MTU 4096's)",
+		       bp->port_id, bp->max_frame, bp->mtu, link_frame);
+	return ret;
+}
+
 static int
 ethdev_open(struct dr_backend_port *bp)
 {
@@ -445,6 +479,9 @@ ethdev_open(struct dr_backend_port *bp)
 	if (bp->attr->mtu != 0 && bp->attr->mtu != mtu)
 		DR_LOG(drv, INFO, "port %u: the port reports MTU %u, using %u as given", port, mtu,
 		       bp->attr->mtu);
+	ret = port_max_frame(bp);
+	if (ret != 0)
+		goto fail;
 	if (bp->attr->configure_port)
 		enable_multicast(bp, priv);
 	bp->priv = priv;

@@ -77,14 +77,24 @@ dr_active_mtu_from_link(uint32_t link_mtu)
 }
 
 enum dr_mtu
-dr_active_mtu_from_room(uint32_t data_room)
+dr_active_mtu_from_frame(uint32_t max_frame)
 {
 	int m;
 
+	if (max_frame == 0)
+		return DR_MTU_4096;
 	for (m = DR_MTU_4096; m >= DR_MTU_256; m--)
-		if (RTE_PKTMBUF_HEADROOM + DR_FRAME_OVERHEAD_MAX + dr_mtu_bytes((enum dr_mtu)m) <= data_room)
+		if (DR_FRAME_OVERHEAD_MAX + dr_mtu_bytes((enum dr_mtu)m) <= max_frame)
 			return (enum dr_mtu)m;
 	return (enum dr_mtu)0;
+}
+
+enum dr_mtu
+dr_active_mtu_from_room(uint32_t data_room)
+{
+	if (data_room <= RTE_PKTMBUF_HEADROOM)
+		return (enum dr_mtu)0;
+	return dr_active_mtu_from_frame(data_room - RTE_PKTMBUF_HEADROOM);
 }
 
 void
@@ -440,12 +450,14 @@ dr_open_device(struct dr_device *dev, const struct dr_context_attr *attr)
 	ctx->tx_queue = bp->tx_queue;
 	ctx->nb_rxq = RTE_MAX(RTE_MIN(bp->nb_rxq, bp->nb_queues), 1);
 	ctx->nb_txq = RTE_MAX(RTE_MIN(bp->nb_txq, bp->nb_queues), 1);
-	/* what the link carries (as rxe), and what one mbuf of the pool holds */
-	ctx->active_mtu = RTE_MIN(dr_active_mtu_from_link(ctx->link_mtu),
-				  dr_active_mtu_from_room(rte_pktmbuf_data_room_size(ctx->pool)));
+	/* what the link carries (as rxe), what one mbuf of the pool holds, what the port's frames do */
+	ctx->active_mtu = RTE_MIN(RTE_MIN(dr_active_mtu_from_link(ctx->link_mtu),
+					  dr_active_mtu_from_room(rte_pktmbuf_data_room_size(ctx->pool))),
+				  dr_active_mtu_from_frame(bp->max_frame));
 	if (ctx->active_mtu == 0) {
-		DR_LOG(ctx, ERR, "port %u: mbufs of %u bytes cannot hold a 256-byte MTU frame", port,
-		       rte_pktmbuf_data_room_size(ctx->pool));
+		DR_LOG(ctx, ERR, "port %u: mbufs of %u bytes or the port's frames (%u bytes, 0: any) cannot "
+		       "hold a 256-byte MTU frame", port, rte_pktmbuf_data_room_size(ctx->pool),
+		       bp->max_frame);
 		rc = -EINVAL;
 		goto fail_be;
 	}

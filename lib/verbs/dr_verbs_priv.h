@@ -45,6 +45,13 @@ enum dr_mtu dr_active_mtu_from_link(uint32_t link_mtu);
 enum dr_mtu dr_active_mtu_from_room(uint32_t data_room);
 
 /*
+ * Largest path MTU whose frames are at most @max_frame bytes long (a port
+ * that carries frames shorter than its MTU says: dr_backend_port.max_frame).
+ * DR_MTU_4096 for 0 (no such limit); 0 when not even 256 fits.
+ */
+enum dr_mtu dr_active_mtu_from_frame(uint32_t max_frame);
+
+/*
  * The IPv6 link-local GID of a MAC: fe80::/64 + modified EUI-64 (RFC 4291
  * appendix A: insert ff:fe in the middle, flip the universal/local bit), as
  * rxe (addrconf_addr_eui48()) makes GID index 0.

@@ -67,15 +67,16 @@ OVER_DPDK_RDMA = (WRAPPER % (
     'export FI_DPDK_RDMA_STATS=1 FI_DPDK_RDMA_MTU=$DR_MTU @EXTRA_ENV@\n'
     'export FI_DPDK_RDMA_EAL="-l $(pick "$DR_RANK_CPUS") --no-huge -m 256 --no-pci --file-prefix=$DR_HOST-$k'
     ' --vdev @VDEV@"', ""))
-# the rank's port on its interface: net_af_packet (sees what the kernel sees), or net_af_xdp with
-# the bifurcated host's XDP program (RoCEv2 and our ARP to us, the launcher's TCP to the kernel)
-VDEV = {"af_packet": 'net_af_packet0,iface=$(pick "$DR_RANK_IFACES")',
+# the rank's port on its interface: net_af_packet (sees what the kernel sees; ring frames that
+# hold a 4096-byte packet's frame), or net_af_xdp with the bifurcated host's XDP program
+# (RoCEv2 and our ARP to us, the launcher's TCP to the kernel)
+VDEV = {"af_packet": 'net_af_packet0,iface=$(pick "$DR_RANK_IFACES"),framesz=4352,blocksz=69632',
         "af_xdp": 'net_af_xdp0,iface=$(pick "$DR_RANK_IFACES"),start_queue=0,queue_count=1,xdp_prog=@STEER@'}
 OVER_TCP = WRAPPER % ("", 'taskset -c $(pick "$DR_RANK_CPUS")')
-# every link's MTU (dr-cluster --mtu, the provider's FI_DPDK_RDMA_MTU): the most each port
-# carries. DPDK 22.11's net_af_packet refuses an MTU over 1500; net_af_xdp's 4 KiB UMEM
-# frames and the kernel's XDP on a veth (a frame in a page) hold 3000, a 2048-byte path MTU
-LINK_MTU = {"af_packet": 1500, "af_xdp": 3000}
+# every link's MTU (dr-cluster --mtu, the provider's FI_DPDK_RDMA_MTU): jumbo frames where the
+# port carries a 4096-byte path MTU (net_af_packet, its frames as above); net_af_xdp's 4 KiB
+# UMEM frames and the kernel's XDP on a veth (a frame in a page) hold 3000, a 2048-byte path MTU
+LINK_MTU = {"af_packet": 9000, "af_xdp": 3000}
 # hosts, ranks per host, the ranks' port
 SHAPES = [(2, 1, "af_packet"), (4, 1, "af_packet"), (2, 2, "af_packet"), (4, 2, "af_packet"),
           (2, 1, "af_xdp"), (4, 2, "af_xdp")]

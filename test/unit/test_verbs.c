@@ -239,6 +239,14 @@ test_mtu(struct tv *t)
 	CHECK_EQ(dr_active_mtu_from_room(3840), DR_MTU_2048);          /* af_xdp's largest */
 	CHECK_EQ(dr_active_mtu_from_room(RTE_PKTMBUF_HEADROOM + 100), 0);
 	CHECK_EQ(dr_active_mtu_from_link(0), DR_MTU_256);
+	CHECK_EQ(dr_active_mtu_from_room(RTE_PKTMBUF_HEADROOM), 0);
+	/* what a port's frames carry: net_af_packet's default 2048-byte ring frames hold 2014 */
+	CHECK_EQ(dr_active_mtu_from_frame(0), DR_MTU_4096);
+	CHECK_EQ(dr_active_mtu_from_frame(2014), DR_MTU_1024);
+	CHECK_EQ(dr_active_mtu_from_frame(4318), DR_MTU_4096);         /* framesz=4352 */
+	CHECK_EQ(dr_active_mtu_from_frame(DR_FRAME_OVERHEAD_MAX + 4096), DR_MTU_4096);
+	CHECK_EQ(dr_active_mtu_from_frame(DR_FRAME_OVERHEAD_MAX + 4095), DR_MTU_2048);
+	CHECK_EQ(dr_active_mtu_from_frame(DR_FRAME_OVERHEAD_MAX + 255), 0);
 
 	/* a given link MTU wins; no IPv4 address: GID 1 is empty; the application's pool */
 	memset(&a, 0, sizeof(a));

@@ -15,8 +15,8 @@ dr-opgen's 0x100, every ICRC good.
 
 One VM at link MTU 4200 with fd99::2 (rxe GID 2); our veth has MTU 4200.
 Path MTU 1024 on net_af_packet with IPv4 and IPv6 GIDs, path MTU 4096 on
-net_pcap (net_af_packet cannot take link MTU 4200 on DPDK 22.11: see
-test_mtu_ipv6_rxe.py). UC and UD run the table's SENDs and WRITEs (UC) or
+net_pcap (net_af_packet at 4096, with ring frames that hold it, is
+test_mtu_ipv6_rxe.py's). UC and UD run the table's SENDs and WRITEs (UC) or
 SENDs (UD) at path MTU 1024: nothing acknowledged, the UD DETH and ports."""
 
 import re
