@@ -35,7 +35,7 @@
 
 #include "test_rc.h"
 
-#define BATCH 128u
+#define BATCH 128u            /* WRs a batch, for messages of at most 1 KiB */
 #define SIGNAL_EVERY 16u
 #define WARMUP 160u           /* 20480 WRs: every mbuf of the pool touched once (no first-touch faults measured) */
 #define BATCHES 64u
@@ -56,6 +56,7 @@ struct tally {
 static struct tally tallies[NB_OPS][NB_STEPS];
 static int collect_op = -1, collect_step = -1;   /* --collect OP_STEP */
 static uint32_t msg = 64;                        /* --size: bytes a message (one frame: MTU 4096) */
+static unsigned int batch = BATCH;               /* a batch's bytes stay within half a QP's send window */
 
 static uint64_t step_t0;
 
@@ -91,11 +92,11 @@ static int
 one_batch(struct rc_env *e, enum op op, struct rc_buf *src, struct rc_buf *dst, bool counted)
 {
 	struct rc_side *a = &e->s[0], *b = &e->s[1];
-	unsigned int i, spins, want_cqes = BATCH / SIGNAL_EVERY, got = 0, acks;
+	unsigned int i, spins, want_cqes = batch / SIGNAL_EVERY, got = 0, acks;
 	struct dr_wc wc[32];
 
 	if (op == OP_SEND) {
-		for (i = 0; i < BATCH; i++) {
+		for (i = 0; i < batch; i++) {
 			struct dr_sge rs = { (uint64_t)(uintptr_t)(dst->p + (size_t)i * msg), msg, dst->mr->lkey };
 
 			if (rc_post_recv(b, i, &rs, 1) != 0)
@@ -104,7 +105,7 @@ one_batch(struct rc_env *e, enum op op, struct rc_buf *src, struct rc_buf *dst, 
 	}
 	/* requester */
 	step_begin(op, REQ, counted);
-	for (i = 0; i < BATCH; i++) {
+	for (i = 0; i < batch; i++) {
 		struct dr_sge ls = { (uint64_t)(uintptr_t)(src->p + (size_t)i * msg), msg, src->mr->lkey };
 		unsigned int flags = (i + 1) % SIGNAL_EVERY == 0 ? DR_SEND_SIGNALED : 0;
 
@@ -112,10 +113,10 @@ one_batch(struct rc_env *e, enum op op, struct rc_buf *src, struct rc_buf *dst, 
 				 (uint64_t)(uintptr_t)(dst->p + (size_t)i * msg), dst->mr->rkey, 0) != 0)
 			return -1;
 	}
-	for (spins = 0; tx_waiting(a) < BATCH && spins < SPIN_MAX; spins++)
+	for (spins = 0; tx_waiting(a) < batch && spins < SPIN_MAX; spins++)
 		dr_progress(a->ctx);
-	step_end(op, REQ, counted, BATCH, BATCH);
-	if (tx_waiting(a) != BATCH)
+	step_end(op, REQ, counted, batch, batch);
+	if (tx_waiting(a) != batch)
 		return -1;
 	rc_carry(e, RC_A2B);
 
@@ -127,17 +128,17 @@ one_batch(struct rc_env *e, enum op op, struct rc_buf *src, struct rc_buf *dst, 
 	if (op == OP_SEND) {
 		unsigned int recvd = 0;
 
-		for (spins = 0; recvd < BATCH && spins < SPIN_MAX; spins++) {
+		for (spins = 0; recvd < batch && spins < SPIN_MAX; spins++) {
 			int n = dr_poll_cq(b->rcq, 32, wc);
 
 			if (n < 0)
 				return -1;
 			recvd += (unsigned int)n;
 		}
-		if (recvd != BATCH)
+		if (recvd != batch)
 			return -1;
 	}
-	step_end(op, RESP, counted, BATCH, BATCH);
+	step_end(op, RESP, counted, batch, batch);
 	acks = tx_waiting(b);
 	if (acks == 0)
 		return -1;
@@ -157,7 +158,7 @@ one_batch(struct rc_env *e, enum op op, struct rc_buf *src, struct rc_buf *dst, 
 				return -1;
 		got += (unsigned int)n;
 	}
-	step_end(op, ACK, counted, BATCH, acks);
+	step_end(op, ACK, counted, batch, acks);
 	return got == want_cqes ? 0 : -1;
 }
 
@@ -169,11 +170,11 @@ body(struct rc_env *e)
 	struct rc_buf src, dst;
 
 	rc_params_default(&p);
-	p.max_wr = 2 * BATCH;
+	p.max_wr = 2 * batch;
 	p.mtu = msg > 1024 ? DR_MTU_4096 : DR_MTU_1024;   /* one frame a message */
 	p.sq_sig_all = 0;               /* every SIGNAL_EVERY-th WR is signaled, as perftest's bw tests */
-	if (rc_connect(e, &p) != 0 || rc_buf_alloc(a, &src, BATCH * msg, DR_ACCESS_LOCAL_WRITE) != 0 ||
-	    rc_buf_alloc(b, &dst, BATCH * msg, DR_ACCESS_LOCAL_WRITE | DR_ACCESS_REMOTE_WRITE) != 0) {
+	if (rc_connect(e, &p) != 0 || rc_buf_alloc(a, &src, batch * msg, DR_ACCESS_LOCAL_WRITE) != 0 ||
+	    rc_buf_alloc(b, &dst, batch * msg, DR_ACCESS_LOCAL_WRITE | DR_ACCESS_REMOTE_WRITE) != 0) {
 		RC_CHECK_MSG(0, "bench_instr: set-up");
 		return;
 	}
@@ -187,7 +188,7 @@ body(struct rc_env *e)
 		}
 	}
 	printf("bench_instr: %u-byte messages, batches of %u, %u measured, every %uth WR signaled, "
-	       "inline, ring ports, zero-copy from %u bytes\n", msg, BATCH, BATCHES, SIGNAL_EVERY,
+	       "inline, ring ports, zero-copy from %u bytes\n", msg, batch, BATCHES, SIGNAL_EVERY,
 	       a->ctx->tx_zcopy_min);
 	printf("%-12s %10s %10s %14s %14s\n", "step", "ops", "frames", "cycles/op", "cycles/frame");
 	for (int op = 0; op < NB_OPS; op++) {
@@ -215,6 +216,8 @@ main(int argc, char **argv)
 				fprintf(stderr, "bench_instr: --size: 1 to 4096 bytes\n");
 				return 2;
 			}
+			/* whole multiples of SIGNAL_EVERY */
+			batch = RTE_MIN(BATCH, DR_INFLIGHT_BYTES_DEFAULT / 2 / msg / SIGNAL_EVERY * SIGNAL_EVERY);
 			continue;
 		}
 		if (strcmp(argv[i], "--collect") != 0)
