@@ -240,7 +240,7 @@ def test_rank_killed_mid_job(scripts, kill_rank):
     a rank killed (SIGKILL) mid-job: mpirun fails (not 0) within a bound
     and no rank is left."""
     d, prog = scripts
-    assert cluster("--ranks", 2, "up", 4).returncode == 0
+    assert cluster("--ranks", 2, "--mtu", LINK_MTU["af_packet"], "up", 4).returncode == 0
     p = None
     try:
         p = subprocess.Popen(mpirun_cmd(d, (4, 2, "af_packet"), "dpdk_rdma") + [str(prog), "--soak", "60"],
