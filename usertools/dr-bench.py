@@ -15,6 +15,7 @@ test: nothing is asserted.
   usertools/dr-bench.py                        # the whole matrix (about 10 min a run)
   usertools/dr-bench.py --quick                # 64 B and 64 KiB, MTU 4096, inline
   usertools/dr-bench.py --tests write --kinds bw --sizes 64 --modes inline,rtc
+  usertools/dr-bench.py --check-baseline       # raw_bw / raw_lat against dpdk-testpmd
 
 Absolute numbers depend on the machine and on what else runs on it; the
 ratios of one run do not (both sides of a ratio share the link, the CPUs and
@@ -27,11 +28,12 @@ import argparse
 import json
 import os
 import shlex
+import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from drperf import bench, pair, table  # noqa: E402
+from drperf import baseline, bench, pair, table  # noqa: E402
 
 TESTS = ("write", "send", "read", "atomic")
 KINDS = ("bw", "lat")
@@ -192,6 +194,52 @@ def draw_png(results, path):
     print("dr-bench: chart in %s" % path, file=sys.stderr)
 
 
+BASELINE_SIZES = (64, 4096)     # one frame each at path MTU 4096
+
+
+def check_baseline(exe, a, cpus):
+    """raw_bw and raw_lat against dpdk-testpmd on the same link and CPUs
+    (drperf/baseline.py) for WRITEs of BASELINE_SIZES, --runs times
+    alternating, medians; prints both and their ratio. 1 when a side could
+    not be measured."""
+    link = os.path.join(os.path.dirname(exe), "..", "..", "test", "bench", "bench_link")
+    if not os.access(link, os.X_OK):
+        print("dr-bench: %s is not built" % os.path.normpath(link), file=sys.stderr)
+        return 1
+    got = {size: {"raw_rate": [], "ref_rate": [], "raw_lat": [], "ref_lat": []} for size in BASELINE_SIZES}
+    try:
+        for k in range(a.runs):
+            for size in BASELINE_SIZES:
+                frame, g = baseline.write_frame_len(size), got[size]
+                g["raw_rate"].append(baseline.raw_rate(exe, size, a.duration, cpus))
+                g["ref_rate"].append(baseline.testpmd_rate(frame, max(3, int(a.duration)), cpus))
+                g["raw_lat"].append(baseline.raw_lat(exe, size, a.lat_iters, cpus))
+                g["ref_lat"].append(baseline.link_lat(link, frame, a.lat_iters, cpus))
+            print("dr-bench: baseline run %d of %d: done" % (k + 1, a.runs), file=sys.stderr)
+    except (RuntimeError, subprocess.TimeoutExpired) as e:
+        print("dr-bench: --check-baseline: %s" % e, file=sys.stderr)
+        return 1
+    print("The raw link against programs that are not ours: net_memif (bsize %d), CPUs %d and %d, "
+          "WRITE ONLY frames, medians of %d runs" % (pair.MEMIF_BSIZE, cpus[0], cpus[1 % len(cpus)], a.runs))
+    print("(ratio: the median of each run's ratio; the machine moves both sides of a run together)")
+    print("%-9s %-26s %16s %44s %6s" % ("frame", "", "dpdk-rdma-perf", "reference", "ratio"))
+    med = {}
+    for size in BASELINE_SIZES:
+        g = got[size]
+        m = med[size] = {k: bench.median(v) for k, v in g.items()}
+        m["rate_ratio"] = bench.median([x / y for x, y in zip(g["raw_rate"], g["ref_rate"])])
+        m["lat_ratio"] = bench.median([x / y for x, y in zip(g["raw_lat"], g["ref_lat"])])
+        frame = "%d B" % baseline.write_frame_len(size)
+        print("%-9s %-26s %11.3f Mpps %25.3f Mpps (testpmd txonly -> rxonly) %6.2f" % (
+            frame, "frame rate (raw_bw)", m["raw_rate"] / 1e6, m["ref_rate"] / 1e6, m["rate_ratio"]))
+        print("%-9s %-26s %13.3f us %27.3f us (bench_link <-> macswap) %6.2f" % (
+            frame, "half round trip (raw_lat)", m["raw_lat"], m["ref_lat"], m["lat_ratio"]))
+    if a.json:
+        with open(a.json, "w") as f:
+            json.dump({"runs": a.runs, "samples": got, "medians": med}, f, indent=1)
+    return 0
+
+
 def csv_list(s, conv, allowed=None, what="value"):
     out = [conv(x) for x in s.split(",") if x]
     if allowed is not None and any(x not in allowed for x in out):
@@ -228,6 +276,9 @@ def main():
                          "%d MiB of hugepages are free (auto, the default)" % HUGE_NEED_MB)
     ap.add_argument("--json", metavar="FILE", help="also write the results as JSON")
     ap.add_argument("--png", metavar="FILE", help="also draw the ratios (needs matplotlib)")
+    ap.add_argument("--check-baseline", action="store_true",
+                    help="only check raw_bw and raw_lat against dpdk-testpmd on the same link and CPUs "
+                         "(64-byte WRITE frames, --runs times, --duration s, --lat-iters)")
     a = ap.parse_args()
     if a.quick:
         a.sizes, a.mtus, a.modes = [64, 65536], [4096], ["inline"]
@@ -250,6 +301,8 @@ def main():
         ap.error(err)
     print("dr-bench: %s, %s" % (os.path.normpath(exe), a.memory_text), file=sys.stderr)
     cpus = sorted(os.sched_getaffinity(0))
+    if a.check_baseline:
+        return check_baseline(exe, a, cpus)
     results = collect(exe, a, cpus)
     print_table(results, cpus, a)
     if a.json:
