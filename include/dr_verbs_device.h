@@ -40,10 +40,7 @@ struct dr_device;
  */
 enum dr_progress_mode {
 	/** The application's own thread drives rx, the state machines, timers and
-	 *  tx from dr_poll_cq() and dr_progress() (eRPC-style event loop):
-	 *  dr_poll_cq() runs a round when its CQ has nothing to return, and
-	 *  dr_post_send() (and dr_wr_complete()) sends at once what it posts to
-	 *  a send queue that had sent everything before. */
+	 *  tx from dr_poll_cq() and dr_progress() (eRPC-style event loop). */
 	DR_PROGRESS_INLINE = 0,
 	/** Run-to-completion: @c nb_workers EAL worker lcores, each owning an rx
 	 *  and a tx queue of the port (where the port has them) and a shard of

@@ -380,20 +380,6 @@ dr_wk_round_end(struct dr_worker *wk)
 	dr_cq_notify_flush(wk);
 }
 
-void
-dr_engine_inline_post(struct dr_qp_impl *qp)
-{
-	struct dr_worker *wk = &qp->pub.context->wk[0];
-
-	if (wk->in_round || qp->wk != wk)
-		return;
-	RTE_PER_LCORE(dr_cur_worker) = wk;
-	(void)dr_wk_round_begin(wk, rte_rdtsc());
-	(void)dr_req_progress(qp);
-	dr_wk_tx_flush(wk);
-	dr_wk_round_end(wk);
-}
-
 int
 dr_progress(struct dr_context *ctx)
 {

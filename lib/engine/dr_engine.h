@@ -120,15 +120,6 @@ int dr_engine_call(struct dr_worker *wk, int (*fn)(void *arg), void *arg);
 /* Wait until every worker has passed a quiescent point (no-op inline). */
 void dr_engine_sync(struct dr_context *ctx);
 
-/*
- * DR_PROGRESS_INLINE, from dr_post_send(): WRs posted to a send queue the
- * requester had caught up with go out now, not at the next dr_progress()
- * (a ping-pong's answer does not wait for a poll): @qp's requester runs
- * and the frames it built leave. Nothing else of a round (rx, timers,
- * other QPs) runs. A post from inside a round (a callback) is left to it.
- */
-void dr_engine_inline_post(struct dr_qp_impl *qp);
-
 /* Keep @qp on its worker's active list iff its state has transport work (its worker calls this). */
 void dr_engine_qp_update(struct dr_qp_impl *qp);
 /* Take @qp off its worker's active list (before it is destroyed; its worker calls this). */

@@ -456,8 +456,6 @@ struct rte_mbuf *dr_qp_pkt_start(struct dr_qp_impl *qp, struct dr_pkt_tmpl_cache
  */
 int dr_post_send_check(struct dr_qp_impl *qp, const struct dr_send_wr *wr, uint16_t *flags, uint64_t *len);
 int dr_post_send_commit(struct dr_qp_impl *qp, const struct dr_send_wr *wr, uint16_t f, uint64_t len);
-/* Inline mode, before a post: the requester has sent every WQE posted so far (dr_engine_inline_post()). */
-bool dr_post_inline_caught_up(const struct dr_qp_impl *qp);
 
 /* dr_wr_ex.c: a builder batch is open on @qp (dr_wr_start() without complete/abort yet). */
 bool dr_wr_batch_open(const struct dr_qp_impl *qp);

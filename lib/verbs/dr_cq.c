@@ -286,16 +286,6 @@ cq_error_qps(struct dr_cq_impl *cq)
 	pthread_mutex_unlock(&ctx->ctl_lock);
 }
 
-/* A completion is waiting in one of @cq's lanes. */
-static bool
-cq_has_entries(const struct dr_cq_impl *cq)
-{
-	for (uint32_t i = 0; i < cq->nlanes; i++)
-		if (__atomic_load_n(&cq->lane[i].head, __ATOMIC_ACQUIRE) != cq->lane[i].tail)
-			return true;
-	return false;
-}
-
 static int
 cq_poll(struct dr_cq *pub, int num_entries, struct dr_wc *wc)
 {
@@ -305,12 +295,8 @@ cq_poll(struct dr_cq *pub, int num_entries, struct dr_wc *wc)
 	/* ibv_poll_cq(3): a negative count or no array is an error */
 	if (num_entries < 0 || (wc == NULL && num_entries > 0))
 		return -EINVAL;
-	/*
-	 * inline mode: the caller's thread drives the transport (its errors are
-	 * its own), when there is nothing to return yet: completions already
-	 * there go back without waiting for another round
-	 */
-	if (pub->context->attr.mode == DR_PROGRESS_INLINE && (num_entries == 0 || !cq_has_entries(cq)))
+	/* inline mode: the caller's thread drives the transport; its errors are its own */
+	if (pub->context->attr.mode == DR_PROGRESS_INLINE)
 		(void)dr_progress(pub->context);
 	if (__atomic_load_n(&cq->overrun, __ATOMIC_ACQUIRE)) {
 		cq_error_qps(cq);

@@ -19,7 +19,6 @@
 
 #include "dr_ah.h"
 #include "dr_context.h"
-#include "dr_engine.h"
 #include "dr_engine_sched.h"
 #include "dr_log.h"
 #include "dr_mw.h"
@@ -274,13 +273,6 @@ dr_post_send_commit(struct dr_qp_impl *qp, const struct dr_send_wr *wr, uint16_t
 	return 0;
 }
 
-bool
-dr_post_inline_caught_up(const struct dr_qp_impl *qp)
-{
-	return qp->pub.context->attr.mode == DR_PROGRESS_INLINE && qp->req.cur == qp->sq.head &&
-	       !qp->req.blocked;
-}
-
 static int
 post_one_send(struct dr_qp_impl *qp, const struct dr_send_wr *wr)
 {
@@ -297,7 +289,6 @@ qp_post_send(struct dr_qp *pub, struct dr_send_wr *wr, struct dr_send_wr **bad_w
 {
 	struct dr_qp_impl *qp = dr_qp_impl(pub);
 	struct dr_send_wr *unused;
-	bool caught_up = dr_post_inline_caught_up(qp);
 	int rc;
 
 	if (bad_wr == NULL)
@@ -313,17 +304,12 @@ qp_post_send(struct dr_qp *pub, struct dr_send_wr *wr, struct dr_send_wr **bad_w
 			*bad_wr = wr;
 			DR_DP_LOG(qp, DEBUG, "post_send: QP 0x%x wr_id 0x%" PRIx64 " opcode %d refused: %s",
 				  pub->qp_num, wr->wr_id, (int)wr->opcode, strerror(rc));
-			if (wr != first) {
+			if (wr != first)
 				dr_sched_doorbell(qp);   /* those before it are posted */
-				if (caught_up)
-					dr_engine_inline_post(qp);
-			}
 			return rc;
 		}
 	}
 	dr_sched_doorbell(qp);
-	if (caught_up)
-		dr_engine_inline_post(qp);
 	return 0;
 }
 

@@ -26,7 +26,6 @@
 
 #include "dr_context.h"
 #include "dr_control.h"
-#include "dr_engine.h"
 #include "dr_engine_sched.h"
 #include "dr_log.h"
 #include "dr_qp_impl.h"
@@ -371,7 +370,6 @@ ex_complete(struct dr_qp_ex *ex)
 	struct dr_sq *sq = &qp->sq;
 	uint32_t i, n = b->n;
 	enum dr_qp_state st;
-	bool caught_up;
 	int rc;
 
 	if (!b->open)
@@ -390,14 +388,10 @@ ex_complete(struct dr_qp_ex *ex)
 	    (qp->pub.context->attr.mode != DR_PROGRESS_INLINE || (st != DR_QPS_ERR && st != DR_QPS_SQE)) &&
 	    sq->max_wr - (sq->head - __atomic_load_n(&sq->tail, __ATOMIC_ACQUIRE)) < n)
 		rc = ENOMEM;
-	caught_up = dr_post_inline_caught_up(qp);
 	for (i = 0; rc == 0 && i < n; i++)
 		rc = dr_post_send_commit(qp, &b->wr[i], f[i], len[i]);   /* cannot fail now */
-	if (rc == 0 && n > 0) {
+	if (rc == 0 && n > 0)
 		dr_sched_doorbell(qp);
-		if (caught_up)
-			dr_engine_inline_post(qp);
-	}
 	if (rc != 0)
 		DR_DP_LOG(qp, DEBUG, "QP 0x%x: wr_complete: batch of %u WRs not posted: %s", qp->pub.qp_num, n,
 			  strerror(rc));

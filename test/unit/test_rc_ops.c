@@ -318,66 +318,6 @@ test_bidirectional(struct rc_env *e)
 	rc_disconnect(e);
 }
 
-/*
- * Inline mode: a WR posted to a send queue that had sent everything goes out
- * from dr_post_send() itself (dr_engine_inline_post()), before any poll; one
- * posted while the requester still has frames to send waits for a round; a
- * CQ with completions returns them without a round. Other modes: nothing
- * leaves before the workers run (not checked: they run on their own).
- */
-static void
-test_inline_post(struct rc_env *e)
-{
-	enum { BIG = 1 << 20 };
-	struct rc_side *a = &e->s[0], *b = &e->s[1];
-	struct rc_qp_params p;
-	struct rc_buf src, dst;
-	struct rc_wcs w = { .n = 0 };
-	struct dr_sge sge;
-	unsigned int n0;
-
-	if (a->ctx->attr.mode != DR_PROGRESS_INLINE)
-		return;
-	rc_params_default(&p);
-	if (rc_connect(e, &p) != 0 || rc_buf_alloc(a, &src, BIG, DR_ACCESS_LOCAL_WRITE) != 0 ||
-	    rc_buf_alloc(b, &dst, BIG, DR_ACCESS_LOCAL_WRITE | DR_ACCESS_REMOTE_WRITE) != 0) {
-		RC_CHECK_MSG(0, "inline post: set-up");
-		return;
-	}
-	rc_fill(src.p, BIG, 77);
-	/* idle send queue: the WRITE is on the wire when the post returns */
-	n0 = rte_ring_count(a->tx[0]);
-	sge = (struct dr_sge){ (uint64_t)(uintptr_t)src.p, 64, src.mr->lkey };
-	RC_CHECK_EQ(rc_post_send(a, 1, DR_WR_RDMA_WRITE, &sge, 1, DR_SEND_SIGNALED,
-				 (uint64_t)(uintptr_t)dst.p, dst.mr->rkey, 0), 0);
-	RC_CHECK_EQ(rte_ring_count(a->tx[0]), n0 + 1);
-	/* it went out: the next one too */
-	sge = (struct dr_sge){ (uint64_t)(uintptr_t)src.p + 64, 64, src.mr->lkey };
-	RC_CHECK_EQ(rc_post_send(a, 2, DR_WR_RDMA_WRITE, &sge, 1, DR_SEND_SIGNALED,
-				 (uint64_t)(uintptr_t)dst.p + 64, dst.mr->rkey, 0), 0);
-	RC_CHECK_EQ(rte_ring_count(a->tx[0]), n0 + 2);
-	/* 1 MiB: the post sends what one round may (a QP's budget), the rest is left to the rounds */
-	sge = (struct dr_sge){ (uint64_t)(uintptr_t)src.p, BIG, src.mr->lkey };
-	RC_CHECK_EQ(rc_post_send(a, 3, DR_WR_RDMA_WRITE, &sge, 1, DR_SEND_SIGNALED,
-				 (uint64_t)(uintptr_t)dst.p, dst.mr->rkey, 0), 0);
-	RC_CHECK_EQ(rte_ring_count(a->tx[0]), n0 + 2 + DR_MAX_PKTS_PER_QP_ROUND);
-	/* behind it, a WR waits for a round */
-	sge = (struct dr_sge){ (uint64_t)(uintptr_t)src.p, 8, src.mr->lkey };
-	RC_CHECK_EQ(rc_post_send(a, 4, DR_WR_RDMA_WRITE, &sge, 1, DR_SEND_SIGNALED,
-				 (uint64_t)(uintptr_t)dst.p, dst.mr->rkey, 0), 0);
-	RC_CHECK_EQ(rte_ring_count(a->tx[0]), n0 + 2 + DR_MAX_PKTS_PER_QP_ROUND);
-	RC_CHECK(rc_wait_wcs(e, a->scq, &w, 4, 5000000));
-	RC_CHECK_EQ(w.n, 4);
-	for (unsigned int i = 0; i < w.n; i++) {
-		RC_CHECK_EQ(w.wc[i].status, DR_WC_SUCCESS);
-		RC_CHECK_EQ(w.wc[i].wr_id, i + 1);
-	}
-	RC_CHECK(memcmp(dst.p, src.p, BIG) == 0);
-	rc_buf_free(&src);
-	rc_buf_free(&dst);
-	rc_disconnect(e);
-}
-
 /* The tests, in order, on one environment (rc_main()). */
 static void
 run(struct rc_env *e)
@@ -390,7 +330,6 @@ run(struct rc_env *e)
 	test_bth_flags(e);
 	test_psn_wrap(e);
 	test_bidirectional(e);
-	test_inline_post(e);
 }
 
 int
