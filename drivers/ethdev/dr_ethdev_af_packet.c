@@ -40,18 +40,16 @@ dr_ethdev_is_af_packet(const struct rte_eth_dev_info *info)
 	return info->driver_name != NULL && strcmp(info->driver_name, "net_af_packet") == 0;
 }
 
-/* The unsigned value of devarg @key (as the PMD's atoi() reads it), or @dflt when absent. */
+/* The unsigned value of devarg @key (as the PMD's atoi() reads it); @val kept when absent. */
 static int
-devarg_uint(struct rte_kvargs *kv, const char *key, unsigned int dflt, unsigned int *val)
+devarg_uint(struct rte_kvargs *kv, const char *key, unsigned int *val)
 {
 	const char *v = rte_kvargs_get(kv, key);
 	char *end;
 	long n;
 
-	if (v == NULL) {
-		*val = dflt;
+	if (v == NULL)
 		return 0;
-	}
 	n = strtol(v, &end, 0);
 	if (end == v || *end != '\0' || n <= 0 || n > INT32_MAX)
 		return -EINVAL;
@@ -73,8 +71,7 @@ dr_ethdev_af_packet_max_frame(uint16_t port, const struct rte_eth_dev_info *info
 			DR_LOG(drv, ERR, "port %u (net_af_packet): devargs \"%s\" do not parse", port, da->args);
 			return -EINVAL;
 		}
-		if (devarg_uint(kv, "framesz", DR_AF_PACKET_DEFAULT_FRAMESZ, &framesz) != 0 ||
-		    devarg_uint(kv, "blocksz", (unsigned int)getpagesize(), &blocksz) != 0) {
+		if (devarg_uint(kv, "framesz", &framesz) != 0 || devarg_uint(kv, "blocksz", &blocksz) != 0) {
 			DR_LOG(drv, ERR, "port %u (net_af_packet): framesz / blocksz in \"%s\" are not sizes",
 			       port, da->args);
 			ret = -EINVAL;
@@ -83,11 +80,11 @@ dr_ethdev_af_packet_max_frame(uint16_t port, const struct rte_eth_dev_info *info
 		if (ret != 0)
 			return ret;
 	}
-	/* the PMD finds frame i at i * framesz: a block must end where a frame does */
 	if (framesz <= AF_PACKET_RX_HEADROOM) {
 		DR_LOG(drv, ERR, "port %u (net_af_packet): framesz %u holds no frame", port, framesz);
 		return -EINVAL;
 	}
+	/* the PMD finds frame i at i * framesz: a block must end where a frame does */
 	if (blocksz % framesz != 0) {
 		DR_LOG(drv, ERR,
 		       "port %u (net_af_packet): blocksz %u is not a multiple of framesz %u: the PMD would "

@@ -23,9 +23,7 @@
 
 #include <rte_ethdev.h>
 
-/* the frame header (struct tpacket2_hdr) and the kernel's alignment before a received frame */
-#define DR_AF_PACKET_FRAME_HEADROOM 48
-/* the PMD's framesz and blocksz when its devargs do not say */
+/* the PMD's framesz when its devargs do not say (its blocksz: the page size) */
 #define DR_AF_PACKET_DEFAULT_FRAMESZ 2048
 
 /* Whether @info is a net_af_packet port. */
