@@ -192,6 +192,13 @@ struct dr_context_attr {
 	/** Probes unanswered before the peer is taken for dead; 0 =
 	 *  DR_KEEPALIVE_PROBES_DEFAULT. */
 	uint32_t keepalive_probes;
+	/** 1: every received frame takes the general path, none the express
+	 *  path (doc/guides/speed.rst, "The express path"). The two give the
+	 *  same completions, memory and counters (apart from @c rx_express);
+	 *  the general path is the express path's oracle, for differential
+	 *  tests and for debugging. 0 (default): common requests take the
+	 *  express path. */
+	int disable_express;
 };
 
 /** Default of dr_context_attr.keepalive_probes. */

@@ -36,6 +36,7 @@
 #include "dr_engine.h"
 #include "dr_engine_sched.h"
 #include "dr_log.h"
+#include "dr_resp_express.h"
 #include "dr_transport.h"
 
 /* Outcome of the receive checks. */
@@ -168,7 +169,33 @@ rx_response(struct dr_worker *wk, struct dr_qp_impl *qp, struct rte_mbuf *m, str
 	dr_comp_rx(qp, m, pi);
 }
 
-/* Check and dispatch one received frame; takes @m. */
+/* The frames of a burst the express path took: one bulk free (mbufs of one pool go back together). */
+static inline void
+rx_done_free(struct dr_worker *wk)
+{
+	struct rte_mempool *mp = NULL;
+	void *objs[RTE_DIM(wk->rx_done)];
+	unsigned int i, n = 0;
+
+	for (i = 0; i < wk->rx_ndone; i++) {
+		/* one segment each (dr_pkt_xp_parse()); NULL: someone else holds it still */
+		struct rte_mbuf *m = rte_pktmbuf_prefree_seg(wk->rx_done[i]);
+
+		if (m == NULL)
+			continue;
+		if (m->pool != mp && n != 0) {
+			rte_mempool_put_bulk(mp, objs, n);
+			n = 0;
+		}
+		mp = m->pool;
+		objs[n++] = m;
+	}
+	if (n != 0)
+		rte_mempool_put_bulk(mp, objs, n);
+	wk->rx_ndone = 0;
+}
+
+/* Check and dispatch one received frame; takes @m (the express path's: into wk->rx_done). */
 static void
 rx_one(struct dr_worker *wk, struct rte_mbuf *m)
 {
@@ -178,6 +205,21 @@ rx_one(struct dr_worker *wk, struct rte_mbuf *m)
 	enum dr_rx_verdict v;
 	bool deferred;
 
+	if (likely(ctx->express)) {
+		/* the common request, whole, where the checks below would all pass (dr_resp_express.c) */
+		struct dr_pkt_xp x;
+
+		if (dr_pkt_xp_parse(m, &x)) {
+			qp = dr_qp_lookup(ctx, x.qpn);
+			if (qp != NULL && qp->wk == wk && dr_resp_express(qp, &x)) {
+				wk->stats.rx_express++;
+				wk->rx_done[wk->rx_ndone++] = m;   /* at most a burst: freed after it */
+				if (wk->many)
+					dr_sched_mark(wk, qp);
+				return;
+			}
+		}
+	}
 	v = rx_check_parse(wk, m, &pi);
 	if (v == RX_OTHER) {
 		/* ARP, ND, ...: the backend's, on worker 0 (it owns the neighbour table's updates) */
@@ -294,6 +336,7 @@ dr_engine_rx(struct dr_worker *wk)
 			wk->lstats.rx_burst_pkts += n;
 			for (i = 0; i < n; i++)
 				rx_one(wk, pkts[i]);
+			rx_done_free(wk);
 			total += n;
 			if (n < DR_BURST)
 				break;
@@ -310,6 +353,7 @@ dr_engine_rx(struct dr_worker *wk)
 			else
 				rx_one(wk, pkts[i]);
 		}
+		rx_done_free(wk);
 		total += n;
 	}
 	return total;

@@ -56,6 +56,7 @@ struct dr_ctx_stats {
 	uint64_t rx_malformed;              /* dr_pkt_parse() errors */
 	uint64_t rx_bad_icrc;
 	uint64_t rx_placed;                 /* WRITE payloads placed as their ICRC was checked (one pass) */
+	uint64_t rx_express;                /* requests the express path took whole (dr_resp_express.c) */
 	uint64_t rx_no_qp;                  /* destination QPN unknown */
 	uint64_t rx_bad_pkey;               /* P_Key not of the default partition (IBA 9.6.1.1) */
 	uint64_t rx_bad_addr;               /* RC, UC: not from the connection's peer to its GID */
@@ -149,6 +150,10 @@ struct dr_worker {
 	uint16_t rxq;                       /* the port's rx queue, DR_WK_NO_QUEUE: none */
 	uint16_t txq;                       /* the port's tx queue, DR_WK_NO_QUEUE: worker 0's */
 	unsigned int lcore;                 /* RTE_MAX_LCORE in inline mode */
+
+	/* frames the express path finished with, freed in bulk after each burst (dr_engine.c) */
+	struct rte_mbuf *rx_done[DR_BURST];
+	uint16_t rx_ndone;
 
 	/* frames built and not yet taken by the PMD, sent at the end of each round */
 	struct rte_mbuf *tx_buf[DR_BURST * 4];

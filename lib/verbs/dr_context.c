@@ -435,6 +435,7 @@ dr_open_device(struct dr_device *dev, const struct dr_context_attr *attr)
 	/* zero-copy transmit where the PMD reads frames by virtual address (dr_pkt_attach()) */
 	ctx->inflight_bytes = attr->inflight_bytes != 0 ? attr->inflight_bytes : DR_INFLIGHT_BYTES_DEFAULT;
 	ctx->keepalive_ticks = ctx->tsc_hz / 1000u * attr->keepalive_ms;
+	ctx->express = !attr->disable_express;
 	ctx->keepalive_probes = attr->keepalive_probes != 0 ? attr->keepalive_probes : DR_KEEPALIVE_PROBES_DEFAULT;
 	ctx->tx_zcopy_min = !bp->tx_zcopy ? UINT32_MAX :
 			    attr->tx_zcopy_min != 0 ? attr->tx_zcopy_min : DR_TX_ZCOPY_MIN_DEFAULT;

@@ -77,6 +77,7 @@ struct dr_context {
 	unsigned int num_gids;
 	uint64_t tsc_hz;
 	uint32_t tx_zcopy_min;              /* payload bytes from which frames attach it (UINT32_MAX: never) */
+	bool express;                       /* received frames try the express path first (!attr.disable_express) */
 	uint32_t inflight_bytes;            /* a reliable QP's send window in bytes (dr_req_start()) */
 	uint64_t keepalive_ticks;           /* a reliable QP's keepalive interval (TSC ticks; 0: off) */
 	uint32_t keepalive_probes;          /* ... and the probes unanswered that end it */

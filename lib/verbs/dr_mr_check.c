@@ -24,27 +24,6 @@ dr_mr_check_reg_flags(unsigned int access)
 	return 0;
 }
 
-bool
-dr_mr_range_ok(const struct dr_mr_region *r, uint64_t addr, uint64_t len)
-{
-	/* written so that no sum can wrap: addr >= iova, then compare remaining room */
-	if (addr < r->iova)
-		return false;
-	if (addr - r->iova > r->length)
-		return false;
-	return len <= r->length - (addr - r->iova);
-}
-
-int
-dr_mr_check_access(const struct dr_mr_region *r, uint64_t addr, uint64_t len, unsigned int need)
-{
-	if (!dr_mr_range_ok(r, addr, len))
-		return -EFAULT;
-	if ((r->access & need) != need)
-		return -EACCES;
-	return 0;
-}
-
 unsigned int
 dr_mr_remote_rights(uint32_t opf)
 {

@@ -12,6 +12,7 @@
  * 9.7.5.2.3 / C9-88) access.
  */
 
+#include <errno.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -38,14 +39,31 @@ static inline uint32_t dr_mr_key_index(uint32_t key) { return key >> 8; }
 static inline uint8_t dr_mr_key_variant(uint32_t key) { return (uint8_t)key; }
 
 /* True when [addr, addr + len) lies inside the region, without overflow. */
-bool dr_mr_range_ok(const struct dr_mr_region *r, uint64_t addr, uint64_t len);
+static inline bool
+dr_mr_range_ok(const struct dr_mr_region *r, uint64_t addr, uint64_t len)
+{
+	/* written so that no sum can wrap: addr >= iova, then compare remaining room */
+	if (addr < r->iova)
+		return false;
+	if (addr - r->iova > r->length)
+		return false;
+	return len <= r->length - (addr - r->iova);
+}
 
 /*
  * An access of @len bytes at @addr needing the rights @need (enum
  * dr_access_flags; 0 for a local read, which every region allows).
  * Returns 0, -EFAULT when out of bounds, or -EACCES when a right is missing.
  */
-int dr_mr_check_access(const struct dr_mr_region *r, uint64_t addr, uint64_t len, unsigned int need);
+static inline int
+dr_mr_check_access(const struct dr_mr_region *r, uint64_t addr, uint64_t len, unsigned int need)
+{
+	if (!dr_mr_range_ok(r, addr, len))
+		return -EFAULT;
+	if ((r->access & need) != need)
+		return -EACCES;
+	return 0;
+}
 
 /*
  * Rights a remote request needs from the region its R_Key names, from the

@@ -45,6 +45,19 @@ dr_mw_lookup(struct dr_context *ctx, uint32_t rkey)
 	return mw != NULL && mw->pub.rkey == rkey ? mw : NULL;
 }
 
+/*
+ * The MR an R_Key names for a request arriving on @qp (IBA 10.6.3.2, C9-88:
+ * the whole key matches, the MR is in the QP's PD); NULL when it names no
+ * MR of the QP's (a window, or nothing: dr_rkey_resolve() tells).
+ */
+static inline struct dr_mr_impl *
+dr_rkey_mr(const struct dr_qp_impl *qp, uint32_t rkey)
+{
+	struct dr_mr_impl *mr = dr_mr_lookup(qp->pub.context, rkey);
+
+	return mr != NULL && mr->pub.rkey == rkey && mr->pub.pd == qp->pub.pd ? mr : NULL;
+}
+
 /* What an R_Key lets a remote request reach. */
 struct dr_rkey_target {
 	struct dr_mr_impl *mr;         /* the memory */

@@ -143,6 +143,26 @@ dr_crc32_clmul_copy(uint32_t crc, uint8_t *dst, const uint8_t *p, size_t len)
 }
 
 /*
+ * The register over 48 bytes at @p with the bits of @or_mask set (a masked
+ * header, built in registers rather than in a copy), then over the @n bytes
+ * at @rest (a multiple of 16, 0 allowed), reduced to 32 bits.
+ */
+CLMUL_TARGET uint32_t
+dr_crc32_clmul_masked48(uint32_t crc, const uint8_t *p, const uint8_t *or_mask, const uint8_t *rest, size_t n)
+{
+	const __m128i k3k4 = _mm_set_epi64x(0x00ccaa009e, 0x01751997d0);
+	__m128i x1;
+
+	x1 = _mm_or_si128(_mm_loadu_si128((const __m128i *)p), _mm_loadu_si128((const __m128i *)or_mask));
+	x1 = _mm_xor_si128(x1, _mm_cvtsi32_si128((int)crc));
+	x1 = fold(x1, k3k4, _mm_or_si128(_mm_loadu_si128((const __m128i *)(p + 16)),
+					 _mm_loadu_si128((const __m128i *)(or_mask + 16))));
+	x1 = fold(x1, k3k4, _mm_or_si128(_mm_loadu_si128((const __m128i *)(p + 32)),
+					 _mm_loadu_si128((const __m128i *)(or_mask + 32))));
+	return crc_fold_from(x1, rest, n, NULL, false);
+}
+
+/*
  * The same fold on 256-bit registers (VPCLMULQDQ on AVX2 registers, within
  * EAL's default 256-bit SIMD limit): four registers of two lanes each, eight
  * lanes 128 bytes apart, folded 1024 bits ahead with
@@ -223,6 +243,16 @@ dr_crc32_clmul_available(void)
 }
 
 #else
+
+uint32_t
+dr_crc32_clmul_masked48(uint32_t crc, const uint8_t *p, const uint8_t *or_mask, const uint8_t *rest, size_t n)
+{
+	RTE_SET_USED(p);
+	RTE_SET_USED(or_mask);
+	RTE_SET_USED(rest);
+	RTE_SET_USED(n);
+	return crc;
+}
 
 uint32_t
 dr_crc32_clmul256(uint32_t crc, const uint8_t *p, size_t len)

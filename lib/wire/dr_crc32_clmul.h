@@ -24,6 +24,13 @@ uint32_t dr_crc32_clmul_copy(uint32_t crc, uint8_t *dst, const uint8_t *p, size_
 uint32_t dr_crc32_clmul256(uint32_t crc, const uint8_t *p, size_t len);
 uint32_t dr_crc32_clmul256_copy(uint32_t crc, uint8_t *dst, const uint8_t *p, size_t len);
 
+/*
+ * The register over 48 bytes at @p with the bits of @or_mask set, then over
+ * @n more bytes at @rest (a multiple of 16): a masked header without a copy.
+ */
+uint32_t dr_crc32_clmul_masked48(uint32_t crc, const uint8_t *p, const uint8_t *or_mask, const uint8_t *rest,
+				 size_t n);
+
 /* Built for a CPU family that has the instruction (the run-time flag is checked apart). */
 bool dr_crc32_clmul_available(void);
 

@@ -57,6 +57,7 @@ enum rc_action {
 	RC_SWAP,       /* hold it and deliver it after the next frame of its direction */
 	RC_DELAY,      /* hold it and deliver it first in the next carry of its direction (a round later) */
 	RC_MARK_CE,    /* set its IP ECN field to CE, as a congested switch does (IPv4 checksum mended) */
+	RC_DUP_LATE,   /* deliver it, and a copy first in the next carry of its direction (a round later) */
 };
 
 /*
@@ -136,6 +137,28 @@ struct rc_env {
 	 * then computes the ICRC again. NULL: none.
 	 */
 	bool (*tamper)(struct rc_env *e, int dir, uint8_t *frame, const struct dr_pkt_info *pi);
+	/*
+	 * The express path's oracle (test_rc_twin.c, test_express.c): B's twin,
+	 * a third context on a ring port of its own with B's addresses and the
+	 * express path off (dr_context_attr.disable_express), fed a copy of
+	 * every frame the wire delivers to B. rc_round() runs it after B (inline
+	 * mode), and every B-to-A carry first compares what B sent with what the
+	 * twin sent, byte for byte, frame by frame. ctx NULL: no twin.
+	 */
+	struct rc_side twin;
+	uint64_t twin_frames;         /* frames compared */
+	uint64_t twin_mismatches;     /* ... that differed (or a count that did) */
+	/*
+	 * Memory both B and the twin registered (at the same addresses: a RETH
+	 * names an address, the same for both): the twin's contents live in a
+	 * shadow, swapped in around each of its rounds (rc_twin_shadow()).
+	 */
+	struct {
+		uint8_t *addr;
+		uint8_t *shadow;
+		size_t len;
+	} twin_mem[4];
+	unsigned int ntwin_mem;
 };
 
 /* QP pair parameters. */
@@ -307,6 +330,38 @@ struct rc_xfer {
 };
 /* Run and check it (data byte for byte, guards, completions exactly once). Returns 0 when all held. */
 int rc_xfer_run(struct rc_env *e, const struct rc_xfer *x, const char *tag);
+
+/* The harness's pieces, for its files (test_rc_harness.c, test_rc_twin.c). */
+int rc_side_port(struct rc_side *s, const char *name);
+struct dr_context *rc_side_open(struct rc_side *s, rte_be32_t ip, uint32_t link_mtu, bool express);
+int rc_qp_up(struct rc_side *s, const struct rc_qp_params *p, bool is_a);
+int rc_qp_rtr_rts(struct rc_side *s, const struct rc_side *peer, const struct rc_qp_params *p, bool is_a);
+
+/*
+ * B's twin (struct rc_env.twin; test_rc_twin.c). Open it after
+ * rc_env_init() (inline mode), connect its QP to A's right after
+ * rc_connect() (B's QP number, B's PSNs), register its buffers in B's order
+ * (the same keys). Returns 0 or -1.
+ */
+int rc_twin_open(struct rc_env *e, uint32_t link_mtu);
+int rc_twin_connect(struct rc_env *e, const struct rc_qp_params *p);
+void rc_twin_disconnect(struct rc_env *e);
+void rc_twin_close(struct rc_env *e);
+/*
+ * B's memory at @addr (@len bytes) is registered by the twin too: the twin
+ * sees its own copy of it, which starts as B's contents now and is
+ * returned (for comparison) by this call. NULL: no room or no memory.
+ */
+uint8_t *rc_twin_shadow(struct rc_env *e, void *addr, size_t len);
+/* Forget the shadows (the test deregistered the memory on both). */
+void rc_twin_shadow_free(struct rc_env *e);
+/* The wire's hooks: a copy of a frame for the twin, its delivery, the comparison, the flush. */
+struct rte_mbuf *rc_twin_copy(struct rc_env *e, struct rte_mbuf *m);
+void rc_twin_put(struct rc_env *e, struct rte_mbuf *m);
+void rc_twin_check(struct rc_env *e);
+/* One round of the twin's: its memory swapped in, dr_progress(), swapped out. */
+void rc_twin_round(struct rc_env *e);
+void rc_twin_flush(struct rc_env *e);
 
 /* Report and exit status. */
 int rc_report(const char *name);

@@ -112,12 +112,13 @@ static unsigned int test_workers = 1;
 static unsigned int test_queues = 1;
 struct dr_cc_attr rc_cc_attr;
 static uint32_t test_zcopy_min;       /* DR_TEST_ZCOPY_MIN: dr_context_attr.tx_zcopy_min (0: default) */
+static bool test_express = true;      /* DR_TEST_EXPRESS=0: dr_context_attr.disable_express on A and B */
 
 static int
 mode_from_env(void)
 {
 	const char *m = getenv("DR_TEST_MODE"), *w = getenv("DR_TEST_WORKERS"), *q = getenv("DR_TEST_QUEUES");
-	const char *z = getenv("DR_TEST_ZCOPY_MIN");
+	const char *z = getenv("DR_TEST_ZCOPY_MIN"), *x = getenv("DR_TEST_EXPRESS");
 
 	if (m == NULL || strcmp(m, "inline") == 0)
 		test_mode = DR_PROGRESS_INLINE;
@@ -139,6 +140,9 @@ mode_from_env(void)
 	}
 	if (z != NULL)
 		test_zcopy_min = (uint32_t)strtoul(z, NULL, 0);
+	if (x != NULL && strcmp(x, "0") != 0 && strcmp(x, "1") != 0)
+		return -1;
+	test_express = x == NULL || strcmp(x, "1") == 0;
 	return 0;
 }
 
@@ -227,7 +231,7 @@ eal_start(const char *prog)
 
 	if (mode_from_env() != 0) {
 		fprintf(stderr, "DR_TEST_MODE must be inline, rtc or pipeline, DR_TEST_WORKERS 1..4, "
-			"DR_TEST_QUEUES 1..workers, DR_TEST_ZCOPY_MIN bytes\n");
+			"DR_TEST_QUEUES 1..workers, DR_TEST_ZCOPY_MIN bytes, DR_TEST_EXPRESS 0 or 1\n");
 		return -1;
 	}
 	snprintf(args[argc++], sizeof(args[0]), "%s", prog);
@@ -245,8 +249,8 @@ eal_start(const char *prog)
 	return rte_eal_init(argc, argv);
 }
 
-static int
-side_port(struct rc_side *s, const char *name)
+int
+rc_side_port(struct rc_side *s, const char *name)
 {
 	char rn[64];
 	unsigned int q;
@@ -267,8 +271,8 @@ side_port(struct rc_side *s, const char *name)
 	return 0;
 }
 
-static struct dr_context *
-side_open(struct rc_side *s, rte_be32_t ip, uint32_t link_mtu)
+struct dr_context *
+rc_side_open(struct rc_side *s, rte_be32_t ip, uint32_t link_mtu, bool express)
 {
 	static const uint8_t ula[15] = { 0xFD };
 	struct dr_context_attr a;
@@ -288,6 +292,7 @@ side_open(struct rc_side *s, rte_be32_t ip, uint32_t link_mtu)
 	a.nb_tx_desc = 1024;
 	a.mode = test_mode;
 	a.tx_zcopy_min = test_zcopy_min;
+	a.disable_express = !express;
 	a.cc = rc_cc_attr;
 	if (test_mode != DR_PROGRESS_INLINE) {
 		a.nb_workers = (uint16_t)test_workers;
@@ -321,12 +326,12 @@ rc_env_init(struct rc_env *e, const char *prog, uint32_t link_mtu)
 	dr_run_clock_init(&wire_clock, rte_rdtsc(), rte_get_tsc_hz() / 1000000u * DR_STALL_CAP_US, false);
 	wire_now = wire_clock.now;
 	dr_run_clock_base = rc_wire_clock;
-	if (side_port(&e->s[0], "rc_a") != 0 || side_port(&e->s[1], "rc_b") != 0) {
+	if (rc_side_port(&e->s[0], "rc_a") != 0 || rc_side_port(&e->s[1], "rc_b") != 0) {
 		fprintf(stderr, "ring ports failed\n");
 		return -1;
 	}
-	e->s[0].ctx = side_open(&e->s[0], RTE_BE32(0x0A000001), link_mtu);
-	e->s[1].ctx = side_open(&e->s[1], RTE_BE32(0x0A000002), link_mtu);
+	e->s[0].ctx = rc_side_open(&e->s[0], RTE_BE32(0x0A000001), link_mtu, test_express);
+	e->s[1].ctx = rc_side_open(&e->s[1], RTE_BE32(0x0A000002), link_mtu, test_express);
 	if (e->s[0].ctx == NULL || e->s[1].ctx == NULL) {
 		fprintf(stderr, "dr_open_device failed: %s\n", strerror(errno));
 		return -1;
@@ -371,6 +376,7 @@ rc_env_fini(struct rc_env *e)
 {
 	int i;
 
+	rc_twin_close(e);
 	for (i = 0; i < 2; i++) {
 		int rc;
 
@@ -411,8 +417,8 @@ rc_params_default(struct rc_qp_params *p)
 	p->sr[0] = p->sr[1] = getenv("DR_TEST_SR") != NULL && strcmp(getenv("DR_TEST_SR"), "1") == 0;
 }
 
-static int
-qp_up(struct rc_side *s, const struct rc_qp_params *p, bool is_a)
+int
+rc_qp_up(struct rc_side *s, const struct rc_qp_params *p, bool is_a)
 {
 	struct dr_qp_init_attr ia;
 	struct dr_qp_attr a;
@@ -475,8 +481,8 @@ qp_ud_rtr_rts(struct rc_side *s, const struct rc_qp_params *p, bool is_a)
 	return dr_modify_qp(s->qp, &a, DR_QP_STATE | DR_QP_SQ_PSN) != 0 ? -1 : 0;
 }
 
-static int
-qp_rtr_rts(struct rc_side *s, const struct rc_side *peer, const struct rc_qp_params *p, bool is_a)
+int
+rc_qp_rtr_rts(struct rc_side *s, const struct rc_side *peer, const struct rc_qp_params *p, bool is_a)
 {
 	bool rc = p->qp_type == DR_QPT_RC;
 	struct dr_qp_attr a;
@@ -515,7 +521,7 @@ qp_rtr_rts(struct rc_side *s, const struct rc_side *peer, const struct rc_qp_par
 int
 rc_connect(struct rc_env *e, const struct rc_qp_params *p)
 {
-	if (qp_up(&e->s[0], p, true) != 0 || qp_up(&e->s[1], p, false) != 0)
+	if (rc_qp_up(&e->s[0], p, true) != 0 || rc_qp_up(&e->s[1], p, false) != 0)
 		return -1;
 	/* ibv_set_ece(3) in INIT: each side takes what the other offers */
 	for (int i = 0; i < 2; i++) {
@@ -526,7 +532,7 @@ rc_connect(struct rc_env *e, const struct rc_qp_params *p)
 		if (dr_query_ece(e->s[1 - i].qp, &ece) != 0 || dr_set_ece(e->s[i].qp, &ece) != 0)
 			return -1;
 	}
-	if (qp_rtr_rts(&e->s[0], &e->s[1], p, true) != 0 || qp_rtr_rts(&e->s[1], &e->s[0], p, false) != 0)
+	if (rc_qp_rtr_rts(&e->s[0], &e->s[1], p, true) != 0 || rc_qp_rtr_rts(&e->s[1], &e->s[0], p, false) != 0)
 		return -1;
 	return 0;
 }
@@ -566,7 +572,10 @@ rc_disconnect(struct rc_env *e)
 		if (s->ctx->attr.mode == DR_PROGRESS_INLINE)
 			dr_wk_tx_flush(&s->ctx->wk[0]);
 	}
+	if (e->twin.ctx != NULL)
+		dr_wk_tx_flush(&e->twin.ctx->wk[0]);
 	rc_wire_flush(e);
+	rc_twin_disconnect(e);
 	for (i = 0; i < 2; i++) {
 		struct rc_side *s = &e->s[i];
 
@@ -597,6 +606,8 @@ rc_round(struct rc_env *e)
 	rc_carry(e, RC_A2B);
 	if (test_mode == DR_PROGRESS_INLINE)
 		dr_progress(e->s[1].ctx);
+	if (e->twin.ctx != NULL)
+		rc_twin_round(e);               /* B's oracle, on the same frames (test_rc_twin.c) */
 	rc_carry(e, RC_B2A);
 }
 

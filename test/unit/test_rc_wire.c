@@ -58,6 +58,7 @@ rc_wire_flush(struct rc_env *e)
 		while (e->ndelayed[i] > 0)
 			rte_pktmbuf_free(e->delayed[i][--e->ndelayed[i]]);
 	}
+	rc_twin_flush(e);
 }
 
 void
@@ -155,9 +156,15 @@ wire_put(struct rc_env *e, int dir, struct rte_mbuf *m)
 {
 	/* to the peer's rx queue of the tx queue being carried (held frames: of the one they go with) */
 	struct rte_ring *dst = e->s[dir == RC_A2B ? 1 : 0].rx[e->carry_q];
+	struct rte_mbuf *copy = dir == RC_A2B && e->twin.ctx != NULL ? rc_twin_copy(e, m) : NULL;
 
-	if (rte_ring_sp_enqueue(dst, m) != 0)
+	if (rte_ring_sp_enqueue(dst, m) != 0) {
 		rte_pktmbuf_free(m);    /* a full link drops, as a real one would */
+		rte_pktmbuf_free(copy);
+		return;
+	}
+	if (copy != NULL)
+		rc_twin_put(e, copy);   /* B's oracle gets the same frame (test_rc_twin.c) */
 }
 
 /*
@@ -251,6 +258,16 @@ wire_carry(struct rc_env *e, int dir)
 				wire_put(e, dir, m);
 				break;
 			}
+			case RC_DUP_LATE: {
+				struct rte_mbuf *c = rte_pktmbuf_copy(m, e->copy_pool, 0, UINT32_MAX);
+
+				if (c != NULL && e->ndelayed[dir] < RTE_DIM(e->delayed[dir]))
+					e->delayed[dir][e->ndelayed[dir]++] = c;
+				else
+					rte_pktmbuf_free(c);
+				wire_put(e, dir, m);
+				break;
+			}
 			case RC_MARK_CE:
 				mark_ce(m, &pi);
 				wire_put(e, dir, m);
@@ -290,6 +307,8 @@ wire_carry(struct rc_env *e, int dir)
 void
 rc_carry(struct rc_env *e, enum rc_dir dir)
 {
+	if (dir == RC_B2A && e->twin.ctx != NULL)
+		rc_twin_check(e);       /* what B sends, against what its oracle sends */
 	wire_carry(e, dir);
 }
 

@@ -1,0 +1,184 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 The dpdk-rdma authors.
+ */
+
+/*
+ * The responder's express path (doc/guides/speed.rst, "The express path"):
+ * the common request - an RC or UC SEND ONLY or RDMA WRITE ONLY at the
+ * expected PSN, to a QP that is taking requests and has nothing else under
+ * way - executed straight from the frame's fixed offsets (dr_pkt_express.h),
+ * without the step machine of dr_resp.c, a struct dr_pkt_info or a second
+ * R_Key lookup.
+ *
+ * It takes a request only where every step of the general path (the checks
+ * of dr_engine.c's rx_one(), then dr_resp_rx_placed() and dr_resp_handle())
+ * would pass, and leaves behind exactly the state, memory, completions and
+ * counters those steps leave. Everything else - a duplicate or a PSN gap,
+ * an R_Key or length the general path NAKs, no receive WQE, an ECN mark, a
+ * bad ICRC, a QP answering READs or holding requests - returns false
+ * before anything is changed, and the general path handles the frame from
+ * its start: the general path stays the oracle, and the differential test
+ * (test/unit/test_express.c) runs the same frames through both.
+ *
+ * What makes the short cut safe where it skips work:
+ *  - The IPv4 header checksum, lengths, transport version and partition are
+ *    checked as the general parse checks them (dr_pkt_xp_parse()).
+ *  - The source and destination addresses are compared as IPv4 addresses
+ *    against the connection's IPv4-mapped GIDs: the same comparison as
+ *    rx_check_addr()'s on 16-byte GIDs, without building them.
+ *  - A WRITE ONLY names its region once: the general path looks the R_Key
+ *    up again for the payload (resp_exec_write()), with the same key,
+ *    address and length in the same thread, and finds the same region. An
+ *    R_Key of a memory window is left to the general path.
+ *  - The ICRC is checked before any byte is placed (IBA 7.8.1: a packet
+ *    with a bad one is dropped): the general path then counts it.
+ */
+
+#include <string.h>
+
+#include <rte_mbuf.h>
+#include <rte_memcpy.h>
+
+#include "dr_mw.h"
+#include "dr_pkt_express.h"
+#include "dr_resp_ack.h"
+#include "dr_resp_express.h"
+#include "dr_srq.h"
+#include "dr_transport.h"
+
+/* The frame comes from the connection's peer to its GID (rx_check_addr(), on IPv4 addresses). */
+static inline bool
+xp_from_peer(const struct dr_qp_impl *qp, const struct dr_pkt_xp *x)
+{
+	const uint8_t *ip = x->frame + DR_XP_L3_OFF;
+
+	return dr_gid_is_ipv4(qp->route.dgid) && dr_gid_is_ipv4(qp->route.sgid) &&
+	       memcmp(ip + 12, qp->route.dgid + 12, 4) == 0 && memcmp(ip + 16, qp->route.sgid + 12, 4) == 0;
+}
+
+/*
+ * The QP takes a request at once (dr_resp_rx_placed()), outside a message
+ * (resp_chk_op_seq(): an ONLY packet opens and closes one), with no receive
+ * WQE taken and nothing held: no READ being answered or queued, no request
+ * waiting behind one, none held by selective repeat.
+ */
+static inline bool
+xp_qp_ready(const struct dr_qp_impl *qp, const struct dr_pkt_xp *x)
+{
+	const struct dr_resp_state *rs = &qp->resp;
+	enum dr_qp_type t = qp->pub.qp_type;
+
+	return ((t == DR_QPT_RC && (x->opcode & DR_OPCODE_TRANSPORT_MASK) == DR_TRANSPORT_RC) ||
+		(t == DR_QPT_UC && (x->opcode & DR_OPCODE_TRANSPORT_MASK) == DR_TRANSPORT_UC && !rs->uc_drop)) &&
+	       dr_qp_can_receive(qp) && !qp->comm_est_armed && !dr_resp_busy(qp) && rs->sr_count == 0 &&
+	       rs->in_msg == DR_RESP_MSG_NONE && !rs->have_rwqe && x->psn == rs->epsn;
+}
+
+/* RDMA WRITE ONLY: checked (resp_chk_op_valid(), resp_chk_length(), resp_chk_rkey()) and placed. */
+static bool
+xp_write_only(struct dr_qp_impl *qp, const struct dr_pkt_xp *x)
+{
+	const struct dr_reth *reth = (const struct dr_reth *)(x->bth + DR_BTH_BYTES);
+	struct dr_resp_state *rs = &qp->resp;
+	struct dr_mr_impl *mr;
+	uint32_t paylen, rkey;
+	uint64_t va;
+
+	if (x->area < DR_RETH_BYTES || x->pad > x->area - DR_RETH_BYTES)
+		return false;
+	paylen = x->area - DR_RETH_BYTES - x->pad;
+	/* a zero-length WRITE names no region: the general path's (rare) */
+	if (paylen == 0 || paylen > qp->mtu || dr_reth_len(reth) != paylen ||
+	    !(qp->attr.qp_access_flags & DR_ACCESS_REMOTE_WRITE))
+		return false;
+	va = dr_reth_va(reth);
+	rkey = dr_reth_rkey(reth);
+	/* an MR of the QP's (a window's R_Key: the general path's), its bounds and rights (IBA 10.6.3.2) */
+	mr = dr_rkey_mr(qp, rkey);
+	if (mr == NULL || dr_mr_check_access(&mr->region, va, paylen, DR_ACCESS_REMOTE_WRITE) != 0 ||
+	    !dr_icrc_xp_ok(x))
+		return false;
+	rte_memcpy((uint8_t *)mr->pub.addr + (va - mr->region.iova), x->bth + DR_BTH_BYTES + DR_RETH_BYTES,
+		   paylen);
+	/* what resp_exec_write() leaves of a message it opened and closed */
+	rs->write_mr = mr;
+	rs->write_rkey = rkey;
+	rs->write_va = va + paylen;
+	rs->write_resid = 0;
+	rs->rcv_off = paylen;
+	return true;
+}
+
+/* SEND ONLY into the QP's own receive queue: checked (resp_chk_resource(), resp_chk_length()) and scattered. */
+static bool
+xp_send_only(struct dr_qp_impl *qp, const struct dr_pkt_xp *x, uint32_t *byte_len, uint64_t *wr_id)
+{
+	const struct dr_recv_wqe *rwqe;
+	uint32_t paylen;
+
+	if (x->pad > x->area || qp->srq != NULL || !dr_rwqe_available(qp))
+		return false;
+	paylen = x->area - x->pad;
+	rwqe = dr_rq_wqe(&qp->rq, qp->rq.tail);
+	if (paylen > qp->mtu || paylen > rwqe->length || !dr_icrc_xp_ok(x))
+		return false;
+	/* a bad SGE: the general path scatters again, fails the same way and NAKs */
+	if (dr_qp_sge_write(qp, rwqe->sge, rwqe->num_sge, 0, x->bth + DR_BTH_BYTES, paylen) != 0)
+		return false;
+	*byte_len = paylen;
+	*wr_id = rwqe->wr_id;
+	/* the WQE is taken and completed (resp_post_recv_wc()): the message is over */
+	dr_rwqe_done(qp);
+	qp->resp.rcv_off = 0;
+	return true;
+}
+
+bool
+dr_resp_express(struct dr_qp_impl *qp, const struct dr_pkt_xp *x)
+{
+	struct dr_resp_state *rs = &qp->resp;
+	uint8_t op = x->opcode & DR_OPCODE_OP_MASK;
+	uint32_t byte_len = 0;
+	uint64_t wr_id = 0;
+
+	/* ECN CE asks for a CNP (rx_one()): the general path's */
+	if ((x->tos & DR_ECN_MASK) == DR_ECN_CE || !xp_qp_ready(qp, x))
+		return false;
+	if (op == DR_OP_WRITE_ONLY) {
+		if (!xp_write_only(qp, x))
+			return false;
+	} else if (op == DR_OP_SEND_ONLY) {
+		if (!xp_send_only(qp, x, &byte_len, &wr_id))
+			return false;
+	} else {
+		return false;
+	}
+	/* resp_chk_psn(): in sequence; resp_execute(): the message is done (IBA 9.7.5.1.6) */
+	rs->nak_sent = false;
+	rs->msn = (rs->msn + 1) & DR_24BIT_MASK;
+	rs->epsn = dr_psn_add(x->psn, 1);
+	rs->dup_ack_psn = x->psn;
+	if (op == DR_OP_SEND_ONLY) {
+		/* resp_complete(): the receive completion, solicited by BTH.SE (IBA 9.2.3) */
+		struct dr_wc wc;
+
+		memset(&wc, 0, sizeof(wc));
+		wc.wr_id = wr_id;
+		wc.status = DR_WC_SUCCESS;
+		wc.opcode = DR_WC_RECV;
+		wc.qp_num = qp->pub.qp_num;
+		wc.src_qp = qp->attr.dest_qp_num;
+		wc.byte_len = byte_len;
+		if (dr_cq_push_se(dr_cq_impl(dr_resp_recv_cq(qp)), &wc, dr_xp_se(x)) != 0) {
+			dr_qp_fail(qp, false);   /* receive CQ overrun: IBA 11.4.2.1 */
+			return true;
+		}
+	}
+	/* resp_acknowledge() (IBA 9.7.5.1.6): an ACK owed when asked, or every DR_RESP_ACK_EVERY requests */
+	if (qp->pub.qp_type == DR_QPT_RC) {
+		rs->unacked++;
+		if (rs->ack_pending || dr_xp_ackreq(x) || rs->unacked >= DR_RESP_ACK_EVERY)
+			dr_resp_owe(qp, DR_RESP_SYN_ACK, x->psn);
+	}
+	return true;
+}

@@ -1,0 +1,126 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 The dpdk-rdma authors.
+ */
+
+#ifndef DR_PKT_EXPRESS_H
+#define DR_PKT_EXPRESS_H
+
+/*
+ * The express path's view of a received frame (doc/guides/speed.rst, "The
+ * express path"): the common RoCEv2 frame - untagged Ethernet, IPv4 without
+ * options, not fragmented, UDP to port 4791, in one segment - read at fixed
+ * offsets into a few fields, with no struct dr_pkt_info and no GIDs built.
+ *
+ * dr_pkt_xp_parse() takes a frame only where the general parse
+ * (dr_pkt_parse.c) takes it too and finds the same lengths: the same
+ * IPv4 header checksum, IP and UDP lengths, BTH transport version and
+ * partition. Anything else - a VLAN tag, IPv6, IP options, a chain, a
+ * length or checksum the general parse refuses - is the general path's,
+ * which classifies and counts it. The extension headers of the opcode are
+ * the caller's to check (it takes only a few opcodes).
+ */
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <string.h>
+#include <netinet/in.h>
+
+#include <rte_byteorder.h>
+#include <rte_ether.h>
+#include <rte_mbuf.h>
+
+#include "dr_hdr.h"
+#include "dr_pkt.h"
+
+/* Ethernet, IPv4 (IHL 5), UDP: where the BTH starts in an express frame. */
+#define DR_XP_L3_OFF RTE_ETHER_HDR_LEN
+#define DR_XP_BTH_OFF (RTE_ETHER_HDR_LEN + 20 + 8)
+
+struct dr_pkt_xp {
+	const uint8_t *frame;   /* the Ethernet header */
+	const uint8_t *bth;     /* frame + DR_XP_BTH_OFF */
+	uint32_t area;          /* bytes between the BTH and the ICRC: extension headers, payload, pad */
+	uint32_t qpn;           /* BTH DestQP */
+	uint32_t psn;           /* BTH PSN */
+	uint8_t opcode;
+	uint8_t pad;            /* BTH PadCnt */
+	uint8_t tos;            /* IPv4 TOS: DSCP << 2 | ECN */
+};
+
+/* Four bytes at @p as a big-endian number. */
+static inline uint32_t
+dr_xp_rd32(const uint8_t *p)
+{
+	uint32_t v;
+
+	memcpy(&v, p, sizeof(v));
+	return rte_be_to_cpu_32(v);
+}
+
+/* The IPv4 header's one's-complement sum is all ones (what rte_raw_cksum() == 0xFFFF checks). */
+static inline bool
+dr_xp_ipv4_sum_ok(const uint8_t *ip)
+{
+	uint32_t w[5];
+	uint64_t s;
+
+	memcpy(w, ip, sizeof(w));
+	s = (uint64_t)w[0] + w[1] + w[2] + w[3] + w[4];
+	s = (s & 0xFFFFFFFFu) + (s >> 32);
+	s = (s & 0xFFFFu) + (s >> 16);
+	s = (s & 0xFFFFu) + (s >> 16);
+	s = (s & 0xFFFFu) + (s >> 16);
+	return s == 0xFFFFu;
+}
+
+/*
+ * Read @m as an express frame into @x: true when it is one (the general
+ * parse would take it, with these lengths), false when it is the general
+ * path's.
+ */
+static inline bool
+dr_pkt_xp_parse(const struct rte_mbuf *m, struct dr_pkt_xp *x)
+{
+	const uint8_t *f = rte_pktmbuf_mtod(m, const uint8_t *);
+	const uint8_t *ip = f + DR_XP_L3_OFF, *bth = f + DR_XP_BTH_OFF;
+	uint32_t tot;
+
+	if (unlikely(m->nb_segs != 1 || m->data_len < DR_XP_BTH_OFF + DR_BTH_BYTES + DR_ICRC_BYTES))
+		return false;
+	/* EtherType IPv4, version 4 with IHL 5 (bytes 12-14) */
+	if ((dr_xp_rd32(f + 12) & 0xFFFFFF00u) != ((uint32_t)RTE_ETHER_TYPE_IPV4 << 16 | 0x45u << 8))
+		return false;
+	/* neither MF nor a fragment offset, UDP (IP bytes 6-9: flags and offset, TTL, protocol) */
+	if ((dr_xp_rd32(ip + 6) & 0x3FFF00FFu) != IPPROTO_UDP)
+		return false;
+	tot = dr_xp_rd32(ip) & 0xFFFFu;
+	/* UDP to 4791, its length the IP payload's (IP bytes 22-25) */
+	if (tot < 20 + 8 + DR_BTH_BYTES + DR_ICRC_BYTES || DR_XP_L3_OFF + tot > m->data_len ||
+	    dr_xp_rd32(ip + 22) != ((uint32_t)DR_ROCEV2_UDP_PORT << 16 | (tot - 20)) || !dr_xp_ipv4_sum_ok(ip))
+		return false;
+	/* BTH: transport version 0, the default partition (membership bit ignored; IBA 9.6.1.1) */
+	if ((dr_xp_rd32(bth) & 0x000F7FFFu) != (DR_DEFAULT_PKEY & 0x7FFFu))
+		return false;
+	x->frame = f;
+	x->bth = bth;
+	x->area = tot - 20 - 8 - DR_BTH_BYTES - DR_ICRC_BYTES;
+	x->opcode = bth[0];
+	x->pad = (bth[1] >> 4) & 0x3u;
+	x->qpn = dr_xp_rd32(bth + 4) & 0xFFFFFFu;
+	x->psn = dr_xp_rd32(bth + 8) & 0xFFFFFFu;
+	x->tos = ip[1];
+	return true;
+}
+
+/* BTH.AckReq and BTH.SE of an express frame. */
+static inline bool dr_xp_ackreq(const struct dr_pkt_xp *x) { return x->bth[8] & 0x80u; }
+static inline bool dr_xp_se(const struct dr_pkt_xp *x) { return x->bth[1] & 0x80u; }
+
+/*
+ * The ICRC of an express frame is right (IBA 7.8.1, Annex A17.3.3): the
+ * masked pseudo-header folded from the frame's own bytes in registers, then
+ * everything after the BTH, one reduction (dr_icrc.c).
+ */
+bool dr_icrc_xp_ok(const struct dr_pkt_xp *x);
+
+#endif /* DR_PKT_EXPRESS_H */
