@@ -18,11 +18,9 @@ signal. The transport's drop rules are the ones of hostile.rst (IBA
 can, on the wire, without keys or the PSN it would need.
 """
 
-import json
 import os
 import random
 import re
-import socket
 import struct
 import time
 
@@ -33,6 +31,7 @@ from scapy.layers.l2 import Ether
 import hostile as H
 import roce
 from perfutil import netns, pair
+from drperf import soak  # noqa: E402 (perfutil puts usertools/ on the path)
 from test_libfabric import IP_A, IP_B, side
 
 pytestmark = pytest.mark.skipif(not os.path.exists("/usr/bin/fi_pingpong"), reason="libfabric-bin not installed")
@@ -40,18 +39,29 @@ pytestmark = pytest.mark.skipif(not os.path.exists("/usr/bin/fi_pingpong"), reas
 STRANGER = "10.88.0.77"
 QKEY_GSI = 0x80010000
 RUN_TIMEOUT = 90
+DROP_WAIT = 30             # seconds for the server to reach the frames of the spray in its rx queue
+DROPS = ("rx_malformed", "rx_bad_icrc", "rx_bad_addr")   # how it drops them (hostile.rst)
 ROW = re.compile(r"^(\S+)\s+(\S+)\s+=(\S+)\s", re.M)    # size, sent, acked ("300k": fi_pingpong's units)
 
 
 def server_stats(prefix):
     """/dr/context/stats,0 of the server (its EAL's telemetry socket)."""
-    path = pair.dpdk_runtime_dirs(prefix)[0] / "dpdk_telemetry.v2"
-    with socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET) as s:
-        s.settimeout(10)
-        s.connect(str(path))
-        s.recv(65536)
-        s.send(b"/dr/context/stats,0")
-        return json.loads(s.recv(1 << 20).decode())["/dr/context/stats"]
+    return soak.telemetry(prefix, "/dr/context/stats,0")
+
+
+def stall_snapshot(prefixes):
+    """What each side's transport holds when a run did not end in time: the
+    context's counters and every QP's state, PSNs and queues (telemetry.rst),
+    so a failure says where the exchange stopped."""
+    out = []
+    for prefix in prefixes:
+        try:
+            out.append("%s stats: %s" % (prefix, soak.telemetry(prefix, "/dr/context/stats,0")))
+            for qpn in soak.telemetry(prefix, "/dr/qp/list,0") or []:
+                out.append("%s qp %s: %s" % (prefix, qpn, soak.telemetry(prefix, "/dr/qp/info,%d,0" % qpn)))
+        except (OSError, ValueError, KeyError) as e:
+            out.append("%s: no telemetry (%r)" % (prefix, e))
+    return "\n".join(out) + "\n"
 
 
 def frame(dst_mac, src_mac, src_ip, transport_hdrs, payload=b"", *, good_icrc=True):
@@ -106,6 +116,7 @@ def test_bad_packets_never_reach_the_application(ep):
     iters = 300000
     args = ["-e", ep, "-I", str(iters), "-S", "1024", "-c"]
     rnd = random.Random(4791)
+    stalled = ""
     with netns.VethNetns(tag=tag[-6:]) as net:
         s, senv = side(net, "server", net.ns_a, net.if_a, IP_A, cpus[0], None, args, tag)
         c, cenv = side(net, "client", net.ns_b, net.if_b, IP_B, cpus[-1], None, args + [netns.CTL_A], tag)
@@ -121,10 +132,20 @@ def test_bad_packets_never_reach_the_application(ep):
             sent = attacker.send(frames, repeat=4, listen_ms=0)["sent"]
             # the spray ended while the exchange still ran: else this tested nothing
             assert s.proc.poll() is None and c.proc.poll() is None, "the run ended before the spray did"
+            # the server drops them as its polls reach them: on a busy machine after the spray ends
             stats = server_stats("drfis_" + tag)
+            end = time.monotonic() + DROP_WAIT
+            while time.monotonic() < end and s.proc.poll() is None and not all(stats[k] > 0 for k in DROPS):
+                time.sleep(0.1)
+                try:
+                    stats = server_stats("drfis_" + tag)
+                except (OSError, ValueError, KeyError):
+                    break                      # it finished meanwhile: its last counters stand
             end = time.monotonic() + RUN_TIMEOUT
             while time.monotonic() < end and (c.proc.poll() is None or s.proc.poll() is None):
                 time.sleep(0.05)
+            if c.proc.poll() is None or s.proc.poll() is None:
+                stalled = stall_snapshot(["drfis_" + tag, "drfic_" + tag])
         finally:
             if attacker is not None:
                 attacker.close()
@@ -132,12 +153,12 @@ def test_bad_packets_never_reach_the_application(ep):
                 x.kill()
             for x in (s, c):
                 x.collect()
-    assert (s.rc, c.rc) == (0, 0), "%d hostile frames sent\n%s%s" % (sent, s.describe(), c.describe())
+    assert (s.rc, c.rc) == (0, 0), "%d hostile frames sent\n%s%s%s" % (sent, s.describe(), c.describe(), stalled)
     for x in (s, c):
         rows = ROW.findall(x.stdout)
         assert rows and all(n == a == "%dk" % (iters // 1000) for _, n, a in rows), x.describe()
     # they reached the server's transport and were dropped there, by their kind (hostile.rst)
-    for k in ("rx_malformed", "rx_bad_icrc", "rx_bad_addr"):
+    for k in DROPS:
         assert stats[k] > 0, stats
     print("\n%s: %d hostile frames during %d checked iterations: both sides done, exit 0; the server "
           "dropped %s" % (ep, sent, iters, {k: stats[k] for k in ("rx_malformed", "rx_bad_icrc", "rx_bad_addr",
