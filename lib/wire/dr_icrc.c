@@ -312,11 +312,11 @@ static const uint8_t icrc_xp_mask[48] __rte_aligned(16) = {
 	[8 + 28 + 4] = 0xFF,                               /* BTH resv8a: FECN, BECN, resv6a */
 };
 
-bool
-dr_icrc_xp_ok(const struct dr_pkt_xp *x)
+uint32_t
+dr_icrc_flat_v4(const uint8_t *frame, uint32_t n)
 {
-	const uint8_t *hdr = x->frame + DR_XP_L3_OFF - 8, *rest = x->bth + DR_BTH_BYTES;
-	uint32_t n = x->area, crc, got;
+	const uint8_t *hdr = frame + DR_XP_L3_OFF - 8, *rest = frame + DR_XP_BTH_OFF + DR_BTH_BYTES;
+	uint32_t crc;
 
 	if (crc_folding) {
 		/* a short frame folds on from the header, one lane; a long one is reduced
@@ -334,6 +334,14 @@ dr_icrc_xp_ok(const struct dr_pkt_xp *x)
 			buf[i] = hdr[i] | icrc_xp_mask[i];
 		crc = dr_crc32_update(crc32_update_table(DR_CRC32_INIT, buf, sizeof(buf)), rest, n);
 	}
-	memcpy(&got, rest + n, sizeof(got));
-	return rte_le_to_cpu_32(got) == ~crc;
+	return ~crc;
+}
+
+bool
+dr_icrc_xp_ok(const struct dr_pkt_xp *x)
+{
+	uint32_t got;
+
+	memcpy(&got, x->bth + DR_BTH_BYTES + x->area, sizeof(got));
+	return rte_le_to_cpu_32(got) == dr_icrc_flat_v4(x->frame, x->area);
 }

@@ -19,6 +19,7 @@
 
 #include "dr_icrc.h"
 #include "dr_pkt.h"
+#include "dr_pkt_express.h"
 
 #define DR_IPV4_HDR_BYTES 20
 #define DR_IPV6_HDR_BYTES 40
@@ -208,7 +209,10 @@ dr_pkt_finalize(struct rte_mbuf *m, struct dr_pkt_info *pi)
 	if (tail == NULL)
 		return -ENOSPC;
 	memset(tail, 0, pi->pad);
-	icrc = rte_cpu_to_le_32(dr_icrc_compute(m, pi));
+	/* one flat IPv4 frame (the common one): folded from its bytes, the pseudo-header masked in registers */
+	icrc = rte_cpu_to_le_32(dr_pkt_flat_v4(m, pi) ?
+				dr_icrc_flat_v4(pi->frame, pi->frame_len - DR_XP_BTH_OFF - DR_BTH_BYTES - DR_ICRC_BYTES) :
+				dr_icrc_compute(m, pi));
 	memcpy(tail + pi->pad, &icrc, DR_ICRC_BYTES);
 	return 0;
 }

@@ -117,6 +117,23 @@ static inline bool dr_xp_ackreq(const struct dr_pkt_xp *x) { return x->bth[8] & 
 static inline bool dr_xp_se(const struct dr_pkt_xp *x) { return x->bth[1] & 0x80u; }
 
 /*
+ * The ICRC (IBA 7.8.1, Annex A17.3.3) of a frame laid out as an express
+ * frame - untagged Ethernet, IPv4 with IHL 5, UDP, BTH - contiguous at
+ * @frame, with @n bytes between the BTH and the ICRC: the masked
+ * pseudo-header folded from the frame's own bytes in registers, then the
+ * rest, one reduction. The value dr_icrc_compute() gives such a frame.
+ */
+uint32_t dr_icrc_flat_v4(const uint8_t *frame, uint32_t n);
+
+/* A frame dr_icrc_flat_v4() takes: one segment from its start, untagged IPv4 without options. */
+static inline bool
+dr_pkt_flat_v4(const struct rte_mbuf *m, const struct dr_pkt_info *pi)
+{
+	return m->nb_segs == 1 && pi->ip_ver == 4 && pi->l3_off == DR_XP_L3_OFF && pi->bth_off == DR_XP_BTH_OFF &&
+	       pi->frame == rte_pktmbuf_mtod(m, const uint8_t *) && pi->frame_len <= m->data_len;
+}
+
+/*
  * The ICRC of an express frame is right (IBA 7.8.1, Annex A17.3.3): the
  * masked pseudo-header folded from the frame's own bytes in registers, then
  * everything after the BTH, one reduction (dr_icrc.c).

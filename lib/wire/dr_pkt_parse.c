@@ -17,6 +17,7 @@
 
 #include "dr_icrc.h"
 #include "dr_pkt.h"
+#include "dr_pkt_express.h"
 
 static const char *const dr_pkt_status_text[DR_PKT_STATUS_MAX] = {
 	[DR_PKT_OK] = "ok",
@@ -281,6 +282,9 @@ dr_pkt_check_icrc(const struct rte_mbuf *m, const struct dr_pkt_info *pi)
 
 	if (wire == NULL)
 		return DR_PKT_ERR_ICRC;
+	if (dr_pkt_flat_v4(m, pi))
+		return icrc_compare(dr_icrc_flat_v4(pi->frame, pi->frame_len - DR_XP_BTH_OFF - DR_BTH_BYTES -
+							  DR_ICRC_BYTES), wire);
 	return icrc_compare(dr_icrc_compute(m, pi), wire);
 }
 
