@@ -173,7 +173,7 @@ struct dr_context_attr {
 	 *  with selective repeat at most 256, what the peer's reorder map
 	 *  covers). Near the bandwidth-delay product, a loss costs go-back-N at
 	 *  most that much resent (IRN's BDP flow control). 0 =
-	 *  DR_INFLIGHT_BYTES_DEFAULT. */
+	 *  DR_INFLIGHT_PKTS_DEFAULT packets of the path MTU. */
 	uint32_t inflight_bytes;
 	/** Congestion control (dr_verbs_cc.h, doc/guides/congestion.rst): ECN,
 	 *  CNPs, DCQCN and the pacing of each QP. All zero: no rate control, CNPs
@@ -204,8 +204,11 @@ struct dr_context_attr {
 /** Default of dr_context_attr.keepalive_probes. */
 #define DR_KEEPALIVE_PROBES_DEFAULT 3u
 
-/** Default of dr_context_attr.inflight_bytes. */
-#define DR_INFLIGHT_BYTES_DEFAULT (256u * 1024u)
+/** The send window of a reliable QP when dr_context_attr.inflight_bytes is 0:
+ *  this many packets of its path MTU (256 KiB at 1024, 1 MiB at 4096), two
+ *  receive rounds of a polling peer (4 bursts of 32 frames each) in flight,
+ *  so that the sender never waits for the ACK at the end of a round. */
+#define DR_INFLIGHT_PKTS_DEFAULT 256u
 
 /**
  * Initialise DPDK's EAL from an argument vector, for applications that do not

@@ -68,6 +68,31 @@ parse_zcopy_min(const char *prog, const char *s, uint32_t *v)
 	return 0;
 }
 
+/* --inflight: bytes, with a k or m suffix (KiB, MiB), from 16 KiB to 64 MiB. */
+static int
+parse_inflight(const char *prog, const char *s, uint32_t *v)
+{
+	unsigned long long n;
+	unsigned int shift = 0;
+	char *end;
+
+	errno = 0;
+	n = strtoull(s, &end, 10);
+	if ((*end == 'k' || *end == 'K') && end[1] == '\0')
+		shift = 10, end++;
+	else if ((*end == 'm' || *end == 'M') && end[1] == '\0')
+		shift = 20, end++;
+	/* the bound before the shift: nothing wraps */
+	if (errno != 0 || end == s || *end != '\0' || *s == '-' || *s == '+' || n > (64ull << 20) >> shift ||
+	    (n << shift) < (16u << 10)) {
+		dr_app_opt_err(prog, "--inflight", "invalid value '%s' (bytes from 16k to 64m, a k or m suffix "
+			   "allowed)", s);
+		return -1;
+	}
+	*v = (uint32_t)(n << shift);
+	return 0;
+}
+
 static const char *const mode_names[] = {
 	[DR_PROGRESS_INLINE] = "inline",
 	[DR_PROGRESS_RTC] = "rtc",
@@ -122,6 +147,8 @@ dr_app_engine_opt(struct dr_app_engine *e, const char *prog, int c, const char *
 		return 0;
 	case DR_APP_OPT_ZCOPY_MIN:
 		return parse_zcopy_min(prog, arg, &e->zcopy_min);
+	case DR_APP_OPT_INFLIGHT:
+		return parse_inflight(prog, arg, &e->inflight);
 	case DR_APP_OPT_CC:
 		return dr_app_cc_algo(&e->cc, prog, arg);
 	case DR_APP_OPT_CC_PARAM:
@@ -167,6 +194,7 @@ dr_app_engine_attr(const struct dr_app_engine *e, struct dr_context_attr *attr)
 	attr->idle = e->idle;
 	attr->nb_queues = e->queues;
 	attr->tx_zcopy_min = e->zcopy_min;
+	attr->inflight_bytes = e->inflight;
 	attr->cc = e->cc.attr;
 }
 
@@ -215,6 +243,8 @@ dr_app_engine_usage(FILE *out, int col)
 	usage_line(out, col, "--zcopy-min B", "zero-copy transmit: payloads of at least B bytes");
 	usage_line(out, col, NULL, "(1..65535) go out attached from the MR, not copied;");
 	usage_line(out, col, NULL, "off: always copy (default 2048; software PMDs only)");
+	usage_line(out, col, "--inflight B", "a reliable QP's send window in bytes (16k..64m; default");
+	usage_line(out, col, NULL, "256 packets of the path MTU): its bandwidth-delay product");
 	usage_line(out, col, "--cc A", "congestion control: none (default) or dcqcn (ECT(0) on");
 	usage_line(out, col, NULL, "our frames, each QP paced by DCQCN's rate from CNPs)");
 	usage_line(out, col, "--cc-param K=V,...", "line_rate, min_rate, rate_ai, rate_hai (400m, 10g),");

@@ -9,7 +9,8 @@
  * The engine options every dpdk-rdma program takes the same way: --mode
  * inline|rtc|pipeline, --workers N, --idle spin|pause|yield, --queues N
  * (doc/guides/api.rst, "Progress modes and threads"), and --zcopy-min
- * BYTES|off (zero-copy transmit, doc/guides/speed.rst), --cc and --cc-param
+ * BYTES|off (zero-copy transmit, doc/guides/speed.rst), --inflight BYTES (a
+ * reliable QP's send window, dr_context_attr.inflight_bytes), --cc and --cc-param
  * (congestion control, dr_app_cc.h). A program adds
  * DR_APP_ENGINE_LONG_OPTS to its getopt_long() table, hands the
  * DR_APP_OPT_* values to dr_app_engine_opt(), calls dr_app_engine_finish()
@@ -34,7 +35,8 @@ enum {
 	DR_APP_OPT_ZCOPY_MIN,
 	DR_APP_OPT_CC,
 	DR_APP_OPT_CC_PARAM,
-	DR_APP_OPT_LAST = DR_APP_OPT_CC_PARAM,
+	DR_APP_OPT_INFLIGHT,
+	DR_APP_OPT_LAST = DR_APP_OPT_INFLIGHT,
 };
 
 /* The entries of a struct option table (comma-separated, no trailing comma). */
@@ -45,7 +47,8 @@ enum {
 	{ "queues", required_argument, NULL, DR_APP_OPT_QUEUES }, \
 	{ "zcopy-min", required_argument, NULL, DR_APP_OPT_ZCOPY_MIN }, \
 	{ "cc", required_argument, NULL, DR_APP_OPT_CC }, \
-	{ "cc-param", required_argument, NULL, DR_APP_OPT_CC_PARAM }
+	{ "cc-param", required_argument, NULL, DR_APP_OPT_CC_PARAM }, \
+	{ "inflight", required_argument, NULL, DR_APP_OPT_INFLIGHT }
 
 /* The options as given; after dr_app_engine_finish(), what the context gets. */
 struct dr_app_engine {
@@ -55,6 +58,7 @@ struct dr_app_engine {
 	uint16_t queues;                /* --queues: port queue pairs (0: the library's choice) */
 	uint32_t zcopy_min;             /* --zcopy-min: tx_zcopy_min (0: the library's default,
 					 * UINT32_MAX: off) */
+	uint32_t inflight;              /* --inflight: inflight_bytes (0: the library's default) */
 	struct dr_app_cc cc;            /* --cc, --cc-param (dr_app_cc.h) */
 	bool mode_given;
 	bool idle_given;
@@ -78,7 +82,7 @@ int dr_app_engine_opt(struct dr_app_engine *e, const char *prog, int c, const ch
  */
 int dr_app_engine_finish(struct dr_app_engine *e, const char *prog);
 
-/* mode, nb_workers (the first idle EAL worker lcores), idle, nb_queues, tx_zcopy_min and cc of @attr. */
+/* mode, nb_workers (the first idle EAL worker lcores), idle, nb_queues, tx_zcopy_min, inflight_bytes and cc of @attr. */
 void dr_app_engine_attr(const struct dr_app_engine *e, struct dr_context_attr *attr);
 
 /*

@@ -87,7 +87,8 @@ void
 dr_req_start(struct dr_qp_impl *qp, uint32_t sq_psn)
 {
 	const struct dr_context *ctx = qp->pub.context;
-	uint32_t w = (ctx != NULL ? ctx->inflight_bytes : DR_INFLIGHT_BYTES_DEFAULT) / RTE_MAX(qp->mtu, 1u);
+	uint32_t w = ctx != NULL && ctx->inflight_bytes != 0 ? ctx->inflight_bytes / RTE_MAX(qp->mtu, 1u) :
+							       DR_INFLIGHT_PKTS_DEFAULT;
 
 	dr_req_reset(qp);
 	/* the send window: inflight_bytes in packets, bounded (dr_transport.h) */

@@ -433,7 +433,7 @@ dr_open_device(struct dr_device *dev, const struct dr_context_attr *attr)
 	ctx->mac = bp->mac;
 	ctx->link_mtu = attr->mtu != 0 ? attr->mtu : bp->mtu;
 	/* zero-copy transmit where the PMD reads frames by virtual address (dr_pkt_attach()) */
-	ctx->inflight_bytes = attr->inflight_bytes != 0 ? attr->inflight_bytes : DR_INFLIGHT_BYTES_DEFAULT;
+	ctx->inflight_bytes = attr->inflight_bytes;     /* 0: DR_INFLIGHT_PKTS_DEFAULT packets (dr_req_start()) */
 	ctx->keepalive_ticks = ctx->tsc_hz / 1000u * attr->keepalive_ms;
 	ctx->express = !attr->disable_express;
 	ctx->keepalive_probes = attr->keepalive_probes != 0 ? attr->keepalive_probes : DR_KEEPALIVE_PROBES_DEFAULT;

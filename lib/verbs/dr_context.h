@@ -78,7 +78,8 @@ struct dr_context {
 	uint64_t tsc_hz;
 	uint32_t tx_zcopy_min;              /* payload bytes from which frames attach it (UINT32_MAX: never) */
 	bool express;                       /* received frames try the express path first (!attr.disable_express) */
-	uint32_t inflight_bytes;            /* a reliable QP's send window in bytes (dr_req_start()) */
+	uint32_t inflight_bytes;            /* a reliable QP's send window in bytes (dr_req_start()), 0: the
+					     * default in packets */
 	uint64_t keepalive_ticks;           /* a reliable QP's keepalive interval (TSC ticks; 0: off) */
 	uint32_t keepalive_probes;          /* ... and the probes unanswered that end it */
 	struct dr_cc_ctx cc;                /* congestion control (lib/cc/dr_cc.h), fixed at open */

@@ -216,8 +216,8 @@ main(int argc, char **argv)
 				fprintf(stderr, "bench_instr: --size: 1 to 4096 bytes\n");
 				return 2;
 			}
-			/* whole multiples of SIGNAL_EVERY */
-			batch = RTE_MIN(BATCH, DR_INFLIGHT_BYTES_DEFAULT / 2 / msg / SIGNAL_EVERY * SIGNAL_EVERY);
+			/* one packet each (MTU 4096): half the send window, whole multiples of SIGNAL_EVERY */
+			batch = RTE_MIN(BATCH, DR_INFLIGHT_PKTS_DEFAULT / 2 / SIGNAL_EVERY * SIGNAL_EVERY);
 			continue;
 		}
 		if (strcmp(argv[i], "--collect") != 0)

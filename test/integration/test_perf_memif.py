@@ -249,6 +249,11 @@ def test_rtc_against_inline(perf_exe, rtc_side):
     (["--zcopy-min", "0"], "--zcopy-min: invalid value '0'"),
     (["--zcopy-min", "65536"], "--zcopy-min: invalid value '65536'"),
     (["--zcopy-min", "never"], "--zcopy-min: invalid value 'never'"),
+    (["--inflight", "16383"], "--inflight: invalid value '16383'"),
+    (["--inflight", "65m"], "--inflight: invalid value '65m'"),
+    (["--inflight", "17592186044417m"], "--inflight: invalid value '17592186044417m'"),   # 2^44 + 1: wraps
+    (["--inflight", "1g"], "--inflight: invalid value '1g'"),
+    (["--inflight", "-1m"], "--inflight: invalid value '-1m'"),
     (["--cc", "cubic"], "--cc: unknown algorithm 'cubic' (none or dcqcn)"),
     (["--cc-param", "rate_ai=1m"], "--cc-param: DCQCN's keys need --cc dcqcn"),
     (["--cc", "dcqcn", "--cc-param", "rate_ai=1m"], "--cc-param: give line_rate with DCQCN's other keys"),
