@@ -561,8 +561,22 @@ dr_comp_rx_placed(struct dr_qp_impl *qp, struct rte_mbuf *m, struct dr_pkt_info 
 	}
 	if (pi->mask & DR_OPF_AETH)
 		c.syn = dr_aeth_syndrome(dr_pkt_aeth(pi));
-	if (dr_qp_reliable(qp))
+	if (dr_qp_reliable(qp)) {
 		dr_comp_rtt_watch(qp);        /* a request sent since the timer last looked: timed */
+		/*
+		 * A response to nothing sent: its PSN at or past the newest request
+		 * ever sent (comp.sent_max, kept by dr_comp_rtt_watch()). IBA
+		 * 9.7.5.2.x drops a response outside the PSNs outstanding (rxe: a
+		 * duplicate); taken, its PSN would acknowledge every WQE
+		 * outstanding as a coalesced ACK, or fail the QP on a NAK: what a
+		 * third party that knows the QPN but not the PSN could do.
+		 */
+		if (unlikely(!dr_psn_before(c.psn, qp->comp.sent_max))) {
+			dr_qp_wk(qp)->stats.rx_stale_resp++;
+			rte_pktmbuf_free(m);
+			return;
+		}
+	}
 	if ((pi->mask & DR_OPF_ACK) && dr_aeth_syn_type(c.syn) != DR_AETH_ACK)
 		comp_count_nak(qp, c.syn);
 	while (step != COMP_DONE) {
