@@ -129,6 +129,7 @@ tel_ctx_stats(const char *cmd, const char *params, struct rte_tel_data *d)
 	ADD(rx_bad_icrc);
 	ADD(rx_placed);
 	ADD(rx_express);
+	ADD(tx_express);
 	ADD(rx_no_qp);
 	ADD(rx_bad_pkey);
 	ADD(rx_bad_addr);

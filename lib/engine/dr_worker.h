@@ -77,6 +77,7 @@ struct dr_ctx_stats {
 	uint64_t tx_pkts;
 	uint64_t tx_nombuf;                 /* mbuf allocation failed: retried later */
 	uint64_t tx_zcopy;                  /* frames whose payload was attached, not copied */
+	uint64_t tx_express;                /* one-packet requests built whole (dr_qp_pkt_only()) */
 	uint64_t tx_dropped;                /* staging array full and the PMD took nothing */
 	/* reliability (RC, XRC): what the requester and responder did about loss */
 	uint64_t retries;                   /* go-back-N retries (NAK, implicit NAK, timeout) */

@@ -446,6 +446,20 @@ dr_qp_lookup(struct dr_context *ctx, uint32_t qpn)
  * and payload and calls dr_pkt_finalize(). Returns NULL when no mbuf is free
  * or the neighbour is not known yet (retry later).
  */
+/*
+ * The whole frame of a request that is one packet (@opcode an ONLY: SEND,
+ * RDMA WRITE, with immediate or invalidate) of @wqe at @psn, its BTH flags
+ * byte @bth_flags (SE) and AckReq @ackreq, where the route's headers are
+ * untagged IPv4 and the payload one flat run (inline, or in one SGE below
+ * the zero-copy threshold, its L_Key checked): the bytes the general
+ * builder (dr_qp_pkt_start(), the header setters, dr_qp_pkt_add_payload(),
+ * dr_pkt_finalize()) writes, without its struct dr_pkt_info (dr_req.c's
+ * express build). NULL: not such a request or no mbuf: the general
+ * builder's, which reports what went wrong.
+ */
+struct rte_mbuf *dr_qp_pkt_only(struct dr_qp_impl *qp, struct dr_pkt_tmpl_cache *tc, const struct dr_send_wqe *wqe,
+				uint8_t opcode, uint32_t psn, uint8_t bth_flags, bool ackreq);
+
 struct rte_mbuf *dr_qp_pkt_start(struct dr_qp_impl *qp, struct dr_pkt_tmpl_cache *tc, uint8_t opcode,
 				 uint32_t paylen, uint32_t psn, struct dr_pkt_info *pi);
 

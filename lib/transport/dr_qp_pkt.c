@@ -15,8 +15,10 @@
 #include <string.h>
 
 #include <rte_mbuf.h>
+#include <rte_memcpy.h>
 
 #include "dr_log.h"
+#include "dr_pkt_express.h"
 #include "dr_psn.h"
 #include "dr_transport.h"
 
@@ -154,6 +156,113 @@ sge_seek(const struct dr_sge *sge, uint16_t num_sge, uint32_t offset, uint16_t *
 	*idx = i;
 	*in = offset;
 	return i < num_sge || offset == 0;
+}
+
+/*
+ * The payload of a one-packet request as one flat run: the inline copy, or
+ * the part of one SGE that holds it all, its L_Key checked (sge_check()) and
+ * below the zero-copy threshold (dr_qp_pkt_add_payload() copies it then).
+ * NULL when it is not (several SGEs, attached, a bad L_Key: the general
+ * builder's, which reports the error).
+ */
+static const uint8_t *
+only_payload(struct dr_qp_impl *qp, const struct dr_send_wqe *wqe, uint32_t len)
+{
+	uint16_t i;
+	uint32_t in;
+
+	if (wqe->inline_data != NULL)
+		return wqe->inline_data;
+	if (!sge_seek(wqe->sge, wqe->num_sge, 0, &i, &in) || i >= wqe->num_sge || len > wqe->sge[i].length ||
+	    len >= qp->pub.context->tx_zcopy_min || sge_check(qp, &wqe->sge[i], 0) != 0)
+		return NULL;
+	return (const uint8_t *)(uintptr_t)wqe->sge[i].addr;
+}
+
+struct rte_mbuf *
+dr_qp_pkt_only(struct dr_qp_impl *qp, struct dr_pkt_tmpl_cache *tc, const struct dr_send_wqe *wqe,
+	       uint8_t opcode, uint32_t psn, uint8_t bth_flags, bool ackreq)
+{
+	const struct dr_pkt_tmpl *t = qp_tmpl(qp, tc);
+	const struct dr_opcode_info *info = &dr_opcode_table[opcode];
+	uint32_t len = wqe->length, pad = -len & 3u;
+	uint32_t udp_len = 8 + info->length + len + pad + DR_ICRC_BYTES, sum, w;
+	const uint8_t *src;
+	struct rte_mbuf *m;
+	uint16_t be;
+	uint8_t *f, *b;
+
+	/* untagged IPv4 headers of 42 bytes, extension headers the caller's (RETH, ImmDt, IETH) */
+	if (unlikely(t == NULL || t->ip_ver != 4 || t->len != DR_XP_BTH_OFF || len > qp->mtu ||
+		     (info->mask & (DR_OPF_XRCETH | DR_OPF_DETH | DR_OPF_ATMETH)) != 0))
+		return NULL;
+	src = len != 0 ? only_payload(qp, wqe, len) : NULL;
+	if (len != 0 && src == NULL)
+		return NULL;
+	m = rte_pktmbuf_alloc(qp->pub.context->pool);
+	if (unlikely(m == NULL))
+		return NULL;
+	f = (uint8_t *)rte_pktmbuf_append(m, (uint16_t)(DR_XP_BTH_OFF + info->length + len + pad + DR_ICRC_BYTES));
+	if (unlikely(f == NULL)) {
+		rte_pktmbuf_free(m);
+		return NULL;
+	}
+	/* the route's headers, their lengths, identification and checksum (dr_pkt_build_tmpl()) */
+	rte_memcpy(f, t->hdr, DR_XP_BTH_OFF);
+	be = rte_cpu_to_be_16((uint16_t)udp_len);
+	memcpy(f + DR_XP_BTH_OFF - 4, &be, 2);
+	{
+		uint16_t tot = rte_cpu_to_be_16((uint16_t)(20 + udp_len));
+		uint16_t id = rte_cpu_to_be_16(RTE_PER_LCORE(dr_ip_id)++), ck;
+
+		memcpy(f + DR_XP_L3_OFF + 2, &tot, 2);
+		memcpy(f + DR_XP_L3_OFF + 4, &id, 2);
+		sum = t->ip_sum + tot + id;
+		sum = (sum & 0xFFFF) + (sum >> 16);
+		sum = (sum & 0xFFFF) + (sum >> 16);
+		ck = (uint16_t)~sum;
+		memcpy(f + DR_XP_L3_OFF + 10, &ck, 2);
+	}
+	/* BTH (IBA 9.2): opcode, SE | PadCnt | TVer 0, the default P_Key, DestQP, AckReq | PSN */
+	b = f + DR_XP_BTH_OFF;
+	b[0] = opcode;
+	b[1] = (uint8_t)(bth_flags | pad << DR_BTH_PAD_SHIFT);
+	b[2] = b[3] = 0xFF;
+	w = rte_cpu_to_be_32(qp->attr.dest_qp_num & DR_24BIT_MASK);
+	memcpy(b + 4, &w, 4);
+	w = rte_cpu_to_be_32((ackreq ? DR_BTH_ACKREQ : 0) | (psn & DR_PSN_MASK));
+	memcpy(b + 8, &w, 4);
+	/* RETH, ImmDt, IETH in the order of the opcode's headers (IBA 9.3) */
+	b += DR_BTH_BYTES;
+	if (info->mask & DR_OPF_RETH) {
+		uint64_t va = rte_cpu_to_be_64(wqe->remote_addr);
+		uint32_t rkey = rte_cpu_to_be_32(wqe->rkey), l = rte_cpu_to_be_32(len);
+
+		memcpy(b, &va, 8);
+		memcpy(b + 8, &rkey, 4);
+		memcpy(b + 12, &l, 4);
+		b += DR_RETH_BYTES;
+	}
+	if (info->mask & DR_OPF_IMMDT) {
+		memcpy(b, &wqe->imm_data, 4);
+		b += 4;
+	}
+	if (info->mask & DR_OPF_IETH) {
+		w = rte_cpu_to_be_32(wqe->invalidate_rkey);
+		memcpy(b, &w, 4);
+		b += 4;
+	}
+	if (unlikely(b != f + DR_XP_BTH_OFF + info->length)) {
+		rte_pktmbuf_free(m);       /* an extension header not written here: the general builder's */
+		return NULL;
+	}
+	/* payload, pad, ICRC (dr_pkt_finalize()) */
+	if (len != 0)
+		rte_memcpy(b, src, len);
+	memset(b + len, 0, pad);
+	w = rte_cpu_to_le_32(dr_icrc_flat_v4(f, info->length - DR_BTH_BYTES + len + pad));
+	memcpy(b + len + pad, &w, 4);
+	return m;
 }
 
 /* The PMD freed a frame whose payload was attached from @opaque's memory. */

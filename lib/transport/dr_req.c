@@ -183,15 +183,14 @@ req_wqe_still_ours(const struct dr_qp_impl *qp)
 }
 
 /*
- * Finish and queue a packet; on failure free it. Returns 0 or -errno;
- * -ESTALE: the requester's resend of a WQE retired meanwhile (@tc is the
- * requester's templates: not the completer's own resends), not sent.
+ * Queue a finished packet (built whole: dr_qp_pkt_only()); on failure free
+ * it. Returns 0 or -ESTALE: the requester's resend of a WQE retired
+ * meanwhile (@tc is the requester's templates: not the completer's own
+ * resends), not sent.
  */
 static int
-req_xmit(struct dr_qp_impl *qp, const struct dr_pkt_tmpl_cache *tc, struct rte_mbuf *m, struct dr_pkt_info *pi)
+req_queue(struct dr_qp_impl *qp, const struct dr_pkt_tmpl_cache *tc, struct rte_mbuf *m)
 {
-	int rc;
-
 	if (unlikely(tc == &qp->req.tmpl && req_resending(qp))) {
 		if (unlikely(dr_req_resend_hook != NULL))
 			dr_req_resend_hook(qp);
@@ -200,14 +199,21 @@ req_xmit(struct dr_qp_impl *qp, const struct dr_pkt_tmpl_cache *tc, struct rte_m
 			return -ESTALE;
 		}
 	}
-	rc = dr_pkt_finalize(m, pi);
+	dr_wk_tx(dr_qp_wk(qp), m);
+	return 0;
+}
+
+/* req_queue() of a frame built by parts: its pad and ICRC first (dr_pkt_finalize()). */
+static int
+req_xmit(struct dr_qp_impl *qp, const struct dr_pkt_tmpl_cache *tc, struct rte_mbuf *m, struct dr_pkt_info *pi)
+{
+	int rc = dr_pkt_finalize(m, pi);
 
 	if (unlikely(rc != 0)) {
 		rte_pktmbuf_free(m);
 		return rc;
 	}
-	dr_wk_tx(dr_qp_wk(qp), m);
-	return 0;
+	return req_queue(qp, tc, m);
 }
 
 /* A READ request packet of @wqe at @psn for its bytes from @done on, along @tc; 0 or -errno. */
@@ -357,6 +363,17 @@ req_segment_packet(struct dr_qp_impl *qp, struct dr_pkt_tmpl_cache *tc, const st
 	opcode = dr_wr_pkt_opcode(qp->pub.qp_type, wqe->opcode, pos);
 	if (opcode < 0)
 		return -EINVAL;
+	if (pos == DR_POS_ONLY && qp->pub.context->express) {
+		/* one packet, one flat payload, IPv4: the frame in one pass (dr_qp_pkt_only()) */
+		mask = dr_opcode_table[opcode].mask;
+		m = dr_qp_pkt_only(qp, tc, wqe, (uint8_t)opcode, psn,
+				   (wqe->send_flags & DR_SEND_SOLICITED) && (mask & (DR_OPF_SEND | DR_OPF_IMM)) ?
+				   DR_BTH_SE : 0, (mask & DR_OPF_RELIABLE) != 0);
+		if (m != NULL) {
+			dr_qp_wk(qp)->stats.tx_express++;
+			return req_queue(qp, tc, m);
+		}
+	}
 	m = dr_qp_pkt_start(qp, tc, (uint8_t)opcode, paylen, psn, &pi);
 	if (m == NULL)
 		return -ENOBUFS;
