@@ -77,6 +77,7 @@ struct comp_ctx {
 	enum dr_wc_status status;  /* for COMP_ERROR */
 	uint64_t now;              /* the worker's run clock (dr_run_clock.h), taken when needed */
 	bool placed;               /* a READ response's payload is in place already (dr_comp_place.c) */
+	bool progressed;           /* COMPLETE_WQE acknowledged WQEs: comp_progress_made() owed (GET_WQE) */
 };
 
 /* Local ACK timeout of the QP in TSC ticks, cached per attr.timeout value (dr_transport.h). */
@@ -153,6 +154,19 @@ comp_progress_made(struct dr_qp_impl *qp, struct comp_ctx *c)
 		qp->comp.timeout_at = 0;      /* nothing outstanding */
 	else
 		comp_timer_restart(qp, c);
+}
+
+/*
+ * The progress of the WQEs a coalesced ACK completed (COMPLETE_WQE), made
+ * once for the run of them, before any step that reads what it resets.
+ */
+static inline void
+comp_flush_progress(struct dr_qp_impl *qp, struct comp_ctx *c)
+{
+	if (c->progressed) {
+		c->progressed = false;
+		comp_progress_made(qp, c);
+	}
 }
 
 /* comp.psn moves forward only. */
@@ -239,6 +253,7 @@ comp_check_psn(struct dr_qp_impl *qp, struct comp_ctx *c)
 		return COMP_DONE;          /* duplicate or stale response: dropped */
 	}
 	if (dr_psn_after(c->psn, expect) && dr_wqe_is_rd_atomic(wqe)) {
+		comp_flush_progress(qp, c);     /* read_ooo below */
 		/* a response of this READ is missing: lost, or overtaken; ask again after a few */
 		if (!(c->pi->mask & DR_OPF_READ))
 			return COMP_RETRY;
@@ -429,7 +444,7 @@ comp_complete_wqe(struct dr_qp_impl *qp, struct comp_ctx *c)
 {
 	dr_wqe_set_verdict(c->wqe, DR_WQE_DONE, DR_WC_SUCCESS);
 	comp_advance(qp, dr_psn_add(c->wqe->last_psn, 1));
-	comp_progress_made(qp, c);
+	c->progressed = true;          /* comp_flush_progress(): once for the run of them */
 	c->idx++;
 	return COMP_GET_WQE;
 }
@@ -580,6 +595,9 @@ dr_comp_rx_placed(struct dr_qp_impl *qp, struct rte_mbuf *m, struct dr_pkt_info 
 	if ((pi->mask & DR_OPF_ACK) && dr_aeth_syn_type(c.syn) != DR_AETH_ACK)
 		comp_count_nak(qp, c.syn);
 	while (step != COMP_DONE) {
+		/* GET_WQE, CHECK_PSN and COMPLETE_WQE walk a coalesced ACK's WQEs; the rest read the progress */
+		if (step != COMP_GET_WQE && step != COMP_CHECK_PSN && step != COMP_COMPLETE_WQE)
+			comp_flush_progress(qp, &c);
 		switch (step) {
 		case COMP_GET_WQE: step = comp_get_wqe(qp, &c); break;
 		case COMP_CHECK_PSN: step = comp_check_psn(qp, &c); break;
@@ -596,6 +614,7 @@ dr_comp_rx_placed(struct dr_qp_impl *qp, struct rte_mbuf *m, struct dr_pkt_info 
 		default: step = COMP_DONE; break;
 		}
 	}
+	comp_flush_progress(qp, &c);
 	/*
 	 * A response came while requests are outstanding: the local ACK timer
 	 * starts again, whatever the response did (rxe's completer re-arms it
