@@ -4,8 +4,8 @@
 
 /*
  * The responder's express path (doc/guides/speed.rst, "The express path"):
- * the common request - an RC or UC SEND ONLY or RDMA WRITE ONLY at the
- * expected PSN, to a QP that is taking requests and has nothing else under
+ * the common request - an RC or UC SEND ONLY or RDMA WRITE ONLY, with or
+ * without immediate, at the expected PSN, to a QP that is taking requests and has nothing else under
  * way - executed straight from the frame's fixed offsets (dr_pkt_express.h),
  * without the step machine of dr_resp.c, a struct dr_pkt_info or a second
  * R_Key lookup.
@@ -74,62 +74,64 @@ xp_qp_ready(const struct dr_qp_impl *qp, const struct dr_pkt_xp *x)
 	       rs->in_msg == DR_RESP_MSG_NONE && !rs->have_rwqe && x->psn == rs->epsn;
 }
 
-/* RDMA WRITE ONLY: checked (resp_chk_op_valid(), resp_chk_length(), resp_chk_rkey()) and placed. */
+/*
+ * RDMA WRITE ONLY (with immediate: @ext DR_RETH_BYTES + 4): checked
+ * (resp_chk_op_valid(), resp_chk_length(), resp_chk_rkey()) and placed; a
+ * zero-length one names no region (rxe, IBA 9.4.x). *@byte_len: the bytes
+ * written.
+ */
 static bool
-xp_write_only(struct dr_qp_impl *qp, const struct dr_pkt_xp *x)
+xp_write_only(struct dr_qp_impl *qp, const struct dr_pkt_xp *x, uint32_t ext, uint32_t *byte_len)
 {
 	const struct dr_reth *reth = (const struct dr_reth *)(x->bth + DR_BTH_BYTES);
 	struct dr_resp_state *rs = &qp->resp;
-	struct dr_mr_impl *mr;
+	struct dr_mr_impl *mr = NULL;
 	uint32_t paylen, rkey;
 	uint64_t va;
 
-	if (x->area < DR_RETH_BYTES || x->pad > x->area - DR_RETH_BYTES)
+	if (x->area < ext || x->pad > x->area - ext)
 		return false;
-	paylen = x->area - DR_RETH_BYTES - x->pad;
-	/* a zero-length WRITE names no region: the general path's (rare) */
-	if (paylen == 0 || paylen > qp->mtu || dr_reth_len(reth) != paylen ||
-	    !(qp->attr.qp_access_flags & DR_ACCESS_REMOTE_WRITE))
+	paylen = x->area - ext - x->pad;
+	if (paylen > qp->mtu || dr_reth_len(reth) != paylen || !(qp->attr.qp_access_flags & DR_ACCESS_REMOTE_WRITE))
 		return false;
 	va = dr_reth_va(reth);
 	rkey = dr_reth_rkey(reth);
 	/* an MR of the QP's (a window's R_Key: the general path's), its bounds and rights (IBA 10.6.3.2) */
-	mr = dr_rkey_mr(qp, rkey);
-	if (mr == NULL || dr_mr_check_access(&mr->region, va, paylen, DR_ACCESS_REMOTE_WRITE) != 0 ||
-	    !dr_icrc_xp_ok(x))
+	if (paylen != 0) {
+		mr = dr_rkey_mr(qp, rkey);
+		if (mr == NULL || dr_mr_check_access(&mr->region, va, paylen, DR_ACCESS_REMOTE_WRITE) != 0)
+			return false;
+	}
+	if (!dr_icrc_xp_ok(x))
 		return false;
-	rte_memcpy((uint8_t *)mr->pub.addr + (va - mr->region.iova), x->bth + DR_BTH_BYTES + DR_RETH_BYTES,
-		   paylen);
+	if (paylen != 0)
+		rte_memcpy((uint8_t *)mr->pub.addr + (va - mr->region.iova), x->bth + DR_BTH_BYTES + ext, paylen);
 	/* what resp_exec_write() leaves of a message it opened and closed */
 	rs->write_mr = mr;
-	rs->write_rkey = rkey;
+	rs->write_rkey = mr != NULL ? rkey : 0;
 	rs->write_va = va + paylen;
 	rs->write_resid = 0;
 	rs->rcv_off = paylen;
+	*byte_len = paylen;
 	return true;
 }
 
-/* SEND ONLY into the QP's own receive queue: checked (resp_chk_resource(), resp_chk_length()) and scattered. */
+/* SEND ONLY (with immediate: @ext 4) into the receive WQE at the RQ's tail: checked (resp_chk_length()) and scattered. */
 static bool
-xp_send_only(struct dr_qp_impl *qp, const struct dr_pkt_xp *x, uint32_t *byte_len, uint64_t *wr_id)
+xp_send_only(struct dr_qp_impl *qp, const struct dr_pkt_xp *x, uint32_t ext, uint32_t *byte_len)
 {
-	const struct dr_recv_wqe *rwqe;
+	const struct dr_recv_wqe *rwqe = dr_rq_wqe(&qp->rq, qp->rq.tail);
 	uint32_t paylen;
 
-	if (x->pad > x->area || qp->srq != NULL || !dr_rwqe_available(qp))
+	if (x->area < ext || x->pad > x->area - ext)
 		return false;
-	paylen = x->area - x->pad;
-	rwqe = dr_rq_wqe(&qp->rq, qp->rq.tail);
+	paylen = x->area - ext - x->pad;
 	if (paylen > qp->mtu || paylen > rwqe->length || !dr_icrc_xp_ok(x))
 		return false;
 	/* a bad SGE: the general path scatters again, fails the same way and NAKs */
-	if (dr_qp_sge_write(qp, rwqe->sge, rwqe->num_sge, 0, x->bth + DR_BTH_BYTES, paylen) != 0)
+	if (dr_qp_sge_write(qp, rwqe->sge, rwqe->num_sge, 0, x->bth + DR_BTH_BYTES + ext, paylen) != 0)
 		return false;
 	*byte_len = paylen;
-	*wr_id = rwqe->wr_id;
-	/* the WQE is taken and completed (resp_post_recv_wc()): the message is over */
-	dr_rwqe_done(qp);
-	qp->resp.rcv_off = 0;
 	return true;
 }
 
@@ -138,37 +140,58 @@ dr_resp_express(struct dr_qp_impl *qp, const struct dr_pkt_xp *x)
 {
 	struct dr_resp_state *rs = &qp->resp;
 	uint8_t op = x->opcode & DR_OPCODE_OP_MASK;
-	uint32_t byte_len = 0;
-	uint64_t wr_id = 0;
+	uint32_t byte_len = 0, ext;
+	bool rwr = true, ok;
 
 	/* ECN CE asks for a CNP (rx_one()): the general path's */
 	if ((x->tos & DR_ECN_MASK) == DR_ECN_CE || !xp_qp_ready(qp, x))
 		return false;
-	if (op == DR_OP_WRITE_ONLY) {
-		if (!xp_write_only(qp, x))
-			return false;
-	} else if (op == DR_OP_SEND_ONLY) {
-		if (!xp_send_only(qp, x, &byte_len, &wr_id))
-			return false;
-	} else {
+	switch (op) {
+	case DR_OP_WRITE_ONLY:
+		rwr = false;
+		/* fall through */
+	case DR_OP_WRITE_ONLY_IMM:
+		ext = DR_RETH_BYTES + (rwr ? 4 : 0);
+		break;
+	case DR_OP_SEND_ONLY:
+	case DR_OP_SEND_ONLY_IMM:
+		ext = op == DR_OP_SEND_ONLY_IMM ? 4 : 0;
+		break;
+	default:
 		return false;
 	}
+	/* a receive WQE of the QP's own (resp_chk_resource(); none: RNR, or UC's drop, the general path's) */
+	if (rwr && (qp->srq != NULL || !dr_rwqe_available(qp)))
+		return false;
+	ok = op == DR_OP_WRITE_ONLY || op == DR_OP_WRITE_ONLY_IMM ? xp_write_only(qp, x, ext, &byte_len) :
+								     xp_send_only(qp, x, ext, &byte_len);
+	if (!ok)
+		return false;
 	/* resp_chk_psn(): in sequence; resp_execute(): the message is done (IBA 9.7.5.1.6) */
 	rs->nak_sent = false;
 	rs->msn = (rs->msn + 1) & DR_24BIT_MASK;
 	rs->epsn = dr_psn_add(x->psn, 1);
 	rs->dup_ack_psn = x->psn;
-	if (op == DR_OP_SEND_ONLY) {
+	if (rwr) {
 		/* resp_complete(): the receive completion, solicited by BTH.SE (IBA 9.2.3) */
+		const struct dr_recv_wqe *rwqe = dr_rq_wqe(&qp->rq, qp->rq.tail);
 		struct dr_wc wc;
 
 		memset(&wc, 0, sizeof(wc));
-		wc.wr_id = wr_id;
+		wc.wr_id = rwqe->wr_id;
 		wc.status = DR_WC_SUCCESS;
-		wc.opcode = DR_WC_RECV;
+		wc.opcode = op == DR_OP_WRITE_ONLY_IMM ? DR_WC_RECV_RDMA_WITH_IMM : DR_WC_RECV;
 		wc.qp_num = qp->pub.qp_num;
 		wc.src_qp = qp->attr.dest_qp_num;
+		/* rxe: the bytes received, or for WRITE with immediate the length written */
 		wc.byte_len = byte_len;
+		if (op == DR_OP_WRITE_ONLY_IMM || op == DR_OP_SEND_ONLY_IMM) {
+			memcpy(&wc.imm_data, x->bth + DR_BTH_BYTES + ext - 4, sizeof(wc.imm_data));
+			wc.wc_flags |= DR_WC_WITH_IMM;
+		}
+		/* the WQE is taken and completed (resp_post_recv_wc()): the message is over */
+		dr_rwqe_done(qp);
+		rs->rcv_off = 0;
 		if (dr_cq_push_se(dr_cq_impl(dr_resp_recv_cq(qp)), &wc, dr_xp_se(x)) != 0) {
 			dr_qp_fail(qp, false);   /* receive CQ overrun: IBA 11.4.2.1 */
 			return true;
