@@ -45,6 +45,22 @@ wc_opcode_name(enum dr_wc_opcode op)
 	}
 }
 
+/* What a WRITE without a receive completion waits for: its bytes at the responder. */
+struct landed {
+	const uint8_t *dst;
+	const uint8_t *expect;
+	size_t len;
+};
+
+static bool
+landed_done(struct rc_env *e, void *arg)
+{
+	const struct landed *l = arg;
+
+	RTE_SET_USED(e);
+	return memcmp(l->dst, l->expect, l->len) == 0;
+}
+
 int
 rc_xfer_run(struct rc_env *e, const struct rc_xfer *x, const char *tag)
 {
@@ -102,6 +118,17 @@ rc_xfer_run(struct rc_env *e, const struct rc_xfer *x, const char *tag)
 	RC_CHECK_MSG(rc_wait_wcs(e, a->scq, &sw, 1, usec), "%s: no send completion", tag);
 	if (ok && want_recv)
 		RC_CHECK_MSG(rc_wait_wcs(e, b->rcq, &rw, 1, usec), "%s: no receive completion", tag);
+	else if (ok && !is_read && srclen != 0) {
+		/*
+		 * A WRITE without immediate: nothing completes at B. On UC the send
+		 * completes once its frames are out (IBA 9.8.x), before B's lcore
+		 * may have placed them: wait for the bytes (a wrong or missing
+		 * byte still fails below, after the wait)
+		 */
+		struct landed l = { .dst = dst, .expect = expect.p, .len = srclen };
+
+		rc_run(e, usec, landed_done, &l);
+	}
 	/* exactly once: nothing more completes afterwards */
 	rc_run(e, x->settle_usec != 0 ? x->settle_usec : 2000, NULL, NULL);
 	rc_poll(a->scq, &sw);
