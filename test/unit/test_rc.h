@@ -24,7 +24,9 @@
  * runs one case of it. DR_TEST_ZCOPY_MIN=n sets both contexts'
  * tx_zcopy_min (1: every payload attached zero-copy; 4294967295: never).
  * DR_TEST_SR=1 makes rc_params_default() negotiate selective repeat
- * (dr_set_ece(), both sides: rc_qp_params.sr).
+ * (dr_set_ece(), both sides: rc_qp_params.sr). DR_TEST_EXPRESS=0 opens both
+ * contexts with the express path off (dr_context_attr.disable_express):
+ * every frame on the general path.
  * The wire carries a chained frame as one flat copy, as a link does.
  */
 
