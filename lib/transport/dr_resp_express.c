@@ -143,8 +143,8 @@ dr_resp_express(struct dr_qp_impl *qp, const struct dr_pkt_xp *x)
 	uint32_t byte_len = 0, ext;
 	bool rwr = true, ok;
 
-	/* ECN CE asks for a CNP (rx_one()): the general path's */
-	if ((x->tos & DR_ECN_MASK) == DR_ECN_CE || !xp_qp_ready(qp, x))
+	/* ECN CE asks for a CNP (rx_one()): the general path's; so is a frame not from the peer (rx_bad_addr) */
+	if ((x->tos & DR_ECN_MASK) == DR_ECN_CE || !xp_qp_ready(qp, x) || !xp_from_peer(qp, x))
 		return false;
 	switch (op) {
 	case DR_OP_WRITE_ONLY:

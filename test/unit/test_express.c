@@ -20,12 +20,15 @@
  *    round later), swapped, corrupted (bad ICRC) and marked CE towards B,
  *    ACKs lost towards A;
  *  - mutated frames: random bytes of random frames changed, and for half of
- *    them the ICRC made right again, so that every check after it (length,
- *    opcode, PSN, R_Key, address, partition) meets them; each connection
+ *    them the ICRC made right again (for a third the IPv4 checksum too), so
+ *    that every check after them (length, opcode, PSN, R_Key, address,
+ *    partition) meets them; each connection
  *    runs until done or until a mutation moves the QPs to ERR;
  *  - receive WQEs posted late, so that SENDs meet an empty receive queue
  *    (RNR NAKs) and the express path's fall-back to the general one;
- *  - UC over the faulty wire (a loss drops the rest of a message, IBA 9.8).
+ *  - UC over the faulty wire (a loss drops the rest of a message, IBA 9.8);
+ *  - frames given another source or destination address, whole (checksum
+ *    and ICRC right): not from the connection's peer (rxe check_addr()).
  * Besides the frames, the responder's state of both is compared after
  * every round (test_rc_twin.c).
  */
@@ -34,6 +37,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <rte_ip.h>
 
 #include "dr_icrc.h"
 #include "test_rc.h"
@@ -67,6 +72,7 @@ struct xp_case {
 	uint32_t mutate_every;        /* mutate about one A-to-B frame in this many (0: none) */
 	uint32_t recv_late;           /* receive WQEs posted this many rounds after their SEND (0: before) */
 	bool uc;                      /* UC QPs (no READ, no atomics; a loss drops the rest of a message) */
+	uint32_t spoof_every;         /* give about one A-to-B frame in this many another IPv4 address */
 };
 
 static uint32_t
@@ -76,7 +82,7 @@ xp_rand(uint32_t *s)
 	return *s >> 8;
 }
 
-static uint32_t mutate_seed, mutate_every, mutations;
+static uint32_t mutate_seed, mutate_every, mutations, spoof_every;
 
 /* The wire's tamper hook: change a few bytes of one A-to-B frame in mutate_every; half get a right ICRC. */
 static bool
@@ -86,6 +92,23 @@ mutate(struct rc_env *e, int dir, uint8_t *frame, const struct dr_pkt_info *pi)
 	struct dr_pkt_info mpi;
 
 	RTE_SET_USED(e);
+	if (dir == RC_A2B && spoof_every != 0 && xp_rand(&mutate_seed) % spoof_every == 0 && frame[12] == 0x08 &&
+	    frame[13] == 0x00 && dr_pkt_parse_buf(frame, len, &mpi) == DR_PKT_OK && mpi.frame_len <= len) {
+		/* a peer's frame from another address (or to one), whole: checksum and ICRC right (rx_check_addr()) */
+		struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)(frame + RTE_ETHER_HDR_LEN);
+		rte_le32_t icrc;
+
+		if (xp_rand(&mutate_seed) % 2 == 0)
+			ip->src_addr ^= rte_cpu_to_be_32(0x40);
+		else
+			ip->dst_addr ^= rte_cpu_to_be_32(0x40);
+		ip->hdr_checksum = 0;
+		ip->hdr_checksum = rte_ipv4_cksum(ip);
+		icrc = rte_cpu_to_le_32(dr_icrc_compute_buf(frame, &mpi));
+		memcpy(frame + mpi.frame_len - DR_ICRC_BYTES, &icrc, DR_ICRC_BYTES);
+		mutations++;
+		return false;
+	}
 	if (dir != RC_A2B || mutate_every == 0 || xp_rand(&mutate_seed) % mutate_every != 0)
 		return false;
 	n = 1 + xp_rand(&mutate_seed) % 3;
@@ -96,6 +119,15 @@ mutate(struct rc_env *e, int dir, uint8_t *frame, const struct dr_pkt_info *pi)
 		frame[pos] ^= (uint8_t)(1u << (xp_rand(&mutate_seed) % 8));
 	}
 	mutations++;
+	/* a third of them with the IPv4 checksum made right too: an address, a length, a protocol changed */
+	if (xp_rand(&mutate_seed) % 3 == 0 && frame[12] == 0x08 && frame[13] == 0x00) {
+		struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)(frame + RTE_ETHER_HDR_LEN);
+
+		if ((ip->version_ihl & 0x0F) == 5) {
+			ip->hdr_checksum = 0;
+			ip->hdr_checksum = rte_ipv4_cksum(ip);
+		}
+	}
 	if (xp_rand(&mutate_seed) % 2 == 0 && dr_pkt_parse_buf(frame, len, &mpi) == DR_PKT_OK &&
 	    mpi.frame_len <= len) {
 		rte_le32_t icrc = rte_cpu_to_le_32(dr_icrc_compute_buf(frame, &mpi));
@@ -317,8 +349,9 @@ run_case(struct rc_env *e, const struct xp_case *c)
 	e->twin_frames = e->twin_mismatches = 0;
 	mutate_seed = c->seed ^ 0x5EED;
 	mutate_every = c->mutate_every;
+	spoof_every = c->spoof_every;
 	mutations = 0;
-	e->tamper = c->mutate_every != 0 ? mutate : NULL;
+	e->tamper = c->mutate_every != 0 || c->spoof_every != 0 ? mutate : NULL;
 	for (int k = 0; posted < c->wrs && k < 64; k++) {
 		if (c->faults) {
 			rc_rule_add(e, RC_A2B, -1, 0, 40, 0, RC_DROP)->random = true;
@@ -354,6 +387,7 @@ body(struct rc_env *e)
 		{ .name = "mutated frames", .wrs = 3000, .seed = 3, .mutate_every = 24 },
 		{ .name = "receive WQEs late", .wrs = 600, .seed = 4, .recv_late = 3 },
 		{ .name = "UC over a faulty wire", .wrs = 1500, .seed = 5, .faults = true, .uc = true },
+		{ .name = "frames from and to other addresses", .wrs = 1500, .seed = 6, .spoof_every = 10 },
 	};
 
 	if (rc_twin_open(e, 1500) != 0) {
