@@ -77,7 +77,7 @@ struct comp_ctx {
 	enum dr_wc_status status;  /* for COMP_ERROR */
 	uint64_t now;              /* the worker's run clock (dr_run_clock.h), taken when needed */
 	bool placed;               /* a READ response's payload is in place already (dr_comp_place.c) */
-	bool progressed;           /* COMPLETE_WQE acknowledged WQEs: comp_progress_made() owed (GET_WQE) */
+	bool progressed;           /* COMPLETE_WQE acknowledged WQEs: comp_progress_made() owed (comp_flush_progress()) */
 };
 
 /* Local ACK timeout of the QP in TSC ticks, cached per attr.timeout value (dr_transport.h). */

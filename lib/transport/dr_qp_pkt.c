@@ -186,7 +186,7 @@ dr_qp_pkt_only(struct dr_qp_impl *qp, struct dr_pkt_tmpl_cache *tc, const struct
 	const struct dr_pkt_tmpl *t = qp_tmpl(qp, tc);
 	const struct dr_opcode_info *info = &dr_opcode_table[opcode];
 	uint32_t len = wqe->length, pad = -len & 3u;
-	uint32_t udp_len = 8 + info->length + len + pad + DR_ICRC_BYTES, sum, w;
+	uint32_t udp_len = 8 + info->length + len + pad + DR_ICRC_BYTES, w;
 	const uint8_t *src;
 	struct rte_mbuf *m;
 	uint16_t be;
@@ -211,18 +211,7 @@ dr_qp_pkt_only(struct dr_qp_impl *qp, struct dr_pkt_tmpl_cache *tc, const struct
 	rte_memcpy(f, t->hdr, DR_XP_BTH_OFF);
 	be = rte_cpu_to_be_16((uint16_t)udp_len);
 	memcpy(f + DR_XP_BTH_OFF - 4, &be, 2);
-	{
-		uint16_t tot = rte_cpu_to_be_16((uint16_t)(20 + udp_len));
-		uint16_t id = rte_cpu_to_be_16(RTE_PER_LCORE(dr_ip_id)++), ck;
-
-		memcpy(f + DR_XP_L3_OFF + 2, &tot, 2);
-		memcpy(f + DR_XP_L3_OFF + 4, &id, 2);
-		sum = t->ip_sum + tot + id;
-		sum = (sum & 0xFFFF) + (sum >> 16);
-		sum = (sum & 0xFFFF) + (sum >> 16);
-		ck = (uint16_t)~sum;
-		memcpy(f + DR_XP_L3_OFF + 10, &ck, 2);
-	}
+	dr_pkt_tmpl_ipv4_set(f + DR_XP_L3_OFF, t, (uint16_t)(20 + udp_len), RTE_PER_LCORE(dr_ip_id)++);
 	/* BTH (IBA 9.2): opcode, SE | PadCnt | TVer 0, the default P_Key, DestQP, AckReq | PSN */
 	b = f + DR_XP_BTH_OFF;
 	b[0] = opcode;

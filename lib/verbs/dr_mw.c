@@ -271,13 +271,11 @@ bool
 dr_rkey_resolve(struct dr_qp_impl *qp, uint32_t rkey, struct dr_rkey_target *t)
 {
 	struct dr_context *ctx = qp->pub.context;
-	struct dr_mr_impl *mr = dr_mr_lookup(ctx, rkey);
+	struct dr_mr_impl *mr = dr_rkey_mr(qp, rkey);
 	struct dr_mw_impl *mw;
 
+	/* an MR's key (MR indexes lie below the windows': an MR of another PD finds no window either) */
 	if (mr != NULL) {
-		/* the key matches, the MR is in the QP's PD (IBA 10.6.3.2, C9-88) */
-		if (mr->pub.rkey != rkey || mr->pub.pd != qp->pub.pd)
-			return false;
 		t->mr = mr;
 		t->region = mr->region;
 		t->host = mr->pub.addr;

@@ -210,9 +210,7 @@ dr_pkt_finalize(struct rte_mbuf *m, struct dr_pkt_info *pi)
 		return -ENOSPC;
 	memset(tail, 0, pi->pad);
 	/* one flat IPv4 frame (the common one): folded from its bytes, the pseudo-header masked in registers */
-	icrc = rte_cpu_to_le_32(dr_pkt_flat_v4(m, pi) ?
-				dr_icrc_flat_v4(pi->frame, pi->frame_len - DR_XP_BTH_OFF - DR_BTH_BYTES - DR_ICRC_BYTES) :
-				dr_icrc_compute(m, pi));
+	icrc = rte_cpu_to_le_32(dr_pkt_flat_v4(m, pi) ? dr_pkt_flat_v4_icrc(pi) : dr_icrc_compute(m, pi));
 	memcpy(tail + pi->pad, &icrc, DR_ICRC_BYTES);
 	return 0;
 }
@@ -285,16 +283,7 @@ dr_pkt_build_tmpl(struct rte_mbuf *m, const struct dr_pkt_tmpl *t, uint16_t ip_i
 	be = rte_cpu_to_be_16((uint16_t)udp_len);
 	memcpy(p + t->l4_off + 4, &be, 2);
 	if (t->ip_ver == 4) {
-		uint8_t *ip = p + t->l3_off;
-		uint16_t tot = rte_cpu_to_be_16((uint16_t)ip_len), id = rte_cpu_to_be_16(ip_id), ck;
-		uint32_t sum = t->ip_sum + tot + id;
-
-		memcpy(ip + 2, &tot, 2);
-		memcpy(ip + 4, &id, 2);
-		sum = (sum & 0xFFFF) + (sum >> 16);
-		sum = (sum & 0xFFFF) + (sum >> 16);
-		ck = (uint16_t)~sum;
-		memcpy(ip + 10, &ck, 2);
+		dr_pkt_tmpl_ipv4_set(p + t->l3_off, t, (uint16_t)ip_len, ip_id);
 	} else {
 		memcpy(p + t->l3_off + 4, &be, 2);             /* payload length = UDP length */
 	}

@@ -112,6 +112,25 @@ dr_pkt_xp_parse(const struct rte_mbuf *m, struct dr_pkt_xp *x)
 	return true;
 }
 
+/*
+ * A frame's IPv4 header from template @t (at @ip, copied): its total length
+ * @tot and identification @id, host order, and the header checksum that
+ * follows from the template's sum of the fixed fields (dr_pkt_tmpl_init()).
+ */
+static inline void
+dr_pkt_tmpl_ipv4_set(uint8_t *ip, const struct dr_pkt_tmpl *t, uint16_t tot, uint16_t id)
+{
+	uint16_t be_tot = rte_cpu_to_be_16(tot), be_id = rte_cpu_to_be_16(id), ck;
+	uint32_t sum = t->ip_sum + be_tot + be_id;
+
+	memcpy(ip + 2, &be_tot, 2);
+	memcpy(ip + 4, &be_id, 2);
+	sum = (sum & 0xFFFF) + (sum >> 16);
+	sum = (sum & 0xFFFF) + (sum >> 16);
+	ck = (uint16_t)~sum;
+	memcpy(ip + 10, &ck, 2);
+}
+
 /* BTH.AckReq and BTH.SE of an express frame. */
 static inline bool dr_xp_ackreq(const struct dr_pkt_xp *x) { return x->bth[8] & 0x80u; }
 static inline bool dr_xp_se(const struct dr_pkt_xp *x) { return x->bth[1] & 0x80u; }
@@ -131,6 +150,13 @@ dr_pkt_flat_v4(const struct rte_mbuf *m, const struct dr_pkt_info *pi)
 {
 	return m->nb_segs == 1 && pi->ip_ver == 4 && pi->l3_off == DR_XP_L3_OFF && pi->bth_off == DR_XP_BTH_OFF &&
 	       pi->frame == rte_pktmbuf_mtod(m, const uint8_t *) && pi->frame_len <= m->data_len;
+}
+
+/* The ICRC of a frame dr_pkt_flat_v4() takes (its @pi). */
+static inline uint32_t
+dr_pkt_flat_v4_icrc(const struct dr_pkt_info *pi)
+{
+	return dr_icrc_flat_v4(pi->frame, pi->frame_len - DR_XP_BTH_OFF - DR_BTH_BYTES - DR_ICRC_BYTES);
 }
 
 /*

@@ -282,10 +282,7 @@ dr_pkt_check_icrc(const struct rte_mbuf *m, const struct dr_pkt_info *pi)
 
 	if (wire == NULL)
 		return DR_PKT_ERR_ICRC;
-	if (dr_pkt_flat_v4(m, pi))
-		return icrc_compare(dr_icrc_flat_v4(pi->frame, pi->frame_len - DR_XP_BTH_OFF - DR_BTH_BYTES -
-							  DR_ICRC_BYTES), wire);
-	return icrc_compare(dr_icrc_compute(m, pi), wire);
+	return icrc_compare(dr_pkt_flat_v4(m, pi) ? dr_pkt_flat_v4_icrc(pi) : dr_icrc_compute(m, pi), wire);
 }
 
 enum dr_pkt_status
