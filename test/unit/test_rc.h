@@ -338,6 +338,8 @@ int rc_side_port(struct rc_side *s, const char *name);
 struct dr_context *rc_side_open(struct rc_side *s, rte_be32_t ip, uint32_t link_mtu, bool express);
 int rc_qp_up(struct rc_side *s, const struct rc_qp_params *p, bool is_a);
 int rc_qp_rtr_rts(struct rc_side *s, const struct rc_side *peer, const struct rc_qp_params *p, bool is_a);
+/* Destroy a side's QP and its own CQs (rc_qp_up()'s), @who naming it in a failure. */
+void rc_side_qp_destroy(struct rc_side *s, const char *who);
 
 /*
  * B's twin (struct rc_env.twin; test_rc_twin.c). Open it after

@@ -95,11 +95,7 @@ inject(struct rc_env *e, uint8_t opcode, uint32_t psn, uint8_t syn, uint32_t pay
 static uint64_t
 stale_count(const struct rc_env *e)
 {
-	uint64_t n = 0;
-
-	for (uint16_t k = 0; k < e->s[0].ctx->nb_workers; k++)
-		n += rc_counter(&e->s[0].ctx->wk[k].stats.rx_stale_resp);
-	return n;
+	return dr_ctx_stats_sum(e->s[0].ctx).rx_stale_resp;
 }
 
 static void

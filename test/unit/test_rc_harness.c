@@ -561,6 +561,19 @@ rc_connect_pair(struct rc_env *e, const struct rc_qp_params *p, struct dr_qp *qp
 }
 
 void
+rc_side_qp_destroy(struct rc_side *s, const char *who)
+{
+	if (s->qp != NULL && dr_destroy_qp(s->qp) != 0)
+		fprintf(stderr, "%s: destroy_qp failed\n", who);
+	if (s->scq != NULL)
+		dr_destroy_cq(s->scq);
+	if (s->rcq != NULL)
+		dr_destroy_cq(s->rcq);
+	s->qp = NULL;
+	s->scq = s->rcq = NULL;
+}
+
+void
 rc_disconnect(struct rc_env *e)
 {
 	int i;
@@ -576,18 +589,8 @@ rc_disconnect(struct rc_env *e)
 		dr_wk_tx_flush(&e->twin.ctx->wk[0]);
 	rc_wire_flush(e);
 	rc_twin_disconnect(e);
-	for (i = 0; i < 2; i++) {
-		struct rc_side *s = &e->s[i];
-
-		if (s->qp != NULL && dr_destroy_qp(s->qp) != 0)
-			fprintf(stderr, "destroy_qp failed\n");
-		if (s->scq != NULL)
-			dr_destroy_cq(s->scq);
-		if (s->rcq != NULL)
-			dr_destroy_cq(s->rcq);
-		s->qp = NULL;
-		s->scq = s->rcq = NULL;
-	}
+	for (i = 0; i < 2; i++)
+		rc_side_qp_destroy(&e->s[i], i == 0 ? "A" : "B");
 	rc_rules_clear(e);
 	e->frames[0] = e->frames[1] = 0;
 	e->dropped[0] = e->dropped[1] = 0;

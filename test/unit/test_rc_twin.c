@@ -74,16 +74,7 @@ rc_twin_connect(struct rc_env *e, const struct rc_qp_params *p)
 void
 rc_twin_disconnect(struct rc_env *e)
 {
-	struct rc_side *s = &e->twin;
-
-	if (s->qp != NULL && dr_destroy_qp(s->qp) != 0)
-		fprintf(stderr, "twin: destroy_qp failed\n");
-	if (s->scq != NULL)
-		dr_destroy_cq(s->scq);
-	if (s->rcq != NULL)
-		dr_destroy_cq(s->rcq);
-	s->qp = NULL;
-	s->scq = s->rcq = NULL;
+	rc_side_qp_destroy(&e->twin, "twin");
 }
 
 void

@@ -67,11 +67,7 @@ xr(uint32_t *s)
 static uint64_t
 tx_express(const struct rc_env *e)
 {
-	uint64_t n = 0;
-
-	for (uint16_t k = 0; k < e->s[0].ctx->nb_workers; k++)
-		n += rc_counter(&e->s[0].ctx->wk[k].stats.tx_express);
-	return n;
+	return dr_ctx_stats_sum(e->s[0].ctx).tx_express;
 }
 
 struct bufs {
