@@ -21,12 +21,11 @@ usertools/dr-build.sh build
 # on 2 cores they run one at a time, not beside the other suites.
 step "unit tests"
 meson test -C build --suite unit --print-errorlogs
-step "transport tests"
-meson test -C build --suite transport --num-processes 1 --print-errorlogs
-# ... and again on a machine doing other work: two nice 19 busy loops, each in a
-# session of its own as a user's background job is (Linux's autogroup then gives
-# them half of each CPU whatever their nice value, in slices of milliseconds; the
-# transport's timers must not take that for loss: doc/guides/reliability.rst)
+# ... on a machine doing other work: two nice 19 busy loops, each in a session
+# of its own as a user's background job is (Linux's autogroup then gives them
+# half of each CPU whatever their nice value, in slices of milliseconds; the
+# transport's timers must not take that for loss: doc/guides/reliability.rst).
+# The quiet machine's run is the ASan build's, below.
 step "transport tests beside two nice -n 19 busy loops"
 busy_pids=()
 stop_busy() { kill "${busy_pids[@]}" 2>/dev/null || true; wait "${busy_pids[@]}" 2>/dev/null || true; }
