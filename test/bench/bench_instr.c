@@ -17,6 +17,12 @@
  *   ack_*    drive A and poll its send CQ until the batch is complete:
  *            rx of the ACKs, completer, CQEs (per ACK frame and per WR).
  *
+ * RDMA READs (of --read-size bytes, 64 by default, up to 64 KiB: several
+ * response frames each at MTU 4096) run the same three steps, the roles
+ * turned round: req_read is A's READ requests, resp_read B's responder
+ * reading its memory into READ responses, ack_read A placing the responses
+ * and completing the READs; a batch is max_rd_atomic READs.
+ *
  * Alone it prints TSC cycles per operation of each step. Under valgrind
  * --tool=callgrind --collect-atstart=no with --collect STEP it toggles
  * collection around that step only, so callgrind's total is the step's
@@ -42,10 +48,10 @@
 #define SPIN_MAX 100000u
 
 enum step { REQ, RESP, ACK, NB_STEPS };
-enum op { OP_WRITE, OP_SEND, NB_OPS };
+enum op { OP_WRITE, OP_SEND, OP_READ, NB_OPS };
 
 static const char *const step_names[NB_STEPS] = { "req", "resp", "ack" };
-static const char *const op_names[NB_OPS] = { "write", "send" };
+static const char *const op_names[NB_OPS] = { "write", "send", "read" };
 
 struct tally {
 	uint64_t cycles;
@@ -57,6 +63,9 @@ static struct tally tallies[NB_OPS][NB_STEPS];
 static int collect_op = -1, collect_step = -1;   /* --collect OP_STEP */
 static uint32_t msg = 64;                        /* --size: bytes a message (one frame: MTU 4096) */
 static unsigned int batch = BATCH;               /* a batch's bytes stay within half a QP's send window */
+static uint32_t read_msg = 64;                   /* --read-size: bytes a READ */
+#define READ_BATCH DR_MAX_RD_ATOMIC              /* READs a batch: all outstanding at once */
+#define READ_MAX 65536u
 
 static uint64_t step_t0;
 
@@ -88,6 +97,64 @@ tx_waiting(const struct rc_side *s)
 	return rte_ring_count(s->tx[0]);
 }
 
+/* Frames of one READ's responses (MTU 4096). */
+static unsigned int
+read_frames(void)
+{
+	return read_msg == 0 ? 1 : (read_msg + 4095) / 4096;
+}
+
+/* A batch of READs: A reads B's @src into its @dst. */
+static int
+read_batch(struct rc_env *e, struct rc_buf *src, struct rc_buf *dst, bool counted)
+{
+	struct rc_side *a = &e->s[0], *b = &e->s[1];
+	unsigned int i, spins, want = READ_BATCH * read_frames(), got = 0;
+	struct dr_wc wc[32];
+
+	step_begin(OP_READ, REQ, counted);
+	for (i = 0; i < READ_BATCH; i++) {
+		struct dr_sge ls = { (uint64_t)(uintptr_t)(dst->p + (size_t)i * read_msg), read_msg, dst->mr->lkey };
+		unsigned int flags = i + 1 == READ_BATCH ? DR_SEND_SIGNALED : 0;
+
+		if (rc_post_send(a, i, DR_WR_RDMA_READ, &ls, 1, flags, (uint64_t)(uintptr_t)(src->p + (size_t)i * read_msg),
+				 src->mr->rkey, 0) != 0)
+			return -1;
+	}
+	for (spins = 0; tx_waiting(a) < READ_BATCH && spins < SPIN_MAX; spins++)
+		dr_progress(a->ctx);
+	step_end(OP_READ, REQ, counted, READ_BATCH, READ_BATCH);
+	if (tx_waiting(a) != READ_BATCH)
+		return -1;
+	rc_carry(e, RC_A2B);
+
+	/* responder: until every response is on B's tx ring (a few rounds: its budget per QP round) */
+	step_begin(OP_READ, RESP, counted);
+	for (spins = 0; tx_waiting(b) < want && spins < SPIN_MAX; spins++)
+		dr_progress(b->ctx);
+	step_end(OP_READ, RESP, counted, READ_BATCH, want);
+	if (tx_waiting(b) != want)
+		return -1;
+	rc_carry(e, RC_B2A);
+
+	/* requester's completer: places the responses, completes the batch's one signaled READ */
+	step_begin(OP_READ, ACK, counted);
+	for (spins = 0; got == 0 && spins < SPIN_MAX; spins++) {
+		int n;
+
+		dr_progress(a->ctx);
+		n = dr_poll_cq(a->scq, 32, wc);
+		if (n < 0)
+			return -1;
+		for (int k = 0; k < n; k++)
+			if (wc[k].status != DR_WC_SUCCESS)
+				return -1;
+		got += (unsigned int)n;
+	}
+	step_end(OP_READ, ACK, counted, READ_BATCH, want);
+	return got == 1 ? 0 : -1;
+}
+
 static int
 one_batch(struct rc_env *e, enum op op, struct rc_buf *src, struct rc_buf *dst, bool counted)
 {
@@ -95,6 +162,8 @@ one_batch(struct rc_env *e, enum op op, struct rc_buf *src, struct rc_buf *dst, 
 	unsigned int i, spins, want_cqes = batch / SIGNAL_EVERY, got = 0, acks;
 	struct dr_wc wc[32];
 
+	if (op == OP_READ)
+		return read_batch(e, src, dst, counted);
 	if (op == OP_SEND) {
 		for (i = 0; i < batch; i++) {
 			struct dr_sge rs = { (uint64_t)(uintptr_t)(dst->p + (size_t)i * msg), msg, dst->mr->lkey };
@@ -167,29 +236,38 @@ body(struct rc_env *e)
 {
 	struct rc_side *a = &e->s[0], *b = &e->s[1];
 	struct rc_qp_params p;
-	struct rc_buf src, dst;
+	struct rc_buf src, dst, rsrc, rdst;
 
 	rc_params_default(&p);
 	p.max_wr = 2 * batch;
-	p.mtu = msg > 1024 ? DR_MTU_4096 : DR_MTU_1024;   /* one frame a message */
+	/* one frame a message; READs of more than 1 KiB go in frames of 4 KiB */
+	p.mtu = msg > 1024 || read_msg > 1024 ? DR_MTU_4096 : DR_MTU_1024;
+	p.max_rd_atomic = p.max_dest_rd_atomic = READ_BATCH;
 	p.sq_sig_all = 0;               /* every SIGNAL_EVERY-th WR is signaled, as perftest's bw tests */
 	if (rc_connect(e, &p) != 0 || rc_buf_alloc(a, &src, batch * msg, DR_ACCESS_LOCAL_WRITE) != 0 ||
-	    rc_buf_alloc(b, &dst, batch * msg, DR_ACCESS_LOCAL_WRITE | DR_ACCESS_REMOTE_WRITE) != 0) {
+	    rc_buf_alloc(b, &dst, batch * msg, DR_ACCESS_LOCAL_WRITE | DR_ACCESS_REMOTE_WRITE) != 0 ||
+	    rc_buf_alloc(b, &rsrc, READ_BATCH * read_msg, DR_ACCESS_LOCAL_WRITE | DR_ACCESS_REMOTE_READ) != 0 ||
+	    rc_buf_alloc(a, &rdst, READ_BATCH * read_msg, DR_ACCESS_LOCAL_WRITE) != 0) {
 		RC_CHECK_MSG(0, "bench_instr: set-up");
 		return;
 	}
 	rc_fill(src.p, src.len, 1);
+	rc_fill(rsrc.p, rsrc.len, 2);
 	for (int op = 0; op < NB_OPS; op++) {
 		for (unsigned int k = 0; k < WARMUP + BATCHES; k++) {
-			if (one_batch(e, (enum op)op, &src, &dst, k >= WARMUP) != 0) {
+			bool rd = op == OP_READ;
+
+			if (one_batch(e, (enum op)op, rd ? &rsrc : &src, rd ? &rdst : &dst, k >= WARMUP) != 0) {
 				RC_CHECK_MSG(0, "bench_instr: %s batch %u did not complete", op_names[op], k);
 				goto out;
 			}
 		}
 	}
+	if (memcmp(rsrc.p, rdst.p, rsrc.len) != 0)
+		RC_CHECK_MSG(0, "bench_instr: the READs brought other bytes");
 	printf("bench_instr: %u-byte messages, batches of %u, %u measured, every %uth WR signaled, "
-	       "inline, ring ports, zero-copy from %u bytes\n", msg, batch, BATCHES, SIGNAL_EVERY,
-	       a->ctx->tx_zcopy_min);
+	       "inline, ring ports, zero-copy from %u bytes; %u-byte READs, batches of %u\n", msg, batch, BATCHES,
+	       SIGNAL_EVERY, a->ctx->tx_zcopy_min, read_msg, READ_BATCH);
 	printf("%-12s %10s %10s %14s %14s\n", "step", "ops", "frames", "cycles/op", "cycles/frame");
 	for (int op = 0; op < NB_OPS; op++) {
 		for (int st = 0; st < NB_STEPS; st++) {
@@ -204,6 +282,8 @@ out:
 	rc_disconnect(e);
 	rc_buf_free(&src);
 	rc_buf_free(&dst);
+	rc_buf_free(&rsrc);
+	rc_buf_free(&rdst);
 }
 
 int
@@ -218,6 +298,14 @@ main(int argc, char **argv)
 			}
 			/* one packet each (MTU 4096): half the send window, whole multiples of SIGNAL_EVERY */
 			batch = RTE_MIN(BATCH, DR_INFLIGHT_PKTS_DEFAULT / 2 / SIGNAL_EVERY * SIGNAL_EVERY);
+			continue;
+		}
+		if (strcmp(argv[i], "--read-size") == 0) {
+			read_msg = (uint32_t)strtoul(argv[i + 1], NULL, 10);
+			if (read_msg < 1 || read_msg > READ_MAX) {
+				fprintf(stderr, "bench_instr: --read-size: 1 to %u bytes\n", READ_MAX);
+				return 2;
+			}
 			continue;
 		}
 		if (strcmp(argv[i], "--collect") != 0)
@@ -235,7 +323,7 @@ main(int argc, char **argv)
 		}
 		if (collect_op < 0) {
 			fprintf(stderr, "bench_instr: --collect: one of req_write, resp_write, ack_write, "
-				"req_send, resp_send, ack_send\n");
+				"req_send, resp_send, ack_send, req_read, resp_read, ack_read\n");
 			return 2;
 		}
 	}

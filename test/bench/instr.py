@@ -3,7 +3,9 @@
 # Copyright (c) 2026 The dpdk-rdma authors.
 """Instructions per operation of each path of the transport: bench_instr
 under valgrind --tool=callgrind, once per step (requester, responder,
-completer of 64-byte WRITEs and SENDs), collection toggled around that step
+completer of 64-byte WRITEs and SENDs; and of RDMA READs: req_read the
+READ requests, resp_read the responder's READ responses, ack_read the
+requester placing them), collection toggled around that step
 only; the step's instruction count divided by its operations. The count is
 the library's: what runs in the harness's own functions (bench_instr.c and
 the test_rc harness: building the WRs, its loops; their names from the
@@ -33,7 +35,8 @@ import subprocess
 import sys
 import tempfile
 
-STEPS = ["req_write", "resp_write", "ack_write", "req_send", "resp_send", "ack_send"]
+STEPS = ["req_write", "resp_write", "ack_write", "req_send", "resp_send", "ack_send", "req_read", "resp_read",
+         "ack_read"]
 # the issue's budgets: per 64 B WRITE and SEND on each path, per WR on the ACK path
 BUDGET = {"req_write": 250, "resp_write": 250, "ack_write": 40, "req_send": 300, "resp_send": 300,
           "ack_send": 40}
@@ -89,12 +92,12 @@ def library_share(out, total, harness):
     return total - outside
 
 
-def run_step(exe, step, timeout, harness):
+def run_step(exe, step, timeout, harness, read_size):
     """(instructions, the library's of them, ops, frames) of one step."""
     with tempfile.TemporaryDirectory(prefix="dr-instr-") as tmp:
         out = os.path.join(tmp, "callgrind.out")
         cmd = ["valgrind", "--tool=callgrind", "--collect-atstart=no", "--callgrind-out-file=" + out,
-               exe, "--collect", step]
+               exe, "--collect", step, "--read-size", str(read_size)]
         r = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, check=False)
         if r.returncode != 0:
             raise RuntimeError("%s failed (%d):\n%s%s" % (" ".join(cmd), r.returncode, r.stdout,
@@ -125,7 +128,13 @@ def main():
     ap.add_argument("--record", action="store_true", help="write the counts as the new reference")
     ap.add_argument("--timeout", type=float, default=600, help="seconds a step may take (default 600)")
     ap.add_argument("--json", metavar="FILE", help="also write the counts as JSON")
+    ap.add_argument("--read-size", type=int, default=64, metavar="BYTES",
+                    help="bytes a READ (default 64; up to 65536, frames of 4 KiB; the reference is for 64)")
     a = ap.parse_args()
+    if not 1 <= a.read_size <= 65536:
+        ap.error("--read-size: 1 to 65536 bytes")
+    if a.read_size != 64 and a.record:
+        ap.error("--record: the reference is for 64-byte READs")
     steps = [s for s in a.steps.split(",") if s]
     if any(s not in STEPS for s in steps):
         ap.error("--steps: some of " + ",".join(STEPS))
@@ -138,17 +147,17 @@ def main():
     except FileNotFoundError:
         ref = {}
     counts, regressed = {}, []
-    print("library instructions per operation (callgrind, 64-byte messages, batches of 128, inline;"
-          " all: with the harness and the ring PMD)")
+    print("library instructions per operation (callgrind, 64-byte messages, batches of 128, %d-byte READs,"
+          " batches of 16, inline; all: with the harness and the ring PMD)" % a.read_size)
     print("%-11s %12s %10s %9s %11s %9s %9s %8s %s" % ("step", "instr/op", "instr/frm", "budget",
                                                        "reference", "change", "all/op", "ops", ""))
     harness = harness_functions(a.bench_instr)
     for step in steps:
-        total, lib, ops, frames = run_step(a.bench_instr, step, a.timeout, harness)
+        total, lib, ops, frames = run_step(a.bench_instr, step, a.timeout, harness, a.read_size)
         per_op, per_frame = lib / ops, lib / frames
         counts[step] = {"per_op": per_op, "per_frame": per_frame, "ops": ops, "frames": frames,
                         "instructions": lib, "all_instructions": total, "all_per_op": total / ops}
-        r = ref.get(step)
+        r = ref.get(step) if not (step.endswith("_read") and a.read_size != 64) else None
         change = (per_op - r) / r if r else None
         bad = change is not None and change > a.tolerance
         if bad:
@@ -157,7 +166,8 @@ def main():
             step, per_op, per_frame, BUDGET.get(step, "-"), "%.1f" % r if r else "-",
             "%+.1f%%" % (100 * change) if change is not None else "-", total / ops, ops,
             "REGRESSION" if bad else ""))
-    print("(ack_*: per frame is per ACK; the responder coalesces ACKs, instr/op is per WR)")
+    print("(ack_write, ack_send: per frame is per ACK, the responder coalesces ACKs, instr/op is per WR;"
+          " *_read: per frame is per READ response)")
     if a.json:
         with open(a.json, "w") as f:
             json.dump(counts, f, indent=1)
