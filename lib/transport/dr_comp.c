@@ -30,6 +30,7 @@
  *                when they come in order within their READ (read-ahead)
  *   RNR          wait the NAK's RNR timer (IBA 9.7.5.2.8, table 45), then retry
  *   ERROR        complete the WQE with an error, QP to ERR (IBA 10.8.3.x)
+ * Finished WQEs become completions in dr_comp_cqe.c.
  *
  * Its state (qp->comp, a WQE's verdict / resp_bytes, qp->comp_out, the SQ's
  * tail) is written here only. It tells the requester what it needs through
@@ -39,16 +40,15 @@
 
 #include <errno.h>
 #include <inttypes.h>
-#include <string.h>
 
 #include <rte_cycles.h>
 #include <rte_mbuf.h>
 
+#include "dr_comp.h"
 #include "dr_handoff.h"
 #include "dr_log.h"
 #include "dr_psn.h"
 #include "dr_transport.h"
-#include "dr_verbs_priv.h"
 
 enum dr_comp_step {
 	COMP_GET_WQE,
@@ -110,15 +110,6 @@ comp_now(const struct dr_qp_impl *qp, struct comp_ctx *c)
 	return c->now;
 }
 
-/* Every packet of the WQE went out at least once (a rewind makes it ACTIVE again, not unsent). */
-static inline bool
-wqe_all_sent(const struct dr_send_wqe *wqe)
-{
-	enum dr_wqe_state st = dr_wqe_req_state(wqe);
-
-	return st == DR_WQE_SENT || (st == DR_WQE_ACTIVE && dr_wqe_sent_once(wqe));
-}
-
 /* The local ACK timer runs again from now (0: the QP's timeout is infinite). */
 static void
 comp_timer_restart(struct dr_qp_impl *qp, struct comp_ctx *c)
@@ -169,23 +160,6 @@ comp_flush_progress(struct dr_qp_impl *qp, struct comp_ctx *c)
 	}
 }
 
-/* comp.psn moves forward only. */
-static inline void
-comp_advance(struct dr_qp_impl *qp, uint32_t next)
-{
-	if (dr_psn_after(next, qp->comp.psn)) {
-		qp->comp.psn = next;
-		dr_ho_comp_acked(qp);     /* the requester's send window moves */
-	}
-}
-
-/* A READ / atomic finished: its initiator-depth slot is free again. */
-static void
-comp_rd_atomic_done(struct dr_qp_impl *qp)
-{
-	dr_ho_rd_free(qp);
-}
-
 /* Step GET_WQE: the oldest sent WQE not yet DONE. */
 static enum dr_comp_step
 comp_get_wqe(struct dr_qp_impl *qp, struct comp_ctx *c)
@@ -227,7 +201,7 @@ comp_check_psn(struct dr_qp_impl *qp, struct comp_ctx *c)
 	uint32_t expect;
 
 	if (dr_psn_after(c->psn, wqe->last_psn)) {
-		if (!wqe_all_sent(wqe))
+		if (!dr_wqe_all_sent(wqe))
 			return COMP_DONE;       /* it cannot be answered before it is all sent */
 		/* a READ/atomic with no data yet, and a later response: implicit NAK (IBA 9.7.5.2.x) */
 		if (dr_wqe_is_rd_atomic(wqe)) {
@@ -313,7 +287,7 @@ comp_check_ack(struct dr_qp_impl *qp, struct comp_ctx *c)
 			if (qp->comp.rnr_at != 0)
 				return COMP_DONE;  /* a side effect of the RNR NAK being handled */
 			if (dr_psn_after(c->psn, qp->comp.psn)) {
-				comp_advance(qp, c->psn);
+				dr_comp_advance(qp, c->psn);
 				comp_progress_made(qp, c);
 			}
 			return COMP_RETRY;
@@ -357,7 +331,7 @@ read_place(struct dr_qp_impl *qp, struct dr_send_wqe *wqe, struct comp_ctx *c, b
 		if (ahead)
 			wqe->rd_slot_held = true;
 		else
-			comp_rd_atomic_done(qp);
+			dr_ho_rd_free(qp);
 	}
 	return DR_WC_SUCCESS;
 }
@@ -383,7 +357,7 @@ comp_read_ahead(struct dr_qp_impl *qp, struct comp_ctx *c)
 				return;            /* a duplicate of a READ done already */
 			continue;
 		}
-		if (dr_wqe_req_state(w) == DR_WQE_POSTED || dr_wqe_failed(w) || !wqe_all_sent(w) ||
+		if (dr_wqe_req_state(w) == DR_WQE_POSTED || dr_wqe_failed(w) || !dr_wqe_all_sent(w) ||
 		    dr_psn_before(c->psn, w->first_psn))
 			return;
 		if (dr_psn_after(c->psn, w->last_psn))
@@ -401,7 +375,7 @@ comp_read(struct dr_qp_impl *qp, struct comp_ctx *c)
 	c->status = read_place(qp, c->wqe, c, false);
 	if (c->status != DR_WC_SUCCESS)
 		return COMP_ERROR;
-	comp_advance(qp, dr_psn_add(c->psn, 1));
+	dr_comp_advance(qp, dr_psn_add(c->psn, 1));
 	return COMP_UPDATE;
 }
 
@@ -421,8 +395,8 @@ comp_atomic(struct dr_qp_impl *qp, struct comp_ctx *c)
 	wqe->atomic_orig = orig;
 	dr_wqe_set_resp_bytes(wqe, sizeof(orig));
 	dr_wqe_set_verdict(wqe, DR_WQE_DONE, DR_WC_SUCCESS);
-	comp_rd_atomic_done(qp);
-	comp_advance(qp, dr_psn_add(c->psn, 1));
+	dr_ho_rd_free(qp);
+	dr_comp_advance(qp, dr_psn_add(c->psn, 1));
 	return COMP_UPDATE;
 }
 
@@ -432,8 +406,8 @@ comp_write_send(struct dr_qp_impl *qp, struct comp_ctx *c)
 {
 	struct dr_send_wqe *wqe = c->wqe;
 
-	comp_advance(qp, dr_psn_add(c->psn, 1));
-	if (c->psn == wqe->last_psn && wqe_all_sent(wqe))
+	dr_comp_advance(qp, dr_psn_add(c->psn, 1));
+	if (c->psn == wqe->last_psn && dr_wqe_all_sent(wqe))
 		dr_wqe_set_verdict(wqe, DR_WQE_DONE, DR_WC_SUCCESS);
 	return COMP_UPDATE;
 }
@@ -443,7 +417,7 @@ static enum dr_comp_step
 comp_complete_wqe(struct dr_qp_impl *qp, struct comp_ctx *c)
 {
 	dr_wqe_set_verdict(c->wqe, DR_WQE_DONE, DR_WC_SUCCESS);
-	comp_advance(qp, dr_psn_add(c->wqe->last_psn, 1));
+	dr_comp_advance(qp, dr_psn_add(c->wqe->last_psn, 1));
 	c->progressed = true;          /* comp_flush_progress(): once for the run of them */
 	c->idx++;
 	return COMP_GET_WQE;
@@ -513,7 +487,7 @@ comp_rnr(struct dr_qp_impl *qp, struct comp_ctx *c)
 	if (qp->comp.rnr_left != 7)    /* 7 = retry forever (IBA 9.7.5.2.8) */
 		qp->comp.rnr_left--;
 	/* the RNR NAK acknowledges every PSN before its own */
-	comp_advance(qp, c->psn);
+	dr_comp_advance(qp, c->psn);
 	wait = (uint64_t)dr_rnr_timer_usec(dr_aeth_syn_value(c->syn)) * dr_qp_tsc_hz(qp) / 1000000u;
 	qp->comp.rnr_at = comp_now(qp, c) + (wait != 0 ? wait : 1);
 	__atomic_store_n(&qp->cnt.rnr_wait_ticks, qp->cnt.rnr_wait_ticks + wait, __ATOMIC_RELAXED);
@@ -721,89 +695,4 @@ dr_comp_timers(struct dr_qp_impl *qp, uint64_t now)
 		comp_error(qp, &c);
 		dr_comp_progress(qp);
 	}
-}
-
-/* Fill the completion of a send WQE (rxe make_send_cqe()). */
-static void
-comp_make_wc(const struct dr_qp_impl *qp, const struct dr_send_wqe *wqe, enum dr_wc_status status,
-	     struct dr_wc *wc)
-{
-	memset(wc, 0, sizeof(*wc));
-	wc->wr_id = wqe->wr_id;
-	wc->status = status;
-	wc->opcode = dr_wr_wc_opcode(wqe->opcode);
-	wc->byte_len = wqe->length;
-	wc->qp_num = qp->pub.qp_num;
-	if (wqe->opcode == DR_WR_SEND_WITH_IMM || wqe->opcode == DR_WR_RDMA_WRITE_WITH_IMM)
-		wc->wc_flags = DR_WC_WITH_IMM;
-}
-
-/*
- * The oldest WQE is a READ that took part of its responses in order ahead
- * of an older WQE: its next response is the expected PSN.
- */
-static void
-comp_advance_prefix(struct dr_qp_impl *qp)
-{
-	struct dr_sq *sq = &qp->sq;
-	struct dr_send_wqe *w;
-
-	if (sq->tail == dr_sq_head(sq))
-		return;
-	w = dr_sq_wqe(sq, sq->tail);
-	if (w->opcode == DR_WR_RDMA_READ && wqe_all_sent(w) && w->resp_bytes != 0)
-		comp_advance(qp, dr_read_next_psn(qp, w));
-}
-
-int
-dr_comp_progress(struct dr_qp_impl *qp)
-{
-	struct dr_sq *sq = &qp->sq;
-	struct dr_cq_impl *cq = dr_cq_impl(qp->pub.send_cq);
-	bool reliable = dr_qp_reliable(qp);
-	int n = 0;
-
-	while (sq->tail != dr_sq_head(sq)) {
-		struct dr_send_wqe *wqe = dr_sq_wqe(sq, sq->tail);
-		struct dr_wc wc;
-
-		if (dr_wqe_done(wqe)) {
-			/* a READ done ahead of an older one (comp_read_ahead()) is acknowledged now */
-			if (reliable && dr_wqe_sent_once(wqe))
-				comp_advance(qp, dr_psn_add(wqe->last_psn, 1));
-			if (wqe->rd_slot_held) {
-				wqe->rd_slot_held = false;
-				comp_rd_atomic_done(qp);
-			}
-			/* unsignaled successful WRs free their slot silently (ibv_post_send(3)) */
-			if (!(wqe->send_flags & DR_SEND_SIGNALED)) {
-				dr_sq_tail_set(sq, sq->tail + 1);
-				continue;
-			}
-			/* the slot is free before its completion can be polled (the wc is a copy):
-			 * a WR posted right after the poll must not find the queue full */
-			comp_make_wc(qp, wqe, DR_WC_SUCCESS, &wc);
-			dr_sq_tail_set(sq, sq->tail + 1);
-			if (dr_cq_push(cq, &wc) != 0) {
-				/* CQ overrun: IBA 11.4.2.1, the QP goes to ERR (rxe class G) */
-				dr_qp_fail(qp, false);
-				return n;
-			}
-			n++;
-			continue;
-		}
-		if (dr_wqe_failed(wqe)) {
-			/* IBA 10.7.3.1: an error completes even an unsignaled WR */
-			comp_make_wc(qp, wqe, dr_wqe_fail_status(wqe), &wc);
-			dr_sq_tail_set(sq, sq->tail + 1);
-			if (dr_cq_push(cq, &wc) == 0)
-				n++;
-			dr_qp_fail(qp, false);
-			return n;
-		}
-		break;
-	}
-	if (reliable)
-		comp_advance_prefix(qp);
-	return n;
 }

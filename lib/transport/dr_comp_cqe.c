@@ -1,0 +1,102 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 The dpdk-rdma authors.
+ */
+
+/*
+ * The completer's last stage: send WQEs the step machine (dr_comp.c) marked
+ * DONE or failed leave the send queue in order and become completions
+ * (IBA 10.7.3.1 and 11.4.2; rxe_comp.c's do_complete()). Unsignaled
+ * successful WRs free their slot silently; an error completes even an
+ * unsignaled WR and moves the QP to ERR; a full CQ is a CQ overrun.
+ */
+
+#include <string.h>
+
+#include "dr_comp.h"
+#include "dr_transport.h"
+#include "dr_verbs_priv.h"
+
+/* Fill the completion of a send WQE (rxe make_send_cqe()). */
+static void
+comp_make_wc(const struct dr_qp_impl *qp, const struct dr_send_wqe *wqe, enum dr_wc_status status,
+	     struct dr_wc *wc)
+{
+	memset(wc, 0, sizeof(*wc));
+	wc->wr_id = wqe->wr_id;
+	wc->status = status;
+	wc->opcode = dr_wr_wc_opcode(wqe->opcode);
+	wc->byte_len = wqe->length;
+	wc->qp_num = qp->pub.qp_num;
+	if (wqe->opcode == DR_WR_SEND_WITH_IMM || wqe->opcode == DR_WR_RDMA_WRITE_WITH_IMM)
+		wc->wc_flags = DR_WC_WITH_IMM;
+}
+
+/*
+ * The oldest WQE is a READ that took part of its responses in order ahead
+ * of an older WQE: its next response is the expected PSN.
+ */
+static void
+comp_advance_prefix(struct dr_qp_impl *qp)
+{
+	struct dr_sq *sq = &qp->sq;
+	struct dr_send_wqe *w;
+
+	if (sq->tail == dr_sq_head(sq))
+		return;
+	w = dr_sq_wqe(sq, sq->tail);
+	if (w->opcode == DR_WR_RDMA_READ && dr_wqe_all_sent(w) && w->resp_bytes != 0)
+		dr_comp_advance(qp, dr_read_next_psn(qp, w));
+}
+
+int
+dr_comp_progress(struct dr_qp_impl *qp)
+{
+	struct dr_sq *sq = &qp->sq;
+	struct dr_cq_impl *cq = dr_cq_impl(qp->pub.send_cq);
+	bool reliable = dr_qp_reliable(qp);
+	int n = 0;
+
+	while (sq->tail != dr_sq_head(sq)) {
+		struct dr_send_wqe *wqe = dr_sq_wqe(sq, sq->tail);
+		struct dr_wc wc;
+
+		if (dr_wqe_done(wqe)) {
+			/* a READ done ahead of an older one (comp_read_ahead()) is acknowledged now */
+			if (reliable && dr_wqe_sent_once(wqe))
+				dr_comp_advance(qp, dr_psn_add(wqe->last_psn, 1));
+			if (wqe->rd_slot_held) {
+				wqe->rd_slot_held = false;
+				dr_ho_rd_free(qp);
+			}
+			/* unsignaled successful WRs free their slot silently (ibv_post_send(3)) */
+			if (!(wqe->send_flags & DR_SEND_SIGNALED)) {
+				dr_sq_tail_set(sq, sq->tail + 1);
+				continue;
+			}
+			/* the slot is free before its completion can be polled (the wc is a copy):
+			 * a WR posted right after the poll must not find the queue full */
+			comp_make_wc(qp, wqe, DR_WC_SUCCESS, &wc);
+			dr_sq_tail_set(sq, sq->tail + 1);
+			if (dr_cq_push(cq, &wc) != 0) {
+				/* CQ overrun: IBA 11.4.2.1, the QP goes to ERR (rxe class G) */
+				dr_qp_fail(qp, false);
+				return n;
+			}
+			n++;
+			continue;
+		}
+		if (dr_wqe_failed(wqe)) {
+			/* IBA 10.7.3.1: an error completes even an unsignaled WR */
+			comp_make_wc(qp, wqe, dr_wqe_fail_status(wqe), &wc);
+			dr_sq_tail_set(sq, sq->tail + 1);
+			if (dr_cq_push(cq, &wc) == 0)
+				n++;
+			dr_qp_fail(qp, false);
+			return n;
+		}
+		break;
+	}
+	if (reliable)
+		comp_advance_prefix(qp);
+	return n;
+}
