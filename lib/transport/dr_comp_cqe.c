@@ -48,37 +48,44 @@ comp_advance_prefix(struct dr_qp_impl *qp)
 		dr_comp_advance(qp, dr_read_next_psn(qp, w));
 }
 
+/*
+ * The done and failed WQEs at the SQ's tail leave it in order. The tail
+ * moves before each completion is pushed (the wc is a copy: a WR posted
+ * right after the poll must not find the queue full) and once after a run
+ * of silent ones; comp.psn moves once for the run.
+ */
 int
 dr_comp_progress(struct dr_qp_impl *qp)
 {
 	struct dr_sq *sq = &qp->sq;
 	struct dr_cq_impl *cq = dr_cq_impl(qp->pub.send_cq);
-	bool reliable = dr_qp_reliable(qp);
+	bool reliable = dr_qp_reliable(qp), acked = false;
+	uint32_t t = sq->tail, head = dr_sq_head(sq), acked_next = 0;
 	int n = 0;
 
-	while (sq->tail != dr_sq_head(sq)) {
-		struct dr_send_wqe *wqe = dr_sq_wqe(sq, sq->tail);
+	for (; t != head; t++) {
+		struct dr_send_wqe *wqe = dr_sq_wqe(sq, t);
 		struct dr_wc wc;
 
 		if (dr_wqe_done(wqe)) {
 			/* a READ done ahead of an older one (comp_read_ahead()) is acknowledged now */
-			if (reliable && dr_wqe_sent_once(wqe))
-				dr_comp_advance(qp, dr_psn_add(wqe->last_psn, 1));
+			if (reliable && dr_wqe_sent_once(wqe)) {
+				acked_next = dr_psn_add(wqe->last_psn, 1);
+				acked = true;
+			}
 			if (wqe->rd_slot_held) {
 				wqe->rd_slot_held = false;
 				dr_ho_rd_free(qp);
 			}
 			/* unsignaled successful WRs free their slot silently (ibv_post_send(3)) */
-			if (!(wqe->send_flags & DR_SEND_SIGNALED)) {
-				dr_sq_tail_set(sq, sq->tail + 1);
+			if (!(wqe->send_flags & DR_SEND_SIGNALED))
 				continue;
-			}
-			/* the slot is free before its completion can be polled (the wc is a copy):
-			 * a WR posted right after the poll must not find the queue full */
 			comp_make_wc(qp, wqe, DR_WC_SUCCESS, &wc);
-			dr_sq_tail_set(sq, sq->tail + 1);
+			dr_sq_tail_set(sq, t + 1);
 			if (dr_cq_push(cq, &wc) != 0) {
 				/* CQ overrun: IBA 11.4.2.1, the QP goes to ERR (rxe class G) */
+				if (acked)
+					dr_comp_advance(qp, acked_next);
 				dr_qp_fail(qp, false);
 				return n;
 			}
@@ -88,14 +95,20 @@ dr_comp_progress(struct dr_qp_impl *qp)
 		if (dr_wqe_failed(wqe)) {
 			/* IBA 10.7.3.1: an error completes even an unsignaled WR */
 			comp_make_wc(qp, wqe, dr_wqe_fail_status(wqe), &wc);
-			dr_sq_tail_set(sq, sq->tail + 1);
+			dr_sq_tail_set(sq, t + 1);
 			if (dr_cq_push(cq, &wc) == 0)
 				n++;
+			if (acked)
+				dr_comp_advance(qp, acked_next);
 			dr_qp_fail(qp, false);
 			return n;
 		}
 		break;
 	}
+	if (t != sq->tail)
+		dr_sq_tail_set(sq, t);
+	if (acked)
+		dr_comp_advance(qp, acked_next);
 	if (reliable)
 		comp_advance_prefix(qp);
 	return n;
