@@ -52,6 +52,7 @@ struct dr_send_wqe {
 	uint64_t compare_add;
 	uint64_t swap;
 	uint32_t length;               /* bytes of the message (sum of the SGEs / inline bytes) */
+	uint32_t mr_gen;               /* ctx->mr_gen before the post checked the L_Keys */
 	uint16_t num_sge;
 	struct dr_sge *sge;            /* num_sge entries (the queue's SGE array) */
 	uint8_t *inline_data;          /* copy of the data when DR_SEND_INLINE, else NULL */
@@ -341,6 +342,8 @@ struct dr_qp_impl {
 	bool route_resolved;
 	uint32_t mtu;                  /* path MTU in bytes */
 	uint32_t window;               /* PSNs the requester may have unacknowledged (dr_transport.h) */
+	/* the packet opcode of each WR opcode at each position (dr_wr_pkt_opcode() for the QP's type; -1: none) */
+	int16_t pkt_op[DR_NUM_WR_OPCODES][DR_POS_ONLY + 1];
 	/* ECE (dr_ece.c): the options taken from the peer; selective repeat's memory when on */
 	uint32_t ece_options;
 	bool ece_set;
@@ -469,7 +472,15 @@ struct rte_mbuf *dr_qp_pkt_start(struct dr_qp_impl *qp, struct dr_pkt_tmpl_cache
  * queueing a checked WR (0, or ENOMEM when the queue is full).
  */
 int dr_post_send_check(struct dr_qp_impl *qp, const struct dr_send_wr *wr, uint16_t *flags, uint64_t *len);
-int dr_post_send_commit(struct dr_qp_impl *qp, const struct dr_send_wr *wr, uint16_t f, uint64_t len);
+int dr_post_send_commit(struct dr_qp_impl *qp, const struct dr_send_wr *wr, uint16_t f, uint64_t len,
+			uint32_t mr_gen);
+
+/* The context's MR generation, read before dr_post_send_check() and given to dr_post_send_commit(). */
+static inline uint32_t
+dr_post_mr_gen(const struct dr_qp_impl *qp)
+{
+	return __atomic_load_n(&qp->pub.context->mr_gen, __ATOMIC_ACQUIRE);
+}
 
 /* dr_wr_ex.c: a builder batch is open on @qp (dr_wr_start() without complete/abort yet). */
 bool dr_wr_batch_open(const struct dr_qp_impl *qp);

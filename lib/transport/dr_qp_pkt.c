@@ -160,7 +160,8 @@ sge_seek(const struct dr_sge *sge, uint16_t num_sge, uint32_t offset, uint16_t *
 
 /*
  * The payload of a one-packet request as one flat run: the inline copy, or
- * the part of one SGE that holds it all, its L_Key checked (sge_check()) and
+ * the part of one SGE that holds it all, its L_Key checked (sge_check(),
+ * unless no MR was deregistered since the post checked it: ctx->mr_gen) and
  * below the zero-copy threshold (dr_qp_pkt_add_payload() copies it then).
  * NULL when it is not (several SGEs, attached, a bad L_Key: the general
  * builder's, which reports the error).
@@ -174,7 +175,10 @@ only_payload(struct dr_qp_impl *qp, const struct dr_send_wqe *wqe, uint32_t len)
 	if (wqe->inline_data != NULL)
 		return wqe->inline_data;
 	if (!sge_seek(wqe->sge, wqe->num_sge, 0, &i, &in) || i >= wqe->num_sge || len > wqe->sge[i].length ||
-	    len >= qp->pub.context->tx_zcopy_min || sge_check(qp, &wqe->sge[i], 0) != 0)
+	    len >= qp->pub.context->tx_zcopy_min)
+		return NULL;
+	if (wqe->mr_gen != __atomic_load_n(&qp->pub.context->mr_gen, __ATOMIC_ACQUIRE) &&
+	    sge_check(qp, &wqe->sge[i], 0) != 0)
 		return NULL;
 	return (const uint8_t *)(uintptr_t)wqe->sge[i].addr;
 }

@@ -360,7 +360,7 @@ req_segment_packet(struct dr_qp_impl *qp, struct dr_pkt_tmpl_cache *tc, const st
 	uint32_t mask;
 	int opcode, rc;
 
-	opcode = dr_wr_pkt_opcode(qp->pub.qp_type, wqe->opcode, pos);
+	opcode = qp->pkt_op[wqe->opcode][pos];   /* the post checked the WR opcode */
 	if (opcode < 0)
 		return -EINVAL;
 	if (pos == DR_POS_ONLY && qp->pub.context->express) {

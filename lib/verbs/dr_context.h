@@ -96,6 +96,12 @@ struct dr_context {
 	struct dr_idx_fifo qp_free;         /* free QP indices, oldest first (delayed QPN reuse) */
 	struct dr_qp_list qps;              /* every QP of the context (qp->ctx_link), under ctl_lock */
 	struct dr_mr_impl **mr_table;       /* DR_MAX_MR entries */
+	/*
+	 * Bumped by every deregistration, before its quiescent point: a send WQE
+	 * whose L_Keys were checked at post under the same value needs no second
+	 * check where its frames are built (dr_qp_pkt.c).
+	 */
+	uint32_t mr_gen;
 	uint8_t *mr_variant;                /* DR_MAX_MR: key byte of each slot, bumped at every reuse */
 	struct dr_idx_stack mr_free;        /* free MR slots, newest first */
 	struct dr_mw_impl *mw_table[DR_MAX_MW];    /* key index DR_MAX_MR + slot */

@@ -159,6 +159,7 @@ dereg_mr_ctl(struct dr_mr *pub)
 	 * memory once this call returns.
 	 */
 	__atomic_store_n(&ctx->mr_table[idx], NULL, __ATOMIC_RELEASE);
+	__atomic_fetch_add(&ctx->mr_gen, 1, __ATOMIC_RELEASE);   /* WQEs checked before: checked again */
 	dr_engine_sync(ctx);
 	if (!zc_frames_gone(ctx, mr)) {
 		DR_LOG(ctx, WARNING, "dereg_mr: %u frames sent zero-copy from it are still held by the port",

@@ -160,7 +160,7 @@ send_wr_check(const struct dr_qp_impl *qp, const struct dr_send_wr *wr, uint16_t
 
 static void
 send_wqe_fill(struct dr_qp_impl *qp, struct dr_send_wqe *wqe, uint32_t slot, const struct dr_send_wr *wr,
-	      uint16_t f, uint32_t len)
+	      uint16_t f, uint32_t len, uint32_t mr_gen)
 {
 	struct dr_sq *sq = &qp->sq;
 	int i;
@@ -209,6 +209,7 @@ send_wqe_fill(struct dr_qp_impl *qp, struct dr_send_wqe *wqe, uint32_t slot, con
 		wqe->remote_qkey = (wr->wr.ud.remote_qkey & DR_QKEY_USE_QP) ? qp->attr.qkey : wr->wr.ud.remote_qkey;
 	}
 	wqe->length = len;
+	wqe->mr_gen = mr_gen;
 	if (wr->send_flags & DR_SEND_INLINE) {
 		/* the data is copied now: the caller may reuse its buffers on return */
 		uint8_t *dst = sq->inline_buf != NULL ? sq->inline_buf + (size_t)slot * sq->max_inline : NULL;
@@ -253,7 +254,7 @@ dr_post_send_check(struct dr_qp_impl *qp, const struct dr_send_wr *wr, uint16_t 
 }
 
 int
-dr_post_send_commit(struct dr_qp_impl *qp, const struct dr_send_wr *wr, uint16_t f, uint64_t len)
+dr_post_send_commit(struct dr_qp_impl *qp, const struct dr_send_wr *wr, uint16_t f, uint64_t len, uint32_t mr_gen)
 {
 	struct dr_sq *sq = &qp->sq;
 	enum dr_qp_state st = __atomic_load_n(&qp->pub.state, __ATOMIC_ACQUIRE);
@@ -268,7 +269,7 @@ dr_post_send_commit(struct dr_qp_impl *qp, const struct dr_send_wr *wr, uint16_t
 	head = sq->head;
 	if (head - __atomic_load_n(&sq->tail, __ATOMIC_ACQUIRE) >= sq->max_wr)
 		return ENOMEM;
-	send_wqe_fill(qp, dr_sq_wqe(sq, head), head & (sq->size - 1), wr, f, (uint32_t)len);
+	send_wqe_fill(qp, dr_sq_wqe(sq, head), head & (sq->size - 1), wr, f, (uint32_t)len, mr_gen);
 	__atomic_store_n(&sq->head, head + 1, __ATOMIC_RELEASE);
 	return 0;
 }
@@ -276,12 +277,13 @@ dr_post_send_commit(struct dr_qp_impl *qp, const struct dr_send_wr *wr, uint16_t
 static int
 post_one_send(struct dr_qp_impl *qp, const struct dr_send_wr *wr)
 {
+	uint32_t gen = dr_post_mr_gen(qp);   /* before the L_Keys are checked */
 	uint64_t len;
 	uint16_t f;
 	int rc;
 
 	rc = dr_post_send_check(qp, wr, &f, &len);
-	return rc != 0 ? rc : dr_post_send_commit(qp, wr, f, len);
+	return rc != 0 ? rc : dr_post_send_commit(qp, wr, f, len, gen);
 }
 
 static int

@@ -203,6 +203,12 @@ dr_qp_create(struct dr_context *ctx, struct dr_pd *pd, struct dr_qp_init_attr *i
 	qp->pub.state = DR_QPS_RESET;
 	qp->pub.qp_type = ia->qp_type;
 	qp->pub.ops = &dr_qp_post_ops;
+	for (unsigned int op = 0; op < DR_NUM_WR_OPCODES; op++)
+		for (unsigned int pos = 0; pos <= DR_POS_ONLY; pos++) {
+			int o = dr_wr_pkt_opcode(ia->qp_type, (enum dr_wr_opcode)op, (enum dr_pkt_pos)pos);
+
+			qp->pkt_op[op][pos] = (int16_t)(o < 0 ? -1 : o);
+		}
 	qp->init = *ia;
 	qp->init.cap = cap;
 	qp->sq_sig_all = ia->sq_sig_all;

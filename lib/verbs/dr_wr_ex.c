@@ -370,11 +370,13 @@ ex_complete(struct dr_qp_ex *ex)
 	struct dr_sq *sq = &qp->sq;
 	uint32_t i, n = b->n;
 	enum dr_qp_state st;
+	uint32_t gen;
 	int rc;
 
 	if (!b->open)
 		return EINVAL;
 	rc = b->err;
+	gen = dr_post_mr_gen(qp);   /* before the L_Keys are checked */
 	/* every WR as dr_post_send() checks it, then the room for all: the batch is posted whole or not */
 	for (i = 0; rc == 0 && i < n; i++) {
 		rc = dr_post_send_check(qp, &b->wr[i], &f[i], &len[i]);
@@ -389,7 +391,7 @@ ex_complete(struct dr_qp_ex *ex)
 	    sq->max_wr - (sq->head - __atomic_load_n(&sq->tail, __ATOMIC_ACQUIRE)) < n)
 		rc = ENOMEM;
 	for (i = 0; rc == 0 && i < n; i++)
-		rc = dr_post_send_commit(qp, &b->wr[i], f[i], len[i]);   /* cannot fail now */
+		rc = dr_post_send_commit(qp, &b->wr[i], f[i], len[i], gen);   /* cannot fail now */
 	if (rc == 0 && n > 0)
 		dr_sched_doorbell(qp);
 	if (rc != 0)

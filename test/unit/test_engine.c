@@ -344,6 +344,72 @@ out:
 	free(sw);
 }
 
+/*
+ * A deregisters the MR its posted WRITEs read from (small, one frame each:
+ * the one-pass build, which skips the second L_Key check while no MR was
+ * deregistered since the post, ctx->mr_gen): they complete SUCCESS up to one
+ * LOC_PROT_ERR (IBA 10.6.3.1: the first built after the dereg), the rest
+ * flushed, in order; inline, where nothing is built between the posts and
+ * the dereg, none succeeds. B never gets bytes of a failed WRITE.
+ */
+static void
+test_dereg_local(struct rc_env *e)
+{
+	enum { N = 64, LEN = 256 };
+	struct rc_side *a = &e->s[0], *b = &e->s[1];
+	struct rc_wcs *sw = calloc(1, sizeof(*sw));
+	struct rc_qp_params p;
+	struct rc_buf src, dst;
+	unsigned int i, ok = 0, prot = 0, flush = 0, order_bad = 0;
+	bool inl = strcmp(rc_mode_name(), "inline") == 0;
+
+	rc_params_default(&p);
+	p.max_wr = N;
+	if (sw == NULL || rc_connect(e, &p) != 0 || rc_buf_alloc(a, &src, N * LEN, DR_ACCESS_LOCAL_WRITE) != 0 ||
+	    rc_buf_alloc(b, &dst, N * LEN, DR_ACCESS_LOCAL_WRITE | DR_ACCESS_REMOTE_WRITE) != 0) {
+		RC_CHECK_MSG(0, "dereg local setup");
+		goto out;
+	}
+	rc_fill(src.p, src.len, 12);
+	memset(dst.p, 0, dst.len);
+	for (i = 0; i < N; i++) {
+		struct dr_sge ls = { (uint64_t)(uintptr_t)(src.p + (size_t)i * LEN), LEN, src.mr->lkey };
+
+		RC_CHECK_EQ(rc_post_send(a, i, DR_WR_RDMA_WRITE, &ls, 1, DR_SEND_SIGNALED,
+					 (uint64_t)(uintptr_t)(dst.p + (size_t)i * LEN), dst.mr->rkey, 0), 0);
+	}
+	RC_CHECK_EQ(dr_dereg_mr(src.mr), 0);
+	src.mr = NULL;
+	RC_CHECK(rc_wait_wcs(e, a->scq, sw, N, 10000000));
+	for (i = 0; i < sw->n; i++) {
+		enum dr_wc_status st = sw->wc[i].status;
+
+		if (st == DR_WC_SUCCESS)
+			order_bad += prot + flush != 0, ok++;
+		else if (st == DR_WC_LOC_PROT_ERR)
+			order_bad += flush != 0 || prot != 0, prot++;
+		else if (st == DR_WC_WR_FLUSH_ERR)
+			flush++;
+		else
+			order_bad++;
+		RC_CHECK_EQ(sw->wc[i].wr_id, i);
+	}
+	RC_CHECK_MSG(ok + prot + flush == N && order_bad == 0 && prot <= 1 && (!inl || (ok == 0 && prot == 1)),
+		     "%u success, %u local protection error, %u flushed, %u out of order", ok, prot, flush, order_bad);
+	RC_CHECK(memcmp(src.p, dst.p, (size_t)ok * LEN) == 0);
+	for (i = ok * LEN; i < N * LEN; i++)
+		if (dst.p[i] != 0)
+			break;
+	RC_CHECK_MSG(i == N * LEN, "B got bytes of a WRITE that failed (offset %u)", i);
+	printf("test_dereg_local (%s): %u WRITEs before the dereg, %u failed, %u flushed\n", rc_mode_name(), ok,
+	       prot, flush);
+out:
+	rc_disconnect(e);
+	rc_buf_free(&src);
+	rc_buf_free(&dst);
+	free(sw);
+}
+
 /* Per-worker receive counters of both contexts (read while the workers run: relaxed loads). */
 struct rx_snap {
 	uint64_t burst_pkts[2][DR_MAX_WORKERS];
@@ -655,6 +721,7 @@ run(struct rc_env *e)
 	check_rx_queues(e, &before, &after);
 	test_lifecycle_under_traffic(e);
 	test_dereg_race(e);
+	test_dereg_local(e);
 	test_control_threads(e);
 	test_slot_free_at_completion(e);
 }
