@@ -84,7 +84,7 @@ send_wr_check(const struct dr_qp_impl *qp, const struct dr_send_wr *wr, uint16_t
 	/* opcode: "the QP type limits the opcodes" (ibv_post_send(3); IBA 10.7.2 table) */
 	if ((unsigned int)wr->opcode >= DR_NUM_WR_OPCODES)
 		return EINVAL;
-	f = dr_wr_opcode_flags(qp->pub.qp_type, wr->opcode);
+	f = dr_wr_opcode_table[wr->opcode].mask[qp->pub.qp_type];   /* dr_wr_opcode_flags(), both in range */
 	if (!(f & DR_WRF_ALLOWED))
 		return EINVAL;
 	/* FLUSH and ATOMIC_WRITE (IBA 1.5 placement operations): not offered */
@@ -224,8 +224,8 @@ send_wqe_fill(struct dr_qp_impl *qp, struct dr_send_wqe *wqe, uint32_t slot, con
 		wqe->inline_data = dst;
 		wqe->num_sge = 0;       /* no SGE: the data is inline_data[0 .. length) */
 	} else {
-		if (wr->num_sge > 0)
-			memcpy(wqe->sge, wr->sg_list, (size_t)wr->num_sge * sizeof(*wqe->sge));
+		for (i = 0; i < wr->num_sge; i++)
+			wqe->sge[i] = wr->sg_list[i];
 		wqe->inline_data = NULL;
 		wqe->num_sge = (uint16_t)wr->num_sge;
 	}
