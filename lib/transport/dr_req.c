@@ -61,11 +61,11 @@ enum dr_req_verdict {
 	REQ_SKIP,      /* this WQE needs no packet: look at the next one */
 };
 
-/* Packets of a message of @len bytes at path MTU @mtu (at least one, IBA 9.7.2). */
+/* Packets of a message of @len bytes at path MTU @mtu, a power of two (at least one, IBA 9.7.2). */
 static inline uint32_t
 msg_pkts(uint32_t len, uint32_t mtu)
 {
-	return len == 0 ? 1 : (uint32_t)(((uint64_t)len + mtu - 1) / mtu);
+	return len == 0 ? 1 : (uint32_t)(((uint64_t)len + mtu - 1) >> rte_bsf32(mtu));
 }
 
 /* End a WQE with a local error; the completer reports it in order, then moves the QP to ERR. */
@@ -422,7 +422,7 @@ req_send_segment(struct dr_qp_impl *qp, struct dr_send_wqe *wqe)
 		wqe->last_psn = dr_psn_add(wqe->first_psn, wqe->npkts - 1);
 		dr_wqe_set_sent_once(wqe, false);
 	}
-	rc = req_segment_packet(qp, &qp->req.tmpl, wqe, off / mtu, qp->req.psn, false);
+	rc = req_segment_packet(qp, &qp->req.tmpl, wqe, off >> rte_bsf32(mtu), qp->req.psn, false);
 	if (unlikely(rc != 0)) {
 		/* a resend writes nothing into its WQE (dr_req_state.resend_end): it sent it once already */
 		if (resend)

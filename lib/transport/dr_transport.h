@@ -93,7 +93,7 @@ dr_wqe_resp_bytes(const struct dr_send_wqe *wqe)
 static inline uint32_t
 dr_read_next_psn(const struct dr_qp_impl *qp, const struct dr_send_wqe *wqe)
 {
-	return dr_psn_add(wqe->first_psn, dr_wqe_resp_bytes(wqe) / qp->mtu);
+	return dr_psn_add(wqe->first_psn, dr_wqe_resp_bytes(wqe) >> rte_bsf32(qp->mtu));   /* a power of two */
 }
 
 /*
