@@ -62,14 +62,16 @@
 #define DR_IDLE_SPIN_US 200
 #define DR_IDLE_SLEEP_US 10
 /*
- * DR_IDLE_AUTO: an idle thread looks at its involuntary context switches
- * this often; when they came at DR_IDLE_AUTO_SWITCHES a look's interval or
- * faster, it naps for DR_IDLE_AUTO_HOLD_US. The kernel's own threads
- * (ksoftirqd, kworkers) take a spinning rank's CPU 25-50 times a second
- * here; a second rank or a yielding task on the CPU, thousands of times.
+ * DR_IDLE_AUTO: an idle thread looks this often at the time it waited for
+ * its CPU on a run queue (the scheduler's run_delay), as a share of the
+ * look's interval, averaged over looks (each look a quarter); at
+ * DR_IDLE_AUTO_WAIT_PCT or more it naps, for DR_IDLE_AUTO_HOLD_US. A rank
+ * with a CPU of its own waited 2-8 % (the kernel's softirq threads at work
+ * on its own frames, bursts to 28 % in a 20 ms sample); two ranks on a CPU
+ * 35-40 % each (2026-11-29, MPI workload over net_af_packet).
  */
 #define DR_IDLE_AUTO_CHECK_US 10000
-#define DR_IDLE_AUTO_SWITCHES 3
+#define DR_IDLE_AUTO_WAIT_PCT 20
 #define DR_IDLE_AUTO_HOLD_US 1000000
 
 #endif /* DR_CONFIG_H */

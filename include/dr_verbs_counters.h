@@ -53,6 +53,9 @@ struct dr_context_counters {
 	uint64_t stalls;
 	uint64_t stall_us;         /**< the time those stalls left out */
 	uint64_t max_gap_us;       /**< the longest gap between two rounds of one thread */
+	/** Naps of idle threads (dr_context_attr.idle: DR_IDLE_SLEEP, and DR_IDLE_AUTO
+	 *  while it finds the CPU shared), inline progress and lcores alike. */
+	uint64_t idle_naps;
 	/** The port's own counters, where its backend has them (0 otherwise): frames the
 	 *  port dropped because its rx queue was full, received in error, dropped for
 	 *  want of an mbuf, failed to transmit. The whole port's, whoever uses it. */

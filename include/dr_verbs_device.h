@@ -83,13 +83,13 @@ enum dr_idle_policy {
 	 *  on a shared CPU lets the others run. */
 	DR_IDLE_SLEEP = 3,
 	/** DR_IDLE_SPIN while the thread has its CPU to itself, DR_IDLE_SLEEP
-	 *  while it shares it: an idle thread looks at its involuntary context
-	 *  switches (getrusage(RUSAGE_THREAD)) every DR_IDLE_AUTO_CHECK_US, and
-	 *  naps for DR_IDLE_AUTO_HOLD_US after it found the scheduler took the
-	 *  CPU from it DR_IDLE_AUTO_SWITCHES times a look's interval or more
-	 *  often (another rank, a yielding task on its CPU; the kernel's own
-	 *  threads take it less often). In inline mode too. The libfabric
-	 *  provider's default. */
+	 *  while it shares it: an idle thread looks every DR_IDLE_AUTO_CHECK_US
+	 *  at the time it waited on a run queue (the scheduler's run_delay,
+	 *  /proc/thread-self/schedstat), and naps for DR_IDLE_AUTO_HOLD_US after
+	 *  that time, as a share of the looks' intervals averaged over them,
+	 *  reached DR_IDLE_AUTO_WAIT_PCT (another rank, a busy task on its CPU;
+	 *  the kernel's softirq threads at work on its frames take far less). In
+	 *  inline mode too. The libfabric provider's default. */
 	DR_IDLE_AUTO = 4,
 };
 

@@ -63,6 +63,7 @@ perf_print_counters(const struct perf *p)
 	ROW("stalls", c.stalls);
 	ROW("stall_us", c.stall_us);
 	ROW("max_gap_us", c.max_gap_us);
+	ROW("idle_naps", c.idle_naps);
 	ROW("port_imissed", c.port_imissed);
 	ROW("port_ierrors", c.port_ierrors);
 	ROW("port_rx_nombuf", c.port_rx_nombuf);

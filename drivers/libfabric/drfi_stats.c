@@ -59,12 +59,12 @@ drfi_stats_print(struct drfi_fabric *fab)
 		" naks_err_rx %" PRIu64 " naks_seq_tx %" PRIu64 " naks_rnr_tx %" PRIu64 " naks_err_tx %" PRIu64
 		" rx_duplicate %" PRIu64 " rx_dropped %" PRIu64 " rx_bad_icrc %" PRIu64 " tx_nombuf %" PRIu64
 		" sr_resends %" PRIu64 " stalls %" PRIu64 " stall_us %" PRIu64 " max_gap_us %" PRIu64
-		" port_imissed %" PRIu64 " port_ierrors %" PRIu64 " port_rx_nombuf %" PRIu64
+		" idle_naps %" PRIu64 " port_imissed %" PRIu64 " port_ierrors %" PRIu64 " port_rx_nombuf %" PRIu64
 		" port_oerrors %" PRIu64 "\n", (int)getpid(), c.rx_pkts, c.tx_pkts, c.retries, c.ack_timeouts,
 		c.rto_expiries, c.tlp_probes,
 		c.naks_seq_rx, c.naks_rnr_rx, c.naks_err_rx, c.naks_seq_tx, c.naks_rnr_tx, c.naks_err_tx,
 		c.rx_duplicate, c.rx_dropped, c.rx_bad_icrc, c.tx_nombuf, c.sr_resends, c.stalls, c.stall_us,
-		c.max_gap_us, c.port_imissed, c.port_ierrors, c.port_rx_nombuf, c.port_oerrors);
+		c.max_gap_us, c.idle_naps, c.port_imissed, c.port_ierrors, c.port_rx_nombuf, c.port_oerrors);
 	fprintf(stderr, "dpdk_rdma stats pid %d: qps: closed %u retries %" PRIu64 " rereads %" PRIu64
 		" ack_timeouts %" PRIu64 " max_ack_timeout_us %" PRIu64 " rto_expiries %" PRIu64
 		" max_rto_us %" PRIu64 " tlp_probes %" PRIu64 " max_srtt_us %" PRIu64 " naks_rx %" PRIu64 " rnr_naks_rx %" PRIu64

@@ -41,17 +41,18 @@ struct dr_qp_impl;
 extern uint64_t (*dr_run_clock_base)(void);
 
 /*
- * DR_IDLE_AUTO's source of involuntary context switches of the calling
- * thread: NULL (the default) is getrusage(RUSAGE_THREAD); a test sets its
- * own. Internal: not in the version map.
+ * DR_IDLE_AUTO's source of the calling thread's run-queue wait, in ns
+ * since it started: NULL (the default) is the second field of
+ * /proc/thread-self/schedstat (0 where the kernel has none: never shared);
+ * a test sets its own. Internal: not in the version map.
  */
-extern long (*dr_idle_nivcsw)(void);
+extern uint64_t (*dr_idle_run_delay)(void);
 
 /*
  * DR_IDLE_AUTO: does the idle thread of @wk share its CPU (within
- * DR_IDLE_AUTO_HOLD_US of @t, the run clocks' base, it found it was
- * preempted DR_IDLE_AUTO_SWITCHES times a DR_IDLE_AUTO_CHECK_US or more
- * often)? It looks at most every DR_IDLE_AUTO_CHECK_US.
+ * DR_IDLE_AUTO_HOLD_US of @t, the run clocks' base, its average share of
+ * time waiting on a run queue reached DR_IDLE_AUTO_WAIT_PCT)? It looks at
+ * most every DR_IDLE_AUTO_CHECK_US.
  */
 bool dr_idle_cpu_shared(struct dr_worker *wk, uint64_t t);
 

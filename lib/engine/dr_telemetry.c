@@ -176,6 +176,13 @@ tel_ctx_stats(const char *cmd, const char *params, struct rte_tel_data *d)
 		rte_tel_data_add_dict_u64(d, "stalls", stalls);
 		rte_tel_data_add_dict_u64(d, "stall_us", stall_us);
 		rte_tel_data_add_dict_u64(d, "max_gap_us", max_gap_us);
+		{
+			uint64_t naps = 0;
+
+			for (uint16_t i = 0; ctx->wk != NULL && i < ctx->nb_workers; i++)
+				naps += __atomic_load_n(&ctx->wk[i].lstats.idle_naps, __ATOMIC_RELAXED);
+			rte_tel_data_add_dict_u64(d, "idle_naps", naps);
+		}
 		rte_tel_data_add_dict_u64(d, "port_imissed", ps.imissed);
 		rte_tel_data_add_dict_u64(d, "port_ierrors", ps.ierrors);
 		rte_tel_data_add_dict_u64(d, "port_rx_nombuf", ps.rx_nombuf);
@@ -367,6 +374,7 @@ tel_lcore_stats(const char *cmd, const char *params, struct rte_tel_data *d)
 			rte_tel_data_add_dict_u64(d, "busy_loops", LOAD(wk->lstats.busy_loops));
 			rte_tel_data_add_dict_u64(d, "busy_cycles", LOAD(wk->lstats.busy_cycles));
 			rte_tel_data_add_dict_u64(d, "idle_cycles", LOAD(wk->lstats.idle_cycles));
+			rte_tel_data_add_dict_u64(d, "idle_naps", LOAD(wk->lstats.idle_naps));
 			rte_tel_data_add_dict_u64(d, "rx_bursts", bursts);
 			rte_tel_data_add_dict_u64(d, "rx_burst_pkts", pkts);
 			rte_tel_data_add_dict_u64(d, "pkts_per_burst_x100", bursts != 0 ? pkts * 100 / bursts : 0);

@@ -182,9 +182,10 @@ struct dr_worker {
 	 */
 	bool many;                          /* read by posters (relaxed) */
 	uint64_t idle_since;                /* inline: TSC of the last dr_progress() with work */
-	/* DR_IDLE_AUTO (dr_idle_cpu_shared()): the last look, what it saw, naps until */
+	/* DR_IDLE_AUTO (dr_idle_cpu_shared()): the last look, the run-queue wait it read, the average share, naps until */
 	uint64_t auto_checked;
-	long auto_nivcsw;
+	uint64_t auto_wait_ns;
+	uint32_t auto_wait_pct;
 	uint64_t auto_shared_until;
 	struct dr_qp_list hot;
 	struct dr_qp_impl *sweep;           /* the active QP the sweep visits next (NULL: the first) */

@@ -86,6 +86,8 @@ dr_query_context_counters(struct dr_context *ctx, struct dr_context_counters *c)
 	c->sr_resends = st.sr_resends;
 	c->rx_sr_held = st.rx_sr_held;
 	dr_ctx_stall_sum(ctx, &c->stalls, &c->stall_us, &c->max_gap_us);
+	for (uint16_t i = 0; ctx->wk != NULL && i < ctx->nb_workers; i++)
+		c->idle_naps += LOAD(ctx->wk[i].lstats.idle_naps);
 	dr_ctx_port_stats(ctx, &ps);
 	c->port_imissed = ps.imissed;
 	c->port_ierrors = ps.ierrors;

@@ -139,7 +139,7 @@ def test_fi_pingpong(ep, mode, sizes):
     for x in (s, c):
         # FI_DPDK_RDMA_STATS=1: each side's context and QP counters at close
         ctx = re.search(r"dpdk_rdma stats pid \d+: context: rx_pkts (\d+) tx_pkts (\d+) .* stalls (\d+) "
-                        r"stall_us \d+ max_gap_us \d+ port_imissed (\d+)", x.stderr)
+                        r"stall_us \d+ max_gap_us \d+ idle_naps \d+ port_imissed (\d+)", x.stderr)
         qps = re.search(r"dpdk_rdma stats pid \d+: qps: closed (\d+) retries (\d+) .* max_ack_timeout_us (\d+)",
                         x.stderr)
         assert ctx and qps, x.describe()

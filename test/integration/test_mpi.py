@@ -156,7 +156,8 @@ def test_mpi_over_dpdk_rdma_and_tcp(scripts, shape):
 
 
 STATS_CTX = re.compile(r"dpdk_rdma stats pid \d+: context: .*? retries (\d+) ack_timeouts (\d+) rto_expiries (\d+) "
-                       r"tlp_probes (\d+) .*? stalls (\d+) stall_us (\d+) max_gap_us (\d+) port_imissed (\d+)")
+                       r"tlp_probes (\d+) .*? stalls (\d+) stall_us (\d+) max_gap_us (\d+) idle_naps (\d+) "
+                       r"port_imissed (\d+)")
 STATS_QPS = re.compile(r"dpdk_rdma stats pid \d+: qps: closed \d+ retries \d+ rereads \d+ ack_timeouts \d+ "
                        r"max_ack_timeout_us (\d+) rto_expiries \d+ max_rto_us (\d+)")
 STATS_START = re.compile(r"dpdk_rdma stats pid \d+: start-up: eal_ms ([\d.]+) port_ms ([\d.]+) connects (\d+) "
@@ -205,10 +206,11 @@ def test_mpi_workload(scripts, wshape):
     # rank 0's time in each phase's MPI calls, and in filling and checking (the same over both)
     print("  rank 0 over dpdk_rdma: %s\n  rank 0 over TCP:       %s" % (got["dpdk_rdma"][3], got["tcp"][3]))
     print("  dpdk_rdma ranks: retries %d, ack timeouts %d (longest %d us), RTO expiries %d (longest %d us), "
-          "tail-loss probes %d, own stalls %d (%d us left out, longest gap %d us), port drops (imissed) %d" % (
+          "tail-loss probes %d, own stalls %d (%d us left out, longest gap %d us), idle naps %d, "
+          "port drops (imissed) %d" % (
               sum(c[0] for c in ctx), sum(c[1] for c in ctx), max(q[0] for q in qps), sum(c[2] for c in ctx),
               max(q[1] for q in qps), sum(c[3] for c in ctx), sum(c[4] for c in ctx), sum(c[5] for c in ctx),
-              max(c[6] for c in ctx), sum(c[7] for c in ctx)))
+              max(c[6] for c in ctx), sum(c[7] for c in ctx), sum(c[8] for c in ctx)))
     # where a rank's start-up went (the longest rank's of each part, ms)
     print("  dpdk_rdma start-up, longest of the ranks: EAL %.0f ms, port %.0f ms; %d connections made "
           "(longest %.0f ms, its address and route %.0f ms), %d accepted (longest %.0f ms)" % (

@@ -128,20 +128,28 @@ test_inline_naps(struct rc_env *e)
 	idle_teardown(e, &src, &dst);
 }
 
-static long fake_nivcsw;
+static uint64_t fake_wait_ns;
 
-static long
-nivcsw_of_test(void)
+static uint64_t
+run_delay_of_test(void)
 {
-	return fake_nivcsw;
+	return fake_wait_ns;
+}
+
+/* The thread waited on a run queue @pct % of a look's interval of @ticks (the stopped clock's). */
+static void
+waited(uint64_t ticks, unsigned int pct)
+{
+	fake_wait_ns += ticks * 1000u / (rte_get_tsc_hz() / 1000000u) * pct / 100u;
 }
 
 /*
- * DR_IDLE_AUTO, on the stopped clock, with the thread's involuntary
- * context switches the test's: no nap while they stay put, however long
- * the thread idles, nor while they come slower than DR_IDLE_AUTO_SWITCHES
- * a look's interval; naps (DR_IDLE_SLEEP's rule) from the first look after
- * they came that fast, for DR_IDLE_AUTO_HOLD_US; then no more.
+ * DR_IDLE_AUTO, on the stopped clock, with the thread's run-queue wait the
+ * test's: no nap while the thread waits for its CPU little, however long it
+ * idles; nor after one look's interval of waiting much (a burst of the
+ * kernel's softirq threads: each look's share weighs a quarter); naps
+ * (DR_IDLE_SLEEP's rule) from the look where the average reaches
+ * DR_IDLE_AUTO_WAIT_PCT, for DR_IDLE_AUTO_HOLD_US; then no more.
  */
 static void
 test_auto(struct rc_env *e)
@@ -154,36 +162,37 @@ test_auto(struct rc_env *e)
 
 	if (idle_setup(e, &src, &dst) != 0)
 		return;
-	fake_nivcsw = 100;
-	dr_idle_nivcsw = nivcsw_of_test;
+	fake_wait_ns = 1000000;
+	dr_idle_run_delay = run_delay_of_test;
 	rc_clock_freeze(true);
 	a->attr.idle = DR_IDLE_AUTO;
 	RC_CHECK_EQ(write_one(e, &src, &dst, 11), 0);
 	n0 = naps(e);
-	/* its CPU to itself: looks every 10 ms, sees nothing, never naps */
-	for (k = 0; k < 5; k++) {
+	/* its CPU nearly to itself (5 %: softirq work on its own frames): looks every 10 ms, never naps */
+	for (k = 0; k < 20; k++) {
+		waited(check, 5);
 		rc_clock_advance(check);
 		dr_progress(a);
 		dr_progress(a);
 	}
 	RC_CHECK_EQ(naps(e), n0);
-	/* preempted now and then (the kernel's threads passing by): below the rate, no nap */
-	fake_nivcsw += DR_IDLE_AUTO_SWITCHES - 1;
+	/* one interval of 40 %: the average (whole percent, 2 after the 5 %s) goes to (3 * 2 + 40) / 4 = 11 */
+	waited(check, 40);
 	rc_clock_advance(check);
 	dr_progress(a);
 	dr_progress(a);
 	RC_CHECK_EQ(naps(e), n0);
-	/* as many switches, but found by a look that came late (the thread was busy): the rate counts */
-	fake_nivcsw += DR_IDLE_AUTO_SWITCHES;
-	rc_clock_advance(2 * check);
+	/* a second rank on the CPU: 40 % again, (3 * 11 + 40) / 4 = 18, not yet; the next look's 23: naps */
+	waited(check, 40);
+	rc_clock_advance(check);
 	dr_progress(a);
 	dr_progress(a);
 	RC_CHECK_EQ(naps(e), n0);
-	/* preempted at the rate: the next look (not before) turns the naps on */
-	fake_nivcsw += DR_IDLE_AUTO_SWITCHES;
+	waited(check - 1, 40);
 	rc_clock_advance(check - 1);
 	dr_progress(a);
-	RC_CHECK_EQ(naps(e), n0);
+	RC_CHECK_EQ(naps(e), n0);      /* no look before its interval is over */
+	waited(1, 40);
 	rc_clock_advance(1);
 	dr_progress(a);
 	RC_CHECK_EQ(naps(e), n0 + 1);
@@ -195,7 +204,8 @@ test_auto(struct rc_env *e)
 	n0 = naps(e);
 	dr_progress(a);
 	RC_CHECK_EQ(naps(e), n0);
-	/* not preempted again: the naps end DR_IDLE_AUTO_HOLD_US after the look that saw it */
+	/* no more waiting: the average falls below (one look, 23 * 3 / 4 = 17), the naps end
+	 * DR_IDLE_AUTO_HOLD_US after the look that saw it */
 	rc_clock_advance(us * DR_IDLE_AUTO_HOLD_US - check);
 	dr_progress(a);
 	RC_CHECK_EQ(naps(e), n0 + 1);
@@ -205,7 +215,7 @@ test_auto(struct rc_env *e)
 		dr_progress(a);
 	RC_CHECK_EQ(naps(e), n0);
 
-	dr_idle_nivcsw = NULL;
+	dr_idle_run_delay = NULL;
 	idle_teardown(e, &src, &dst);
 }
 
