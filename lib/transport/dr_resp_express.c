@@ -5,8 +5,9 @@
 /*
  * The responder's express path (doc/guides/speed.rst, "The express path"):
  * the common request - an RC or UC SEND ONLY or RDMA WRITE ONLY, with or
- * without immediate, at the expected PSN, to a QP that is taking requests and has nothing else under
- * way - executed straight from the frame's fixed offsets (dr_pkt_express.h),
+ * without immediate, or an RC RDMA READ request, at the expected PSN, to a
+ * QP that is taking requests and has nothing else under way - executed
+ * straight from the frame's fixed offsets (dr_pkt_express.h),
  * without the step machine of dr_resp.c, a struct dr_pkt_info or a second
  * R_Key lookup.
  *
@@ -43,6 +44,7 @@
 #include "dr_pkt_express.h"
 #include "dr_resp_ack.h"
 #include "dr_resp_express.h"
+#include "dr_resp_read.h"
 #include "dr_srq.h"
 #include "dr_transport.h"
 
@@ -60,7 +62,9 @@ xp_from_peer(const struct dr_qp_impl *qp, const struct dr_pkt_xp *x)
  * The QP takes a request at once (dr_resp_rx_placed()), outside a message
  * (resp_chk_op_seq(): an ONLY packet opens and closes one), with no receive
  * WQE taken and nothing held: no READ being answered or queued, no request
- * waiting behind one, none held by selective repeat.
+ * waiting behind one, none held by selective repeat. A READ request may
+ * come while READs are answered, where the general path executes it at
+ * once too (resp_read_queueable(): nothing else waits, a resource free).
  */
 static inline bool
 xp_qp_ready(const struct dr_qp_impl *qp, const struct dr_pkt_xp *x)
@@ -70,8 +74,11 @@ xp_qp_ready(const struct dr_qp_impl *qp, const struct dr_pkt_xp *x)
 
 	return ((t == DR_QPT_RC && (x->opcode & DR_OPCODE_TRANSPORT_MASK) == DR_TRANSPORT_RC) ||
 		(t == DR_QPT_UC && (x->opcode & DR_OPCODE_TRANSPORT_MASK) == DR_TRANSPORT_UC && !rs->uc_drop)) &&
-	       dr_qp_can_receive(qp) && !qp->comm_est_armed && !dr_resp_busy(qp) && rs->sr_count == 0 &&
-	       rs->in_msg == DR_RESP_MSG_NONE && !rs->have_rwqe && x->psn == rs->epsn;
+	       dr_qp_can_receive(qp) && !qp->comm_est_armed &&
+	       (!dr_resp_busy(qp) ||
+		((x->opcode & DR_OPCODE_OP_MASK) == DR_OP_READ_REQ && rs->pend_head == rs->pend_tail &&
+		 (uint8_t)(rs->res_qhead - rs->res_qtail) < DR_MAX_RD_ATOMIC - 1)) &&
+	       rs->sr_count == 0 && rs->in_msg == DR_RESP_MSG_NONE && !rs->have_rwqe && x->psn == rs->epsn;
 }
 
 /*
@@ -135,6 +142,66 @@ xp_send_only(struct dr_qp_impl *qp, const struct dr_pkt_xp *x, uint32_t ext, uin
 	return true;
 }
 
+/*
+ * RDMA READ request of an RC QP (IBA 9.7.5.1.3): checked as resp_chk_op_valid(),
+ * resp_chk_resource(), resp_chk_length() and resp_chk_rkey() check it (a
+ * well-formed request only: a RETH and nothing after it) and executed as
+ * resp_exec_read() executes it: a responder resource, active at once or
+ * queued behind the READs under way, its PSNs taken. Its responses go out
+ * from dr_resp_progress() as the general path's do, from the same resource.
+ */
+static bool
+xp_read(struct dr_qp_impl *qp, const struct dr_pkt_xp *x)
+{
+	const struct dr_reth *reth = (const struct dr_reth *)(x->bth + DR_BTH_BYTES);
+	struct dr_resp_state *rs = &qp->resp;
+	struct dr_resp_res *res;
+	uint32_t len, n;
+	uint64_t va;
+	int idx;
+
+	if (qp->pub.qp_type != DR_QPT_RC || x->area != DR_RETH_BYTES || x->pad != 0 ||
+	    !(qp->attr.qp_access_flags & DR_ACCESS_REMOTE_READ) || qp->attr.max_dest_rd_atomic == 0)
+		return false;
+	len = dr_reth_len(reth);
+	va = dr_reth_va(reth);
+	if (len > DR_RETH_MAX_LEN)
+		return false;
+	/* an MR of the QP's (a window's R_Key: the general path's), its bounds and rights (IBA 10.6.3.2) */
+	if (len != 0) {
+		struct dr_mr_impl *mr = dr_rkey_mr(qp, dr_reth_rkey(reth));
+
+		if (mr == NULL || dr_mr_check_access(&mr->region, va, len, DR_ACCESS_REMOTE_READ) != 0)
+			return false;
+	}
+	if (!dr_icrc_xp_ok(x))
+		return false;
+	/* resp_chk_psn(): in sequence; resp_exec_read() */
+	rs->nak_sent = false;
+	n = len == 0 ? 1 : (uint32_t)(((uint64_t)len + qp->mtu - 1) >> rte_bsf32(qp->mtu));
+	res = dr_resp_new_res(qp, &idx);
+	res->is_read = true;
+	res->first_psn = x->psn;
+	res->last_psn = dr_psn_add(x->psn, n - 1);
+	res->va = va;
+	res->rkey = dr_reth_rkey(reth);
+	res->length = len;
+	res->next_psn = x->psn;
+	res->sent = res->start = 0;
+	res->end = len;
+	/* C9-148 (rxe): the MSN counts the READ when it is executed; the READ takes n PSNs */
+	rs->msn = (rs->msn + 1) & DR_24BIT_MASK;
+	rs->epsn = dr_psn_add(x->psn, n);
+	if (rs->res_active < 0 && rs->res_qhead == rs->res_qtail)
+		rs->res_active = idx;
+	else         /* answered after the READs before it (at most max_dest_rd_atomic queued) */
+		rs->res_queue[rs->res_qhead++ % DR_MAX_RD_ATOMIC] = (uint8_t)idx;
+	/* its responses acknowledge everything before it */
+	rs->ack_pending = false;
+	rs->unacked = 0;
+	return true;
+}
+
 bool
 dr_resp_express(struct dr_qp_impl *qp, const struct dr_pkt_xp *x)
 {
@@ -157,6 +224,8 @@ dr_resp_express(struct dr_qp_impl *qp, const struct dr_pkt_xp *x)
 	case DR_OP_SEND_ONLY_IMM:
 		ext = op == DR_OP_SEND_ONLY_IMM ? 4 : 0;
 		break;
+	case DR_OP_READ_REQ:
+		return xp_read(qp, x);
 	default:
 		return false;
 	}
