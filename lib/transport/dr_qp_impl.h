@@ -462,6 +462,14 @@ dr_qp_lookup(struct dr_context *ctx, uint32_t qpn)
  */
 struct rte_mbuf *dr_qp_pkt_only(struct dr_qp_impl *qp, struct dr_pkt_tmpl_cache *tc, const struct dr_send_wqe *wqe,
 				uint8_t opcode, uint32_t psn, uint8_t bth_flags, bool ackreq);
+/*
+ * The same for a READ response that is one packet (@opcode RDMA READ
+ * RESPONSE ONLY): its AETH (@syndrome, @msn) and @len bytes from @src
+ * copied (the responder's express build, dr_resp_read.c). NULL: not such
+ * a route or no mbuf: the general builder's.
+ */
+struct rte_mbuf *dr_qp_pkt_read_only(struct dr_qp_impl *qp, struct dr_pkt_tmpl_cache *tc, uint8_t opcode,
+				     uint32_t psn, uint8_t syndrome, uint32_t msn, const uint8_t *src, uint32_t len);
 
 struct rte_mbuf *dr_qp_pkt_start(struct dr_qp_impl *qp, struct dr_pkt_tmpl_cache *tc, uint8_t opcode,
 				 uint32_t paylen, uint32_t psn, struct dr_pkt_info *pi);

@@ -183,26 +183,23 @@ only_payload(struct dr_qp_impl *qp, const struct dr_send_wqe *wqe, uint32_t len)
 	return (const uint8_t *)(uintptr_t)wqe->sge[i].addr;
 }
 
-struct rte_mbuf *
-dr_qp_pkt_only(struct dr_qp_impl *qp, struct dr_pkt_tmpl_cache *tc, const struct dr_send_wqe *wqe,
-	       uint8_t opcode, uint32_t psn, uint8_t bth_flags, bool ackreq)
+/*
+ * The flat frame of one packet on untagged IPv4 headers (@t): an mbuf of
+ * the whole length, the route's 42 bytes copied and patched (UDP and IPv4
+ * lengths, identification, checksum: dr_pkt_build_tmpl()'s), the BTH
+ * written (IBA 9.2: opcode, SE | PadCnt | TVer 0, the default P_Key,
+ * DestQP, AckReq | PSN). *@f: the frame; *@ext: where the opcode's
+ * extension headers go.
+ */
+static inline __attribute__((always_inline)) struct rte_mbuf *
+flat_head(struct dr_qp_impl *qp, const struct dr_pkt_tmpl *t, const struct dr_opcode_info *info, uint8_t opcode,
+	  uint32_t psn, uint8_t bth_flags, bool ackreq, uint32_t len, uint8_t **frame, uint8_t **ext)
 {
-	const struct dr_pkt_tmpl *t = qp_tmpl(qp, tc);
-	const struct dr_opcode_info *info = &dr_opcode_table[opcode];
-	uint32_t len = wqe->length, pad = -len & 3u;
-	uint32_t udp_len = 8 + info->length + len + pad + DR_ICRC_BYTES, w;
-	const uint8_t *src;
+	uint32_t pad = -len & 3u, udp_len = 8 + info->length + len + pad + DR_ICRC_BYTES, w;
 	struct rte_mbuf *m;
 	uint16_t be;
 	uint8_t *f, *b;
 
-	/* untagged IPv4 headers of 42 bytes, extension headers the caller's (RETH, ImmDt, IETH) */
-	if (unlikely(t == NULL || t->ip_ver != 4 || t->len != DR_XP_BTH_OFF || len > qp->mtu ||
-		     (info->mask & (DR_OPF_XRCETH | DR_OPF_DETH | DR_OPF_ATMETH)) != 0))
-		return NULL;
-	src = len != 0 ? only_payload(qp, wqe, len) : NULL;
-	if (len != 0 && src == NULL)
-		return NULL;
 	m = rte_pktmbuf_alloc(qp->pub.context->pool);
 	if (unlikely(m == NULL))
 		return NULL;
@@ -211,12 +208,10 @@ dr_qp_pkt_only(struct dr_qp_impl *qp, struct dr_pkt_tmpl_cache *tc, const struct
 		rte_pktmbuf_free(m);
 		return NULL;
 	}
-	/* the route's headers, their lengths, identification and checksum (dr_pkt_build_tmpl()) */
 	rte_memcpy(f, t->hdr, DR_XP_BTH_OFF);
 	be = rte_cpu_to_be_16((uint16_t)udp_len);
 	memcpy(f + DR_XP_BTH_OFF - 4, &be, 2);
 	dr_pkt_tmpl_ipv4_set(f + DR_XP_L3_OFF, t, (uint16_t)(20 + udp_len), RTE_PER_LCORE(dr_ip_id)++);
-	/* BTH (IBA 9.2): opcode, SE | PadCnt | TVer 0, the default P_Key, DestQP, AckReq | PSN */
 	b = f + DR_XP_BTH_OFF;
 	b[0] = opcode;
 	b[1] = (uint8_t)(bth_flags | pad << DR_BTH_PAD_SHIFT);
@@ -225,8 +220,47 @@ dr_qp_pkt_only(struct dr_qp_impl *qp, struct dr_pkt_tmpl_cache *tc, const struct
 	memcpy(b + 4, &w, 4);
 	w = rte_cpu_to_be_32((ackreq ? DR_BTH_ACKREQ : 0) | (psn & DR_PSN_MASK));
 	memcpy(b + 8, &w, 4);
+	*frame = f;
+	*ext = b + DR_BTH_BYTES;
+	return m;
+}
+
+/* After the extension headers of frame @f (@b their end): payload, pad, ICRC (dr_pkt_finalize()'s). */
+static inline __attribute__((always_inline)) void
+flat_tail(uint8_t *f, const struct dr_opcode_info *info, uint8_t *b, const uint8_t *src, uint32_t len)
+{
+	uint32_t pad = -len & 3u, w;
+
+	if (len != 0)
+		rte_memcpy(b, src, len);
+	memset(b + len, 0, pad);
+	w = rte_cpu_to_le_32(dr_icrc_flat_v4(f, info->length - DR_BTH_BYTES + len + pad));
+	memcpy(b + len + pad, &w, 4);
+}
+
+struct rte_mbuf *
+dr_qp_pkt_only(struct dr_qp_impl *qp, struct dr_pkt_tmpl_cache *tc, const struct dr_send_wqe *wqe,
+	       uint8_t opcode, uint32_t psn, uint8_t bth_flags, bool ackreq)
+{
+	const struct dr_pkt_tmpl *t = qp_tmpl(qp, tc);
+	const struct dr_opcode_info *info = &dr_opcode_table[opcode];
+	uint32_t len = wqe->length, w;
+	const uint8_t *src;
+	struct rte_mbuf *m;
+	uint8_t *f, *b, *ext;
+
+	/* untagged IPv4 headers of 42 bytes, extension headers the caller's (RETH, ImmDt, IETH) */
+	if (unlikely(t == NULL || t->ip_ver != 4 || t->len != DR_XP_BTH_OFF || len > qp->mtu ||
+		     (info->mask & (DR_OPF_XRCETH | DR_OPF_DETH | DR_OPF_ATMETH)) != 0))
+		return NULL;
+	src = len != 0 ? only_payload(qp, wqe, len) : NULL;
+	if (len != 0 && src == NULL)
+		return NULL;
+	m = flat_head(qp, t, info, opcode, psn, bth_flags, ackreq, len, &f, &ext);
+	if (m == NULL)
+		return NULL;
 	/* RETH, ImmDt, IETH in the order of the opcode's headers (IBA 9.3) */
-	b += DR_BTH_BYTES;
+	b = ext;
 	if (info->mask & DR_OPF_RETH) {
 		uint64_t va = rte_cpu_to_be_64(wqe->remote_addr);
 		uint32_t rkey = rte_cpu_to_be_32(wqe->rkey), l = rte_cpu_to_be_32(len);
@@ -245,16 +279,32 @@ dr_qp_pkt_only(struct dr_qp_impl *qp, struct dr_pkt_tmpl_cache *tc, const struct
 		memcpy(b, &w, 4);
 		b += 4;
 	}
-	if (unlikely(b != f + DR_XP_BTH_OFF + info->length)) {
+	if (unlikely(b != ext + info->length - DR_BTH_BYTES)) {
 		rte_pktmbuf_free(m);       /* an extension header not written here: the general builder's */
 		return NULL;
 	}
-	/* payload, pad, ICRC (dr_pkt_finalize()) */
-	if (len != 0)
-		rte_memcpy(b, src, len);
-	memset(b + len, 0, pad);
-	w = rte_cpu_to_le_32(dr_icrc_flat_v4(f, info->length - DR_BTH_BYTES + len + pad));
-	memcpy(b + len + pad, &w, 4);
+	flat_tail(f, info, b, src, len);
+	return m;
+}
+
+struct rte_mbuf *
+dr_qp_pkt_read_only(struct dr_qp_impl *qp, struct dr_pkt_tmpl_cache *tc, uint8_t opcode, uint32_t psn,
+		    uint8_t syndrome, uint32_t msn, const uint8_t *src, uint32_t len)
+{
+	const struct dr_pkt_tmpl *t = qp_tmpl(qp, tc);
+	const struct dr_opcode_info *info = &dr_opcode_table[opcode];
+	struct rte_mbuf *m;
+	uint8_t *f, *ext;
+
+	/* untagged IPv4 headers of 42 bytes; the opcode's one extension header an AETH (IBA 9.3) */
+	if (unlikely(t == NULL || t->ip_ver != 4 || t->len != DR_XP_BTH_OFF || len > qp->mtu ||
+		     info->length != DR_BTH_BYTES + DR_AETH_BYTES || !(info->mask & DR_OPF_AETH)))
+		return NULL;
+	m = flat_head(qp, t, info, opcode, psn, 0, false, len, &f, &ext);
+	if (m == NULL)
+		return NULL;
+	dr_aeth_set((struct dr_aeth *)(void *)ext, syndrome, msn);
+	flat_tail(f, info, ext + DR_AETH_BYTES, src, len);
 	return m;
 }
 

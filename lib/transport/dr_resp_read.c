@@ -128,6 +128,15 @@ dr_resp_read_reply(struct dr_qp_impl *qp, int budget, bool *access_err)
 		}
 		opcode = first ? (last ? dr_qp_rel_opcode(qp, DR_OP_READ_RESP_ONLY) : dr_qp_rel_opcode(qp, DR_OP_READ_RESP_FIRST))
 			       : (last ? dr_qp_rel_opcode(qp, DR_OP_READ_RESP_LAST) : dr_qp_rel_opcode(qp, DR_OP_READ_RESP_MIDDLE));
+		/* one packet below the zero-copy threshold: the frame in one pass (dr_qp_pkt_read_only()) */
+		if (first && last && pay < qp->pub.context->tx_zcopy_min && likely(qp->pub.context->express)) {
+			m = dr_qp_pkt_read_only(qp, &qp->resp.tmpl, opcode, res->next_psn, DR_RESP_SYN_ACK,
+						qp->resp.msn, pay != 0 ? dr_rkey_host(&t, res->va + res->sent) : NULL, pay);
+			if (m != NULL) {
+				dr_qp_wk(qp)->stats.tx_express++;
+				goto sent;
+			}
+		}
 		m = dr_qp_pkt_start(qp, &qp->resp.tmpl, opcode, pay, res->next_psn, &pi);
 		if (m == NULL)
 			break;
@@ -138,6 +147,7 @@ dr_resp_read_reply(struct dr_qp_impl *qp, int budget, bool *access_err)
 			rte_pktmbuf_free(m);
 			break;
 		}
+sent:
 		dr_wk_tx(dr_qp_wk(qp), m);
 		n++;
 		res->sent += pay;
