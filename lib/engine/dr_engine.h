@@ -148,6 +148,8 @@ void dr_telemetry_init(void);
 struct dr_ctx_stats dr_ctx_stats_sum(const struct dr_context *ctx);
 /* The stalls of the context's engine threads (their run clocks): count, time left out, longest gap. */
 void dr_ctx_stall_sum(const struct dr_context *ctx, uint64_t *stalls, uint64_t *stall_us, uint64_t *max_gap_us);
+/* The naps of @ctx's idle threads, every worker's (dr_idle_nap()). */
+uint64_t dr_ctx_idle_naps(const struct dr_context *ctx);
 /* The port's own counters through its backend (zeros where it has none; dr_counters.c). */
 struct dr_backend_port_stats;
 void dr_ctx_port_stats(struct dr_context *ctx, struct dr_backend_port_stats *ps);

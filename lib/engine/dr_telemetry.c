@@ -176,13 +176,7 @@ tel_ctx_stats(const char *cmd, const char *params, struct rte_tel_data *d)
 		rte_tel_data_add_dict_u64(d, "stalls", stalls);
 		rte_tel_data_add_dict_u64(d, "stall_us", stall_us);
 		rte_tel_data_add_dict_u64(d, "max_gap_us", max_gap_us);
-		{
-			uint64_t naps = 0;
-
-			for (uint16_t i = 0; ctx->wk != NULL && i < ctx->nb_workers; i++)
-				naps += __atomic_load_n(&ctx->wk[i].lstats.idle_naps, __ATOMIC_RELAXED);
-			rte_tel_data_add_dict_u64(d, "idle_naps", naps);
-		}
+		rte_tel_data_add_dict_u64(d, "idle_naps", dr_ctx_idle_naps(ctx));
 		rte_tel_data_add_dict_u64(d, "port_imissed", ps.imissed);
 		rte_tel_data_add_dict_u64(d, "port_ierrors", ps.ierrors);
 		rte_tel_data_add_dict_u64(d, "port_rx_nombuf", ps.rx_nombuf);

@@ -549,6 +549,18 @@ dr_resp_busy(const struct dr_qp_impl *qp)
 	       qp->resp.pend_head != qp->resp.pend_tail;
 }
 
+/*
+ * A new READ request can be executed while READs are being answered: no
+ * other request waits behind them and a resource is free to queue it in
+ * (dr_resp_rx.c's resp_read_queueable(), the express path's READ).
+ */
+static inline bool
+dr_resp_read_room(const struct dr_qp_impl *qp)
+{
+	return qp->resp.pend_head == qp->resp.pend_tail &&
+	       (uint8_t)(qp->resp.res_qhead - qp->resp.res_qtail) < DR_MAX_RD_ATOMIC - 1;
+}
+
 /* Stage entry points (dr_req.c, dr_resp.c, dr_resp_ud.c, dr_comp.c), run by dr_engine.c. */
 int dr_req_progress(struct dr_qp_impl *qp);            /* send what the window allows; returns pkts */
 void dr_resp_rx(struct dr_qp_impl *qp, struct rte_mbuf *m, struct dr_pkt_info *pi);  /* takes m (RC, UC) */

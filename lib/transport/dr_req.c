@@ -61,13 +61,6 @@ enum dr_req_verdict {
 	REQ_SKIP,      /* this WQE needs no packet: look at the next one */
 };
 
-/* Packets of a message of @len bytes at path MTU @mtu, a power of two (at least one, IBA 9.7.2). */
-static inline uint32_t
-msg_pkts(uint32_t len, uint32_t mtu)
-{
-	return len == 0 ? 1 : (uint32_t)(((uint64_t)len + mtu - 1) >> rte_bsf32(mtu));
-}
-
 /* End a WQE with a local error; the completer reports it in order, then moves the QP to ERR. */
 static void
 req_error(struct dr_qp_impl *qp, struct dr_send_wqe *wqe, enum dr_wc_status status)
@@ -142,7 +135,7 @@ req_check_window(struct dr_qp_impl *qp, const struct dr_send_wqe *wqe)
 		return REQ_WAIT;
 	if (wqe->opcode == DR_WR_RDMA_READ && out > 0) {
 		/* a READ takes all its response PSNs at once: keep far below 2^23 (IBA 9.7.1) */
-		uint32_t n = msg_pkts(wqe->length - dr_wqe_resp_bytes(wqe), qp->mtu);
+		uint32_t n = dr_msg_pkts(wqe->length - dr_wqe_resp_bytes(wqe), qp->mtu);
 
 		if ((uint64_t)out + n >= DR_PSN_HALF / 2)
 			return REQ_WAIT;
@@ -253,7 +246,7 @@ static int
 req_send_read(struct dr_qp_impl *qp, struct dr_send_wqe *wqe)
 {
 	uint32_t done = dr_wqe_resp_bytes(wqe);  /* > 0 when re-requesting after a partial reply */
-	uint32_t n = msg_pkts(wqe->length - done, qp->mtu);
+	uint32_t n = dr_msg_pkts(wqe->length - done, qp->mtu);
 	int rc;
 
 	/*
@@ -418,7 +411,7 @@ req_send_segment(struct dr_qp_impl *qp, struct dr_send_wqe *wqe)
 
 	if (wqe->state == DR_WQE_POSTED) {
 		wqe->first_psn = qp->req.psn;
-		wqe->npkts = msg_pkts(wqe->length, mtu);
+		wqe->npkts = dr_msg_pkts(wqe->length, mtu);
 		wqe->last_psn = dr_psn_add(wqe->first_psn, wqe->npkts - 1);
 		dr_wqe_set_sent_once(wqe, false);
 	}

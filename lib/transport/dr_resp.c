@@ -378,30 +378,7 @@ resp_exec_write(struct dr_qp_impl *qp, struct resp_ctx *c)
 static enum dr_resp_step
 resp_exec_read(struct dr_qp_impl *qp, struct resp_ctx *c)
 {
-	uint32_t n = c->len == 0 ? 1 : (uint32_t)(((uint64_t)c->len + qp->mtu - 1) / qp->mtu);
-	struct dr_resp_res *res;
-	int idx;
-
-	res = dr_resp_new_res(qp, &idx);
-	res->is_read = true;
-	res->first_psn = c->psn;
-	res->last_psn = dr_psn_add(c->psn, n - 1);
-	res->va = c->va;
-	res->rkey = dr_reth_rkey(dr_pkt_reth(c->pi));
-	res->length = c->len;
-	res->next_psn = c->psn;
-	res->sent = res->start = 0;
-	res->end = c->len;
-	/* C9-148 (rxe): the MSN counts the READ when it is executed; the READ takes n PSNs */
-	qp->resp.msn = (qp->resp.msn + 1) & DR_24BIT_MASK;
-	qp->resp.epsn = dr_psn_add(c->psn, n);
-	if (qp->resp.res_active < 0 && qp->resp.res_qhead == qp->resp.res_qtail)
-		qp->resp.res_active = idx;
-	else         /* answered after the READs before it (at most max_dest_rd_atomic queued) */
-		qp->resp.res_queue[qp->resp.res_qhead++ % DR_MAX_RD_ATOMIC] = (uint8_t)idx;
-	/* its responses acknowledge everything before it */
-	qp->resp.ack_pending = false;
-	qp->resp.unacked = 0;
+	dr_resp_read_exec(qp, c->psn, c->va, dr_reth_rkey(dr_pkt_reth(c->pi)), c->len);
 	return RESP_DONE;
 }
 

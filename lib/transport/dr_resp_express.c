@@ -75,9 +75,7 @@ xp_qp_ready(const struct dr_qp_impl *qp, const struct dr_pkt_xp *x)
 	return ((t == DR_QPT_RC && (x->opcode & DR_OPCODE_TRANSPORT_MASK) == DR_TRANSPORT_RC) ||
 		(t == DR_QPT_UC && (x->opcode & DR_OPCODE_TRANSPORT_MASK) == DR_TRANSPORT_UC && !rs->uc_drop)) &&
 	       dr_qp_can_receive(qp) && !qp->comm_est_armed &&
-	       (!dr_resp_busy(qp) ||
-		((x->opcode & DR_OPCODE_OP_MASK) == DR_OP_READ_REQ && rs->pend_head == rs->pend_tail &&
-		 (uint8_t)(rs->res_qhead - rs->res_qtail) < DR_MAX_RD_ATOMIC - 1)) &&
+	       (!dr_resp_busy(qp) || ((x->opcode & DR_OPCODE_OP_MASK) == DR_OP_READ_REQ && dr_resp_read_room(qp))) &&
 	       rs->sr_count == 0 && rs->in_msg == DR_RESP_MSG_NONE && !rs->have_rwqe && x->psn == rs->epsn;
 }
 
@@ -145,20 +143,18 @@ xp_send_only(struct dr_qp_impl *qp, const struct dr_pkt_xp *x, uint32_t ext, uin
 /*
  * RDMA READ request of an RC QP (IBA 9.7.5.1.3): checked as resp_chk_op_valid(),
  * resp_chk_resource(), resp_chk_length() and resp_chk_rkey() check it (a
- * well-formed request only: a RETH and nothing after it) and executed as
- * resp_exec_read() executes it: a responder resource, active at once or
- * queued behind the READs under way, its PSNs taken. Its responses go out
- * from dr_resp_progress() as the general path's do, from the same resource.
+ * well-formed request only: a RETH and nothing after it) and executed by
+ * dr_resp_read_exec(), as resp_exec_read() executes it: a responder
+ * resource, active at once or queued behind the READs under way, its PSNs
+ * taken. Its responses go out from dr_resp_progress() as the general
+ * path's do, from the same resource.
  */
 static bool
 xp_read(struct dr_qp_impl *qp, const struct dr_pkt_xp *x)
 {
 	const struct dr_reth *reth = (const struct dr_reth *)(x->bth + DR_BTH_BYTES);
-	struct dr_resp_state *rs = &qp->resp;
-	struct dr_resp_res *res;
-	uint32_t len, n;
+	uint32_t len;
 	uint64_t va;
-	int idx;
 
 	if (qp->pub.qp_type != DR_QPT_RC || x->area != DR_RETH_BYTES || x->pad != 0 ||
 	    !(qp->attr.qp_access_flags & DR_ACCESS_REMOTE_READ) || qp->attr.max_dest_rd_atomic == 0)
@@ -177,28 +173,8 @@ xp_read(struct dr_qp_impl *qp, const struct dr_pkt_xp *x)
 	if (!dr_icrc_xp_ok(x))
 		return false;
 	/* resp_chk_psn(): in sequence; resp_exec_read() */
-	rs->nak_sent = false;
-	n = len == 0 ? 1 : (uint32_t)(((uint64_t)len + qp->mtu - 1) >> rte_bsf32(qp->mtu));
-	res = dr_resp_new_res(qp, &idx);
-	res->is_read = true;
-	res->first_psn = x->psn;
-	res->last_psn = dr_psn_add(x->psn, n - 1);
-	res->va = va;
-	res->rkey = dr_reth_rkey(reth);
-	res->length = len;
-	res->next_psn = x->psn;
-	res->sent = res->start = 0;
-	res->end = len;
-	/* C9-148 (rxe): the MSN counts the READ when it is executed; the READ takes n PSNs */
-	rs->msn = (rs->msn + 1) & DR_24BIT_MASK;
-	rs->epsn = dr_psn_add(x->psn, n);
-	if (rs->res_active < 0 && rs->res_qhead == rs->res_qtail)
-		rs->res_active = idx;
-	else         /* answered after the READs before it (at most max_dest_rd_atomic queued) */
-		rs->res_queue[rs->res_qhead++ % DR_MAX_RD_ATOMIC] = (uint8_t)idx;
-	/* its responses acknowledge everything before it */
-	rs->ack_pending = false;
-	rs->unacked = 0;
+	qp->resp.nak_sent = false;
+	dr_resp_read_exec(qp, x->psn, va, dr_reth_rkey(reth), len);
 	return true;
 }
 

@@ -74,6 +74,36 @@ dr_resp_new_res(struct dr_qp_impl *qp, int *idx)
 	return res;
 }
 
+void
+dr_resp_read_exec(struct dr_qp_impl *qp, uint32_t psn, uint64_t va, uint32_t rkey, uint32_t len)
+{
+	struct dr_resp_state *rs = &qp->resp;
+	uint32_t n = dr_msg_pkts(len, qp->mtu);
+	struct dr_resp_res *res;
+	int idx;
+
+	res = dr_resp_new_res(qp, &idx);
+	res->is_read = true;
+	res->first_psn = psn;
+	res->last_psn = dr_psn_add(psn, n - 1);
+	res->va = va;
+	res->rkey = rkey;
+	res->length = len;
+	res->next_psn = psn;
+	res->sent = res->start = 0;
+	res->end = len;
+	/* C9-148 (rxe): the MSN counts the READ when it is executed; the READ takes n PSNs */
+	rs->msn = (rs->msn + 1) & DR_24BIT_MASK;
+	rs->epsn = dr_psn_add(psn, n);
+	if (rs->res_active < 0 && rs->res_qhead == rs->res_qtail)
+		rs->res_active = idx;
+	else         /* answered after the READs before it (at most max_dest_rd_atomic queued) */
+		rs->res_queue[rs->res_qhead++ % DR_MAX_RD_ATOMIC] = (uint8_t)idx;
+	/* its responses acknowledge everything before it */
+	rs->ack_pending = false;
+	rs->unacked = 0;
+}
+
 /* Resource whose PSN range holds @psn (rxe find_resource()). */
 struct dr_resp_res *
 dr_resp_find_res(struct dr_qp_impl *qp, uint32_t psn, int *idx)

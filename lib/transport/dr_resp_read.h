@@ -27,6 +27,14 @@ bool dr_resp_target(struct dr_qp_impl *qp, uint32_t rkey, uint64_t va, uint64_t 
 		    struct dr_rkey_target *t);
 /* A responder resource for a new READ / atomic, recycled round robin (rxe rxe_prepare_res()). */
 struct dr_resp_res *dr_resp_new_res(struct dr_qp_impl *qp, int *idx);
+/*
+ * Execute a READ request at @psn for @len bytes at @va under @rkey, checked
+ * (IBA 9.7.5.1.3; rxe execute() of a READ): a resource of its own, active
+ * at once or queued behind the READs being answered, the MSN counting it
+ * and the expected PSN past its responses, the ACK it makes owed no more.
+ * Its responses go out from dr_resp_progress() (dr_resp_read_reply()).
+ */
+void dr_resp_read_exec(struct dr_qp_impl *qp, uint32_t psn, uint64_t va, uint32_t rkey, uint32_t len);
 /* The resource whose PSN range holds @psn, or NULL (rxe find_resource()). */
 struct dr_resp_res *dr_resp_find_res(struct dr_qp_impl *qp, uint32_t psn, int *idx);
 /*

@@ -31,11 +31,8 @@
 static inline bool
 resp_read_queueable(const struct dr_qp_impl *qp, const struct dr_pkt_info *pi)
 {
-	const struct dr_resp_state *rs = &qp->resp;
-
-	return (pi->mask & DR_OPF_READ) && (pi->mask & DR_OPF_REQ) && rs->pend_head == rs->pend_tail &&
-	       (uint8_t)(rs->res_qhead - rs->res_qtail) < DR_MAX_RD_ATOMIC - 1 &&
-	       dr_bth_psn(dr_pkt_bth(pi)) == rs->epsn;
+	return (pi->mask & DR_OPF_READ) && (pi->mask & DR_OPF_REQ) && dr_resp_read_room(qp) &&
+	       dr_bth_psn(dr_pkt_bth(pi)) == qp->resp.epsn;
 }
 
 /* The first request of a QP the CM armed: communication established (IBA 11.6.3), for the CM to see. */

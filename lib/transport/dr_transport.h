@@ -85,6 +85,13 @@ dr_wqe_resp_bytes(const struct dr_send_wqe *wqe)
 	return __atomic_load_n(&wqe->resp_bytes, __ATOMIC_RELAXED);
 }
 
+/* Packets of a message of @len bytes at path MTU @mtu, a power of two (at least one, IBA 9.7.2). */
+static inline uint32_t
+dr_msg_pkts(uint32_t len, uint32_t mtu)
+{
+	return len == 0 ? 1 : (uint32_t)(((uint64_t)len + mtu - 1) >> rte_bsf32(mtu));
+}
+
 /*
  * The PSN of a READ's first response not placed yet: each response takes one
  * PSN from first_psn and carries one PMTU but the last (IBA 9.7.4.1.3). A

@@ -47,6 +47,16 @@ dr_ctx_stall_sum(const struct dr_context *ctx, uint64_t *stalls, uint64_t *stall
 	*max_gap_us = ticks_us(gap);
 }
 
+uint64_t
+dr_ctx_idle_naps(const struct dr_context *ctx)
+{
+	uint64_t naps = 0;
+
+	for (uint16_t i = 0; ctx->wk != NULL && i < ctx->nb_workers; i++)
+		naps += LOAD(ctx->wk[i].lstats.idle_naps);
+	return naps;
+}
+
 void
 dr_ctx_port_stats(struct dr_context *ctx, struct dr_backend_port_stats *ps)
 {
@@ -86,8 +96,7 @@ dr_query_context_counters(struct dr_context *ctx, struct dr_context_counters *c)
 	c->sr_resends = st.sr_resends;
 	c->rx_sr_held = st.rx_sr_held;
 	dr_ctx_stall_sum(ctx, &c->stalls, &c->stall_us, &c->max_gap_us);
-	for (uint16_t i = 0; ctx->wk != NULL && i < ctx->nb_workers; i++)
-		c->idle_naps += LOAD(ctx->wk[i].lstats.idle_naps);
+	c->idle_naps = dr_ctx_idle_naps(ctx);
 	dr_ctx_port_stats(ctx, &ps);
 	c->port_imissed = ps.imissed;
 	c->port_ierrors = ps.ierrors;
