@@ -97,49 +97,23 @@ tx_waiting(const struct rc_side *s)
 	return rte_ring_count(s->tx[0]);
 }
 
-/* Frames of one READ's responses (MTU 4096). */
-static unsigned int
-read_frames(void)
+/* Drive @s until @n frames wait on its tx ring: 0, or -1 when SPIN_MAX rounds did not put exactly @n there. */
+static int
+drive_until_tx(struct rc_side *s, unsigned int n)
 {
-	return read_msg == 0 ? 1 : (read_msg + 4095) / 4096;
+	for (unsigned int spins = 0; tx_waiting(s) < n && spins < SPIN_MAX; spins++)
+		dr_progress(s->ctx);
+	return tx_waiting(s) == n ? 0 : -1;
 }
 
-/* A batch of READs: A reads B's @src into its @dst. */
+/* Drive @a and poll its send CQ until @want completions came, every one SUCCESS: 0, or -1. */
 static int
-read_batch(struct rc_env *e, struct rc_buf *src, struct rc_buf *dst, bool counted)
+drive_until_cqes(struct rc_side *a, unsigned int want)
 {
-	struct rc_side *a = &e->s[0], *b = &e->s[1];
-	unsigned int i, spins, want = READ_BATCH * read_frames(), got = 0;
 	struct dr_wc wc[32];
+	unsigned int got = 0;
 
-	step_begin(OP_READ, REQ, counted);
-	for (i = 0; i < READ_BATCH; i++) {
-		struct dr_sge ls = { (uint64_t)(uintptr_t)(dst->p + (size_t)i * read_msg), read_msg, dst->mr->lkey };
-		unsigned int flags = i + 1 == READ_BATCH ? DR_SEND_SIGNALED : 0;
-
-		if (rc_post_send(a, i, DR_WR_RDMA_READ, &ls, 1, flags, (uint64_t)(uintptr_t)(src->p + (size_t)i * read_msg),
-				 src->mr->rkey, 0) != 0)
-			return -1;
-	}
-	for (spins = 0; tx_waiting(a) < READ_BATCH && spins < SPIN_MAX; spins++)
-		dr_progress(a->ctx);
-	step_end(OP_READ, REQ, counted, READ_BATCH, READ_BATCH);
-	if (tx_waiting(a) != READ_BATCH)
-		return -1;
-	rc_carry(e, RC_A2B);
-
-	/* responder: until every response is on B's tx ring (a few rounds: its budget per QP round) */
-	step_begin(OP_READ, RESP, counted);
-	for (spins = 0; tx_waiting(b) < want && spins < SPIN_MAX; spins++)
-		dr_progress(b->ctx);
-	step_end(OP_READ, RESP, counted, READ_BATCH, want);
-	if (tx_waiting(b) != want)
-		return -1;
-	rc_carry(e, RC_B2A);
-
-	/* requester's completer: places the responses, completes the batch's one signaled READ */
-	step_begin(OP_READ, ACK, counted);
-	for (spins = 0; got == 0 && spins < SPIN_MAX; spins++) {
+	for (unsigned int spins = 0; got < want && spins < SPIN_MAX; spins++) {
 		int n;
 
 		dr_progress(a->ctx);
@@ -151,16 +125,61 @@ read_batch(struct rc_env *e, struct rc_buf *src, struct rc_buf *dst, bool counte
 				return -1;
 		got += (unsigned int)n;
 	}
+	return got == want ? 0 : -1;
+}
+
+/* Frames of one READ's responses (MTU 4096; --read-size is at least 1). */
+static unsigned int
+read_frames(void)
+{
+	return (read_msg + 4095) / 4096;
+}
+
+/* A batch of READs: A reads B's @src into its @dst. */
+static int
+read_batch(struct rc_env *e, struct rc_buf *src, struct rc_buf *dst, bool counted)
+{
+	struct rc_side *a = &e->s[0], *b = &e->s[1];
+	unsigned int i, want = READ_BATCH * read_frames();
+	int rc;
+
+	step_begin(OP_READ, REQ, counted);
+	for (i = 0; i < READ_BATCH; i++) {
+		struct dr_sge ls = { (uint64_t)(uintptr_t)(dst->p + (size_t)i * read_msg), read_msg, dst->mr->lkey };
+		unsigned int flags = i + 1 == READ_BATCH ? DR_SEND_SIGNALED : 0;
+
+		if (rc_post_send(a, i, DR_WR_RDMA_READ, &ls, 1, flags, (uint64_t)(uintptr_t)(src->p + (size_t)i * read_msg),
+				 src->mr->rkey, 0) != 0)
+			return -1;
+	}
+	rc = drive_until_tx(a, READ_BATCH);
+	step_end(OP_READ, REQ, counted, READ_BATCH, READ_BATCH);
+	if (rc != 0)
+		return -1;
+	rc_carry(e, RC_A2B);
+
+	/* responder: until every response is on B's tx ring (a few rounds: its budget per QP round) */
+	step_begin(OP_READ, RESP, counted);
+	rc = drive_until_tx(b, want);
+	step_end(OP_READ, RESP, counted, READ_BATCH, want);
+	if (rc != 0)
+		return -1;
+	rc_carry(e, RC_B2A);
+
+	/* requester's completer: places the responses, completes the batch's one signaled READ */
+	step_begin(OP_READ, ACK, counted);
+	rc = drive_until_cqes(a, 1);
 	step_end(OP_READ, ACK, counted, READ_BATCH, want);
-	return got == 1 ? 0 : -1;
+	return rc;
 }
 
 static int
 one_batch(struct rc_env *e, enum op op, struct rc_buf *src, struct rc_buf *dst, bool counted)
 {
 	struct rc_side *a = &e->s[0], *b = &e->s[1];
-	unsigned int i, spins, want_cqes = batch / SIGNAL_EVERY, got = 0, acks;
+	unsigned int i, spins, acks;
 	struct dr_wc wc[32];
+	int rc;
 
 	if (op == OP_READ)
 		return read_batch(e, src, dst, counted);
@@ -182,10 +201,9 @@ one_batch(struct rc_env *e, enum op op, struct rc_buf *src, struct rc_buf *dst, 
 				 (uint64_t)(uintptr_t)(dst->p + (size_t)i * msg), dst->mr->rkey, 0) != 0)
 			return -1;
 	}
-	for (spins = 0; tx_waiting(a) < batch && spins < SPIN_MAX; spins++)
-		dr_progress(a->ctx);
+	rc = drive_until_tx(a, batch);
 	step_end(op, REQ, counted, batch, batch);
-	if (tx_waiting(a) != batch)
+	if (rc != 0)
 		return -1;
 	rc_carry(e, RC_A2B);
 
@@ -215,20 +233,9 @@ one_batch(struct rc_env *e, enum op op, struct rc_buf *src, struct rc_buf *dst, 
 
 	/* completer */
 	step_begin(op, ACK, counted);
-	for (spins = 0; got < want_cqes && spins < SPIN_MAX; spins++) {
-		int n;
-
-		dr_progress(a->ctx);
-		n = dr_poll_cq(a->scq, 32, wc);
-		if (n < 0)
-			return -1;
-		for (int k = 0; k < n; k++)
-			if (wc[k].status != DR_WC_SUCCESS)
-				return -1;
-		got += (unsigned int)n;
-	}
+	rc = drive_until_cqes(a, batch / SIGNAL_EVERY);   /* every SIGNAL_EVERY-th WR signaled */
 	step_end(op, ACK, counted, batch, acks);
-	return got == want_cqes ? 0 : -1;
+	return rc;
 }
 
 static void

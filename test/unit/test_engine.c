@@ -277,6 +277,37 @@ out:
 	free(xw);
 }
 
+/* The completions of WRITEs that met a deregistration: how many of each kind, and out of order. */
+struct dereg_tally {
+	unsigned int ok, err, flush, order_bad;
+};
+
+/*
+ * @sw's completions, checked to come in wr_id order (0, 1, ...): successes,
+ * then at most one @err (the first WRITE that found no MR), then flushed
+ * ones; anything else, or those in another order, counts as out of order.
+ */
+static struct dereg_tally
+dereg_tally(const struct rc_wcs *sw, enum dr_wc_status err)
+{
+	struct dereg_tally t = { 0, 0, 0, 0 };
+
+	for (unsigned int i = 0; i < sw->n; i++) {
+		enum dr_wc_status st = sw->wc[i].status;
+
+		if (st == DR_WC_SUCCESS)
+			t.order_bad += t.err + t.flush != 0, t.ok++;
+		else if (st == err)
+			t.order_bad += t.flush != 0 || t.err != 0, t.err++;
+		else if (st == DR_WC_WR_FLUSH_ERR)
+			t.flush++;
+		else
+			t.order_bad++;
+		RC_CHECK_EQ(sw->wc[i].wr_id, i);
+	}
+	return t;
+}
+
 /*
  * WRITEs stream into an MR of B; B deregisters it mid-stream. A's WRITEs
  * complete SUCCESS up to one REM_ACCESS_ERR (the first that found no MR),
@@ -291,7 +322,8 @@ test_dereg_race(struct rc_env *e)
 	struct rc_qp_params p;
 	struct rc_buf src, dst;
 	uint8_t *snap = NULL;
-	unsigned int i, ok = 0, acc = 0, flush = 0, order_bad = 0;
+	struct dereg_tally t = { 0, 0, 0, 0 };
+	unsigned int i;
 
 	rc_params_default(&p);
 	p.max_wr = N;
@@ -317,25 +349,14 @@ test_dereg_race(struct rc_env *e)
 	RC_CHECK(rc_wait_wcs(e, a->scq, sw, N, 10000000));
 	rc_run(e, 20000, NULL, NULL);
 	RC_CHECK_MSG(memcmp(snap, dst.p, dst.len) == 0, "B's memory changed after dr_dereg_mr() returned");
-	for (i = 0; i < sw->n; i++) {
-		enum dr_wc_status st = sw->wc[i].status;
-
-		if (st == DR_WC_SUCCESS)
-			order_bad += acc + flush != 0, ok++;
-		else if (st == DR_WC_REM_ACCESS_ERR)
-			order_bad += flush != 0 || acc != 0, acc++;
-		else if (st == DR_WC_WR_FLUSH_ERR)
-			flush++;
-		else
-			order_bad++;
-		RC_CHECK_EQ(sw->wc[i].wr_id, i);
-	}
-	RC_CHECK_MSG(ok + acc + flush == N && order_bad == 0 && acc <= 1,
-		     "%u success, %u remote access error, %u flushed, %u out of order", ok, acc, flush, order_bad);
+	t = dereg_tally(sw, DR_WC_REM_ACCESS_ERR);
+	RC_CHECK_MSG(t.ok + t.err + t.flush == N && t.order_bad == 0 && t.err <= 1,
+		     "%u success, %u remote access error, %u flushed, %u out of order", t.ok, t.err, t.flush,
+		     t.order_bad);
 	/* what succeeded landed whole */
-	RC_CHECK(memcmp(src.p, dst.p, (size_t)ok * LEN) == 0);
+	RC_CHECK(memcmp(src.p, dst.p, (size_t)t.ok * LEN) == 0);
 	printf("test_dereg_race (%s): %u WRITEs landed before the dereg, %u failed, %u flushed\n",
-	       rc_mode_name(), ok, acc, flush);
+	       rc_mode_name(), t.ok, t.err, t.flush);
 out:
 	rc_disconnect(e);
 	rc_buf_free(&src);
@@ -360,7 +381,8 @@ test_dereg_local(struct rc_env *e)
 	struct rc_wcs *sw = calloc(1, sizeof(*sw));
 	struct rc_qp_params p;
 	struct rc_buf src, dst;
-	unsigned int i, ok = 0, prot = 0, flush = 0, order_bad = 0;
+	struct dereg_tally t = { 0, 0, 0, 0 };
+	unsigned int i;
 	bool inl = strcmp(rc_mode_name(), "inline") == 0;
 
 	rc_params_default(&p);
@@ -381,28 +403,18 @@ test_dereg_local(struct rc_env *e)
 	RC_CHECK_EQ(dr_dereg_mr(src.mr), 0);
 	src.mr = NULL;
 	RC_CHECK(rc_wait_wcs(e, a->scq, sw, N, 10000000));
-	for (i = 0; i < sw->n; i++) {
-		enum dr_wc_status st = sw->wc[i].status;
-
-		if (st == DR_WC_SUCCESS)
-			order_bad += prot + flush != 0, ok++;
-		else if (st == DR_WC_LOC_PROT_ERR)
-			order_bad += flush != 0 || prot != 0, prot++;
-		else if (st == DR_WC_WR_FLUSH_ERR)
-			flush++;
-		else
-			order_bad++;
-		RC_CHECK_EQ(sw->wc[i].wr_id, i);
-	}
-	RC_CHECK_MSG(ok + prot + flush == N && order_bad == 0 && prot <= 1 && (!inl || (ok == 0 && prot == 1)),
-		     "%u success, %u local protection error, %u flushed, %u out of order", ok, prot, flush, order_bad);
-	RC_CHECK(memcmp(src.p, dst.p, (size_t)ok * LEN) == 0);
-	for (i = ok * LEN; i < N * LEN; i++)
+	t = dereg_tally(sw, DR_WC_LOC_PROT_ERR);
+	RC_CHECK_MSG(t.ok + t.err + t.flush == N && t.order_bad == 0 && t.err <= 1 &&
+		     (!inl || (t.ok == 0 && t.err == 1)),
+		     "%u success, %u local protection error, %u flushed, %u out of order", t.ok, t.err, t.flush,
+		     t.order_bad);
+	RC_CHECK(memcmp(src.p, dst.p, (size_t)t.ok * LEN) == 0);
+	for (i = t.ok * LEN; i < N * LEN; i++)
 		if (dst.p[i] != 0)
 			break;
 	RC_CHECK_MSG(i == N * LEN, "B got bytes of a WRITE that failed (offset %u)", i);
-	printf("test_dereg_local (%s): %u WRITEs before the dereg, %u failed, %u flushed\n", rc_mode_name(), ok,
-	       prot, flush);
+	printf("test_dereg_local (%s): %u WRITEs before the dereg, %u failed, %u flushed\n", rc_mode_name(), t.ok,
+	       t.err, t.flush);
 out:
 	rc_disconnect(e);
 	rc_buf_free(&src);
