@@ -429,7 +429,10 @@ comp_complete_wqe(struct dr_qp_impl *qp, struct comp_ctx *c)
  * are acknowledged as a whole, what GET_WQE, CHECK_PSN and COMPLETE_WQE
  * would do for each of them, in one pass (O(1) per WQE: a PSN compare and
  * its verdict): comp.psn moved once past the last of them, the progress
- * made once (comp_flush_progress()). It stops at the first WQE that is
+ * made once (comp_flush_progress()); the unsignaled ones at the SQ's tail
+ * leave the queue in the same pass (the tail moved once, after the last
+ * read of them), the rest are marked DONE for dr_comp_progress(), which
+ * completes them in order. It stops at the first WQE that is
  * anything else (done already, failed, unsent or partly sent, a READ or an
  * atomic, the one the PSN falls in): the steps take it from there. Not a
  * path beside the steps but their walk: every response with an AETH and no
@@ -439,19 +442,39 @@ static void
 comp_ack_run(struct dr_qp_impl *qp, struct comp_ctx *c)
 {
 	struct dr_sq *sq = &qp->sq;
+	/* the ring and the PSN in registers: the stores below would reload them */
+	struct dr_send_wqe *ring = sq->wqe;
+	const uint32_t mask = sq->size - 1, psn = c->psn;
+	/* from the tail, the WQEs leave the queue as they are acknowledged; else they are marked */
+	const bool at_tail = c->idx == sq->tail;
 	uint32_t head = dr_sq_head(sq), idx = c->idx, next = 0;
 
 	for (; idx != head; idx++) {
-		struct dr_send_wqe *wqe = dr_sq_wqe(sq, idx);
+		struct dr_send_wqe *wqe = &ring[idx & mask];
+		uint32_t last;
 
-		if (!dr_psn_after(c->psn, wqe->last_psn) || dr_wqe_is_rd_atomic(wqe) || wqe->verdict != 0 ||
-		    dr_wqe_req_state(wqe) != DR_WQE_SENT)
+		/* the state first: its acquire orders the reads of what the requester wrote before it */
+		if (dr_wqe_req_state(wqe) != DR_WQE_SENT)
 			break;
-		dr_wqe_set_verdict(wqe, DR_WQE_DONE, DR_WC_SUCCESS);
-		next = wqe->last_psn;
+		last = wqe->last_psn;
+		if (!dr_psn_after(psn, last) || wqe->verdict != 0 || dr_wqe_is_rd_atomic(wqe))
+			break;
+		next = last;          /* read before the slot is freed: the poster may reuse it at once */
+		if (!at_tail) {
+			dr_wqe_set_done(wqe);
+			continue;
+		}
+		/* it leaves the queue now, silently or with its completion (dr_comp_progress()'s rules) */
+		if ((wqe->send_flags & DR_SEND_SIGNALED) && !dr_comp_complete_at_tail(qp, wqe, idx)) {
+			idx++;          /* the CQ overran, the QP failed: the flush takes the rest */
+			break;
+		}
 	}
 	if (idx == c->idx)
 		return;
+	/* after every read of the WQEs it frees: the poster may reuse their slots at once */
+	if (at_tail && sq->tail != idx)
+		dr_sq_tail_set(sq, idx);
 	c->idx = idx;
 	dr_comp_advance(qp, dr_psn_add(next, 1));
 	c->progressed = true;

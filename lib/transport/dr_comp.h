@@ -36,4 +36,11 @@ dr_comp_advance(struct dr_qp_impl *qp, uint32_t next)
 	}
 }
 
+/*
+ * The signaled WQE @wqe at the SQ's tail @t finished well: the tail moves
+ * past it and its completion is pushed (dr_comp_cqe.c). false: the CQ
+ * overran and the QP went to ERR (IBA 11.4.2.1).
+ */
+bool dr_comp_complete_at_tail(struct dr_qp_impl *qp, struct dr_send_wqe *wqe, uint32_t t);
+
 #endif /* DR_COMP_H */

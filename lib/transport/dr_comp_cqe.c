@@ -48,6 +48,49 @@ comp_advance_prefix(struct dr_qp_impl *qp)
 		dr_comp_advance(qp, dr_read_next_psn(qp, w));
 }
 
+bool
+dr_comp_complete_at_tail(struct dr_qp_impl *qp, struct dr_send_wqe *wqe, uint32_t t)
+{
+	struct dr_wc wc;
+
+	comp_make_wc(qp, wqe, DR_WC_SUCCESS, &wc);
+	dr_sq_tail_set(&qp->sq, t + 1);
+	if (likely(dr_cq_push(dr_cq_impl(qp->pub.send_cq), &wc) == 0))
+		return true;
+	/* CQ overrun: IBA 11.4.2.1, the QP goes to ERR (rxe class G) */
+	if (dr_qp_reliable(qp) && dr_wqe_sent_once(wqe))
+		dr_comp_advance(qp, dr_psn_add(wqe->last_psn, 1));
+	dr_qp_fail(qp, false);
+	return false;
+}
+
+/*
+ * From @t, the run of unsignaled WRs that finished well (acknowledged, or a
+ * UC / UD / local WQE that went out) and hold no READ slot: they leave the
+ * queue silently (ibv_post_send(3)), in one tight pass with the ring in
+ * registers. Returns the first WQE past the run; *@sent: the last of the run
+ * that went out in full (its PSN acknowledges the run), or NULL.
+ */
+static inline uint32_t
+comp_silent_run(const struct dr_sq *sq, uint32_t t, uint32_t head, const struct dr_send_wqe **sent)
+{
+	const struct dr_send_wqe *ring = sq->wqe, *last = NULL;
+	const uint32_t mask = sq->size - 1;
+
+	for (; t != head; t++) {
+		const struct dr_send_wqe *wqe = &ring[t & mask];
+
+		if ((__atomic_load_n(&wqe->verdict, __ATOMIC_ACQUIRE) != DR_WQE_DONE &&
+		     dr_wqe_req_state(wqe) != DR_WQE_DONE) ||
+		    (wqe->send_flags & DR_SEND_SIGNALED) != 0 || wqe->rd_slot_held)
+			break;
+		if (dr_wqe_sent_once(wqe))
+			last = wqe;
+	}
+	*sent = last;
+	return t;
+}
+
 /*
  * The done and failed WQEs at the SQ's tail leave it in order. The tail
  * moves before each completion is pushed (the wc is a copy: a WR posted
@@ -64,9 +107,18 @@ dr_comp_progress(struct dr_qp_impl *qp)
 	int n = 0;
 
 	for (; t != head; t++) {
-		struct dr_send_wqe *wqe = dr_sq_wqe(sq, t);
+		const struct dr_send_wqe *sent;
+		struct dr_send_wqe *wqe;
 		struct dr_wc wc;
 
+		t = comp_silent_run(sq, t, head, &sent);
+		if (reliable && sent != NULL) {
+			acked_next = dr_psn_add(sent->last_psn, 1);
+			acked = true;
+		}
+		if (t == head)
+			break;
+		wqe = dr_sq_wqe(sq, t);
 		if (dr_wqe_done(wqe)) {
 			/* a READ done ahead of an older one (comp_read_ahead()) is acknowledged now */
 			if (reliable && dr_wqe_sent_once(wqe)) {
@@ -80,13 +132,9 @@ dr_comp_progress(struct dr_qp_impl *qp)
 			/* unsignaled successful WRs free their slot silently (ibv_post_send(3)) */
 			if (!(wqe->send_flags & DR_SEND_SIGNALED))
 				continue;
-			comp_make_wc(qp, wqe, DR_WC_SUCCESS, &wc);
-			dr_sq_tail_set(sq, t + 1);
-			if (dr_cq_push(cq, &wc) != 0) {
-				/* CQ overrun: IBA 11.4.2.1, the QP goes to ERR (rxe class G) */
+			if (!dr_comp_complete_at_tail(qp, wqe, t)) {
 				if (acked)
 					dr_comp_advance(qp, acked_next);
-				dr_qp_fail(qp, false);
 				return n;
 			}
 			n++;

@@ -137,6 +137,13 @@ dr_wqe_set_verdict(struct dr_send_wqe *wqe, enum dr_wqe_state v, enum dr_wc_stat
 	__atomic_store_n(&wqe->verdict, (uint8_t)v, __ATOMIC_RELEASE);
 }
 
+/* Acknowledged as a whole: the verdict alone (comp_status is read for an ERROR only). */
+static inline void
+dr_wqe_set_done(struct dr_send_wqe *wqe)
+{
+	__atomic_store_n(&wqe->verdict, (uint8_t)DR_WQE_DONE, __ATOMIC_RELEASE);
+}
+
 /* Finished well: acknowledged (completer), or a UC / UD / local WQE that went out (requester). */
 static inline bool
 dr_wqe_done(const struct dr_send_wqe *wqe)

@@ -573,6 +573,76 @@ test_async_events(struct rc_env *e)
 	}
 }
 
+/*
+ * The completer overruns a send CQ (IBA 11.4.2.1, rxe class G): signaled
+ * and unsignaled WRITEs more than the CQ holds, acknowledged by one
+ * coalesced ACK and never polled. The CQ keeps its oldest entries (the
+ * first signaled WRs, in order), goes to error with CQ_ERR, the QP goes to
+ * ERR; nothing is lost silently and nothing is pushed past the overrun.
+ */
+static void
+test_cq_overrun_by_completer(struct rc_env *e)
+{
+	enum { CQE = 4 };
+	struct rc_side *a = &e->s[0], *b = &e->s[1];
+	struct rc_qp_params p;
+	struct rc_buf src, dst;
+	struct dr_async_event ev;
+	struct dr_cq *cq;
+	bool cq_err = false;
+	uint32_t i, wrs;
+
+	while (dr_get_async_event(a->ctx, &ev) == 0)
+		dr_ack_async_event(&ev);
+	cq = dr_create_cq(a->ctx, CQE, NULL, NULL, 0);
+	rc_params_default(&p);
+	p.cq[0] = cq;
+	p.sq_sig_all = 0;
+	if (cq == NULL || rc_connect(e, &p) != 0 || rc_buf_alloc(a, &src, 4096, ACC_ALL) != 0 ||
+	    rc_buf_alloc(b, &dst, 4096, ACC_ALL) != 0) {
+		RC_CHECK_MSG(0, "overrun setup");
+		return;
+	}
+	/* every other WR signaled, twice as many as the ring holds: its entries are WRs 1, 3, 5, ... */
+	wrs = 4 * dr_cq_impl(cq)->size;
+	for (i = 0; i < wrs; i++)
+		RC_CHECK_EQ(rc_post_send(a, i, DR_WR_RDMA_WRITE,
+					 &(struct dr_sge){ (uint64_t)(uintptr_t)src.p + 8 * i, 8, src.mr->lkey }, 1,
+					 (i & 1) ? DR_SEND_SIGNALED : 0, (uint64_t)(uintptr_t)dst.p + 8 * i, dst.mr->rkey,
+					 0), 0);
+	while (next_event(e, a->ctx, &ev) == 0) {
+		cq_err |= ev.event_type == DR_EVENT_CQ_ERR && ev.element.cq == cq;
+		dr_ack_async_event(&ev);
+		if (cq_err && rc_qp_state(a->qp) == DR_QPS_ERR)
+			break;
+	}
+	RC_CHECK_MSG(cq_err, "no CQ_ERR after %u signaled WRs on a CQ of %d", wrs / 2, CQE);
+	RC_CHECK(dr_cq_impl(cq)->overrun);
+	RC_CHECK_EQ(rc_qp_state(a->qp), DR_QPS_ERR);
+	/* the ring holds what came before the overrun, oldest first */
+	{
+		struct dr_cq_impl *ci = dr_cq_impl(cq);
+		uint32_t n = 0, l;
+
+		for (l = 0; l < ci->nlanes; l++) {
+			uint32_t t;
+
+			for (t = ci->lane[l].tail; t != ci->lane[l].head; t++, n++) {
+				const struct dr_wc *w = &ci->lane[l].ring[t & (ci->size - 1)];
+
+				RC_CHECK_MSG(w->wr_id == 2 * n + 1 && w->status == DR_WC_SUCCESS,
+					     "entry %u: wr_id %" PRIu64 " status %d", n, w->wr_id, w->status);
+			}
+		}
+		RC_CHECK_EQ(n, ci->size);
+	}
+	RC_CHECK_EQ(dr_poll_cq(cq, 1, &(struct dr_wc){ 0 }), -EOVERFLOW);
+	rc_buf_free(&src);
+	rc_buf_free(&dst);
+	rc_disconnect(e);
+	RC_CHECK_EQ(dr_destroy_cq(cq), 0);
+}
+
 /* The link going down and up: PORT_ERR then PORT_ACTIVE (IBA 14.x port events; ibv_get_async_event(3)). */
 static void
 test_port_events(struct rc_env *e)
@@ -808,6 +878,7 @@ run(struct rc_env *e)
 	test_notify_litmus(e);
 	test_cq_event_ack(e);
 	test_async_events(e);
+	test_cq_overrun_by_completer(e);
 	test_port_events(e);
 }
 
