@@ -95,6 +95,7 @@ struct dr_recv_wqe {
 	uint16_t num_sge;
 	struct dr_sge *sge;
 	uint32_t length;               /* sum of the SGE lengths */
+	uint32_t mr_gen;               /* ctx->mr_gen before the post checked its L_Keys */
 };
 
 /* A ring of WQEs; head - tail entries are in use; indices wrap naturally (uint32_t). */

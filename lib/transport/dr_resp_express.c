@@ -133,8 +133,16 @@ xp_send_only(struct dr_qp_impl *qp, const struct dr_pkt_xp *x, uint32_t ext, uin
 	paylen = x->area - ext - x->pad;
 	if (paylen > qp->mtu || paylen > rwqe->length || !dr_icrc_xp_ok(x))
 		return false;
-	/* a bad SGE: the general path scatters again, fails the same way and NAKs */
-	if (dr_qp_sge_write(qp, rwqe->sge, rwqe->num_sge, 0, x->bth + DR_BTH_BYTES + ext, paylen) != 0)
+	/*
+	 * One SGE, its L_Key, PD, bounds and LOCAL_WRITE checked by the post
+	 * (dr_rq_post_one(), the QP's own RQ) and no MR deregistered since
+	 * (ctx->mr_gen): copied without a second check. Else scattered with
+	 * the checks; a bad SGE: the general path scatters again, fails the
+	 * same way and NAKs.
+	 */
+	if (rwqe->num_sge == 1 && rwqe->mr_gen == dr_post_mr_gen(qp))
+		rte_memcpy((void *)(uintptr_t)rwqe->sge[0].addr, x->bth + DR_BTH_BYTES + ext, paylen);
+	else if (dr_qp_sge_write(qp, rwqe->sge, rwqe->num_sge, 0, x->bth + DR_BTH_BYTES + ext, paylen) != 0)
 		return false;
 	*byte_len = paylen;
 	return true;

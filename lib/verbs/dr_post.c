@@ -318,6 +318,8 @@ qp_post_send(struct dr_qp *pub, struct dr_send_wr *wr, struct dr_send_wr **bad_w
 int
 dr_rq_post_one(struct dr_context *ctx, struct dr_pd *pd, struct dr_rq *rq, const struct dr_recv_wr *wr)
 {
+	/* before the L_Keys are checked: a deregistration after it makes the placement check again */
+	uint32_t gen = __atomic_load_n(&ctx->mr_gen, __ATOMIC_ACQUIRE);
 	struct dr_recv_wqe *wqe;
 	uint64_t total = 0;
 	uint32_t head;
@@ -346,6 +348,7 @@ dr_rq_post_one(struct dr_context *ctx, struct dr_pd *pd, struct dr_rq *rq, const
 		memcpy(wqe->sge, wr->sg_list, (size_t)wr->num_sge * sizeof(*wqe->sge));
 	/* a buffer larger than any message is fine: only the first max_msg_sz bytes can be used */
 	wqe->length = (uint32_t)RTE_MIN(total, (uint64_t)UINT32_MAX);
+	wqe->mr_gen = gen;
 	__atomic_store_n(&rq->head, head + 1, __ATOMIC_RELEASE);
 	return 0;
 }

@@ -422,6 +422,69 @@ out:
 	free(sw);
 }
 
+/*
+ * B deregisters the MR its posted receives point into (one SGE each: the
+ * express path copies a SEND ONLY without checking the L_Key again while
+ * no MR was deregistered since the post, ctx->mr_gen); A's small SENDs
+ * then find a receive WQE whose L_Key is gone (IBA 10.6.3.1, rxe
+ * copy_data()): none succeeds on either side, the receives complete in
+ * error or flushed, and B's memory gets no byte.
+ */
+static void
+test_dereg_recv(struct rc_env *e)
+{
+	enum { N = 32, LEN = 256, MSG = 64 };
+	struct rc_side *a = &e->s[0], *b = &e->s[1];
+	struct rc_wcs *sw = calloc(1, sizeof(*sw)), *rw = calloc(1, sizeof(*rw));
+	struct rc_qp_params p;
+	struct rc_buf src, dst;
+	unsigned int i, ok = 0;
+
+	rc_params_default(&p);
+	p.max_wr = N;
+	if (sw == NULL || rw == NULL || rc_connect(e, &p) != 0 ||
+	    rc_buf_alloc(a, &src, N * MSG, DR_ACCESS_LOCAL_WRITE) != 0 ||
+	    rc_buf_alloc(b, &dst, N * LEN, DR_ACCESS_LOCAL_WRITE) != 0) {
+		RC_CHECK_MSG(0, "dereg recv setup");
+		goto out;
+	}
+	rc_fill(src.p, src.len, 13);
+	memset(dst.p, 0, dst.len);
+	for (i = 0; i < N; i++) {
+		struct dr_sge rs = { (uint64_t)(uintptr_t)(dst.p + (size_t)i * LEN), LEN, dst.mr->lkey };
+
+		RC_CHECK_EQ(rc_post_recv(b, i, &rs, 1), 0);
+	}
+	RC_CHECK_EQ(dr_dereg_mr(dst.mr), 0);
+	dst.mr = NULL;
+	for (i = 0; i < N; i++) {
+		struct dr_sge ls = { (uint64_t)(uintptr_t)(src.p + (size_t)i * MSG), MSG, src.mr->lkey };
+
+		RC_CHECK_EQ(rc_post_send(a, i, DR_WR_SEND, &ls, 1, DR_SEND_SIGNALED, 0, 0, 0), 0);
+	}
+	RC_CHECK(rc_wait_wcs(e, a->scq, sw, N, 10000000));
+	RC_CHECK(rc_wait_wcs(e, b->rcq, rw, N, 10000000));
+	for (i = 0; i < sw->n; i++)
+		ok += sw->wc[i].status == DR_WC_SUCCESS;
+	for (i = 0; i < rw->n; i++)
+		ok += rw->wc[i].status == DR_WC_SUCCESS;
+	RC_CHECK_MSG(ok == 0 && sw->n == N && rw->n == N, "%u completions of %u SENDs and %u of %u receives, %u "
+		     "successful, into a deregistered MR", sw->n, N, rw->n, N, ok);
+	RC_CHECK_MSG(rw->n == 0 || rw->wc[0].status != DR_WC_WR_FLUSH_ERR, "the first receive is flushed, not failed");
+	for (i = 0; i < N * LEN; i++)
+		if (dst.p[i] != 0)
+			break;
+	RC_CHECK_MSG(i == N * LEN, "B got bytes into a deregistered MR (offset %u)", i);
+	printf("test_dereg_recv (%s): first SEND %s, first receive %s\n", rc_mode_name(),
+	       sw->n ? dr_wc_status_str(sw->wc[0].status) : "-", rw->n ? dr_wc_status_str(rw->wc[0].status) : "-");
+out:
+	rc_disconnect(e);
+	rc_buf_free(&src);
+	rc_buf_free(&dst);
+	free(sw);
+	free(rw);
+}
+
 /* Per-worker receive counters of both contexts (read while the workers run: relaxed loads). */
 struct rx_snap {
 	uint64_t burst_pkts[2][DR_MAX_WORKERS];
@@ -734,6 +797,7 @@ run(struct rc_env *e)
 	test_lifecycle_under_traffic(e);
 	test_dereg_race(e);
 	test_dereg_local(e);
+	test_dereg_recv(e);
 	test_control_threads(e);
 	test_slot_free_at_completion(e);
 }
