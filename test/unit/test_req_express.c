@@ -84,6 +84,14 @@ run_phase(struct rc_env *e, struct bufs *bf, bool express, uint32_t seed, struct
 	struct rc_wcs w;
 	uint32_t posted = 0;
 
+	/*
+	 * Time stands still (rc_clock_freeze()): the phases compare what the
+	 * builders make of the same WRs, and a retransmission timer that a
+	 * busy machine lets expire in one phase and not in the other would put
+	 * a resent frame into one sequence only. Nothing is lost on this wire:
+	 * no timer is needed.
+	 */
+	rc_clock_freeze(true);
 	e->s[0].ctx->express = express;
 	k->n = 0;
 	keeping = k;
@@ -126,6 +134,7 @@ run_phase(struct rc_env *e, struct bufs *bf, bool express, uint32_t seed, struct
 	e->tamper = NULL;
 	keeping = NULL;
 	e->s[0].ctx->express = true;
+	rc_clock_freeze(false);
 }
 
 /*
