@@ -647,6 +647,62 @@ req_checks(struct dr_qp_impl *qp, struct dr_send_wqe *wqe)
 }
 
 /*
+ * The requester's express step (doc/guides/speed.rst, "The express path"):
+ * a SEND or RDMA WRITE, with or without immediate, of one packet, not
+ * fenced, new (POSTED, not a go-back-N resend), inside the send window:
+ * what req_checks(), req_send_segment() and req_segment_packet() would do
+ * for it, in one pass, the frame built whole (dr_qp_pkt_only()).
+ * req_express_ready(): its packet opcode, or -1 when it is not one of
+ * those (the general steps take it, and wait for a full window).
+ */
+static inline int
+req_express_ready(const struct dr_qp_impl *qp, const struct dr_send_wqe *wqe)
+{
+	if ((wqe->opcode != DR_WR_RDMA_WRITE && wqe->opcode != DR_WR_SEND &&
+	     wqe->opcode != DR_WR_RDMA_WRITE_WITH_IMM && wqe->opcode != DR_WR_SEND_WITH_IMM) ||
+	    (wqe->send_flags & DR_SEND_FENCE) || wqe->length > qp->mtu || req_resending(qp))
+		return -1;
+	/* CHECK_WINDOW (IBA 9.7.1) */
+	if (dr_qp_reliable(qp) && dr_psn_diff(qp->req.psn, dr_ho_acked_psn(qp)) >= (int32_t)qp->window)
+		return -1;
+	return qp->pkt_op[wqe->opcode][DR_POS_ONLY];
+}
+
+/*
+ * Send @wqe, ready with packet opcode @opcode: 0, or 1 when its frame
+ * cannot be built whole (another route, several SGEs, an L_Key to check
+ * again, no mbuf): the general steps build it, or report what is wrong.
+ */
+static int
+req_express_send(struct dr_qp_impl *qp, struct dr_worker *wk, struct dr_send_wqe *wqe, uint8_t opcode)
+{
+	uint32_t psn = qp->req.psn, mask = dr_opcode_table[opcode].mask;
+	bool reliable = dr_qp_reliable(qp);
+	struct rte_mbuf *m;
+
+	/* the WQE's PSNs as req_send_segment() sets them for a new WQE (one packet) */
+	wqe->first_psn = psn;
+	wqe->npkts = 1;
+	wqe->last_psn = psn;
+	dr_wqe_set_sent_once(wqe, false);
+	/* SE on a solicited SEND / WRITE with immediate (IBA 9.2.3); AckReq on RC's last packet (9.2.4) */
+	m = dr_qp_pkt_only(qp, &qp->req.tmpl, wqe, opcode, psn,
+			   (wqe->send_flags & DR_SEND_SOLICITED) && (mask & (DR_OPF_SEND | DR_OPF_IMM)) ? DR_BTH_SE : 0,
+			   (mask & DR_OPF_RELIABLE) != 0);
+	if (m == NULL)
+		return 1;
+	wk->stats.tx_express++;
+	dr_wk_tx(wk, m);
+	qp->req.psn = dr_psn_add(psn, 1);
+	dr_wqe_set_sent_once(wqe, true);
+	/* UC: nothing will acknowledge it (IBA 9.8.x): done once it is out */
+	dr_wqe_set_state(wqe, reliable ? DR_WQE_SENT : DR_WQE_DONE);
+	qp->req.cur++;
+	qp->req.offset = 0;
+	return 0;
+}
+
+/*
  * Congestion control's gate (lib/cc/dr_cc.h): may the QP send a frame now?
  * Without DCQCN, or at line rate, one branch; the rate machine runs here,
  * on the requester's lcore, taking the CNPs its receive stage counted.
@@ -673,7 +729,7 @@ dr_req_progress(struct dr_qp_impl *qp)
 	struct dr_worker *wk = dr_qp_wk(qp);
 	uint32_t psn0 = qp->req.psn;
 	uint64_t now = 0;
-	bool blocked = false;
+	bool blocked = false, express = qp->pub.context->express && qp->pub.qp_type != DR_QPT_UD;
 	int n = 0;
 
 	/*
@@ -701,9 +757,24 @@ dr_req_progress(struct dr_qp_impl *qp)
 		struct dr_send_wqe *wqe = req_next_wqe(qp);
 		enum dr_req_verdict v;
 		uint64_t bytes0;
+		int op;
 
 		if (wqe == NULL)
 			break;
+		if (express && wqe->state == DR_WQE_POSTED && (op = req_express_ready(qp, wqe)) >= 0) {
+			if (dr_tx_room(wk) == 0 || !req_cc_ready(qp, cc, &now)) {
+				blocked = true;
+				break;
+			}
+			bytes0 = wk->tx_staged_bytes;
+			if (req_express_send(qp, wk, wqe, (uint8_t)op) == 0) {
+				if (qp->cc_tx.pacer.rate != 0)
+					dr_cc_tx_sent(&qp->cc_tx, cc, now, (uint32_t)(wk->tx_staged_bytes - bytes0));
+				n++;
+				continue;
+			}
+			/* not built whole: the general steps take it (and check the room and the rate again) */
+		}
 		v = req_checks(qp, wqe);
 		if (v == REQ_SKIP) {
 			/* a READ completed ahead during a retry: the next request's PSN is after its responses */
