@@ -30,7 +30,7 @@
  *                      so a go-back-N resends it without writing into it and
  *                      checks, before the frame goes, that the completer has
  *                      not retired it and the poster reused its slot
- *                      (dr_req.c: req_resending(), req_wqe_still_ours()).
+ *                      (dr_req.h: dr_req_resending(), dr_req_wqe_still_ours()).
  *   completer -> requester
  *     acked PSN        dr_ho_comp_acked() / dr_ho_acked_psn(): the oldest PSN
  *                      not yet acknowledged, for the send window (IBA 9.7.1).

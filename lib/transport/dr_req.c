@@ -26,6 +26,12 @@
  *                 responses (IBA 9.7.4.1.3)
  *   ERROR         a local error (bad L_Key, unsupported operation) ends the WQE
  *
+ * READ and atomic requests are built in dr_req_rd_atomic.c; the pieces both
+ * files use (local errors, BTH flags, the resend guard, queueing) are in
+ * dr_req.h. A new one-packet SEND or WRITE takes the express step
+ * (req_express_ready(), req_express_send()) in place of the checks and
+ * SEND_PKT.
+ *
  * UD (SEND_UD):  one packet with a DETH (the WR's Q_Key, or the QP's when its
  *                high-order bit is set, C10-15), along the WR's AH to its QPN;
  *                a message above the path MTU is dropped and completes with
@@ -53,6 +59,7 @@
 #include "dr_mw.h"
 #include "dr_handoff.h"
 #include "dr_psn.h"
+#include "dr_req.h"
 #include "dr_transport.h"
 
 enum dr_req_verdict {
@@ -60,16 +67,6 @@ enum dr_req_verdict {
 	REQ_WAIT,      /* nothing to send now: stop this round */
 	REQ_SKIP,      /* this WQE needs no packet: look at the next one */
 };
-
-/* End a WQE with a local error; the completer reports it in order, then moves the QP to ERR. */
-static void
-req_error(struct dr_qp_impl *qp, struct dr_send_wqe *wqe, enum dr_wc_status status)
-{
-	DR_DP_LOG(req, DEBUG, "qp %u: wr_id %" PRIu64 " failed locally: %s", qp->pub.qp_num, wqe->wr_id,
-		  dr_wc_status_str(status));
-	wqe->status = status;
-	dr_wqe_set_state(wqe, DR_WQE_ERROR);
-}
 
 /* Step NEXT_WQE: the WQE at req.cur, or NULL when there is none to work on. */
 static struct dr_send_wqe *
@@ -143,186 +140,7 @@ req_check_window(struct dr_qp_impl *qp, const struct dr_send_wqe *wqe)
 	return REQ_GO;
 }
 
-/* BTH flags and extension headers common to every request packet. */
-static void
-req_fill_bth(struct dr_pkt_info *pi, bool se, bool ackreq)
-{
-	struct dr_bth *bth = dr_pkt_bth(pi);
-
-	dr_bth_set_se(bth, se);
-	dr_bth_set_ackreq(bth, ackreq);
-}
-
 void (*dr_req_resend_hook)(struct dr_qp_impl *qp);
-
-/* The requester is resending the WQE at req.cur (go-back-N): one the completer may retire meanwhile. */
-static inline bool
-req_resending(const struct dr_qp_impl *qp)
-{
-	return (int32_t)(qp->req.resend_end - qp->req.cur) > 0;
-}
-
-/*
- * A resend's frame was built from a WQE the completer may have retired
- * meanwhile (its slot then reused by the poster): still ours? The fields
- * were read before this load of the tail (a seqlock's check): a slot the
- * poster wrote into was retired first, so the tail shows it.
- */
-static inline bool
-req_wqe_still_ours(const struct dr_qp_impl *qp)
-{
-	rte_atomic_thread_fence(__ATOMIC_ACQUIRE);
-	return (int32_t)(qp->req.cur - dr_sq_tail(&qp->sq)) >= 0;
-}
-
-/*
- * Queue a finished packet (built whole: dr_qp_pkt_only()); on failure free
- * it. Returns 0 or -ESTALE: the requester's resend of a WQE retired
- * meanwhile (@tc is the requester's templates: not the completer's own
- * resends), not sent.
- */
-static int
-req_queue(struct dr_qp_impl *qp, const struct dr_pkt_tmpl_cache *tc, struct rte_mbuf *m)
-{
-	if (unlikely(tc == &qp->req.tmpl && req_resending(qp))) {
-		if (unlikely(dr_req_resend_hook != NULL))
-			dr_req_resend_hook(qp);
-		if (!req_wqe_still_ours(qp)) {
-			rte_pktmbuf_free(m);
-			return -ESTALE;
-		}
-	}
-	dr_wk_tx(dr_qp_wk(qp), m);
-	return 0;
-}
-
-/* req_queue() of a frame built by parts: its pad and ICRC first (dr_pkt_finalize()). */
-static int
-req_xmit(struct dr_qp_impl *qp, const struct dr_pkt_tmpl_cache *tc, struct rte_mbuf *m, struct dr_pkt_info *pi)
-{
-	int rc = dr_pkt_finalize(m, pi);
-
-	if (unlikely(rc != 0)) {
-		rte_pktmbuf_free(m);
-		return rc;
-	}
-	return req_queue(qp, tc, m);
-}
-
-/* A READ request packet of @wqe at @psn for its bytes from @done on, along @tc; 0 or -errno. */
-static int
-req_read_packet(struct dr_qp_impl *qp, struct dr_pkt_tmpl_cache *tc, const struct dr_send_wqe *wqe,
-		uint32_t psn, uint32_t done)
-{
-	struct dr_pkt_info pi;
-	struct dr_reth *reth;
-	struct rte_mbuf *m;
-
-	m = dr_qp_pkt_start(qp, tc, dr_qp_rel_opcode(qp, DR_OP_READ_REQ), 0, psn, &pi);
-	if (m == NULL)
-		return -ENOBUFS;
-	if (pi.mask & DR_OPF_XRCETH)
-		dr_xrceth_set_srq(dr_pkt_xrceth(&pi), wqe->xrc_srqn);
-	reth = dr_pkt_reth(&pi);
-	dr_reth_set_va(reth, wqe->remote_addr + done);
-	dr_reth_set_rkey(reth, wqe->rkey);
-	dr_reth_set_len(reth, wqe->length - done);
-	req_fill_bth(&pi, false, true);
-	return req_xmit(qp, tc, m, &pi);
-}
-
-int
-dr_req_reread(struct dr_qp_impl *qp, const struct dr_send_wqe *wqe)
-{
-	/*
-	 * the duplicate of its request from the first missing response (IBA
-	 * 9.7.5.1.3: the responder replays), built by the completer along its own headers
-	 */
-	return req_read_packet(qp, &qp->comp.tmpl, wqe, dr_read_next_psn(qp, wqe), dr_wqe_resp_bytes(wqe));
-}
-
-/* Step SEND_PKT for a READ request (IBA 9.4.3, 9.7.4.1.3). */
-static int
-req_send_read(struct dr_qp_impl *qp, struct dr_send_wqe *wqe)
-{
-	uint32_t done = dr_wqe_resp_bytes(wqe);  /* > 0 when re-requesting after a partial reply */
-	uint32_t n = dr_msg_pkts(wqe->length - done, qp->mtu);
-	int rc;
-
-	/*
-	 * asked again: from its first missing response, whose PSN the request
-	 * takes (IBA 9.7.4.1.3); from the same count of bytes as its length (the
-	 * completer may place more meanwhile, on another lcore)
-	 */
-	if (wqe->state != DR_WQE_POSTED)
-		qp->req.psn = dr_psn_add(wqe->first_psn, done / qp->mtu);
-	rc = req_read_packet(qp, &qp->req.tmpl, wqe, qp->req.psn, done);
-	if (rc != 0)
-		return rc;
-	if (wqe->state == DR_WQE_POSTED) {
-		wqe->first_psn = qp->req.psn;
-		wqe->npkts = n;
-		wqe->last_psn = dr_psn_add(wqe->first_psn, n - 1);
-		qp->req.rd_taken++;
-	}
-	if (!req_resending(qp)) {
-		/* a resent WQE was SENT before and may be retired by now: nothing is written into it */
-		dr_wqe_set_sent_once(wqe, true);
-		dr_wqe_set_state(wqe, DR_WQE_SENT);
-	}
-	qp->req.psn = dr_psn_add(qp->req.psn, n);
-	qp->req.cur++;
-	qp->req.offset = 0;
-	return 0;
-}
-
-/* A CmpSwap / FetchAdd request of @wqe at @psn along @tc (IBA 9.4.5, AtomicETH 9.3.5); 0 or -errno. */
-static int
-req_atomic_packet(struct dr_qp_impl *qp, struct dr_pkt_tmpl_cache *tc, const struct dr_send_wqe *wqe,
-		  uint32_t psn)
-{
-	bool cas = wqe->opcode == DR_WR_ATOMIC_CMP_AND_SWP;
-	struct dr_atmeth *ae;
-	struct dr_pkt_info pi;
-	struct rte_mbuf *m;
-
-	m = dr_qp_pkt_start(qp, tc, dr_qp_rel_opcode(qp, cas ? DR_OP_CMP_SWAP : DR_OP_FETCH_ADD), 0, psn, &pi);
-	if (m == NULL)
-		return -ENOBUFS;
-	if (pi.mask & DR_OPF_XRCETH)
-		dr_xrceth_set_srq(dr_pkt_xrceth(&pi), wqe->xrc_srqn);
-	ae = dr_pkt_atmeth(&pi);
-	dr_atmeth_set_va(ae, wqe->remote_addr);
-	dr_atmeth_set_rkey(ae, wqe->rkey);
-	dr_atmeth_set_swap_add(ae, cas ? wqe->swap : wqe->compare_add);
-	dr_atmeth_set_comp(ae, cas ? wqe->compare_add : 0);
-	req_fill_bth(&pi, false, true);
-	return req_xmit(qp, tc, m, &pi);
-}
-
-/* Step SEND_PKT for CmpSwap / FetchAdd. */
-static int
-req_send_atomic(struct dr_qp_impl *qp, struct dr_send_wqe *wqe)
-{
-	int rc = req_atomic_packet(qp, &qp->req.tmpl, wqe, qp->req.psn);
-
-	if (rc != 0)
-		return rc;
-	if (wqe->state == DR_WQE_POSTED) {
-		wqe->first_psn = qp->req.psn;
-		wqe->last_psn = qp->req.psn;
-		wqe->npkts = 1;
-		qp->req.rd_taken++;
-	}
-	if (!req_resending(qp)) {
-		dr_wqe_set_sent_once(wqe, true);
-		dr_wqe_set_state(wqe, DR_WQE_SENT);
-	}
-	qp->req.psn = dr_psn_add(qp->req.psn, 1);
-	qp->req.cur++;
-	qp->req.offset = 0;
-	return 0;
-}
 
 /* Position of the packet that carries bytes [offset, offset + paylen) of a @len-byte message. */
 static enum dr_pkt_pos
@@ -331,6 +149,41 @@ pkt_pos(uint32_t offset, uint32_t paylen, uint32_t len)
 	bool first = offset == 0, last = offset + paylen >= len;
 
 	return first ? (last ? DR_POS_ONLY : DR_POS_FIRST) : (last ? DR_POS_LAST : DR_POS_MIDDLE);
+}
+
+/*
+ * The frame of one-packet SEND / RDMA WRITE @wqe at @psn along @tc, built
+ * whole (dr_qp_pkt_only()): SE on a solicited SEND or WRITE with immediate
+ * (IBA 9.2.3), AckReq on RC (9.2.4: the last packet). NULL: not built that
+ * way (the general builder's).
+ */
+static inline struct rte_mbuf *
+req_pkt_only(struct dr_qp_impl *qp, struct dr_pkt_tmpl_cache *tc, const struct dr_send_wqe *wqe, uint8_t opcode,
+	     uint32_t psn)
+{
+	uint32_t mask = dr_opcode_table[opcode].mask;
+
+	return dr_qp_pkt_only(qp, tc, wqe, opcode, psn,
+			      (wqe->send_flags & DR_SEND_SOLICITED) && (mask & (DR_OPF_SEND | DR_OPF_IMM)) ?
+			      DR_BTH_SE : 0, (mask & DR_OPF_RELIABLE) != 0);
+}
+
+/* A new SEND / RDMA WRITE of @npkts packets starts at req.psn: its PSNs (IBA 9.7.2), not yet sent in full. */
+static inline void
+req_wqe_start(struct dr_qp_impl *qp, struct dr_send_wqe *wqe, uint32_t npkts)
+{
+	wqe->first_psn = qp->req.psn;
+	wqe->npkts = npkts;
+	wqe->last_psn = dr_psn_add(wqe->first_psn, wqe->npkts - 1);
+	dr_wqe_set_sent_once(wqe, false);
+}
+
+/* Its last packet went out the first time: the completer's (UC: done, nothing acknowledges it, IBA 9.8.x). */
+static inline void
+req_wqe_sent(struct dr_qp_impl *qp, struct dr_send_wqe *wqe)
+{
+	dr_wqe_set_sent_once(wqe, true);
+	dr_wqe_set_state(wqe, dr_qp_reliable(qp) ? DR_WQE_SENT : DR_WQE_DONE);
 }
 
 /*
@@ -358,13 +211,10 @@ req_segment_packet(struct dr_qp_impl *qp, struct dr_pkt_tmpl_cache *tc, const st
 		return -EINVAL;
 	if (pos == DR_POS_ONLY && qp->pub.context->express) {
 		/* one packet, one flat payload, IPv4: the frame in one pass (dr_qp_pkt_only()) */
-		mask = dr_opcode_table[opcode].mask;
-		m = dr_qp_pkt_only(qp, tc, wqe, (uint8_t)opcode, psn,
-				   (wqe->send_flags & DR_SEND_SOLICITED) && (mask & (DR_OPF_SEND | DR_OPF_IMM)) ?
-				   DR_BTH_SE : 0, (mask & DR_OPF_RELIABLE) != 0);
+		m = req_pkt_only(qp, tc, wqe, (uint8_t)opcode, psn);
 		if (m != NULL) {
 			dr_qp_wk(qp)->stats.tx_express++;
-			return req_queue(qp, tc, m);
+			return dr_req_queue(qp, tc, m);
 		}
 	}
 	m = dr_qp_pkt_start(qp, tc, (uint8_t)opcode, paylen, psn, &pi);
@@ -388,14 +238,14 @@ req_segment_packet(struct dr_qp_impl *qp, struct dr_pkt_tmpl_cache *tc, const st
 	 * SE only on the last packet of a SEND or WRITE with immediate (IBA 9.2.3);
 	 * AckReq on RC only (9.2.4: nothing acknowledges UC; rxe sends UC with 0)
 	 */
-	req_fill_bth(&pi, last && (wqe->send_flags & DR_SEND_SOLICITED) && (mask & (DR_OPF_SEND | DR_OPF_IMM)),
+	dr_req_fill_bth(&pi, last && (wqe->send_flags & DR_SEND_SOLICITED) && (mask & (DR_OPF_SEND | DR_OPF_IMM)),
 		     (mask & DR_OPF_RELIABLE) && (ackreq || last || (idx + 1) % DR_ACKREQ_EVERY == 0));
 	rc = dr_qp_pkt_add_payload(qp, m, wqe, off, paylen);
 	if (unlikely(rc != 0)) {
 		rte_pktmbuf_free(m);
 		return rc;
 	}
-	rc = req_xmit(qp, tc, m, &pi);
+	rc = dr_req_xmit(qp, tc, m, &pi);
 	return rc == 0 || rc == -ESTALE ? rc : -ENOBUFS;
 }
 
@@ -406,34 +256,27 @@ req_send_segment(struct dr_qp_impl *qp, struct dr_send_wqe *wqe)
 	uint32_t mtu = qp->mtu, off = qp->req.offset;
 	uint32_t paylen = RTE_MIN(mtu, wqe->length - off);
 	bool last = off + paylen >= wqe->length;
-	bool resend = req_resending(qp);
+	bool resend = dr_req_resending(qp);
 	int rc;
 
-	if (wqe->state == DR_WQE_POSTED) {
-		wqe->first_psn = qp->req.psn;
-		wqe->npkts = dr_msg_pkts(wqe->length, mtu);
-		wqe->last_psn = dr_psn_add(wqe->first_psn, wqe->npkts - 1);
-		dr_wqe_set_sent_once(wqe, false);
-	}
+	if (wqe->state == DR_WQE_POSTED)
+		req_wqe_start(qp, wqe, dr_msg_pkts(wqe->length, mtu));
 	rc = req_segment_packet(qp, &qp->req.tmpl, wqe, off >> rte_bsf32(mtu), qp->req.psn, false);
 	if (unlikely(rc != 0)) {
 		/* a resend writes nothing into its WQE (dr_req_state.resend_end): it sent it once already */
 		if (resend)
-			return rc == -ESTALE || req_wqe_still_ours(qp) ? rc : -ESTALE;
+			return rc == -ESTALE || dr_req_wqe_still_ours(qp) ? rc : -ESTALE;
 		if (rc == -EINVAL)
-			req_error(qp, wqe, DR_WC_LOC_QP_OP_ERR);
+			dr_req_error(qp, wqe, DR_WC_LOC_QP_OP_ERR);
 		else if (rc == -EFAULT || rc == -EACCES)
-			req_error(qp, wqe, DR_WC_LOC_PROT_ERR);   /* IBA 10.6.3.1: L_Key check failed */
+			dr_req_error(qp, wqe, DR_WC_LOC_PROT_ERR);   /* IBA 10.6.3.1: L_Key check failed */
 		/* else no mbuf, no room, or the frame did not finish: not the WR's fault; retried */
 		return rc;
 	}
 	qp->req.psn = dr_psn_add(qp->req.psn, 1);
 	if (last) {
-		if (!resend) {
-			dr_wqe_set_sent_once(wqe, true);
-			/* UC: nothing will acknowledge it (IBA 9.8.x): done once it is out */
-			dr_wqe_set_state(wqe, dr_qp_reliable(qp) ? DR_WQE_SENT : DR_WQE_DONE);
-		}
+		if (!resend)
+			req_wqe_sent(qp, wqe);
 		qp->req.cur++;
 		qp->req.offset = 0;
 	} else {
@@ -461,8 +304,8 @@ dr_req_keepalive(struct dr_qp_impl *qp, uint32_t psn)
 	dr_reth_set_va(reth, 0);
 	dr_reth_set_rkey(reth, 0);
 	dr_reth_set_len(reth, 0);
-	req_fill_bth(&pi, false, true);
-	return req_xmit(qp, &qp->comp.tmpl, m, &pi);
+	dr_req_fill_bth(&pi, false, true);
+	return dr_req_xmit(qp, &qp->comp.tmpl, m, &pi);
 }
 
 int
@@ -483,10 +326,10 @@ dr_req_resend(struct dr_qp_impl *qp, const struct dr_send_wqe *wqe, uint32_t psn
 		/* the request itself, not one of the response PSNs it took */
 		if (idx != 0 || dr_wqe_resp_bytes(wqe) != 0)
 			return -EINVAL;
-		return req_read_packet(qp, &qp->comp.tmpl, wqe, psn, 0);
+		return dr_req_read_packet(qp, &qp->comp.tmpl, wqe, psn, 0);
 	case DR_WR_ATOMIC_CMP_AND_SWP:
 	case DR_WR_ATOMIC_FETCH_AND_ADD:
-		return req_atomic_packet(qp, &qp->comp.tmpl, wqe, psn);
+		return dr_req_atomic_packet(qp, &qp->comp.tmpl, wqe, psn);
 	default:
 		return -EINVAL;
 	}
@@ -505,7 +348,7 @@ req_local_op(struct dr_qp_impl *qp, struct dr_send_wqe *wqe)
 
 	dr_send_wqe_release(wqe);
 	if (st != DR_WC_SUCCESS) {
-		req_error(qp, wqe, st);       /* the completer reports it, then the QP goes to ERR */
+		dr_req_error(qp, wqe, st);       /* the completer reports it, then the QP goes to ERR */
 		return -EINVAL;
 	}
 	dr_wqe_set_sent_once(wqe, true);
@@ -557,7 +400,7 @@ req_send_ud(struct dr_qp_impl *qp, struct dr_send_wqe *wqe)
 	}
 	opcode = dr_wr_pkt_opcode(DR_QPT_UD, wqe->opcode, DR_POS_ONLY);
 	if (opcode < 0) {
-		req_error(qp, wqe, DR_WC_LOC_QP_OP_ERR);
+		dr_req_error(qp, wqe, DR_WC_LOC_QP_OP_ERR);
 		return -EINVAL;
 	}
 	m = dr_qp_pkt_start_ud(qp, &wqe->ah->route, wqe->remote_qpn, (uint8_t)opcode, wqe->length, qp->req.psn,
@@ -569,16 +412,16 @@ req_send_ud(struct dr_qp_impl *qp, struct dr_send_wqe *wqe)
 	dr_deth_set_sqp(deth, qp->pub.qp_num);
 	if (pi.mask & DR_OPF_IMMDT)
 		dr_immdt_set_imm(dr_pkt_immdt(&pi), wqe->imm_data);
-	req_fill_bth(&pi, (wqe->send_flags & DR_SEND_SOLICITED) != 0, false);
+	dr_req_fill_bth(&pi, (wqe->send_flags & DR_SEND_SOLICITED) != 0, false);
 	rc = dr_qp_pkt_add_payload(qp, m, wqe, 0, wqe->length);
 	if (unlikely(rc != 0)) {
 		rte_pktmbuf_free(m);
 		if (rc == -ENOSPC || rc == -ENOBUFS)
 			return rc;
-		req_error(qp, wqe, DR_WC_LOC_PROT_ERR);   /* IBA 10.6.3.1: L_Key check failed */
+		dr_req_error(qp, wqe, DR_WC_LOC_PROT_ERR);   /* IBA 10.6.3.1: L_Key check failed */
 		return rc;
 	}
-	rc = req_xmit(qp, &qp->req.tmpl, m, &pi);
+	rc = dr_req_xmit(qp, &qp->req.tmpl, m, &pi);
 	if (rc != 0)
 		return rc;
 	qp->req.psn = dr_psn_add(qp->req.psn, 1);
@@ -603,13 +446,13 @@ req_send_pkt(struct dr_qp_impl *qp, struct dr_send_wqe *wqe)
 	case DR_WR_RDMA_WRITE_WITH_IMM:
 		return req_send_segment(qp, wqe);
 	case DR_WR_RDMA_READ:
-		return req_send_read(qp, wqe);
+		return dr_req_send_read(qp, wqe);
 	case DR_WR_ATOMIC_CMP_AND_SWP:
 	case DR_WR_ATOMIC_FETCH_AND_ADD:
-		return req_send_atomic(qp, wqe);
+		return dr_req_send_atomic(qp, wqe);
 	default:
 		/* local operations, FLUSH, ATOMIC WRITE: not offered by this transport */
-		req_error(qp, wqe, DR_WC_LOC_QP_OP_ERR);
+		dr_req_error(qp, wqe, DR_WC_LOC_QP_OP_ERR);
 		return -EOPNOTSUPP;
 	}
 }
@@ -631,7 +474,7 @@ req_checks(struct dr_qp_impl *qp, struct dr_send_wqe *wqe)
 	case DR_WQE_ERROR:
 		return REQ_WAIT;       /* the completer ends the QP when it reaches this WQE */
 	case DR_WQE_SENT:
-		if (req_resending(qp))
+		if (dr_req_resending(qp))
 			break;         /* go-back-N: sent before, sent again (IBA 9.7.5.2.x) */
 		return REQ_SKIP;
 	default:
@@ -660,7 +503,7 @@ req_express_ready(const struct dr_qp_impl *qp, const struct dr_send_wqe *wqe)
 {
 	if ((wqe->opcode != DR_WR_RDMA_WRITE && wqe->opcode != DR_WR_SEND &&
 	     wqe->opcode != DR_WR_RDMA_WRITE_WITH_IMM && wqe->opcode != DR_WR_SEND_WITH_IMM) ||
-	    (wqe->send_flags & DR_SEND_FENCE) || wqe->length > qp->mtu || req_resending(qp))
+	    (wqe->send_flags & DR_SEND_FENCE) || wqe->length > qp->mtu || dr_req_resending(qp))
 		return -1;
 	/* CHECK_WINDOW (IBA 9.7.1) */
 	if (dr_qp_reliable(qp) && dr_psn_diff(qp->req.psn, dr_ho_acked_psn(qp)) >= (int32_t)qp->window)
@@ -676,27 +519,16 @@ req_express_ready(const struct dr_qp_impl *qp, const struct dr_send_wqe *wqe)
 static int
 req_express_send(struct dr_qp_impl *qp, struct dr_worker *wk, struct dr_send_wqe *wqe, uint8_t opcode)
 {
-	uint32_t psn = qp->req.psn, mask = dr_opcode_table[opcode].mask;
-	bool reliable = dr_qp_reliable(qp);
 	struct rte_mbuf *m;
 
-	/* the WQE's PSNs as req_send_segment() sets them for a new WQE (one packet) */
-	wqe->first_psn = psn;
-	wqe->npkts = 1;
-	wqe->last_psn = psn;
-	dr_wqe_set_sent_once(wqe, false);
-	/* SE on a solicited SEND / WRITE with immediate (IBA 9.2.3); AckReq on RC's last packet (9.2.4) */
-	m = dr_qp_pkt_only(qp, &qp->req.tmpl, wqe, opcode, psn,
-			   (wqe->send_flags & DR_SEND_SOLICITED) && (mask & (DR_OPF_SEND | DR_OPF_IMM)) ? DR_BTH_SE : 0,
-			   (mask & DR_OPF_RELIABLE) != 0);
+	req_wqe_start(qp, wqe, 1);
+	m = req_pkt_only(qp, &qp->req.tmpl, wqe, opcode, qp->req.psn);
 	if (m == NULL)
 		return 1;
 	wk->stats.tx_express++;
 	dr_wk_tx(wk, m);
-	qp->req.psn = dr_psn_add(psn, 1);
-	dr_wqe_set_sent_once(wqe, true);
-	/* UC: nothing will acknowledge it (IBA 9.8.x): done once it is out */
-	dr_wqe_set_state(wqe, reliable ? DR_WQE_SENT : DR_WQE_DONE);
+	qp->req.psn = dr_psn_add(qp->req.psn, 1);
+	req_wqe_sent(qp, wqe);
 	qp->req.cur++;
 	qp->req.offset = 0;
 	return 0;
@@ -743,7 +575,7 @@ dr_req_progress(struct dr_qp_impl *qp)
 	qp->req.blocked = false;
 	if (!dr_qp_can_send(qp) || dr_ho_rnr_waiting(qp))
 		return 0;              /* IBA 9.7.5.2.8: nothing goes out during an RNR wait */
-	if (!req_resending(qp))
+	if (!dr_req_resending(qp))
 		qp->req.resend_end = qp->req.cur;   /* kept near cur: the indices wrap */
 	/*
 	 * The completer asked for a go-back-N; or responses of the old stream
@@ -761,21 +593,9 @@ dr_req_progress(struct dr_qp_impl *qp)
 
 		if (wqe == NULL)
 			break;
-		if (express && wqe->state == DR_WQE_POSTED && (op = req_express_ready(qp, wqe)) >= 0) {
-			if (dr_tx_room(wk) == 0 || !req_cc_ready(qp, cc, &now)) {
-				blocked = true;
-				break;
-			}
-			bytes0 = wk->tx_staged_bytes;
-			if (req_express_send(qp, wk, wqe, (uint8_t)op) == 0) {
-				if (qp->cc_tx.pacer.rate != 0)
-					dr_cc_tx_sent(&qp->cc_tx, cc, now, (uint32_t)(wk->tx_staged_bytes - bytes0));
-				n++;
-				continue;
-			}
-			/* not built whole: the general steps take it (and check the room and the rate again) */
-		}
-		v = req_checks(qp, wqe);
+		/* the express step's checks, or the general ones */
+		op = express && wqe->state == DR_WQE_POSTED ? req_express_ready(qp, wqe) : -1;
+		v = op >= 0 ? REQ_GO : req_checks(qp, wqe);
 		if (v == REQ_SKIP) {
 			/* a READ completed ahead during a retry: the next request's PSN is after its responses */
 			if (dr_wqe_done(wqe) && dr_psn_after(dr_psn_add(wqe->last_psn, 1), qp->req.psn))
@@ -791,7 +611,8 @@ dr_req_progress(struct dr_qp_impl *qp)
 			break;         /* a QP waiting for its rate leaves the round to the others */
 		}
 		bytes0 = wk->tx_staged_bytes;
-		if (req_send_pkt(qp, wqe) != 0) {
+		/* a frame the express step does not build whole: the general step's, as are its errors */
+		if ((op < 0 || req_express_send(qp, wk, wqe, (uint8_t)op) != 0) && req_send_pkt(qp, wqe) != 0) {
 			blocked = true;
 			break;         /* no mbuf / MAC yet: next round; local error: completer ends it */
 		}

@@ -75,7 +75,8 @@ xp_qp_ready(const struct dr_qp_impl *qp, const struct dr_pkt_xp *x)
 	return ((t == DR_QPT_RC && (x->opcode & DR_OPCODE_TRANSPORT_MASK) == DR_TRANSPORT_RC) ||
 		(t == DR_QPT_UC && (x->opcode & DR_OPCODE_TRANSPORT_MASK) == DR_TRANSPORT_UC && !rs->uc_drop)) &&
 	       dr_qp_can_receive(qp) && !qp->comm_est_armed &&
-	       (!dr_resp_busy(qp) || ((x->opcode & DR_OPCODE_OP_MASK) == DR_OP_READ_REQ && dr_resp_read_room(qp))) &&
+	       (!dr_resp_busy(qp) ||
+		((x->opcode & DR_OPCODE_OP_MASK) == DR_OP_READ_REQ && dr_resp_read_room(qp))) &&
 	       rs->sr_count == 0 && rs->in_msg == DR_RESP_MSG_NONE && !rs->have_rwqe && x->psn == rs->epsn;
 }
 
