@@ -309,6 +309,40 @@ dereg_tally(const struct rc_wcs *sw, enum dr_wc_status err)
 }
 
 /*
+ * The deregistration tests' connection (@n WRs deep) and buffers: A's @src
+ * of @src_len bytes (LOCAL_WRITE) filled from @seed, B's @dst of @dst_len
+ * bytes with @dst_access, zeroed. 0 or -1 (the caller's buffers start
+ * zeroed: rc_buf_free() takes whatever was made).
+ */
+static int
+dereg_setup(struct rc_env *e, uint32_t n, struct rc_buf *src, size_t src_len, struct rc_buf *dst, size_t dst_len,
+	    int dst_access, uint32_t seed)
+{
+	struct rc_qp_params p;
+
+	rc_params_default(&p);
+	p.max_wr = n;
+	if (rc_connect(e, &p) != 0 || rc_buf_alloc(&e->s[0], src, src_len, DR_ACCESS_LOCAL_WRITE) != 0 ||
+	    rc_buf_alloc(&e->s[1], dst, dst_len, dst_access) != 0)
+		return -1;
+	rc_fill(src->p, src->len, seed);
+	memset(dst->p, 0, dst->len);
+	return 0;
+}
+
+/* A posts @n signaled WRITEs of @len bytes, the i-th from @src + i * @len to @dst + i * @len. */
+static void
+dereg_post_writes(struct rc_env *e, const struct rc_buf *src, const struct rc_buf *dst, unsigned int n, uint32_t len)
+{
+	for (unsigned int i = 0; i < n; i++) {
+		struct dr_sge ls = { (uint64_t)(uintptr_t)(src->p + (size_t)i * len), len, src->mr->lkey };
+
+		RC_CHECK_EQ(rc_post_send(&e->s[0], i, DR_WR_RDMA_WRITE, &ls, 1, DR_SEND_SIGNALED,
+					 (uint64_t)(uintptr_t)(dst->p + (size_t)i * len), dst->mr->rkey, 0), 0);
+	}
+}
+
+/*
  * WRITEs stream into an MR of B; B deregisters it mid-stream. A's WRITEs
  * complete SUCCESS up to one REM_ACCESS_ERR (the first that found no MR),
  * the rest flushed; B's memory does not change once dr_dereg_mr() returned.
@@ -317,30 +351,19 @@ static void
 test_dereg_race(struct rc_env *e)
 {
 	enum { N = 400, LEN = 2048 };
-	struct rc_side *a = &e->s[0], *b = &e->s[1];
+	struct rc_side *a = &e->s[0];
 	struct rc_wcs *sw = calloc(1, sizeof(*sw));
-	struct rc_qp_params p;
-	struct rc_buf src, dst;
+	struct rc_buf src = { 0 }, dst = { 0 };
 	uint8_t *snap = NULL;
 	struct dereg_tally t = { 0, 0, 0, 0 };
-	unsigned int i;
 
-	rc_params_default(&p);
-	p.max_wr = N;
-	if (sw == NULL || rc_connect(e, &p) != 0 || rc_buf_alloc(a, &src, N * LEN, DR_ACCESS_LOCAL_WRITE) != 0 ||
-	    rc_buf_alloc(b, &dst, N * LEN, DR_ACCESS_LOCAL_WRITE | DR_ACCESS_REMOTE_WRITE) != 0 ||
+	if (sw == NULL || dereg_setup(e, N, &src, N * LEN, &dst, N * LEN,
+				      DR_ACCESS_LOCAL_WRITE | DR_ACCESS_REMOTE_WRITE, 11) != 0 ||
 	    (snap = malloc(N * LEN)) == NULL) {
 		RC_CHECK_MSG(0, "dereg race setup");
 		goto out;
 	}
-	rc_fill(src.p, src.len, 11);
-	memset(dst.p, 0, dst.len);
-	for (i = 0; i < N; i++) {
-		struct dr_sge ls = { (uint64_t)(uintptr_t)(src.p + (size_t)i * LEN), LEN, src.mr->lkey };
-
-		RC_CHECK_EQ(rc_post_send(a, i, DR_WR_RDMA_WRITE, &ls, 1, DR_SEND_SIGNALED,
-					 (uint64_t)(uintptr_t)(dst.p + (size_t)i * LEN), dst.mr->rkey, 0), 0);
-	}
+	dereg_post_writes(e, &src, &dst, N, LEN);
 	/* some have landed: deregister while the rest are on their way */
 	RC_CHECK(rc_wait_wcs(e, a->scq, sw, N / 8, 5000000));
 	RC_CHECK_EQ(dr_dereg_mr(dst.mr), 0);
@@ -377,29 +400,19 @@ static void
 test_dereg_local(struct rc_env *e)
 {
 	enum { N = 64, LEN = 256 };
-	struct rc_side *a = &e->s[0], *b = &e->s[1];
+	struct rc_side *a = &e->s[0];
 	struct rc_wcs *sw = calloc(1, sizeof(*sw));
-	struct rc_qp_params p;
-	struct rc_buf src, dst;
+	struct rc_buf src = { 0 }, dst = { 0 };
 	struct dereg_tally t = { 0, 0, 0, 0 };
 	unsigned int i;
 	bool inl = strcmp(rc_mode_name(), "inline") == 0;
 
-	rc_params_default(&p);
-	p.max_wr = N;
-	if (sw == NULL || rc_connect(e, &p) != 0 || rc_buf_alloc(a, &src, N * LEN, DR_ACCESS_LOCAL_WRITE) != 0 ||
-	    rc_buf_alloc(b, &dst, N * LEN, DR_ACCESS_LOCAL_WRITE | DR_ACCESS_REMOTE_WRITE) != 0) {
+	if (sw == NULL || dereg_setup(e, N, &src, N * LEN, &dst, N * LEN,
+				      DR_ACCESS_LOCAL_WRITE | DR_ACCESS_REMOTE_WRITE, 12) != 0) {
 		RC_CHECK_MSG(0, "dereg local setup");
 		goto out;
 	}
-	rc_fill(src.p, src.len, 12);
-	memset(dst.p, 0, dst.len);
-	for (i = 0; i < N; i++) {
-		struct dr_sge ls = { (uint64_t)(uintptr_t)(src.p + (size_t)i * LEN), LEN, src.mr->lkey };
-
-		RC_CHECK_EQ(rc_post_send(a, i, DR_WR_RDMA_WRITE, &ls, 1, DR_SEND_SIGNALED,
-					 (uint64_t)(uintptr_t)(dst.p + (size_t)i * LEN), dst.mr->rkey, 0), 0);
-	}
+	dereg_post_writes(e, &src, &dst, N, LEN);
 	RC_CHECK_EQ(dr_dereg_mr(src.mr), 0);
 	src.mr = NULL;
 	RC_CHECK(rc_wait_wcs(e, a->scq, sw, N, 10000000));
@@ -436,20 +449,14 @@ test_dereg_recv(struct rc_env *e)
 	enum { N = 32, LEN = 256, MSG = 64 };
 	struct rc_side *a = &e->s[0], *b = &e->s[1];
 	struct rc_wcs *sw = calloc(1, sizeof(*sw)), *rw = calloc(1, sizeof(*rw));
-	struct rc_qp_params p;
-	struct rc_buf src, dst;
+	struct rc_buf src = { 0 }, dst = { 0 };
 	unsigned int i, ok = 0;
 
-	rc_params_default(&p);
-	p.max_wr = N;
-	if (sw == NULL || rw == NULL || rc_connect(e, &p) != 0 ||
-	    rc_buf_alloc(a, &src, N * MSG, DR_ACCESS_LOCAL_WRITE) != 0 ||
-	    rc_buf_alloc(b, &dst, N * LEN, DR_ACCESS_LOCAL_WRITE) != 0) {
+	if (sw == NULL || rw == NULL ||
+	    dereg_setup(e, N, &src, N * MSG, &dst, N * LEN, DR_ACCESS_LOCAL_WRITE, 13) != 0) {
 		RC_CHECK_MSG(0, "dereg recv setup");
 		goto out;
 	}
-	rc_fill(src.p, src.len, 13);
-	memset(dst.p, 0, dst.len);
 	for (i = 0; i < N; i++) {
 		struct dr_sge rs = { (uint64_t)(uintptr_t)(dst.p + (size_t)i * LEN), LEN, dst.mr->lkey };
 
