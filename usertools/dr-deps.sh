@@ -6,8 +6,9 @@
 # Usage: usertools/dr-deps.sh [build|test]   (default: test, a superset of build)
 set -euo pipefail
 
-BUILD_PKGS="gcc libc6-dev meson ninja-build pkg-config libdpdk-dev dpdk-dev libnuma-dev libpcap-dev libibverbs-dev libfabric-dev libbpf-dev clang"
-# libbpf-dev + clang: the bifurcated af_xdp host (drivers/ethdev: its XDP program, its map)
+BUILD_PKGS="gcc libc6-dev meson ninja-build pkg-config libdpdk-dev dpdk-dev libnuma-dev libpcap-dev libibverbs-dev libfabric-dev libbpf-dev libxdp-dev clang"
+# libbpf-dev + clang: the bifurcated af_xdp host (drivers/ethdev: its XDP program, its map);
+# libxdp-dev: the xsk backend's AF_XDP sockets (drivers/xsk)
 # libfabric-dev: the libfabric provider (drivers/libfabric); libfabric-bin: fi_info, fi_pingpong;
 # openmpi-bin + libopenmpi-dev: the MPI jobs over it (test/mpi, test_mpi.py)
 # clang + libbpf-dev: the XDP fault-injection program of the af_xdp tests;

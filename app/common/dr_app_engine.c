@@ -151,6 +151,13 @@ dr_app_engine_opt(struct dr_app_engine *e, const char *prog, int c, const char *
 		return parse_inflight(prog, arg, &e->inflight);
 	case DR_APP_OPT_CC:
 		return dr_app_cc_algo(&e->cc, prog, arg);
+	case DR_APP_OPT_BACKEND:
+		if (arg[0] == '\0') {
+			dr_app_opt_err(prog, "--backend", "a backend's name (ethdev, xsk)");
+			return -1;
+		}
+		e->backend = arg;
+		return 0;
 	case DR_APP_OPT_CC_PARAM:
 		e->cc.params = arg;             /* parsed once --cc is known (dr_app_engine_finish()) */
 		return 0;
@@ -196,6 +203,7 @@ dr_app_engine_attr(const struct dr_app_engine *e, struct dr_context_attr *attr)
 	attr->tx_zcopy_min = e->zcopy_min;
 	attr->inflight_bytes = e->inflight;
 	attr->cc = e->cc.attr;
+	attr->backend = e->backend;
 }
 
 void
@@ -251,4 +259,7 @@ dr_app_engine_usage(FILE *out, int col)
 	usage_line(out, col, NULL, "alpha_period, rate_period, min_dec_period (55us),");
 	usage_line(out, col, NULL, "byte_counter (150k), g_shift, fast_recovery,");
 	usage_line(out, col, NULL, "initial_alpha (0..1), cnp_interval (50us; 0: no CNPs)");
+	usage_line(out, col, "--backend NAME", "what drives the port: ethdev (default: any PMD) or xsk");
+	usage_line(out, col, NULL, "(a net_af_xdp port's interface through AF_XDP sockets of");
+	usage_line(out, col, NULL, "our own, multi-buffer: path MTU 4096; needs xdp_prog=)");
 }

@@ -11,7 +11,8 @@
  * (doc/guides/api.rst, "Progress modes and threads"), and --zcopy-min
  * BYTES|off (zero-copy transmit, doc/guides/speed.rst), --inflight BYTES (a
  * reliable QP's send window, dr_context_attr.inflight_bytes), --cc and --cc-param
- * (congestion control, dr_app_cc.h). A program adds
+ * (congestion control, dr_app_cc.h), --backend NAME (the backend that drives
+ * the port, dr_context_attr.backend). A program adds
  * DR_APP_ENGINE_LONG_OPTS to its getopt_long() table, hands the
  * DR_APP_OPT_* values to dr_app_engine_opt(), calls dr_app_engine_finish()
  * once every option is read, dr_app_engine_attr() on its context's
@@ -36,7 +37,8 @@ enum {
 	DR_APP_OPT_CC,
 	DR_APP_OPT_CC_PARAM,
 	DR_APP_OPT_INFLIGHT,
-	DR_APP_OPT_LAST = DR_APP_OPT_INFLIGHT,
+	DR_APP_OPT_BACKEND,
+	DR_APP_OPT_LAST = DR_APP_OPT_BACKEND,
 };
 
 /* The entries of a struct option table (comma-separated, no trailing comma). */
@@ -48,7 +50,8 @@ enum {
 	{ "zcopy-min", required_argument, NULL, DR_APP_OPT_ZCOPY_MIN }, \
 	{ "cc", required_argument, NULL, DR_APP_OPT_CC }, \
 	{ "cc-param", required_argument, NULL, DR_APP_OPT_CC_PARAM }, \
-	{ "inflight", required_argument, NULL, DR_APP_OPT_INFLIGHT }
+	{ "inflight", required_argument, NULL, DR_APP_OPT_INFLIGHT }, \
+	{ "backend", required_argument, NULL, DR_APP_OPT_BACKEND }
 
 /* The options as given; after dr_app_engine_finish(), what the context gets. */
 struct dr_app_engine {
@@ -60,6 +63,7 @@ struct dr_app_engine {
 					 * UINT32_MAX: off) */
 	uint32_t inflight;              /* --inflight: inflight_bytes (0: the library's default) */
 	struct dr_app_cc cc;            /* --cc, --cc-param (dr_app_cc.h) */
+	const char *backend;            /* --backend: the backend's name (NULL: the port's default) */
 	bool mode_given;
 	bool idle_given;
 };
@@ -82,7 +86,8 @@ int dr_app_engine_opt(struct dr_app_engine *e, const char *prog, int c, const ch
  */
 int dr_app_engine_finish(struct dr_app_engine *e, const char *prog);
 
-/* mode, nb_workers (the first idle EAL worker lcores), idle, nb_queues, tx_zcopy_min, inflight_bytes and cc of @attr. */
+/* mode, nb_workers (the first idle EAL worker lcores), idle, nb_queues, tx_zcopy_min, inflight_bytes, cc
+ * and backend of @attr. */
 void dr_app_engine_attr(const struct dr_app_engine *e, struct dr_context_attr *attr);
 
 /*

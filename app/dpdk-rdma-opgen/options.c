@@ -191,6 +191,7 @@ og_parse_args(int argc, char **argv, struct og_opts *o)
 		case DR_APP_OPT_CC:
 		case DR_APP_OPT_CC_PARAM:
 		case DR_APP_OPT_INFLIGHT:
+		case DR_APP_OPT_BACKEND:
 			if (dr_app_engine_opt(&o->engine, OG_PROG, c, optarg) != 0)
 				return -1;
 			break;

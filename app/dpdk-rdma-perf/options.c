@@ -534,6 +534,7 @@ perf_parse_args(int argc, char **argv, struct perf_opts *o)
 		case DR_APP_OPT_CC:
 		case DR_APP_OPT_CC_PARAM:
 		case DR_APP_OPT_INFLIGHT:
+		case DR_APP_OPT_BACKEND:
 			if (dr_app_engine_opt(&o->engine, PERF_PROG, c, optarg) != 0)
 				return -1;
 			break;

@@ -234,6 +234,7 @@ pp_parse_args(int argc, char **argv, struct pp_opts *o)
 		case DR_APP_OPT_CC:
 		case DR_APP_OPT_CC_PARAM:
 		case DR_APP_OPT_INFLIGHT:
+		case DR_APP_OPT_BACKEND:
 			if (dr_app_engine_opt(&o->engine, PP_PROG, c, optarg) != 0) {
 				pp_usage(argv[0]);
 				return -1;

@@ -5,10 +5,8 @@
 /*
  * The generic ethdev backend: RoCEv2 over any DPDK port (memif, af_xdp,
  * af_packet, tap, ring, a NIC), with no offload but multi-segment transmit.
- * Checksums and the ICRC are the transport's; this file configures the port,
- * moves bursts, and is the glue between the pure ARP/ND logic (dr_neigh.c,
- * dr_arp.c, dr_nd.c) and the library: it allocates the mbufs of the frames
- * that logic builds and queues them with dr_backend_tx(). It sees of the
+ * Checksums and the ICRC are the transport's; this file configures the port
+ * and moves bursts; ARP / ND are drivers/common's (dr_neigh_port.c). It sees of the
  * context only its struct dr_backend_port (dr_backend.h), and registers
  * itself (DR_BACKEND_REGISTER): the library never names it. rte_flow
  * steering, where the PMD has it: dr_ethdev_flow.c.
@@ -30,9 +28,10 @@
 #include "dr_backend.h"
 #include "dr_ethdev_af_packet.h"
 #include "dr_ethdev_flow.h"
-#include "dr_ethdev_xdp.h"
+#include "dr_xdp_gids.h"
 #include "dr_log.h"
-#include "dr_neigh.h"
+#include "dr_neigh_port.h"
+#include "dr_port_addrs.h"
 #include "dr_pkt.h"
 
 #define DR_ETHDEV_DEFAULT_DESC 1024
@@ -44,17 +43,15 @@
 #define DR_ETHDEV_MAX_MC (DR_MAX_GIDS + 3)
 
 struct dr_ethdev_priv {
-	struct dr_neigh_table neigh;
-	rte_spinlock_t neigh_lock; /* resolve() runs on any worker and on the control side */
+	struct dr_neigh_port neigh; /* ARP / ND (dr_neigh_port.c) */
 	bool configured;          /* open configured and started the port: close stops and closes it */
 	bool tx_multi_seg;        /* the port takes chained mbufs; else they are linearized */
 	bool set_allmulti;        /* open turned all-multicast on: close turns it off */
 	bool set_promisc;         /* open turned promiscuous mode on: close turns it off */
 	uint64_t tx_linearized;   /* chains copied into their first segment */
 	uint64_t tx_dropped;      /* chains too long for their first segment: freed */
-	uint64_t tx_nombuf;       /* no mbuf for an ARP/ND frame */
 	struct dr_ethdev_flows flows; /* rte_flow isolation and rules (dr_ethdev_flow.c) */
-	struct dr_ethdev_xdp xdp;     /* af_xdp: our addresses in its XDP program's map (dr_ethdev_xdp.c) */
+	struct dr_xdp_gids xdp;   /* af_xdp: our addresses in its XDP program's map (dr_xdp_gids.c) */
 };
 
 static inline struct dr_ethdev_priv *
@@ -139,27 +136,6 @@ enable_multicast(struct dr_backend_port *bp, struct dr_ethdev_priv *priv)
 }
 
 /* Our addresses for the rte_flow ARP / ND rules: the IPv4 one, fe80::EUI-64 of the MAC, the IPv6 ones. */
-static void
-flow_addrs(const struct dr_backend_port *bp, struct dr_ethdev_flow_addrs *a)
-{
-	struct rte_ether_addr mac;
-	uint8_t *ll;
-
-	memset(a, 0, sizeof(*a));
-	a->ipv4 = bp->attr->ipv4_addr;
-	if (rte_eth_macaddr_get(bp->port_id, &mac) == 0 && !rte_is_zero_ether_addr(&mac)) {
-		ll = a->ipv6[a->num_ipv6++];
-		ll[0] = 0xFE;
-		ll[1] = 0x80;
-		ll[8] = mac.addr_bytes[0] ^ 0x02;
-		memcpy(ll + 9, mac.addr_bytes + 1, 2);
-		ll[11] = 0xFF;
-		ll[12] = 0xFE;
-		memcpy(ll + 13, mac.addr_bytes + 3, 3);
-	}
-	for (unsigned int i = 0; i < bp->attr->num_ipv6 && a->num_ipv6 < DR_ETHDEV_FLOW_IPV6; i++)
-		memcpy(a->ipv6[a->num_ipv6++], bp->attr->ipv6_addr[i], 16);
-}
 
 /*
  * Configure up to bp->nb_queues queue pairs (RSS on UDP over them where the
@@ -170,7 +146,7 @@ static int
 configure_port(struct dr_backend_port *bp, struct dr_ethdev_priv *priv)
 {
 	uint16_t port = bp->port_id, nb_rxd, nb_txd, mtu, nq, q;
-	struct dr_ethdev_flow_addrs addrs;
+	struct dr_port_addrs addrs;
 	bool rss;
 	struct rte_eth_dev_info info;
 	struct rte_eth_conf conf;
@@ -283,7 +259,11 @@ configure_port(struct dr_backend_port *bp, struct dr_ethdev_priv *priv)
 		return ret;
 	}
 	/* rte_flow: isolated mode when the PMD validates our rules (the port configured, stopped) */
-	flow_addrs(bp, &addrs);
+	{
+		struct rte_ether_addr mac;
+
+		dr_port_addrs_of(bp, rte_eth_macaddr_get(port, &mac) == 0 ? &mac : NULL, &addrs);
+	}
 	dr_ethdev_flow_isolate(port, nq, &addrs, &priv->flows);
 	ret = rte_eth_dev_start(port);
 	if (ret != 0) {
@@ -299,7 +279,7 @@ configure_port(struct dr_backend_port *bp, struct dr_ethdev_priv *priv)
 	bp->flow_isolated = priv->flows.isolated;
 	/* af_xdp: the bifurcated host's XDP program learns our addresses (its socket exists now) */
 	if (strcmp(info.driver_name, "net_af_xdp") == 0) {
-		ret = dr_ethdev_xdp_steer(port, info.if_index, &addrs, &priv->xdp);
+		ret = dr_xdp_gids_fill(port, info.if_index, &addrs, &priv->xdp);
 		if (ret < 0)
 			return ret;
 		bp->flow_isolated = ret > 0;
@@ -376,7 +356,7 @@ unconfigure(uint16_t port, struct dr_ethdev_priv *priv)
 	int ret;
 
 	dr_ethdev_flow_release(port, &priv->flows);
-	dr_ethdev_xdp_release(&priv->xdp);
+	dr_xdp_gids_release(&priv->xdp);
 	ret = rte_eth_dev_stop(port);
 	if (ret != 0)
 		DR_LOG(drv, WARNING, "port %u: stop: %s", port, rte_strerror(-ret));
@@ -429,7 +409,6 @@ ethdev_open(struct dr_backend_port *bp)
 {
 	uint16_t port = bp->port_id, mtu = 0;
 	struct dr_ethdev_priv *priv;
-	uint64_t hz;
 	int socket, ret;
 
 	if (!rte_eth_dev_is_valid_port(port))
@@ -445,10 +424,8 @@ ethdev_open(struct dr_backend_port *bp)
 				  socket < 0 ? SOCKET_ID_ANY : socket);
 	if (priv == NULL)
 		return -ENOMEM;
-	hz = bp->tsc_hz != 0 ? bp->tsc_hz : rte_get_tsc_hz();
-	dr_neigh_init(&priv->neigh, hz / 1000 * DR_NEIGH_RETRY_MS);
+	dr_neigh_port_init(&priv->neigh, bp->tsc_hz);
 	priv->xdp.map_fd = -1;
-	rte_spinlock_init(&priv->neigh_lock);
 
 	ret = bp->attr->configure_port ? configure_port(bp, priv) : use_port(bp, priv);
 	if (ret != 0)
@@ -518,8 +495,8 @@ ethdev_close(struct dr_backend_port *bp)
 			DR_LOG(drv, WARNING, "port %u: close: %s", port, rte_strerror(-ret));
 	}
 	DR_LOG(drv, DEBUG, "port %u: neighbours %u, ARP/ND rx %" PRIu64 "/%" PRIu64 " malformed %" PRIu64
-	       ", tx linearized %" PRIu64 " dropped %" PRIu64, port, priv->neigh.count,
-	       priv->neigh.stats.arp_rx, priv->neigh.stats.nd_rx, priv->neigh.stats.malformed,
+	       ", tx linearized %" PRIu64 " dropped %" PRIu64, port, priv->neigh.neigh.count,
+	       priv->neigh.neigh.stats.arp_rx, priv->neigh.neigh.stats.nd_rx, priv->neigh.neigh.stats.malformed,
 	       priv->tx_linearized, priv->tx_dropped);
 	rte_free(priv);
 	bp->priv = NULL;
@@ -574,96 +551,32 @@ ethdev_tx_burst(struct dr_backend_port *bp, uint16_t queue, struct rte_mbuf **pk
 	return tx_burst_linear(bp->port_id, queue, priv, pkts, n);
 }
 
-/* Our addresses as ARP / ND see them: GID 1 (IPv4), the other valid GIDs (IPv6). */
-static void
-self_of(const struct dr_backend_port *bp, struct dr_neigh_self *self)
-{
-	memset(self, 0, sizeof(*self));
-	self->mac = bp->mac;
-	if (bp->gid_valid[1] && dr_gid_is_ipv4(bp->gid[1].raw))
-		memcpy(&self->ipv4, bp->gid[1].raw + 12, 4);
-	for (unsigned int i = 0; i < DR_MAX_GIDS; i++) {
-		if (i == 1 || !bp->gid_valid[i] || dr_gid_is_ipv4(bp->gid[i].raw))
-			continue;
-		memcpy(self->ipv6[self->num_ipv6++], bp->gid[i].raw, 16);
-	}
-}
-
-/* Queue a frame built by the neighbour logic. */
-static void
-send_frame(struct dr_backend_port *bp, struct dr_ethdev_priv *priv, const uint8_t *frame, uint32_t len)
-{
-	struct rte_mbuf *m = rte_pktmbuf_alloc(bp->pool);
-	char *p;
-
-	if (m == NULL) {
-		__atomic_fetch_add(&priv->tx_nombuf, 1, __ATOMIC_RELAXED);
-		return;
-	}
-	p = rte_pktmbuf_append(m, (uint16_t)len);
-	if (p == NULL) {
-		rte_pktmbuf_free(m);
-		__atomic_fetch_add(&priv->tx_nombuf, 1, __ATOMIC_RELAXED);
-		return;
-	}
-	memcpy(p, frame, len);
-	dr_backend_tx(bp, m);
-}
-
 static void
 ethdev_rx_other(struct dr_backend_port *bp, struct rte_mbuf *m)
 {
 	struct dr_ethdev_priv *priv = priv_of(bp);
-	uint8_t reply[DR_NEIGH_FRAME_MAX];
-	struct dr_neigh_self self;
-	enum dr_neigh_verdict v;
-	uint32_t len;
 
 	if (unlikely(priv == NULL)) {
 		rte_pktmbuf_free(m);
 		return;
 	}
-	self_of(bp, &self);
-	rte_spinlock_lock(&priv->neigh_lock);
-	v = dr_neigh_input_mbuf(&priv->neigh, &self, m, rte_rdtsc(), reply, &len);
-	rte_spinlock_unlock(&priv->neigh_lock);
-	rte_pktmbuf_free(m);
-	if (v == DR_NEIGH_REPLY)
-		send_frame(bp, priv, reply, len);
+	dr_neigh_port_input(&priv->neigh, bp, m);
 }
 
 static int
 ethdev_resolve(struct dr_backend_port *bp, const union dr_gid *gid, struct rte_ether_addr *mac)
 {
 	struct dr_ethdev_priv *priv = priv_of(bp);
-	uint8_t req[DR_NEIGH_FRAME_MAX];
-	struct dr_neigh_self self;
-	uint32_t len;
-	int ret;
 
-	if (priv == NULL || gid == NULL || mac == NULL)
-		return -EINVAL;
-	self_of(bp, &self);
-	rte_spinlock_lock(&priv->neigh_lock);
-	ret = dr_neigh_resolve(&priv->neigh, &self, gid->raw, rte_rdtsc(), mac, req, &len);
-	rte_spinlock_unlock(&priv->neigh_lock);
-	if (ret == -EAGAIN && len != 0)
-		send_frame(bp, priv, req, len);
-	return ret;
+	return priv == NULL ? -EINVAL : dr_neigh_port_resolve(&priv->neigh, bp, gid, mac);
 }
 
 static int
 ethdev_add_neighbour(struct dr_backend_port *bp, const union dr_gid *gid, const struct rte_ether_addr *mac)
 {
 	struct dr_ethdev_priv *priv = priv_of(bp);
-	int ret;
 
-	if (priv == NULL || gid == NULL || mac == NULL)
-		return -EINVAL;
-	rte_spinlock_lock(&priv->neigh_lock);
-	ret = dr_neigh_add_static(&priv->neigh, gid->raw, mac, rte_rdtsc());
-	rte_spinlock_unlock(&priv->neigh_lock);
-	return ret;
+	return priv == NULL ? -EINVAL : dr_neigh_port_add(&priv->neigh, gid, mac);
 }
 
 /* Any valid port: this backend drives every PMD. */

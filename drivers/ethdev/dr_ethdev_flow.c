@@ -101,7 +101,7 @@ rules_roce(uint16_t port, uint16_t nq, struct dr_ethdev_flows *f, bool rss)
  * addressed to the port's other owner (the kernel) stays its own.
  */
 static int
-rules_neigh(uint16_t port, const struct dr_ethdev_flow_addrs *a, struct dr_ethdev_flows *f)
+rules_neigh(uint16_t port, const struct dr_port_addrs *a, struct dr_ethdev_flows *f)
 {
 	const struct rte_flow_item_arp_eth_ipv4 arp = { .tpa = a->ipv4 };
 	const struct rte_flow_item_arp_eth_ipv4 arp_mask = { .tpa = RTE_BE32(UINT32_MAX) };
@@ -155,7 +155,7 @@ rules_neigh(uint16_t port, const struct dr_ethdev_flow_addrs *a, struct dr_ethde
  * stopped port: RoCEv2 (RSS over @nq queues, else to queue 0), ARP, ND.
  */
 static int
-rules_valid(uint16_t port, uint16_t nq, const struct dr_ethdev_flow_addrs *a, struct dr_ethdev_flows *f)
+rules_valid(uint16_t port, uint16_t nq, const struct dr_port_addrs *a, struct dr_ethdev_flows *f)
 {
 	int ret;
 
@@ -173,7 +173,7 @@ rules_valid(uint16_t port, uint16_t nq, const struct dr_ethdev_flow_addrs *a, st
 }
 
 void
-dr_ethdev_flow_isolate(uint16_t port, uint16_t nq, const struct dr_ethdev_flow_addrs *a,
+dr_ethdev_flow_isolate(uint16_t port, uint16_t nq, const struct dr_port_addrs *a,
 		       struct dr_ethdev_flows *f)
 {
 	struct rte_flow_error err;

@@ -17,25 +17,17 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include <rte_byteorder.h>
+#include "dr_port_addrs.h"
 
-/* Our addresses, for the ARP and ND rules: at most 3 IPv6 (link-local + 2 configured). */
-#define DR_ETHDEV_FLOW_IPV6 3
-#define DR_ETHDEV_FLOW_RULES (2 + 1 + 2 * DR_ETHDEV_FLOW_IPV6)
+#define DR_ETHDEV_FLOW_RULES (2 + 1 + 2 * DR_PORT_ADDRS_IPV6)
 
 struct rte_flow;
-
-struct dr_ethdev_flow_addrs {
-	rte_be32_t ipv4;                    /* 0: none */
-	uint8_t ipv6[DR_ETHDEV_FLOW_IPV6][16];
-	unsigned int num_ipv6;
-};
 
 struct dr_ethdev_flows {
 	bool isolated;                      /* the port is in isolated mode (with our rules) */
 	bool rss;                           /* RoCEv2 is spread by an RSS action over the queues */
 	bool probing;                       /* rules are validated, not made */
-	struct dr_ethdev_flow_addrs addrs;
+	struct dr_port_addrs addrs;
 	unsigned int n;
 	struct rte_flow *rule[DR_ETHDEV_FLOW_RULES];
 };
@@ -45,7 +37,7 @@ struct dr_ethdev_flows {
  * the PMD validates every rule, isolated mode (INFO, and nothing changed,
  * when it has no rte_flow, refuses a rule or isolation).
  */
-void dr_ethdev_flow_isolate(uint16_t port, uint16_t nq, const struct dr_ethdev_flow_addrs *a,
+void dr_ethdev_flow_isolate(uint16_t port, uint16_t nq, const struct dr_port_addrs *a,
 			    struct dr_ethdev_flows *f);
 /*
  * After the port started with @nq rx queues: when isolated, the rules; when

@@ -64,6 +64,7 @@ extern struct fi_provider drfi_prov;
 /* Configuration: the FI_DPDK_RDMA_* variables (drfi_prov.c) */
 struct drfi_conf {
 	char *eal;                 /* EAL arguments, space separated */
+	char *backend;             /* FI_DPDK_RDMA_BACKEND: the backend's name, NULL: the port's default */
 	uint32_t ipv4;             /* network order; 0: none */
 	uint8_t ipv6[16];
 	bool has_ipv6;

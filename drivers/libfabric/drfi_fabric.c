@@ -80,6 +80,7 @@ port_open(const struct drfi_conf *c)
 		a.num_ipv6 = 1;
 	}
 	a.configure_port = 1;
+	a.backend = c->backend;
 	a.mtu = (uint32_t)c->mtu;
 	a.mode = c->mode;
 	a.keepalive_ms = (uint32_t)c->keepalive_ms;   /* a killed peer sends no DREQ (drfi_prov.c) */

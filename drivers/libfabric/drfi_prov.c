@@ -8,7 +8,7 @@
  * object lacks.
  *
  * The parameters are libfabric's (fi_param_define(3)): FI_DPDK_RDMA_EAL,
- * _IP, _IPV6, _PORT, _MTU, _MODE, _WORKERS, _IDLE, _ACK_TIMEOUT, _KEEPALIVE, _STATS
+ * _IP, _IPV6, _PORT, _BACKEND, _MTU, _MODE, _WORKERS, _IDLE, _ACK_TIMEOUT, _KEEPALIVE, _STATS
  * in the environment, listed by
  * `fi_info -e`.
  */
@@ -38,6 +38,8 @@ drfi_cleanup(void)
 {
 	free(conf.eal);
 	conf.eal = NULL;
+	free(conf.backend);
+	conf.backend = NULL;
 }
 
 struct fi_provider drfi_prov = {
@@ -106,6 +108,8 @@ conf_read(void)
 	conf_ok = true;
 	v = param_str("eal");
 	conf.eal = v != NULL ? strdup(v) : NULL;
+	v = param_str("backend");
+	conf.backend = v != NULL && v[0] != '\0' ? strdup(v) : NULL;
 	v = param_str("ip");
 	if (v != NULL && inet_pton(AF_INET, v, &conf.ipv4) != 1) {
 		FI_WARN(&drfi_prov, FI_LOG_CORE, "FI_DPDK_RDMA_IP=%s: not an IPv4 address\n", v);
@@ -193,6 +197,9 @@ FI_EXT_INI
 	fi_param_define(&drfi_prov, "ip", FI_PARAM_STRING, "the port's IPv4 address (GID index 1)");
 	fi_param_define(&drfi_prov, "ipv6", FI_PARAM_STRING, "an IPv6 address of the port (GID index 2)");
 	fi_param_define(&drfi_prov, "port", FI_PARAM_INT, "the DPDK port id (default: 0)");
+	fi_param_define(&drfi_prov, "backend", FI_PARAM_STRING,
+			"the backend that drives the port: ethdev (the default: any PMD) or xsk (a net_af_xdp "
+			"port's interface through AF_XDP sockets of its own, multi-buffer: path MTU 4096)");
 	fi_param_define(&drfi_prov, "mtu", FI_PARAM_INT,
 			"the link's MTU in bytes, as the kernel's (the port is set to it; the path MTU follows "
 			"as rxe's does: 1500 -> 1024, 2200 -> 2048, 4200 -> 4096); default: the port's");

@@ -310,10 +310,14 @@ backend_pick(const struct dr_context_attr *attr, uint16_t port, const struct dr_
 	}
 	*be = dr_backend_find(attr->backend);
 	if (*be == NULL) {
-		DR_LOG(ctx, INFO, "no backend \"%s\"", attr->backend);
+		DR_LOG(ctx, ERR, "no backend \"%s\"", attr->backend);
 		return -EINVAL;
 	}
-	return (*be)->port_info(port, info) == 0 ? 0 : -ENODEV;
+	if ((*be)->port_info(port, info) != 0) {
+		DR_LOG(ctx, ERR, "port %u: backend %s does not drive it", port, attr->backend);
+		return -ENODEV;
+	}
+	return 0;
 }
 
 /*

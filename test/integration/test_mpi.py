@@ -72,14 +72,18 @@ OVER_DPDK_RDMA = (WRAPPER % (
 # (RoCEv2 and our ARP to us, the launcher's TCP to the kernel)
 VDEV = {"af_packet": 'net_af_packet0,iface=$(pick "$DR_RANK_IFACES"),framesz=4352,blocksz=69632',
         "af_xdp": 'net_af_xdp0,iface=$(pick "$DR_RANK_IFACES"),start_queue=0,queue_count=1,xdp_prog=@STEER@'}
+# the xsk backend on the same port: AF_XDP sockets of its own, multi-buffer (drivers/xsk)
+VDEV["xsk"] = VDEV["af_xdp"]
+LINK_ENV = {"xsk": "FI_DPDK_RDMA_BACKEND=xsk"}
 OVER_TCP = WRAPPER % ("", 'taskset -c $(pick "$DR_RANK_CPUS")')
 # every link's MTU (dr-cluster --mtu, the provider's FI_DPDK_RDMA_MTU): jumbo frames where the
-# port carries a 4096-byte path MTU (net_af_packet, its frames as above); net_af_xdp's 4 KiB
-# UMEM frames and the kernel's XDP on a veth (a frame in a page) hold 3000, a 2048-byte path MTU
-LINK_MTU = {"af_packet": 9000, "af_xdp": 3000}
+# port carries a 4096-byte path MTU (net_af_packet, its frames as above; xsk, a frame in two
+# chunks); net_af_xdp's 4 KiB UMEM frames and the kernel's XDP on a veth (a frame in a page)
+# hold 3000, a 2048-byte path MTU
+LINK_MTU = {"af_packet": 9000, "af_xdp": 3000, "xsk": 9000}
 # hosts, ranks per host, the ranks' port
 SHAPES = [(2, 1, "af_packet"), (4, 1, "af_packet"), (2, 2, "af_packet"), (4, 2, "af_packet"),
-          (2, 1, "af_xdp"), (4, 2, "af_xdp")]
+          (2, 1, "af_xdp"), (4, 2, "af_xdp"), (2, 1, "xsk")]
 
 
 @pytest.fixture(scope="module")
@@ -98,7 +102,8 @@ def scripts(tmp_path_factory):
         # "FI_DPDK_RDMA_MODE=rtc FI_DPDK_RDMA_IDLE=sleep" (after the defaults: it wins)
         extra = " ".join(shlex.quote(x) for x in os.environ.get("DR_MPI_PROVIDER_ENV", "").split())
         (d / ("over_" + link)).write_text(OVER_DPDK_RDMA.replace("@PROV@", str(prov)).replace(
-            "@VDEV@", vdev.replace("@STEER@", str(steer))).replace("@EXTRA_ENV@", extra))
+            "@VDEV@", vdev.replace("@STEER@", str(steer))).replace(
+            "@EXTRA_ENV@", (LINK_ENV.get(link, "") + " " + extra).strip()))
     (d / "over_tcp").write_text(OVER_TCP)
     for f in list(VDEV) + ["tcp"]:
         os.chmod(d / ("over_" + f), 0o755)
@@ -166,7 +171,8 @@ STATS_START = re.compile(r"dpdk_rdma stats pid \d+: start-up: eal_ms ([\d.]+) po
 WORKLOAD = re.compile(r"^workload ok: (\d+) rounds, (\d+) ranks, ([\d.]+) s \(start-up ([\d.]+) s\)$", re.M)
 PHASES = re.compile(r"^phases: (p2p [\d.]+ s, bcast [\d.]+ s, allreduce [\d.]+ s, alltoallv [\d.]+ s, "
                     r"compute [\d.]+ s)$", re.M)
-WORKLOAD_SHAPES = [(2, 1, "af_packet"), (2, 2, "af_packet"), (2, 1, "af_xdp"), (2, 2, "af_xdp")]
+# af_xdp 2 x 1 for comparison: the xsk backend's port carries twice its path MTU
+WORKLOAD_SHAPES = [(2, 1, "af_packet"), (2, 2, "af_packet"), (2, 1, "af_xdp"), (2, 1, "xsk"), (2, 2, "xsk")]
 
 
 @pytest.mark.parametrize("wshape", WORKLOAD_SHAPES, ids=["%dhosts-%drank-%s" % s for s in WORKLOAD_SHAPES])

@@ -124,7 +124,7 @@ may_lose(struct xdp_md *ctx)
 	return op >= 0 && !(LOSS_KEEP_ACKS && op == BTH_OP_RC_ACK);
 }
 
-SEC("xdp")
+SEC("xdp.frags")    /* multi-buffer frames too (the xsk backend at MTU 9000) */
 int
 xdp_faults(struct xdp_md *ctx)
 {

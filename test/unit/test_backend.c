@@ -61,9 +61,9 @@ main(void)
 			FAKE_OPS("m0", 1), FAKE_OPS("m1", 1), FAKE_OPS("m2", 1), FAKE_OPS("m3", 1),
 			FAKE_OPS("m4", 1), FAKE_OPS("m5", 1), FAKE_OPS("m6", 1), FAKE_OPS("m7", 1) };
 	struct dr_backend_ops partial = FAKE_OPS("partial", 0);
-	const struct dr_backend_ops *eth, *list[DR_BACKEND_MAX];
+	const struct dr_backend_ops *eth, *xsk, *list[DR_BACKEND_MAX];
 	struct dr_backend_port_info info;
-	unsigned int n, i, added;
+	unsigned int n, i, added, base;
 	int rc;
 
 	/* the ethdev driver registered itself before main() */
@@ -75,8 +75,16 @@ main(void)
 	CHECK(eth->open != NULL && eth->close != NULL && eth->rx_burst != NULL && eth->tx_burst != NULL &&
 	      eth->port_info != NULL && eth->link_get != NULL && eth->tx_done_cleanup != NULL &&
 	      eth->rx_other != NULL && eth->resolve != NULL && eth->add_neighbour != NULL);
-	CHECK(dr_backend_find(NULL) == eth);            /* the only one: the default */
-	CHECK_EQ(dr_backend_list(list, DR_BACKEND_MAX), 1);
+	/* the xsk backend (drivers/xsk, when libxdp is found): by name only, below ethdev */
+	xsk = dr_backend_find("xsk");
+	base = xsk != NULL ? 2 : 1;
+	if (xsk != NULL) {
+		CHECK(xsk->priority < eth->priority);
+		CHECK(xsk->port_stats != NULL && xsk->link_get != NULL && xsk->resolve != NULL);
+		CHECK_EQ(xsk->port_info(0, &info), (uint64_t)-ENODEV);
+	}
+	CHECK(dr_backend_find(NULL) == eth);            /* the default */
+	CHECK_EQ(dr_backend_list(list, DR_BACKEND_MAX), base);
 	CHECK(dr_backend_find("mlx5") == NULL);
 	/* no EAL, no ports: nobody claims one, and ethdev's port_info says so */
 	CHECK(dr_backend_for_port(0, &info) == NULL);
@@ -95,8 +103,9 @@ main(void)
 
 	/* in order of priority: the default is the highest, a port goes to the highest that claims it */
 	n = dr_backend_list(list, DR_BACKEND_MAX);
-	CHECK_EQ(n, 3);
-	CHECK(n == 3 && list[0] == &high && list[1] == eth && list[2] == &low);
+	CHECK_EQ(n, base + 2);
+	CHECK(n == base + 2 && list[0] == &high && list[1] == eth && list[n - 1] == &low);
+	CHECK(xsk == NULL || (n == 4 && list[2] == xsk));
 	CHECK(dr_backend_find(NULL) == &high);
 	CHECK(dr_backend_find("low") == &low);
 	CHECK(dr_backend_for_port(7, &info) == &high);
@@ -112,10 +121,10 @@ main(void)
 		else
 			CHECK_EQ(rc, (uint64_t)-ENOSPC);
 	}
-	CHECK_EQ(added, DR_BACKEND_MAX - 3);
+	CHECK_EQ(added, DR_BACKEND_MAX - base - 2);
 	CHECK_EQ(dr_backend_list(list, DR_BACKEND_MAX), DR_BACKEND_MAX);
 	/* equal priorities keep their order of registration, between the higher and the lower */
-	CHECK(list[0] == &high && list[1] == &more[0] && list[DR_BACKEND_MAX - 2] == eth &&
+	CHECK(list[0] == &high && list[1] == &more[0] && list[DR_BACKEND_MAX - base - 1] == eth &&
 	      list[DR_BACKEND_MAX - 1] == &low);
 	return dr_test_report("backend");
 }

@@ -16,8 +16,9 @@
  *   Neighbour Advertisements sent to one of them (RFC 4861 4.3, 4.4).
  *
  * Our GIDs (IPv4-mapped for IPv4, as the GID table holds them) are the keys
- * of dr_gids; the ethdev backend fills it when the port opens and empties it
- * at close (dr_ethdev_xdp.c). The kernel keeps its own addresses, its ARP and
+ * of dr_gids; the backend (ethdev or xsk) fills it when the port opens and
+ * empties it at close (drivers/common/dr_xdp_gids.c). The kernel keeps its
+ * own addresses, its ARP and
  * ND, its TCP and everything else on the same interface. XDP_PASS is also
  * what a frame gets when no socket is bound to its queue.
  *
@@ -120,7 +121,7 @@ ipv6_ours(const struct ipv6hdr *ip6, const void *end)
 	return 0;
 }
 
-SEC("xdp")
+SEC("xdp.frags")    /* frames of several buffers too (the xsk backend's jumbo frames) */
 int
 dr_xdp_steer(struct xdp_md *ctx)
 {

@@ -3,7 +3,7 @@
  */
 
 /*
- * The steering map of the bifurcated af_xdp host (dr_ethdev_xdp.h): found
+ * The steering map of the bifurcated host on an XDP socket (dr_xdp_gids.h): found
  * through the program attached to the interface (bpf_xdp_query_id(), its
  * map ids, the map named dr_gids), filled with our GIDs. Control path only:
  * runs at open and close.
@@ -13,7 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "dr_ethdev_xdp.h"
+#include "dr_xdp_gids.h"
 #include "dr_log.h"
 #include "dr_pkt.h"
 
@@ -25,7 +25,7 @@
 
 #define DR_XDP_MAX_MAPS 16
 
-/* The fd of the map named DR_ETHDEV_XDP_MAP of program @prog_fd, or -ENOENT. */
+/* The fd of the map named DR_XDP_GIDS_MAP of program @prog_fd, or -ENOENT. */
 static int
 steer_map(int prog_fd)
 {
@@ -47,7 +47,7 @@ steer_map(int prog_fd)
 			continue;
 		memset(&minfo, 0, sizeof(minfo));
 		len = sizeof(minfo);
-		if (bpf_obj_get_info_by_fd(fd, &minfo, &len) == 0 && strcmp(minfo.name, DR_ETHDEV_XDP_MAP) == 0 &&
+		if (bpf_obj_get_info_by_fd(fd, &minfo, &len) == 0 && strcmp(minfo.name, DR_XDP_GIDS_MAP) == 0 &&
 		    minfo.key_size == 16)
 			return fd;
 		close(fd);
@@ -56,7 +56,7 @@ steer_map(int prog_fd)
 }
 
 static void
-gids_of(const struct dr_ethdev_flow_addrs *a, struct dr_ethdev_xdp *x)
+gids_of(const struct dr_port_addrs *a, struct dr_xdp_gids *x)
 {
 	x->n = 0;
 	if (a->ipv4 != 0)
@@ -66,8 +66,8 @@ gids_of(const struct dr_ethdev_flow_addrs *a, struct dr_ethdev_xdp *x)
 }
 
 int
-dr_ethdev_xdp_steer(uint16_t port, uint32_t ifindex, const struct dr_ethdev_flow_addrs *a,
-		    struct dr_ethdev_xdp *x)
+dr_xdp_gids_fill(uint16_t port, uint32_t ifindex, const struct dr_port_addrs *a,
+		    struct dr_xdp_gids *x)
 {
 	uint32_t prog_id = 0;
 	uint8_t one = 1;
@@ -92,7 +92,7 @@ dr_ethdev_xdp_steer(uint16_t port, uint32_t ifindex, const struct dr_ethdev_flow
 	close(prog_fd);
 	if (ret == -ENOENT) {
 		DR_LOG(drv, INFO, "port %u: XDP program %u has no %s map: every frame it gives the socket is ours",
-		       port, prog_id, DR_ETHDEV_XDP_MAP);
+		       port, prog_id, DR_XDP_GIDS_MAP);
 		return 0;
 	}
 	if (ret < 0) {
@@ -104,10 +104,10 @@ dr_ethdev_xdp_steer(uint16_t port, uint32_t ifindex, const struct dr_ethdev_flow
 	for (unsigned int i = 0; i < x->n; i++) {
 		if (bpf_map_update_elem(x->map_fd, x->gid[i], &one, BPF_ANY) != 0) {
 			ret = -errno;
-			DR_LOG(drv, ERR, "port %u: XDP map %s: address %u of %u: %s", port, DR_ETHDEV_XDP_MAP, i + 1,
+			DR_LOG(drv, ERR, "port %u: XDP map %s: address %u of %u: %s", port, DR_XDP_GIDS_MAP, i + 1,
 			       x->n, strerror(-ret));
 			x->n = i;
-			dr_ethdev_xdp_release(x);
+			dr_xdp_gids_release(x);
 			return ret;
 		}
 	}
@@ -117,7 +117,7 @@ dr_ethdev_xdp_steer(uint16_t port, uint32_t ifindex, const struct dr_ethdev_flow
 }
 
 void
-dr_ethdev_xdp_release(struct dr_ethdev_xdp *x)
+dr_xdp_gids_release(struct dr_xdp_gids *x)
 {
 	if (x->map_fd < 0)
 		return;
@@ -131,20 +131,20 @@ dr_ethdev_xdp_release(struct dr_ethdev_xdp *x)
 #else /* !DR_HAVE_LIBBPF */
 
 int
-dr_ethdev_xdp_steer(uint16_t port, uint32_t ifindex, const struct dr_ethdev_flow_addrs *a,
-		    struct dr_ethdev_xdp *x)
+dr_xdp_gids_fill(uint16_t port, uint32_t ifindex, const struct dr_port_addrs *a,
+		    struct dr_xdp_gids *x)
 {
 	(void)a;
 	x->map_fd = -1;
 	x->n = 0;
 	if (ifindex != 0)
 		DR_LOG(drv, INFO, "port %u: built without libbpf: an XDP program's %s map is not filled", port,
-		       DR_ETHDEV_XDP_MAP);
+		       DR_XDP_GIDS_MAP);
 	return 0;
 }
 
 void
-dr_ethdev_xdp_release(struct dr_ethdev_xdp *x)
+dr_xdp_gids_release(struct dr_xdp_gids *x)
 {
 	(void)x;
 }

@@ -2,14 +2,15 @@
  * Copyright (c) 2026 The dpdk-rdma authors.
  */
 
-#ifndef DR_ETHDEV_XDP_H
-#define DR_ETHDEV_XDP_H
+#ifndef DR_XDP_GIDS_H
+#define DR_XDP_GIDS_H
 
 /*
- * The bifurcated host on af_xdp (dr_ethdev_xdp.c): when the XDP program
- * attached to the port's kernel interface has a map named dr_gids (our
- * drivers/ethdev/bpf/dr_xdp_steer.bpf.c, given to net_af_xdp as its
- * xdp_prog), our addresses go into it, so the program hands us RoCEv2 and
+ * The bifurcated host on an XDP socket (dr_xdp_gids.c), for the backends
+ * that bind one (ethdev's net_af_xdp ports, the xsk backend): when the XDP
+ * program attached to the port's kernel interface has a map named dr_gids
+ * (our drivers/ethdev/bpf/dr_xdp_steer.bpf.c, the xdp_prog devarg), our
+ * addresses go into it, so the program hands us RoCEv2 and
  * the ARP / ND addressed to us and passes the rest to the kernel. Any other
  * program (DPDK's default one: every frame to the socket) is left as it is.
  * Needs libbpf at build time; without it nothing is filled and the log
@@ -19,15 +20,15 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "dr_ethdev_flow.h"
+#include "dr_port_addrs.h"
 
-#define DR_ETHDEV_XDP_MAP "dr_gids"
-#define DR_ETHDEV_XDP_GIDS (1 + DR_ETHDEV_FLOW_IPV6)
+#define DR_XDP_GIDS_MAP "dr_gids"
+#define DR_XDP_GIDS_MAX (1 + DR_PORT_ADDRS_IPV6)
 
-struct dr_ethdev_xdp {
+struct dr_xdp_gids {
 	int map_fd;                               /* -1: no steering map filled */
 	unsigned int n;                           /* GIDs we put in it */
-	uint8_t gid[DR_ETHDEV_XDP_GIDS][16];
+	uint8_t gid[DR_XDP_GIDS_MAX][16];
 };
 
 /*
@@ -36,9 +37,8 @@ struct dr_ethdev_xdp {
  * IPv4, as the GID table). 1 when the map was filled, 0 when the interface
  * has no XDP program or no such map (nothing done), or -errno.
  */
-int dr_ethdev_xdp_steer(uint16_t port, uint32_t ifindex, const struct dr_ethdev_flow_addrs *a,
-			struct dr_ethdev_xdp *x);
+int dr_xdp_gids_fill(uint16_t port, uint32_t ifindex, const struct dr_port_addrs *a, struct dr_xdp_gids *x);
 /* Take our addresses out of the map again, close it (at close, before the port goes). */
-void dr_ethdev_xdp_release(struct dr_ethdev_xdp *x);
+void dr_xdp_gids_release(struct dr_xdp_gids *x);
 
-#endif /* DR_ETHDEV_XDP_H */
+#endif /* DR_XDP_GIDS_H */

@@ -1,0 +1,139 @@
+# SPDX-License-Identifier: BSD-3-Clause
+# Copyright (c) 2026 The dpdk-rdma authors.
+"""The xsk backend (drivers/xsk, doc/guides/backends.rst): dpdk-rdma-perf
+with --backend xsk over a veth pair of MTU 9000 between two network
+namespaces (created and deleted here), each end named by a net_af_xdp port
+whose interface the backend drives through AF_XDP sockets of its own, bound
+multi-buffer (XDP_USE_SG, Linux 6.6), with the XDP steering program
+(xdp_prog=dr_xdp_steer.o, an "xdp.frags" program).
+
+- Every test of the matrix at path MTU 4096, sizes around it and 64 KiB,
+  data checked on both sides: a frame of a 4096-byte path MTU is larger
+  than a UMEM chunk (4 KiB), so each crosses as two descriptors; in the bw
+  tests the veth's counters show frames of more than 4 KiB went over it.
+- 5% of the frames dropped each way by an XDP program (xdp_faults.bpf.c,
+  built "xdp.frags"): retransmission delivers every byte.
+- Bad set-ups are refused with the reason: --backend xsk on a port that is
+  not net_af_xdp, and on one without xdp_prog=.
+
+Needs root (namespaces) and Linux 6.6 (AF_XDP multi-buffer): skips with the
+kernel's answer when the socket cannot be bound that way."""
+
+import json
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from perfutil import REPO, TESTS, assert_checked_run, kind, netns, pair
+
+MTU = 4096                          # the path MTU a 9000-byte link carries (rxe's rule)
+LINK_MTU = 9000
+SIZES = {"lat": [0, 1, MTU - 1, MTU, MTU + 1, 65536], "bw": [0, 1, MTU - 1, MTU, MTU + 1, 65536]}
+ITERS = {"bw": 300, "lat": 60}
+FAULTS_SRC = REPO / "test" / "integration" / "xdp_faults.bpf.c"
+
+
+def steer_prog():
+    build = Path(os.environ.get("DR_BUILD_DIR") or REPO / "build")
+    p = build / "drivers" / "ethdev" / "bpf" / "dr_xdp_steer.o"
+    if not p.exists():
+        pytest.fail("%s is not built (clang)" % p)
+    return p
+
+
+@pytest.fixture(scope="module")
+def veth():
+    if os.geteuid() != 0:
+        pytest.skip("needs root: network namespaces and veth pairs")
+    if shutil.which("ip") is None:
+        pytest.skip("needs iproute2 (ip)")
+    net = netns.VethNetns(tag="x%d" % (os.getpid() % 100000), mtu=LINK_MTU)
+    try:
+        net.create()
+        yield net
+    finally:
+        net.destroy()
+
+
+def run(perf_exe, veth, args, prog=None, backend=("--backend", "xsk"), kind_="af_xdp"):
+    extra = ",xdp_prog=%s" % (prog or steer_prog()) if kind_ == "af_xdp" and prog != "" else ""
+    return netns.run_veth(veth, kind_, list(map(str, args)) + list(backend), exe=perf_exe, timeout=150,
+                          vdev_extra=extra)
+
+
+def args_of(test, sizes, iters):
+    if test == "write_lat":
+        sizes = [1 if s == 0 else s for s in sizes]    # write_lat polls the last byte: 1 at least
+    return sizes, [test, "--check", "-m", str(MTU), "--link-mtu", str(LINK_MTU), "--sizes",
+                   ",".join(map(str, sizes)), "-n", str(iters)]
+
+
+def skip_without_multibuffer(res):
+    """The kernel refused a multi-buffer socket (before Linux 6.6): say so."""
+    err = res.server.stderr + res.client.stderr
+    if "XDP_USE_SG needs Linux 6.6" in err:
+        pytest.skip("AF_XDP multi-buffer not in this kernel (%s)" % os.uname().release)
+
+
+def link_stats(veth, side):
+    ns, iface = (veth.ns_a, veth.if_a) if side == "a" else (veth.ns_b, veth.if_b)
+    out = subprocess.run(["ip", "-n", ns, "-s", "-j", "link", "show", "dev", iface],
+                         capture_output=True, text=True, check=True, timeout=30).stdout
+    return json.loads(out)[0]["stats64"]["tx"]
+
+
+@pytest.mark.parametrize("test", TESTS)
+def test_matrix_at_path_mtu_4096_checked(perf_exe, veth, test):
+    sizes, args = args_of(test, SIZES[kind(test)], ITERS[kind(test)])
+    before = {s: link_stats(veth, s) for s in "ab"}
+    res = run(perf_exe, veth, args)
+    skip_without_multibuffer(res)
+    assert_checked_run(res, sizes, ITERS[kind(test)], mtu=MTU)
+    if kind(test) != "bw":
+        return
+    # the side that carries the data (and nothing else: its peer acknowledges) sent frames longer
+    # than one 4 KiB UMEM chunk: 3.6 KiB a frame on average with the sizes above (1.9 KiB at a
+    # 2048-byte path MTU)
+    data = "a" if test.startswith("read") else "b"
+    tx = link_stats(veth, data)
+    frames, octets = tx["packets"] - before[data]["packets"], tx["bytes"] - before[data]["bytes"]
+    assert frames > 0 and octets / frames > 3000, "%d frames of %d bytes: not a 4096-byte path MTU" % (
+        frames, octets)
+
+
+def _faults_program(tmp_path, loss):
+    clang = shutil.which("clang")
+    if clang is None:
+        pytest.skip("needs clang (BPF target) to build the XDP fault program")
+    obj = tmp_path / ("xdp_faults_%d.o" % loss)
+    p = subprocess.run([clang, "-O2", "-g", "-target", "bpf", "-DLOSS_PER_MILLE=%d" % loss,
+                        "-I/usr/include/%s-linux-gnu" % os.uname().machine, "-c", str(FAULTS_SRC), "-o",
+                        str(obj)], capture_output=True, text=True, timeout=60, check=False)
+    if p.returncode != 0:
+        pytest.skip("cannot build the XDP fault program (clang, libbpf-dev): " + p.stderr[-300:])
+    return obj
+
+
+@pytest.mark.parametrize("test", ["write_bw", "read_bw", "send_bw"])
+def test_loss_5_percent_checked(perf_exe, veth, tmp_path, test):
+    """5% of the frames lost each way (the fault program is the port's
+    xdp_prog: it has the xsks_map the backend fills): every byte arrives."""
+    sizes, args = args_of(test, [1, MTU + 1, 3 * MTU], 200)
+    res = run(perf_exe, veth, args, prog=_faults_program(tmp_path, 50))
+    skip_without_multibuffer(res)
+    assert_checked_run(res, sizes, 200, mtu=MTU)
+
+
+def test_refused_on_a_port_that_is_not_af_xdp(perf_exe, veth):
+    res = run(perf_exe, veth, ["write_bw", "-n", "10"], kind_="af_packet")
+    assert not res.ok
+    assert "backend xsk does not drive it" in res.server.stderr + res.client.stderr, res.describe()
+
+
+def test_refused_without_xdp_prog(perf_exe, veth):
+    res = run(perf_exe, veth, ["write_bw", "-n", "10"], prog="")
+    assert not res.ok
+    assert "xdp_prog=" in res.server.stderr + res.client.stderr, res.describe()
