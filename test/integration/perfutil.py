@@ -5,8 +5,13 @@ usertools/drperf, the sizes of the matrix, and the assertions on a run.
 (The perf_exe fixture, which fails when the binary is not built, is in
 conftest.py.)"""
 
+import os
+import shutil
+import subprocess
 import sys
 from pathlib import Path
+
+import pytest
 
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "usertools"))
@@ -15,7 +20,7 @@ from drperf import netns, pair, table  # noqa: E402
 
 __all__ = ["REPO", "TESTS", "MTU", "MIB", "RUN_TIMEOUT", "ITERS_SMALL", "ITERS_MIB", "SIZE_IDS",
            "kind", "small_sizes", "matrix_args", "assert_checked_run", "assert_size_row",
-           "netns", "pair", "table"]
+           "veth_netns", "faults_program", "netns", "pair", "table"]
 
 TESTS = ("send_bw", "send_lat", "write_bw", "write_lat", "read_bw", "read_lat")
 MTU = 1024                 # path MTU of a 1500-byte link (rxe's rule), asked with -m
@@ -64,3 +69,39 @@ def assert_size_row(res, size, iters):
     assert size in rows, res.client.describe()
     assert rows[size]["iters"] == iters
     assert "Data check: OK" in res.client.stdout and "Data check: OK" in res.server.stdout
+
+
+def veth_netns(tag, mtu=1500):
+    """A module fixture's body: a created netns.VethNetns (data link of MTU
+    `mtu`), destroyed after; skips without root or iproute2."""
+    if os.geteuid() != 0:
+        pytest.skip("needs root: network namespaces and veth pairs")
+    if shutil.which("ip") is None:
+        pytest.skip("needs iproute2 (ip)")
+    net = netns.VethNetns(tag=tag, mtu=mtu)
+    try:
+        net.create()
+        yield net
+    finally:
+        net.destroy()
+
+
+FAULTS_SRC = REPO / "test" / "integration" / "xdp_faults.bpf.c"
+
+
+def faults_program(tmp_path, loss=0, corrupt=0):
+    """xdp_faults.bpf.c (an "xdp.frags" program with the xsks_map the ports
+    fill) built to drop `loss` and corrupt `corrupt` frames in 1000; skips
+    without clang or libbpf-dev."""
+    clang = shutil.which("clang")
+    if clang is None:
+        pytest.skip("needs clang (BPF target) to build the XDP fault program")
+    obj = tmp_path / ("xdp_faults_%d_%d.o" % (loss, corrupt))
+    p = subprocess.run([clang, "-O2", "-g", "-target", "bpf", "-DLOSS_PER_MILLE=%d" % loss,
+                        "-DCORRUPT_PER_MILLE=%d" % corrupt,
+                        "-I/usr/include/%s-linux-gnu" % os.uname().machine, "-c",
+                        str(FAULTS_SRC), "-o", str(obj)], capture_output=True, text=True,
+                       timeout=60, check=False)
+    if p.returncode != 0:
+        pytest.skip("cannot build the XDP fault program (clang, libbpf-dev): " + p.stderr[-300:])
+    return obj

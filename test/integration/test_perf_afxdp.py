@@ -15,7 +15,6 @@ frames without breaking their ICRC, to show that --check sees it.
 Needs root (namespaces). Needs the transport: fails (does not skip) until
 dpdk-rdma-perf links."""
 
-import json
 import os
 import re
 import shutil
@@ -25,26 +24,16 @@ import time
 
 import pytest
 
-from perfutil import (ITERS_MIB, ITERS_SMALL, MIB, MTU, REPO, RUN_TIMEOUT, SIZE_IDS, TESTS,
-                      assert_checked_run, assert_size_row, kind, matrix_args, netns, pair,
-                      small_sizes)
+from perfutil import (ITERS_MIB, ITERS_SMALL, MIB, MTU, RUN_TIMEOUT, SIZE_IDS, TESTS,
+                      assert_checked_run, assert_size_row, faults_program, kind, matrix_args, netns,
+                      pair, small_sizes, veth_netns)
 
-FAULTS_SRC = REPO / "test" / "integration" / "xdp_faults.bpf.c"
 PROBE_S = 2.0
 
 
 @pytest.fixture(scope="module")
 def veth():
-    if os.geteuid() != 0:
-        pytest.skip("needs root: network namespaces and veth pairs")
-    if shutil.which("ip") is None:
-        pytest.skip("needs iproute2 (ip)")
-    net = netns.VethNetns(tag="%d" % os.getpid())
-    try:
-        net.create()
-        yield net
-    finally:
-        net.destroy()
+    yield from veth_netns("%d" % os.getpid())
 
 
 def _testpmd(net, ns, iface, mode, prefix):
@@ -128,30 +117,6 @@ def test_one_mib_checked(perf_exe, veth, link, test):
 
 # ---- loss ----
 
-def _faults_program(tmp_path, loss=0, corrupt=0):
-    """xdp_faults.bpf.c built to drop `loss` and corrupt `corrupt` frames in 1000."""
-    clang = shutil.which("clang")
-    if clang is None:
-        pytest.skip("needs clang (BPF target) to build the XDP fault program")
-    obj = tmp_path / ("xdp_faults_%d_%d.o" % (loss, corrupt))
-    p = subprocess.run([clang, "-O2", "-g", "-target", "bpf", "-DLOSS_PER_MILLE=%d" % loss,
-                        "-DCORRUPT_PER_MILLE=%d" % corrupt,
-                        "-I/usr/include/%s-linux-gnu" % os.uname().machine, "-c",
-                        str(FAULTS_SRC), "-o", str(obj)], capture_output=True, text=True,
-                       timeout=60, check=False)
-    if p.returncode != 0:
-        pytest.skip("cannot build the XDP fault program (clang, libbpf-dev): " + p.stderr[-300:])
-    return obj
-
-
-def _tx_frames(veth, side):
-    """Frames the data veth end of `side` ("a": server, "b": client) has sent."""
-    ns, iface = (veth.ns_a, veth.if_a) if side == "a" else (veth.ns_b, veth.if_b)
-    out = subprocess.run(["ip", "-n", ns, "-s", "-j", "link", "show", "dev", iface],
-                         capture_output=True, text=True, check=True, timeout=30).stdout
-    return json.loads(out)[0]["stats64"]["tx"]["packets"]
-
-
 def _data_frames(sizes, iters):
     """Frames one pass of the data takes (a 0-byte message is one frame)."""
     return iters * sum(max(1, -(-size // MTU)) for size in sizes)
@@ -166,7 +131,7 @@ def lossy(veth, link, tmp_path):
 
     def make(per_mille):
         if kind_ == "af_xdp":
-            return ",xdp_prog=%s" % _faults_program(tmp_path, loss=per_mille)
+            return ",xdp_prog=%s" % faults_program(tmp_path, loss=per_mille)
         for side in ("a", "b"):
             try:
                 veth.netem("loss %g%%" % (per_mille / 10), side)
@@ -192,11 +157,11 @@ def test_loss_5_percent_stays_checked(perf_exe, veth, link, lossy, test, iters):
     # the side whose frames carry the data and nothing else (a requester of
     # WRITEs or SENDs, a responder to READs): without loss it sends each once
     data_side = "a" if test == "read_bw" else "b"
-    before = _tx_frames(veth, data_side)
+    before = veth.tx_stats(data_side)["packets"]
     res = run(perf_exe, veth, link, *matrix_args(test, sizes, iters), vdev_extra=extra)
     assert_checked_run(res, sizes, iters)
     if kind(test) == "bw":
-        sent = _tx_frames(veth, data_side) - before
+        sent = veth.tx_stats(data_side)["packets"] - before
         assert sent > _data_frames(sizes, iters), \
             "%d data frames for %d needed: nothing was retransmitted" % (
                 sent, _data_frames(sizes, iters))
@@ -223,7 +188,7 @@ def test_check_catches_what_the_icrc_cannot(perf_exe, veth, link, tmp_path, test
     the peer's failure, both exit 1."""
     if link[0] != "af_xdp":
         pytest.skip("needs an XDP program on the data link (af_xdp)")
-    extra = ",xdp_prog=%s" % _faults_program(tmp_path, corrupt=1000)
+    extra = ",xdp_prog=%s" % faults_program(tmp_path, corrupt=1000)
     # write_lat polls the last byte: with a pad byte after it, the XOR
     # changes it into no earlier tag (4096 bytes would turn tag 1 into 0)
     size = 4 * MTU - (1 if test == "write_lat" else 0)

@@ -19,21 +19,17 @@ multi-buffer (XDP_USE_SG, Linux 6.6), with the XDP steering program
 Needs root (namespaces) and Linux 6.6 (AF_XDP multi-buffer): skips with the
 kernel's answer when the socket cannot be bound that way."""
 
-import json
 import os
-import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
 
-from perfutil import REPO, assert_checked_run, kind, netns
+from perfutil import REPO, assert_checked_run, faults_program, kind, netns, veth_netns
 
 MTU = 4096                          # the path MTU a 9000-byte link carries (rxe's rule)
 LINK_MTU = 9000
 SIZES = {"lat": [0, 1, MTU - 1, MTU, MTU + 1, 65536], "bw": [0, 1, MTU - 1, MTU, MTU + 1, 65536]}
 ITERS = {"bw": 300, "lat": 60}
-FAULTS_SRC = REPO / "test" / "integration" / "xdp_faults.bpf.c"
 
 
 def steer_prog():
@@ -46,16 +42,7 @@ def steer_prog():
 
 @pytest.fixture(scope="module")
 def veth():
-    if os.geteuid() != 0:
-        pytest.skip("needs root: network namespaces and veth pairs")
-    if shutil.which("ip") is None:
-        pytest.skip("needs iproute2 (ip)")
-    net = netns.VethNetns(tag="x%d" % (os.getpid() % 100000), mtu=LINK_MTU)
-    try:
-        net.create()
-        yield net
-    finally:
-        net.destroy()
+    yield from veth_netns("x%d" % (os.getpid() % 100000), mtu=LINK_MTU)
 
 
 def run(perf_exe, veth, args, prog=None, backend=("--backend", "xsk"), kind_="af_xdp"):
@@ -78,13 +65,6 @@ def skip_without_multibuffer(res):
         pytest.skip("AF_XDP multi-buffer not in this kernel (%s)" % os.uname().release)
 
 
-def link_stats(veth, side):
-    ns, iface = (veth.ns_a, veth.if_a) if side == "a" else (veth.ns_b, veth.if_b)
-    out = subprocess.run(["ip", "-n", ns, "-s", "-j", "link", "show", "dev", iface],
-                         capture_output=True, text=True, check=True, timeout=30).stdout
-    return json.loads(out)[0]["stats64"]["tx"]
-
-
 # the bw tests move every opcode's frames one way (the lat ones the same frames, fewer);
 # send_lat for the ping-pong (the ethdev suites run all six)
 XSK_TESTS = ("send_bw", "write_bw", "read_bw", "send_lat")
@@ -93,33 +73,20 @@ XSK_TESTS = ("send_bw", "write_bw", "read_bw", "send_lat")
 @pytest.mark.parametrize("test", XSK_TESTS)
 def test_matrix_at_path_mtu_4096_checked(perf_exe, veth, test):
     sizes, args = args_of(test, SIZES[kind(test)], ITERS[kind(test)])
-    before = {s: link_stats(veth, s) for s in "ab"}
+    # the side that carries the data (and nothing else: its peer acknowledges)
+    data = "a" if test.startswith("read") else "b"
+    before = veth.tx_stats(data)
     res = run(perf_exe, veth, args)
     skip_without_multibuffer(res)
     assert_checked_run(res, sizes, ITERS[kind(test)], mtu=MTU)
     if kind(test) != "bw":
         return
-    # the side that carries the data (and nothing else: its peer acknowledges) sent frames longer
-    # than one 4 KiB UMEM chunk: 3.6 KiB a frame on average with the sizes above (1.9 KiB at a
-    # 2048-byte path MTU)
-    data = "a" if test.startswith("read") else "b"
-    tx = link_stats(veth, data)
-    frames, octets = tx["packets"] - before[data]["packets"], tx["bytes"] - before[data]["bytes"]
+    # the data side sent frames longer than one 4 KiB UMEM chunk: 3.6 KiB a frame on average
+    # with the sizes above (1.9 KiB at a 2048-byte path MTU)
+    tx = veth.tx_stats(data)
+    frames, octets = tx["packets"] - before["packets"], tx["bytes"] - before["bytes"]
     assert frames > 0 and octets / frames > 3000, "%d frames of %d bytes: not a 4096-byte path MTU" % (
         frames, octets)
-
-
-def _faults_program(tmp_path, loss):
-    clang = shutil.which("clang")
-    if clang is None:
-        pytest.skip("needs clang (BPF target) to build the XDP fault program")
-    obj = tmp_path / ("xdp_faults_%d.o" % loss)
-    p = subprocess.run([clang, "-O2", "-g", "-target", "bpf", "-DLOSS_PER_MILLE=%d" % loss,
-                        "-I/usr/include/%s-linux-gnu" % os.uname().machine, "-c", str(FAULTS_SRC), "-o",
-                        str(obj)], capture_output=True, text=True, timeout=60, check=False)
-    if p.returncode != 0:
-        pytest.skip("cannot build the XDP fault program (clang, libbpf-dev): " + p.stderr[-300:])
-    return obj
 
 
 @pytest.mark.parametrize("test", ["write_bw", "read_bw"])
@@ -127,7 +94,7 @@ def test_loss_5_percent_checked(perf_exe, veth, tmp_path, test):
     """5% of the frames lost each way (the fault program is the port's
     xdp_prog: it has the xsks_map the backend fills): every byte arrives."""
     sizes, args = args_of(test, [1, MTU + 1, 3 * MTU], 200)
-    res = run(perf_exe, veth, args, prog=_faults_program(tmp_path, 50))
+    res = run(perf_exe, veth, args, prog=faults_program(tmp_path, loss=50))
     skip_without_multibuffer(res)
     assert_checked_run(res, sizes, 200, mtu=MTU)
 

@@ -36,35 +36,23 @@ struct fake_ring {
 static struct fake_ring f_rx, f_fill, f_tx, f_comp;
 static struct rte_mempool *pool, *small_pool;
 
-static void
-ring_prod(struct xsk_ring_prod *r, struct fake_ring *f, uint32_t size, size_t esz)
-{
-	memset(f, 0, sizeof(*f));
-	f->desc = calloc(size, esz);
-	r->producer = &f->producer;
-	r->consumer = &f->consumer;
-	r->flags = &f->flags;
-	r->ring = f->desc;
-	r->mask = size - 1;
-	r->size = size;
-	r->cached_prod = 0;
-	r->cached_cons = size;     /* libxdp's convention: the consumer plus the size */
-}
-
-static void
-ring_cons(struct xsk_ring_cons *r, struct fake_ring *f, uint32_t size, size_t esz)
-{
-	memset(f, 0, sizeof(*f));
-	f->desc = calloc(size, esz);
-	r->producer = &f->producer;
-	r->consumer = &f->consumer;
-	r->flags = &f->flags;
-	r->ring = f->desc;
-	r->mask = size - 1;
-	r->size = size;
-	r->cached_prod = 0;
-	r->cached_cons = 0;
-}
+/*
+ * Point ring @r (an xsk_ring_prod or xsk_ring_cons: the same fields) at @f's
+ * memory of @n entries of @esz bytes; its cached consumer @cons as libxdp
+ * sets it: a producer's is the consumer plus the size, a consumer's 0.
+ */
+#define RING_INIT(r, f, n, esz, cons) do { \
+	memset((f), 0, sizeof(*(f))); \
+	(f)->desc = calloc((n), (esz)); \
+	(r)->producer = &(f)->producer; \
+	(r)->consumer = &(f)->consumer; \
+	(r)->flags = &(f)->flags; \
+	(r)->ring = (f)->desc; \
+	(r)->mask = (n) - 1; \
+	(r)->size = (n); \
+	(r)->cached_prod = 0; \
+	(r)->cached_cons = (cons); \
+} while (0)
 
 static struct dr_xsk_queue *
 queue_new(struct rte_mempool *mp)
@@ -74,10 +62,10 @@ queue_new(struct rte_mempool *mp)
 	q->umem = aligned_alloc(DR_XSK_CHUNK, (size_t)DR_XSK_FRAMES * DR_XSK_CHUNK);
 	q->pool = mp;
 	q->fd = -1;
-	ring_cons(&q->rx, &f_rx, DR_XSK_RING, sizeof(struct xdp_desc));
-	ring_prod(&q->fill, &f_fill, DR_XSK_FILL_FRAMES, sizeof(uint64_t));
-	ring_prod(&q->tx, &f_tx, DR_XSK_RING, sizeof(struct xdp_desc));
-	ring_cons(&q->comp, &f_comp, DR_XSK_TX_FRAMES, sizeof(uint64_t));
+	RING_INIT(&q->rx, &f_rx, DR_XSK_RING, sizeof(struct xdp_desc), 0);
+	RING_INIT(&q->fill, &f_fill, DR_XSK_FILL_FRAMES, sizeof(uint64_t), DR_XSK_FILL_FRAMES);
+	RING_INIT(&q->tx, &f_tx, DR_XSK_RING, sizeof(struct xdp_desc), DR_XSK_RING);
+	RING_INIT(&q->comp, &f_comp, DR_XSK_TX_FRAMES, sizeof(uint64_t), 0);
 	CHECK_EQ(dr_xsk_queue_init(q), 0);
 	return q;
 }

@@ -6,6 +6,7 @@ sends nothing on it, optional netem) and a control link for the OOB TCP
 exchange (an AF_XDP port takes every frame of its queue: TCP cannot share
 it). Needs root and iproute2."""
 
+import json
 import os
 import subprocess
 import time
@@ -67,6 +68,13 @@ class VethNetns:
         """tc qdisc add dev <data veth of side> root netem <spec...>"""
         ns, iface = (self.ns_a, self.if_a) if side == "a" else (self.ns_b, self.if_b)
         _in_ns(ns, "tc", "qdisc", "replace", "dev", iface, "root", "netem", *spec.split())
+
+    def tx_stats(self, side="a"):
+        """The data veth end of `side`'s transmit counters ("packets", "bytes", ...: ip -s -j)."""
+        ns, iface = (self.ns_a, self.if_a) if side == "a" else (self.ns_b, self.if_b)
+        out = subprocess.run(["ip", "-n", ns, "-s", "-j", "link", "show", "dev", iface],
+                             capture_output=True, text=True, check=True, timeout=30).stdout
+        return json.loads(out)[0]["stats64"]["tx"]
 
     def destroy(self):
         for ns in (self.ns_a, self.ns_b):
