@@ -51,14 +51,17 @@ ANNOTATE_LINE = re.compile(r"^\s*([\d,]+)\s+\(\s*[\d.]+%\)\s+(\S+?):(\S+)(?:\s+\
 
 def harness_functions(exe):
     """The functions the harness defines: text symbols of the objects meson
-    built bench_instr from (EXE.p/*.o), apart from the library, which it
-    links whole from its static archive."""
+    built bench_instr from (EXE.p/*.o) and of the test_rc harness's static
+    library (test/unit/libtest_rc_harness.a, test/unit/meson.build), apart
+    from the library, which it links whole from its static archive."""
     objdir = exe + ".p"
+    archive = os.path.join(os.path.dirname(exe), os.pardir, "unit", "libtest_rc_harness.a")
+    if not os.path.exists(archive):
+        raise RuntimeError("%s is not built: bench_instr links the test_rc harness from it" % archive)
+    objs = [os.path.join(objdir, f) for f in sorted(os.listdir(objdir)) if f.endswith(".o")] + [archive]
     names = set()
-    for f in sorted(os.listdir(objdir)):
-        if not f.endswith(".o"):
-            continue
-        r = subprocess.run(["nm", "--defined-only", os.path.join(objdir, f)], capture_output=True,
+    for f in objs:
+        r = subprocess.run(["nm", "--defined-only", f], capture_output=True,
                            text=True, check=True)
         for line in r.stdout.splitlines():
             x = line.split()
