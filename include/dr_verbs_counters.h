@@ -47,6 +47,9 @@ struct dr_context_counters {
 	uint64_t naks_rnr_tx;      /**< RNR NAKs sent (no receive WQE) */
 	uint64_t naks_err_tx;      /**< NAKs of class C sent */
 	uint64_t sr_resends;       /**< requests resent by selective repeat */
+	/** Of sr_resends, the recovery timer's: no response for a recovery timeout, the
+	 *  oldest request sent again (backed off while the peer stays silent). */
+	uint64_t sr_probes;
 	uint64_t rx_sr_held;       /**< requests after a gap held by selective repeat */
 	/** Stalls of the engine's own threads: rounds more than DR_STALL_CAP_US apart,
 	 *  which the retransmission timers did not count (reliability.rst). */
@@ -89,6 +92,7 @@ struct dr_qp_counters {
 	uint64_t rnr_wait_us;      /**< time spent in the RNR waits they asked for */
 	uint64_t naks_tx;          /**< NAKs the QP's responder sent */
 	uint64_t sr_resends;       /**< requests resent by selective repeat */
+	uint64_t sr_probes;        /**< of them, the recovery timer's probes */
 };
 
 /**

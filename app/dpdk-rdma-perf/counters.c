@@ -59,6 +59,7 @@ perf_print_counters(const struct perf *p)
 	ROW("naks_rnr_tx", c.naks_rnr_tx);
 	ROW("naks_err_tx", c.naks_err_tx);
 	ROW("sr_resends", c.sr_resends);
+	ROW("sr_probes", c.sr_probes);
 	ROW("rx_sr_held", c.rx_sr_held);
 	ROW("stalls", c.stalls);
 	ROW("stall_us", c.stall_us);

@@ -159,6 +159,7 @@ tel_ctx_stats(const char *cmd, const char *params, struct rte_tel_data *d)
 	ADD(sacks_tx);
 	ADD(sacks_rx);
 	ADD(sr_resends);
+	ADD(sr_probes);
 	ADD(rto_expiries);
 	ADD(tlp_probes);
 	ADD(keepalives);
@@ -280,6 +281,7 @@ qp_info(struct rte_tel_data *d, struct dr_qp_impl *qp)
 	rte_tel_data_add_dict_u64(d, "rnr_naks_rx", LOAD(qp->cnt.rnr_naks_rx));
 	rte_tel_data_add_dict_u64(d, "naks_tx", LOAD(qp->cnt.naks_tx));
 	rte_tel_data_add_dict_u64(d, "sr_resends", LOAD(qp->cnt.sr_resends));
+	rte_tel_data_add_dict_u64(d, "sr_probes", LOAD(qp->cnt.sr_probes));
 	rte_tel_data_add_dict_u64(d, "rto_expiries", LOAD(qp->cnt.rto_expiries));
 	rte_tel_data_add_dict_u64(d, "tlp_probes", LOAD(qp->cnt.tlp_probes));
 	rte_tel_data_add_dict_u64(d, "keepalives", LOAD(qp->cnt.keepalives));

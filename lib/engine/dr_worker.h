@@ -98,6 +98,7 @@ struct dr_ctx_stats {
 	uint64_t sacks_tx;
 	uint64_t sacks_rx;
 	uint64_t sr_resends;
+	uint64_t sr_probes;                 /* of sr_resends, the recovery timer's (dr_comp_sr_timer()) */
 	/* congestion control (lib/cc, dr_cnp.c): ECN CE seen, CNPs sent and received */
 	uint64_t rx_ecn_ce;                 /* packets of RC / UC / XRC QPs marked CE by the network */
 	uint64_t tx_cnp;                    /* CNPs sent for them (at most one per QP per interval) */

@@ -24,7 +24,14 @@
  * response came for that long while requests are outstanding (the tail of
  * a burst was lost, or every resend), the oldest unacknowledged request is
  * sent again alone (dr_comp_sr_timer()): whatever the responder makes of it,
- * it answers with a SACK or an ACK, and the map does the rest. The local ACK
+ * it answers with a SACK or an ACK, and the map does the rest. While the
+ * responder stays silent the probes back off as RFC 6298 5.5's timer does:
+ * each waits twice the one before, up to DR_RTO_BACKOFF_CAP_US (or the
+ * recovery timeout when longer); its first response ends the backoff. A
+ * peer that is not running for a while (descheduled on a shared CPU, an
+ * application that does not call into its progress) is asked a few times,
+ * not once per recovery timeout: each probe it finds on its return is a
+ * duplicate it must answer (IBA 9.7.5.1.1). The local ACK
  * timer still runs as IBA says (9.7.6.1.3): its go-back-N, which the
  * responder's held requests make cheap, and retry_cnt end a dead path.
  *
@@ -58,10 +65,30 @@ sr_rto(const struct dr_qp_impl *qp)
 	return t != 0 && t / 4 < r ? t / 4 : r;
 }
 
+/*
+ * The wait after a probe: the recovery timeout @rto doubled for each probe
+ * since the responder last spoke, up to DR_RTO_BACKOFF_CAP_US (or @rto when
+ * longer), and within a quarter of the local ACK timeout as @rto is.
+ */
+static uint64_t
+sr_probe_gap(const struct dr_qp_impl *qp, uint64_t rto)
+{
+	uint64_t hz = dr_qp_tsc_hz(qp), t = qp->comp.timeout_ticks;
+	uint64_t cap = RTE_MAX(rto, hz * DR_RTO_BACKOFF_CAP_US / 1000000u), r = rto;
+	unsigned int i;
+
+	if (t != 0 && t / 4 < cap)
+		cap = RTE_MAX(rto, t / 4);
+	for (i = 0; i < qp->comp.sr_probe_backoff && r < cap; i++)
+		r *= 2;
+	return RTE_MIN(r, cap);
+}
+
 void
 dr_comp_sr_acked(struct dr_qp_impl *qp, uint64_t now)
 {
 	qp->comp.sr_last_rx = now;
+	qp->comp.sr_probe_backoff = 0;            /* it spoke: the next silence starts at the recovery timeout */
 }
 
 /* What one SACK or probe works with. */
@@ -108,6 +135,10 @@ sr_resend(struct dr_qp_impl *qp, uint32_t psn, struct sr_ctx *x)
 	sr->resent_tsc[slot] = x->now;
 	dr_qp_wk(qp)->stats.sr_resends++;
 	qp->cnt.sr_resends++;
+	if (x->probe) {
+		dr_qp_wk(qp)->stats.sr_probes++;
+		qp->cnt.sr_probes++;
+	}
 	return true;
 }
 
@@ -158,6 +189,7 @@ dr_comp_sr_timer(struct dr_qp_impl *qp, uint64_t now)
 
 	if (x.sent == qp->comp.psn) {
 		qp->comp.sr_last_rx = 0;          /* nothing outstanding: no clock runs */
+		qp->comp.sr_probe_backoff = 0;
 		return;
 	}
 	if (qp->comp.sr_last_rx == 0) {
@@ -167,7 +199,9 @@ dr_comp_sr_timer(struct dr_qp_impl *qp, uint64_t now)
 	if (now - qp->comp.sr_last_rx < x.rto || now < qp->comp.sr_probe_at)
 		return;                           /* the responder spoke lately, or a probe is out */
 	x.newest = qp->comp.psn;
-	qp->comp.sr_probe_at = now + x.rto;
+	if (qp->comp.sr_probe_backoff < DR_RTO_BACKOFF_MAX)
+		qp->comp.sr_probe_backoff++;
+	qp->comp.sr_probe_at = now + sr_probe_gap(qp, x.rto);
 	if (qp->comp.rnr_at == 0)
 		sr_resend(qp, qp->comp.psn, &x);
 }

@@ -207,6 +207,7 @@ struct dr_comp_state {
 	uint64_t sr_last_rx;           /* selective repeat: run clock of the newest response, or of the first
 					* request after an idle time; 0 = nothing outstanding (dr_comp_sr.c) */
 	uint64_t sr_probe_at;          /* selective repeat: no oldest-PSN probe before this (run clock) */
+	uint8_t sr_probe_backoff;      /* selective repeat: probes since the responder last spoke */
 	/* the round-trip estimate (RFC 6298 on one timed PSN at a time; dr_comp_rto.c) */
 	uint64_t srtt, rttvar;         /* TSC ticks (of the run clock); srtt 0: no sample yet */
 	uint64_t rtt_t0;               /* when the timed PSN was seen sent; 0: none timed */
@@ -362,6 +363,7 @@ struct dr_qp_impl {
 	/* counters of this QP (its worker writes them; /dr/qp/info reads them) */
 	struct {
 		uint64_t retries, rereads, ack_timeouts, naks_rx, rnr_naks_rx, naks_tx, sr_resends;
+		uint64_t sr_probes;               /* of sr_resends, the recovery timer's */
 		uint64_t max_ack_timeout_ticks;   /* the longest local ACK timer that expired */
 		uint64_t rto_expiries, tlp_probes; /* the adaptive timer's go-back-Ns and probes */
 		uint64_t max_rto_ticks;           /* the longest adaptive timer that expired */

@@ -94,6 +94,7 @@ dr_query_context_counters(struct dr_context *ctx, struct dr_context_counters *c)
 	c->naks_rnr_tx = st.naks_rnr_tx;
 	c->naks_err_tx = st.naks_err_tx;
 	c->sr_resends = st.sr_resends;
+	c->sr_probes = st.sr_probes;
 	c->rx_sr_held = st.rx_sr_held;
 	dr_ctx_stall_sum(ctx, &c->stalls, &c->stall_us, &c->max_gap_us);
 	c->idle_naps = dr_ctx_idle_naps(ctx);
@@ -129,6 +130,7 @@ dr_query_qp_counters(struct dr_qp *pub, struct dr_qp_counters *c)
 	c->rnr_wait_us = ticks_us(LOAD(qp->cnt.rnr_wait_ticks));
 	c->naks_tx = LOAD(qp->cnt.naks_tx);
 	c->sr_resends = LOAD(qp->cnt.sr_resends);
+	c->sr_probes = LOAD(qp->cnt.sr_probes);
 	return 0;
 }
 
@@ -152,5 +154,6 @@ dr_qp_counters_add(struct dr_qp_counters *sum, const struct dr_qp_counters *c)
 	sum->rnr_wait_us += c->rnr_wait_us;
 	sum->naks_tx += c->naks_tx;
 	sum->sr_resends += c->sr_resends;
+	sum->sr_probes += c->sr_probes;
 	return 0;
 }

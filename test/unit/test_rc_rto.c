@@ -8,7 +8,8 @@
  * measured (RFC 6298), a lost tail repaired by the tail-loss probe alone, a
  * probe answered by a sequence NAK (IBA 9.7.5.1.1), an early go-back-N that
  * spends no retry, its backoff up to the local ACK timeout, which then acts
- * as IBA 9.7.6.1.3 says (retry_cnt unchanged for the peer), Karn's rule.
+ * as IBA 9.7.6.1.3 says (retry_cnt unchanged for the peer), Karn's rule;
+ * selective repeat's probe backed off while the responder stays silent.
  *
  * The step cases run inline and drive the completer's timer by hand at the
  * times they name (as test_rc_recovery.c's timeout case does), with a round
@@ -241,6 +242,63 @@ test_rto_backoff(struct rc_env *e)
 	rto_teardown(e, &c);
 }
 
+/*
+ * Selective repeat's probe (dr_comp_sr.c) while the responder stays
+ * silent (a peer descheduled, an application not progressing): the oldest
+ * request again after the recovery timeout, srtt + 4 rttvar = 600 us, then
+ * after 1.2, 2.4, 4.8 ms and every 8 ms (DR_RTO_BACKOFF_CAP_US), as RFC
+ * 6298 5.5 backs off its timer; not every 600 us. Each probe is counted in
+ * sr_probes and sr_resends, spends no retry and is no go-back-N. The path
+ * comes back: done, the backoff gone.
+ */
+static void
+test_sr_probe_backoff(struct rc_env *e)
+{
+	static const unsigned int gap_us[] = { 1200, 2400, 4800, 8000, 8000, 8000 };
+	struct rc_wcs sw = { .n = 0 };
+	struct dr_qp_counters qc;
+	struct rto_case c;
+	uint64_t at, us;
+	unsigned int k;
+
+	if (!inline_only("test_sr_probe_backoff") || rto_setup_sr(e, &c, 18, 7, true) != 0)
+		return;
+	rc_rule_add(e, RC_A2B, -1, 0, 0, 0, RC_DROP);
+	RC_CHECK_EQ(post_write(e, &c, 5), 0);
+	start_wait(e, &c, 200, 100);
+	us = rc_ms(1) / 1000u;
+	at = c.qa->comp.sr_last_rx + 600 * us;             /* the wait started when the WRITE went out */
+	RC_CHECK(c.qa->comp.sr_last_rx != 0);
+	dr_comp_timers(c.qa, at - 1);
+	RC_CHECK_EQ(rc_counter(&c.qa->cnt.sr_probes), 0);
+	dr_comp_timers(c.qa, at);
+	RC_CHECK_EQ(rc_counter(&c.qa->cnt.sr_probes), 1);
+	rc_round(e);                                       /* the probe goes out (and is lost) */
+	for (k = 0; k < RTE_DIM(gap_us); k++) {
+		RC_CHECK_MSG(c.qa->comp.sr_probe_at == at + gap_us[k] * us, "gap %u: %" PRIu64 " us", k + 1,
+			     (c.qa->comp.sr_probe_at - at) / us);
+		at += gap_us[k] * us;
+		dr_comp_timers(c.qa, at - 1);
+		RC_CHECK_EQ(rc_counter(&c.qa->cnt.sr_probes), k + 1);
+		dr_comp_timers(c.qa, at);
+		RC_CHECK_MSG(rc_counter(&c.qa->cnt.sr_probes) == k + 2u, "probe %u", k + 2);
+		rc_round(e);
+	}
+	RC_CHECK_EQ(rc_counter(&c.qa->cnt.sr_resends), RTE_DIM(gap_us) + 1);   /* nothing but the probes */
+	RC_CHECK_EQ(rc_counter(&c.qa->cnt.rto_expiries), 0);
+	RC_CHECK_EQ(rc_counter(&c.qa->cnt.ack_timeouts), 0);
+	RC_CHECK_EQ(c.qa->comp.retry_left, 7);
+	RC_CHECK_EQ(dr_query_qp_counters(e->s[0].qp, &qc), 0);
+	RC_CHECK_EQ(qc.sr_probes, RTE_DIM(gap_us) + 1);
+	rc_rules_clear(e);
+	rc_clock_freeze(false);
+	RC_CHECK(rc_wait_wcs(e, e->s[0].scq, &sw, 1, 3000000));
+	RC_CHECK(sw.n == 1 && sw.wc[0].status == DR_WC_SUCCESS);
+	RC_CHECK(memcmp(c.src.p, c.dst.p, WLEN) == 0);
+	RC_CHECK_EQ(c.qa->comp.sr_probe_backoff, 0);       /* the responder spoke: the backoff is gone */
+	rto_teardown(e, &c);
+}
+
 /* The first round trip measured: srtt = R, rttvar = R / 2 (RFC 6298 2.2); later ones smoothed. */
 static void
 test_rtt_estimate(struct rc_env *e)
@@ -349,6 +407,7 @@ run(struct rc_env *e)
 	test_tail_probe(e);
 	test_probe_nak(e);
 	test_rto_backoff(e);
+	test_sr_probe_backoff(e);
 	test_rtt_estimate(e);
 	test_tail_loss_fast(e);
 	test_read_tail_loss_fast(e, false);
