@@ -36,7 +36,7 @@ enum {
 	OPT_COUNTERS,
 };
 
-static const char short_opts[] = ":p:s:n:aD:m:t:r:Q:q:Fd:i:x:A:o:c:hVR";
+static const char short_opts[] = ":p:s:n:aD:m:t:r:Q:q:Fd:i:x:A:o:c:u:hVR";
 
 static const struct option long_opts[] = {
 	{ "port", required_argument, NULL, 'p' },
@@ -57,6 +57,7 @@ static const struct option long_opts[] = {
 	{ "atomic_type", required_argument, NULL, 'A' },
 	{ "connection", required_argument, NULL, 'c' },
 	{ "outs", required_argument, NULL, 'o' },
+	{ "qp-timeout", required_argument, NULL, 'u' },
 	{ "ip", required_argument, NULL, OPT_IP },
 	{ "ipv6", required_argument, NULL, OPT_IPV6 },
 	{ "peer-mac", required_argument, NULL, OPT_PEER_MAC },
@@ -113,6 +114,8 @@ perf_usage(FILE *out)
 		"                        tests, messages up to the path MTU)\n"
 		"  -o, --outs N          read and atomic tests: outstanding READs/atomics\n"
 		"                        (default: the device's maximum, %u)\n"
+		"  -u, --qp-timeout N    RC: local ACK timeout, 4.096 us * 2^N, 0 to 31 (0: none;\n"
+		"                        default %u, 67 ms)\n"
 		"      --ip A.B.C.D      our IPv4 address (required: GID index 1)\n"
 		"      --ipv6 ADDR       an IPv6 address of ours (GID index 2, a second one 3)\n"
 		"      --peer-mac MAC    the peer's MAC for its static neighbour entry\n"
@@ -143,7 +146,7 @@ perf_usage(FILE *out)
 		perf_test_names(), PERF_DEF_PORT, PERF_DEF_SIZE_BW, PERF_DEF_SIZE_LAT, PERF_ATOMIC_SIZE,
 		PERF_MAX_SIZES, PERF_DEF_ITERS_BW, PERF_DEF_ITERS_LAT, PERF_DEF_ITERS_ATOMIC,
 		PERF_DEF_TX_BW, PERF_DEF_TX_LAT, PERF_DEF_RX, PERF_DEF_CQ_MOD, PERF_DEF_GID_INDEX,
-		DR_MAX_RD_ATOMIC);
+		DR_MAX_RD_ATOMIC, PERF_DEF_QP_TIMEOUT);
 	dr_app_engine_usage(out, 24);
 	fputs("  -h, --help            this text\n"
 	      "  -V, --version         the version\n"
@@ -374,6 +377,7 @@ perf_parse_args(int argc, char **argv, struct perf_opts *o)
 	o->num_qps = 1;
 	o->ib_port = 1;
 	o->gid_index = PERF_DEF_GID_INDEX;
+	o->qp_timeout = PERF_DEF_QP_TIMEOUT;
 	o->atomic = PERF_FETCH_AND_ADD;
 
 	optind = 1;
@@ -473,6 +477,13 @@ perf_parse_args(int argc, char **argv, struct perf_opts *o)
 				return -1;
 			o->out_reads = (uint32_t)v;
 			outs_given = true;
+			break;
+		case 'u':
+			/* IBA 9.7.6.1.3: a 5-bit field, 0 disables the timer (perftest's -u) */
+			if (parse_uint("-u/--qp-timeout", optarg, 0, 31, &v) != 0)
+				return -1;
+			o->qp_timeout = (uint8_t)v;
+			o->qp_timeout_given = true;
 			break;
 		case OPT_IP:
 			if (parse_ip(optarg, &o->ipv4) != 0)

@@ -45,6 +45,7 @@ enum {
 #define PERF_DEF_RX 512u             /* DEF_RX_SEND */
 #define PERF_DEF_CQ_MOD 100u         /* DEF_CQ_MOD */
 #define PERF_DEF_GID_INDEX 1         /* the IPv4-mapped GID (rxe's table) */
+#define PERF_DEF_QP_TIMEOUT 14       /* perftest's -u: 4.096 us * 2^14, 67 ms */
 #define PERF_MAX_SIZES 32            /* sizes of one run (-a gives 23) */
 #define PERF_ALL_MIN_SHIFT 1         /* -a: 2 ... */
 #define PERF_ALL_MAX_SHIFT 23        /* ... 2^23, as perftest's MAX_SIZE */
@@ -121,6 +122,8 @@ struct perf_opts {
 	const char *ib_dev;             /**< -d: "dr_<port name>"; NULL: the first */
 	uint8_t ib_port;                /**< -i: 1 */
 	int gid_index;                  /**< -x */
+	uint8_t qp_timeout;             /**< -u: local ACK timeout, IBA's encoding (0: none) */
+	bool qp_timeout_given;          /**< -u was given (-R: the CM's id takes it) */
 	rte_be32_t ipv4;                /**< --ip (network order) */
 	uint8_t ipv6[2][16];            /**< --ipv6: GID indexes 2, 3 */
 	unsigned int num_ipv6;

@@ -366,6 +366,14 @@ data_qp(struct perf *p, struct dr_cm_id *id)
 	struct dr_ece none = { .vendor_id = DR_ECE_VENDOR_ID, .options = 0 };
 	int ret = perf_cm_make_qp(p, &p->qps[0], id);
 
+	/* -u: rdma_set_option(3)'s RDMA_OPTION_ID_ACK_TIMEOUT, before connect or accept */
+	if (ret == PERF_OK && p->o->qp_timeout_given) {
+		uint8_t t = p->o->qp_timeout;
+		int r = dr_cm_set_option(id, DR_CM_OPTION_ID, DR_CM_OPTION_ID_ACK_TIMEOUT, &t, sizeof(t));
+
+		if (r != 0)
+			return perf_api_err("dr_cm_set_option(ACK_TIMEOUT)", -r);
+	}
 	/*
 	 * The CM offers and answers the QP's ECE (dr_query_ece()): selective
 	 * repeat between two dpdk-rdma-perf. --go-back-n: the QP holds no

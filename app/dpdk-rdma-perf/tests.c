@@ -24,7 +24,6 @@
 
 #define PERF_ACCESS (DR_ACCESS_LOCAL_WRITE | DR_ACCESS_REMOTE_WRITE | DR_ACCESS_REMOTE_READ)
 #define PERF_MIN_RNR_TIMER 12
-#define PERF_TIMEOUT 14
 #define PERF_RETRY_CNT 7
 #define PERF_RNR_RETRY 7
 #define PERF_RD_ATOMIC 16          /* a peer that does not say its depth (OOB_QP) */
@@ -480,7 +479,7 @@ perf_connect_qps(struct perf *p)
 		};
 		struct dr_qp_attr rts = {
 			.qp_state = DR_QPS_RTS,
-			.timeout = PERF_TIMEOUT,
+			.timeout = o->qp_timeout,
 			.retry_cnt = PERF_RETRY_CNT,
 			.rnr_retry = PERF_RNR_RETRY,
 			.sq_psn = q->psn,

@@ -92,6 +92,8 @@ BAD = [
     ("outs-on-send", ["send_bw", *IP, "-o", "4"], "only for the read and atomic tests"),
     ("outs-zero", ["atomic_bw", *IP, "-o", "0"], "-o/--outs: invalid value '0'"),
     ("outs-too-large", ["read_bw", *IP, "--outs", "256"], "-o/--outs: invalid value '256'"),
+    ("qp-timeout-32", ["write_lat", *IP, "-u", "32"], "-u/--qp-timeout: invalid value '32'"),
+    ("qp-timeout-word", ["send_bw", *IP, "--qp-timeout", "long"], "-u/--qp-timeout: invalid value 'long'"),
     ("perftest-check-read", ["read_bw", *IP, "--perftest-compat", "--check"],
      "--check only for the atomic tests"),
     ("gid-index-8", ["write_bw", *IP, "-x", "8"], "-x/--gid-index: invalid value '8'"),
@@ -133,7 +135,7 @@ def test_help(perf_exe, flag):
     for opt in ("--port", "--size", "--iters", "--all", "--duration", "--mtu", "--tx-depth",
                 "--qp", "--CPU-freq", "--report_gbits", "--ib-dev", "--ib-port", "--gid-index",
                 "--ip", "--peer-mac", "--check", "--link-mtu", "--oob-bind", "--sizes",
-                "--perftest-compat", "--atomic_type", "--outs"):
+                "--perftest-compat", "--atomic_type", "--outs", "--qp-timeout"):
         assert opt in p.stdout, opt
     for test in ("send_bw", "send_lat", "write_bw", "write_lat", "read_bw", "read_lat",
                  "atomic_bw", "atomic_lat"):
@@ -159,6 +161,8 @@ def test_version(perf_exe):
                  id="atomic-lat-outs-above-device"),
     pytest.param(["atomic_bw", *IP, "--perftest-compat", "--check"], id="perftest-atomic-check"),
     pytest.param(["read_bw", *IP, "-o", "1"], id="read-outs"),
+    pytest.param(["write_lat", *IP, "-u", "0"], id="qp-timeout-none"),
+    pytest.param(["send_bw", *IP, "--perftest-compat", "--qp-timeout=31"], id="qp-timeout-31"),
     pytest.param(["send_lat", *IP, "--send_with_imm"], id="send-imm"),
     pytest.param(["send_bw", *IP, "-c", "UD", "--check"], id="conn-ud"),
     pytest.param(["write_lat", *IP, "--connection=uc"], id="conn-uc-lowercase"),

@@ -35,6 +35,12 @@ OUR_IP = "10.99.0.11"
 VETH = "ptv0"
 PORT = 18515
 TIMEOUT = 60
+# -a: 23 sizes up to 8 MiB, each way, through rxe under TCG: 10-40 s on a quiet
+# machine, several times that beside other work; the bound only catches a hung run
+ALL_TIMEOUT = 300
+# -a's QP timeout on both sides (-u 18: 1.07 s): an 8 MiB message through rxe under
+# TCG on a busy machine can keep its ACKs longer than perftest's 67 ms seven times over
+ALL_QP_TIMEOUT = "18"
 
 BW_ROW = re.compile(r"^ (\d+)\s+(\d+)\s+[\d.]+\s+[\d.]+\s+[\d.]+\s*$", re.M)
 # perftest prints -nan for a standard deviation it cannot compute (ib_write_lat -a at 8 MiB),
@@ -70,18 +76,18 @@ class Peer:
         return self.harness.netns_popen(argv, stdout=subprocess.PIPE,
                                         stderr=subprocess.STDOUT, text=True)
 
-    def run(self, test, size, iters, more, ours_server, ours_only=(), eal=(), rxe_only=()):
+    def run(self, test, size, iters, more, ours_server, ours_only=(), eal=(), rxe_only=(), timeout=TIMEOUT):
         """Returns (our rc, our output, rxe rc, rxe output, pcap); ours_only:
         more arguments for our side, eal: more EAL arguments of ours,
         rxe_only: more arguments for rxe's perftest. Runs once more when
         rxe's perftest could not measure its clock
         (conftest.perftest_clock_failed)."""
-        res = self._run_once(test, size, iters, more, ours_server, ours_only, eal, rxe_only)
+        res = self._run_once(test, size, iters, more, ours_server, ours_only, eal, rxe_only, timeout)
         if perftest_clock_failed(res[3]):
-            res = self._run_once(test, size, iters, more, ours_server, ours_only, eal, rxe_only)
+            res = self._run_once(test, size, iters, more, ours_server, ours_only, eal, rxe_only, timeout)
         return res
 
-    def _run_once(self, test, size, iters, more, ours_server, ours_only, eal, rxe_only=()):
+    def _run_once(self, test, size, iters, more, ours_server, ours_only, eal, rxe_only=(), timeout=TIMEOUT):
         name = "%s_%s%s_%s%s" % (test, size, "".join(more), "oursrv" if ours_server else "rxesrv",
                                  "_" + ours_only[1] if "--mode" in ours_only else "")
         # size None: no -s (-a in more)
@@ -95,17 +101,17 @@ class Peer:
             if ours_server:
                 ours = self.ours(test, args, True, eal)
                 self._wait_listen()
-                res = self.vm.exec("%s %s" % (tool, self.harness.host_ip), TIMEOUT)
+                res = self.vm.exec("%s %s" % (tool, self.harness.host_ip), timeout)
             else:
-                job = self.vm.spawn(tool, TIMEOUT)
+                job = self.vm.spawn(tool, timeout)
                 self.vm.wait_tcp_listen(PORT, timeout=30)
                 ours = self.ours(test, args, False, eal)
                 res = None
                 try:
-                    ours.wait(TIMEOUT)
+                    ours.wait(timeout)
                 finally:
-                    res = job.wait(TIMEOUT if ours.returncode == 0 else 5)
-            out, _ = ours.communicate(timeout=TIMEOUT)
+                    res = job.wait(timeout if ours.returncode == 0 else 5)
+            out, _ = ours.communicate(timeout=timeout)
         finally:
             if ours is not None and ours.poll() is None:
                 ours.kill()
@@ -331,9 +337,12 @@ def test_all_sizes(peer, test, ours_server):
     the same hand shakes size after size as perftest 4.5's RUN_ALL (send_bw
     one before and one after each size, send_lat one before, the others
     none), a row per size on each side that prints them, the write_bw /
-    read_bw server the client's last report, the read_lat server none."""
+    read_bw server the client's last report, the read_lat server none.
+    Both sides take -u (perftest's QP timeout) so that rxe's slow ACKs of the
+    largest sizes on a busy machine are not counted as losses."""
     iters = 5
-    rc, out, rrc, rout, _ = peer.run(test, None, iters, ["-a"], ours_server)
+    rc, out, rrc, rout, _ = peer.run(test, None, iters, ["-a", "-u", ALL_QP_TIMEOUT], ours_server,
+                                     timeout=ALL_TIMEOUT)
     assert rc == 0 and rrc == 0, "ours %d:\n%s\nrxe %d:\n%s" % (rc, out, rrc, rout)
     every = [(str(s), str(iters)) for s in ALL_SIZES]
     for who, text, server in (("ours", out, ours_server), ("rxe", rout, not ours_server)):
