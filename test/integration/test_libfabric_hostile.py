@@ -6,8 +6,9 @@ between two namespaces over dpdk_rdma, a third party on the client's link
 (scapy, hostile_peer.py) sprays the server's port with RoCEv2 frames:
 
 - requests of every kind (SEND, RDMA WRITE with a made-up R_Key, READ,
-  CmpSwap, ACK) to the QPNs an endpoint may have, with random PSNs, from an
-  address that is no peer's and from the client's own address (spoofed);
+  CmpSwap, ACK) to the server's QPNs (its telemetry names them) and to QPNs
+  it does not have, with random PSNs, from an address that is no peer's and
+  from the client's own address (spoofed);
 - the same with a wrong ICRC, cut short, or with lying IP / UDP lengths;
 - UD SENDs to QP1 carrying random MADs (the CM's GSI).
 
@@ -30,7 +31,7 @@ from scapy.layers.l2 import Ether
 
 import hostile as H
 import roce
-from perfutil import netns, pair
+from perfutil import netns
 from drperf import soak  # noqa: E402 (perfutil puts usertools/ on the path)
 from test_libfabric import IP_A, IP_B, side
 
@@ -39,6 +40,8 @@ pytestmark = pytest.mark.skipif(not os.path.exists("/usr/bin/fi_pingpong"), reas
 STRANGER = "10.88.0.77"
 QKEY_GSI = 0x80010000
 RUN_TIMEOUT = 90
+CONNECT_WAIT = 60          # seconds for the client to start and connect (EAL, the CM) on a busy machine
+SPRAY_ROUNDS = 4           # the frames sent this many times while the exchange runs
 DROP_WAIT = 30             # seconds for the server to reach the frames of the spray in its rx queue
 DROPS = ("rx_malformed", "rx_bad_icrc", "rx_bad_addr")   # how it drops them (hostile.rst)
 ROW = re.compile(r"^(\S+)\s+(\S+)\s+=(\S+)\s", re.M)    # size, sent, acked ("300k": fi_pingpong's units)
@@ -76,10 +79,10 @@ def frame(dst_mac, src_mac, src_ip, transport_hdrs, payload=b"", *, good_icrc=Tr
     return bytes(f)
 
 
-def hostile_frames(dst_mac, src_mac, rnd):
+def hostile_frames(dst_mac, src_mac, rnd, qpns):
     out = []
     for src in (STRANGER, IP_B):
-        for qpn in range(0x11, 0x19):
+        for qpn in qpns:
             psn = rnd.randrange(1 << 24)
             rkey = rnd.randrange(1 << 32)
             va = rnd.randrange(1 << 48)
@@ -117,25 +120,55 @@ def test_bad_packets_never_reach_the_application(ep):
     args = ["-e", ep, "-I", str(iters), "-S", "1024", "-c"]
     rnd = random.Random(4791)
     stalled = ""
+    sent = 0
     with netns.VethNetns(tag=tag[-6:]) as net:
         s, senv = side(net, "server", net.ns_a, net.if_a, IP_A, cpus[0], None, args, tag)
         c, cenv = side(net, "client", net.ns_b, net.if_b, IP_B, cpus[-1], None, args + [netns.CTL_A], tag)
         attacker = None
         try:
             attacker = H.Attacker(net.ns_b, net.if_b, H.mac_of(net.ns_a, net.if_a))
-            frames = hostile_frames(H.mac_of(net.ns_a, net.if_a), H.mac_of(net.ns_b, net.if_b), rnd)
             s.start(env=senv)
             time.sleep(1.0)
             c.start(env=cenv)
-            time.sleep(1.5)                    # connected, messages moving
-            assert s.proc.poll() is None and c.proc.poll() is None, s.describe() + c.describe()
-            sent = attacker.send(frames, repeat=4, listen_ms=0)["sent"]
-            # the spray ended while the exchange still ran: else this tested nothing
-            assert s.proc.poll() is None and c.proc.poll() is None, "the run ended before the spray did"
+            # connected, messages moving: the server's data QPs (beside QP1, the CM's). Their
+            # numbers vary (ofi_rxm may make more than one connection on a busy machine):
+            # the spray goes to them and to as many QPNs that it does not have
+            qpns = []
+            end = time.monotonic() + CONNECT_WAIT
+            while not qpns and time.monotonic() < end:
+                assert s.proc.poll() is None and c.proc.poll() is None, s.describe() + c.describe()
+                time.sleep(0.2)
+                try:
+                    qpns = sorted(q for q in soak.telemetry("drfis_" + tag, "/dr/qp/list,0") or [] if q != 1)
+                except (OSError, ValueError, KeyError):
+                    pass                       # its EAL or context is not up yet
+            assert qpns, "the server made no QP in %d s" % CONNECT_WAIT
+            time.sleep(0.5)
+            absent = [q for q in range(0x11, 0x40) if q not in qpns][:max(2, 8 - len(qpns))]
+            frames = hostile_frames(H.mac_of(net.ns_a, net.if_a), H.mac_of(net.ns_b, net.if_b), rnd,
+                                    qpns + absent)
+            # the spray in rounds while the exchange runs (at most SPRAY_ROUNDS): a
+            # round counts when both sides still ran after its last frame, and at
+            # least one must, else this tested nothing. The exchange's length is
+            # fixed, the spray's pace is the machine's: on a busy one the exchange
+            # may end first, after a round or more.
+            whole = 0
+            stats = None
+            for _ in range(SPRAY_ROUNDS):
+                if s.proc.poll() is not None or c.proc.poll() is not None:
+                    break
+                sent += attacker.send(frames, repeat=1, listen_ms=0)["sent"]
+                if s.proc.poll() is None and c.proc.poll() is None:
+                    whole += 1
+                    try:
+                        stats = server_stats("drfis_" + tag)
+                    except (OSError, ValueError, KeyError):
+                        pass                   # it finished meanwhile: its last counters stand
+            assert whole >= 1, "the run ended before a whole round of the spray was sent (%d frames)" % sent
             # the server drops them as its polls reach them: on a busy machine after the spray ends
-            stats = server_stats("drfis_" + tag)
             end = time.monotonic() + DROP_WAIT
-            while time.monotonic() < end and s.proc.poll() is None and not all(stats[k] > 0 for k in DROPS):
+            while (time.monotonic() < end and s.proc.poll() is None and
+                   not (stats and all(stats[k] > 0 for k in DROPS))):
                 time.sleep(0.1)
                 try:
                     stats = server_stats("drfis_" + tag)
@@ -158,8 +191,11 @@ def test_bad_packets_never_reach_the_application(ep):
         rows = ROW.findall(x.stdout)
         assert rows and all(n == a == "%dk" % (iters // 1000) for _, n, a in rows), x.describe()
     # they reached the server's transport and were dropped there, by their kind (hostile.rst)
+    assert stats is not None, "no counters of the server's were read while it ran"
     for k in DROPS:
-        assert stats[k] > 0, stats
-    print("\n%s: %d hostile frames during %d checked iterations: both sides done, exit 0; the server "
-          "dropped %s" % (ep, sent, iters, {k: stats[k] for k in ("rx_malformed", "rx_bad_icrc", "rx_bad_addr",
-                                                                "rx_no_qp", "rx_dropped")}))
+        assert stats[k] > 0, "%s: %s" % (k, " ".join("%s=%s" % kv for kv in sorted(stats.items())))
+    shown = ("rx_malformed", "rx_bad_icrc", "rx_bad_addr", "rx_no_qp", "rx_dropped",
+             "sr_probes", "rx_duplicate", "max_gap_us")
+    print("\n%s: %d hostile frames (%d whole rounds, QPNs %s) during %d checked iterations: both sides "
+          "done, exit 0; the server's counters %s" % (ep, sent, whole, [hex(q) for q in qpns], iters,
+                                                    {k: stats.get(k) for k in shown}))
