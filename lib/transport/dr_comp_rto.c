@@ -94,7 +94,7 @@ static bool oldest_is_read(struct dr_qp_impl *qp);
 static uint64_t
 rto_backed_off(struct dr_qp_impl *qp)
 {
-	uint64_t base = dr_comp_rto_base(qp), r = base, cap;
+	uint64_t base = dr_comp_rto_base(qp), cap;
 
 	if (qp->comp.rto_backoff == 0)
 		return RTE_MIN(base, rto_ceiling(qp));
@@ -106,9 +106,7 @@ rto_backed_off(struct dr_qp_impl *qp)
 	 */
 	cap = oldest_is_read(qp) ? rto_ceiling(qp) :
 	      RTE_MIN(RTE_MAX(base, us_ticks(qp, DR_RTO_BACKOFF_CAP_US)), rto_ceiling(qp));
-	for (unsigned int i = 0; i < qp->comp.rto_backoff && r < cap; i++)
-		r *= 2;
-	return RTE_MIN(r, cap);
+	return dr_backoff(base, qp->comp.rto_backoff, cap);
 }
 
 /* A round-trip sample of @rtt ticks (RFC 6298 2.2, 2.3: alpha 1/8, beta 1/4). */

@@ -66,22 +66,20 @@ sr_rto(const struct dr_qp_impl *qp)
 }
 
 /*
- * The wait after a probe: the recovery timeout @rto doubled for each probe
- * since the responder last spoke, up to DR_RTO_BACKOFF_CAP_US (or @rto when
- * longer), and within a quarter of the local ACK timeout as @rto is.
+ * The wait after a probe: the recovery timeout @rto (sr_rto(): at most a
+ * quarter of the local ACK timeout) doubled for each probe since the
+ * responder last spoke, up to DR_RTO_BACKOFF_CAP_US (or @rto when longer),
+ * and within that quarter as @rto is.
  */
 static uint64_t
 sr_probe_gap(const struct dr_qp_impl *qp, uint64_t rto)
 {
-	uint64_t hz = dr_qp_tsc_hz(qp), t = qp->comp.timeout_ticks;
-	uint64_t cap = RTE_MAX(rto, hz * DR_RTO_BACKOFF_CAP_US / 1000000u), r = rto;
-	unsigned int i;
+	uint64_t t = qp->comp.timeout_ticks;
+	uint64_t cap = RTE_MAX(rto, dr_qp_tsc_hz(qp) * DR_RTO_BACKOFF_CAP_US / 1000000u);
 
 	if (t != 0 && t / 4 < cap)
-		cap = RTE_MAX(rto, t / 4);
-	for (i = 0; i < qp->comp.sr_probe_backoff && r < cap; i++)
-		r *= 2;
-	return RTE_MIN(r, cap);
+		cap = t / 4;                      /* not below @rto: sr_rto() keeps it within */
+	return dr_backoff(rto, qp->comp.sr_probe_backoff, cap);
 }
 
 void

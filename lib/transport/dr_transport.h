@@ -263,6 +263,17 @@ void dr_comp_rto_acked(struct dr_qp_impl *qp, uint64_t now);
 void dr_comp_rtt_cancel(struct dr_qp_impl *qp, uint32_t psn);
 /* The RTO before any backoff, in ticks: max(DR_RTO_MIN_US, srtt + 4 rttvar). */
 uint64_t dr_comp_rto_base(const struct dr_qp_impl *qp);
+
+/* A timer backed off (RFC 6298 5.5): @base doubled @n times, never above @cap. */
+static inline uint64_t
+dr_backoff(uint64_t base, unsigned int n, uint64_t cap)
+{
+	uint64_t r = base;
+
+	for (unsigned int i = 0; i < n && r < cap; i++)
+		r *= 2;
+	return RTE_MIN(r, cap);
+}
 /* The sent, unacknowledged WQE holding request PSN @psn, searched from SQ index *@i on; or NULL. */
 const struct dr_send_wqe *dr_comp_sent_wqe(struct dr_qp_impl *qp, uint32_t psn, uint32_t *i);
 
