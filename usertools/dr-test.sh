@@ -4,9 +4,10 @@
 #
 # The test command (README.md, .ci/run): install what is missing, build, run
 # every test: C unit tests and the transport tests over in-process ring ports
-# (plain and ASan+UBSan builds; the release build with its unit tests), the
-# libFuzzer harnesses for a bounded time (usertools/dr-fuzz.sh), then
-# the pytest integration suite on real processes and links.
+# (the release build, what users and the benchmarks run, and an ASan+UBSan
+# build), the libFuzzer harnesses for a bounded time (usertools/dr-fuzz.sh),
+# then the pytest integration suite on real processes and links, over the
+# release build.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -15,12 +16,12 @@ step() { echo "== $* [${SECONDS} s]"; }
 
 usertools/dr-deps.sh test
 
-step "build (debugoptimized)"
-usertools/dr-build.sh build
+step "build (release, -O3)"
+usertools/dr-build.sh build-rel -Dbuildtype=release
 # The transport tests drive real TSC timers (ACK timeout, RNR) from one thread:
 # on 2 cores they run one at a time, not beside the other suites.
 step "unit tests"
-meson test -C build --suite unit --print-errorlogs
+meson test -C build-rel --suite unit --print-errorlogs
 # ... on a machine doing other work: two nice 19 busy loops, each in a session
 # of its own as a user's background job is (Linux's autogroup then gives them
 # half of each CPU whatever their nice value, in slices of milliseconds; the
@@ -34,13 +35,9 @@ for _ in 1 2; do
 	setsid nice -n 19 sh -c 'while :; do :; done' &
 	busy_pids+=($!)
 done
-meson test -C build --suite transport --num-processes 1 --print-errorlogs
+meson test -C build-rel --suite transport --num-processes 1 --print-errorlogs
 stop_busy
 trap - EXIT
-
-step "build (release, -O3: what the benchmarks run) and its unit tests"
-usertools/dr-build.sh build-rel -Dbuildtype=release
-meson test -C build-rel --suite unit --print-errorlogs
 
 step "build (ASan + UBSan)"
 usertools/dr-build.sh build-asan -Db_sanitize=address,undefined -Db_lundef=false
@@ -60,5 +57,5 @@ step "integration tests"
 # test/integration/interop boots two rxe peers in qemu (usertools/dr-rxe-peer.py);
 # DR_INTEROP_REQUIRED=1 makes it fail rather than skip when it cannot.
 # --durations: the slowest tests, for the next time the suite must be trimmed
-DR_BUILD_DIR="$PWD/build" DR_INTEROP_REQUIRED=1 /usr/bin/python3 -m pytest -p no:cacheprovider \
+DR_BUILD_DIR="$PWD/build-rel" DR_INTEROP_REQUIRED=1 /usr/bin/python3 -m pytest -p no:cacheprovider \
 	--durations=25 test/integration
