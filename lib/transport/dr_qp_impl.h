@@ -486,6 +486,13 @@ int dr_post_send_check(struct dr_qp_impl *qp, const struct dr_send_wr *wr, uint1
 int dr_post_send_commit(struct dr_qp_impl *qp, const struct dr_send_wr *wr, uint16_t f, uint64_t len,
 			uint32_t mr_gen);
 
+/*
+ * dr_post.c: the express post of @wr alone (a WRITE or SEND of one SGE on an
+ * RC or UC QP in RTS), 0 when it took it, -1 when it is the general path's.
+ * For the differential test (test_post_express.c); dr_post_send() tries it
+ * itself. Internal: not in the version map.
+ */
+int dr_post_send_express_try(struct dr_qp_impl *qp, const struct dr_send_wr *wr);
 /* The context's MR generation, read before dr_post_send_check() and given to dr_post_send_commit(). */
 static inline uint32_t
 dr_post_mr_gen(const struct dr_qp_impl *qp)

@@ -274,6 +274,78 @@ dr_post_send_commit(struct dr_qp_impl *qp, const struct dr_send_wr *wr, uint16_t
 	return 0;
 }
 
+/* The opcodes and send_flags the express post takes (post_send_express()). */
+#define EXPRESS_OPS (1u << DR_WR_RDMA_WRITE | 1u << DR_WR_RDMA_WRITE_WITH_IMM | 1u << DR_WR_SEND | \
+		     1u << DR_WR_SEND_WITH_IMM)
+#define EXPRESS_IMM_OPS (1u << DR_WR_RDMA_WRITE_WITH_IMM | 1u << DR_WR_SEND_WITH_IMM)
+#define EXPRESS_WRITE_OPS (1u << DR_WR_RDMA_WRITE | 1u << DR_WR_RDMA_WRITE_WITH_IMM)
+#define EXPRESS_FLAGS (DR_SEND_FENCE | DR_SEND_SIGNALED | DR_SEND_SOLICITED)
+
+/*
+ * The common WR in one pass (doc/guides/speed.rst, "The express path"): a
+ * WRITE or SEND, with or without immediate, of one SGE, not inline, on an
+ * RC or UC QP in RTS (post_one_send() asks only for those QP types). Its
+ * checks are send_wr_check()'s for that case (IBA 10.6.3.1's L_Key check
+ * once: index, key, PD, range; these opcodes need no local access right),
+ * its WQE send_wqe_fill()'s, field for field (test_post_express.c): the
+ * slot zeroed, then what the WR gives. -1 for any other WR, and for one
+ * whose check fails or that finds the queue full: the general path takes
+ * it and gives the error.
+ */
+static inline __attribute__((always_inline)) int
+post_send_express(struct dr_qp_impl *qp, const struct dr_send_wr *wr, uint32_t mr_gen)
+{
+	const struct dr_sge *sge = wr->sg_list;
+	struct dr_sq *sq = &qp->sq;
+	unsigned int op = (unsigned int)wr->opcode;
+	struct dr_send_wqe *wqe;
+	struct dr_sge *slot_sge;
+	uint32_t head;
+
+	if (op >= 32 || !(EXPRESS_OPS >> op & 1u) || (wr->send_flags & ~(unsigned int)EXPRESS_FLAGS) != 0 ||
+	    wr->num_sge != 1 || sge == NULL || sq->max_sge == 0 || sge->length > DR_MAX_MSG_SIZE ||
+	    __atomic_load_n(&qp->pub.state, __ATOMIC_ACQUIRE) != DR_QPS_RTS)
+		return -1;
+	if (sge->length != 0) {
+		const struct dr_mr_impl *mr = dr_mr_lookup(qp->pub.context, sge->lkey);
+
+		if (mr == NULL || mr->pub.pd != qp->pub.pd ||
+		    dr_mr_check_access(&mr->region, sge->addr, sge->length, 0) != 0)
+			return -1;
+	}
+	head = sq->head;
+	if (head - __atomic_load_n(&sq->tail, __ATOMIC_ACQUIRE) >= sq->max_wr)
+		return -1;
+	wqe = dr_sq_wqe(sq, head);
+	slot_sge = wqe->sge;                  /* the slot's own SGE array */
+	memset(wqe, 0, sizeof(*wqe));         /* ah, mw, atomics, inline_data, PSNs, verdicts: none yet */
+	wqe->sge = slot_sge;
+	wqe->wr_id = wr->wr_id;
+	wqe->opcode = wr->opcode;
+	wqe->send_flags = wr->send_flags | (qp->sq_sig_all ? DR_SEND_SIGNALED : 0);
+	if (EXPRESS_IMM_OPS >> op & 1u)
+		wqe->imm_data = wr->imm_data;
+	if (EXPRESS_WRITE_OPS >> op & 1u) {
+		wqe->remote_addr = wr->wr.rdma.remote_addr;
+		wqe->rkey = wr->wr.rdma.rkey;
+	}
+	wqe->length = sge->length;
+	wqe->mr_gen = mr_gen;
+	slot_sge[0] = *sge;
+	wqe->num_sge = 1;
+	wqe->state = DR_WQE_POSTED;
+	wqe->status = DR_WC_SUCCESS;
+	wqe->comp_status = DR_WC_SUCCESS;
+	__atomic_store_n(&sq->head, head + 1, __ATOMIC_RELEASE);
+	return 0;
+}
+
+int
+dr_post_send_express_try(struct dr_qp_impl *qp, const struct dr_send_wr *wr)
+{
+	return post_send_express(qp, wr, dr_post_mr_gen(qp));
+}
+
 static int
 post_one_send(struct dr_qp_impl *qp, const struct dr_send_wr *wr)
 {
@@ -282,6 +354,9 @@ post_one_send(struct dr_qp_impl *qp, const struct dr_send_wr *wr)
 	uint16_t f;
 	int rc;
 
+	if (likely(qp->pub.context->express) && (qp->pub.qp_type == DR_QPT_RC || qp->pub.qp_type == DR_QPT_UC) &&
+	    post_send_express(qp, wr, gen) == 0)
+		return 0;
 	rc = dr_post_send_check(qp, wr, &f, &len);
 	return rc != 0 ? rc : dr_post_send_commit(qp, wr, f, len, gen);
 }
