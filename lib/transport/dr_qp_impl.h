@@ -488,7 +488,8 @@ int dr_post_send_commit(struct dr_qp_impl *qp, const struct dr_send_wr *wr, uint
 
 /*
  * dr_post.c: the express post of @wr alone (a WRITE or SEND of one SGE on an
- * RC or UC QP in RTS), 0 when it took it, -1 when it is the general path's.
+ * RC or UC QP in RTS, a READ of one SGE on RC), 0 when it took it, -1 when
+ * it is the general path's.
  * For the differential test (test_post_express.c); dr_post_send() tries it
  * itself. Internal: not in the version map.
  */

@@ -276,17 +276,18 @@ dr_post_send_commit(struct dr_qp_impl *qp, const struct dr_send_wr *wr, uint16_t
 
 /* The opcodes and send_flags the express post takes (post_send_express()). */
 #define EXPRESS_OPS (1u << DR_WR_RDMA_WRITE | 1u << DR_WR_RDMA_WRITE_WITH_IMM | 1u << DR_WR_SEND | \
-		     1u << DR_WR_SEND_WITH_IMM)
+		     1u << DR_WR_SEND_WITH_IMM | 1u << DR_WR_RDMA_READ)
 #define EXPRESS_IMM_OPS (1u << DR_WR_RDMA_WRITE_WITH_IMM | 1u << DR_WR_SEND_WITH_IMM)
-#define EXPRESS_WRITE_OPS (1u << DR_WR_RDMA_WRITE | 1u << DR_WR_RDMA_WRITE_WITH_IMM)
+#define EXPRESS_RDMA_OPS (1u << DR_WR_RDMA_WRITE | 1u << DR_WR_RDMA_WRITE_WITH_IMM | 1u << DR_WR_RDMA_READ)
 #define EXPRESS_FLAGS (DR_SEND_FENCE | DR_SEND_SIGNALED | DR_SEND_SOLICITED)
 
 /*
  * The common WR in one pass (doc/guides/speed.rst, "The express path"): a
  * WRITE or SEND, with or without immediate, of one SGE, not inline, on an
- * RC or UC QP in RTS (post_one_send() asks only for those QP types). Its
- * checks are send_wr_check()'s for that case (IBA 10.6.3.1's L_Key check
- * once: index, key, PD, range; these opcodes need no local access right),
+ * RC or UC QP in RTS (post_one_send() asks only for those QP types), or a
+ * READ of one SGE on an RC QP. Its checks are send_wr_check()'s for that
+ * case (IBA 10.6.3.1's L_Key check once: index, key, PD, range, and
+ * LOCAL_WRITE for the READ's buffer, which its responses write),
  * its WQE send_wqe_fill()'s, field for field (test_post_express.c): the
  * slot zeroed, then what the WR gives. -1 for any other WR, and for one
  * whose check fails or that finds the queue full: the general path takes
@@ -304,13 +305,15 @@ post_send_express(struct dr_qp_impl *qp, const struct dr_send_wr *wr, uint32_t m
 
 	if (op >= 32 || !(EXPRESS_OPS >> op & 1u) || (wr->send_flags & ~(unsigned int)EXPRESS_FLAGS) != 0 ||
 	    wr->num_sge != 1 || sge == NULL || sq->max_sge == 0 || sge->length > DR_MAX_MSG_SIZE ||
+	    (op == DR_WR_RDMA_READ && qp->pub.qp_type != DR_QPT_RC) ||
 	    __atomic_load_n(&qp->pub.state, __ATOMIC_ACQUIRE) != DR_QPS_RTS)
 		return -1;
 	if (sge->length != 0) {
 		const struct dr_mr_impl *mr = dr_mr_lookup(qp->pub.context, sge->lkey);
 
 		if (mr == NULL || mr->pub.pd != qp->pub.pd ||
-		    dr_mr_check_access(&mr->region, sge->addr, sge->length, 0) != 0)
+		    dr_mr_check_access(&mr->region, sge->addr, sge->length,
+				       op == DR_WR_RDMA_READ ? DR_ACCESS_LOCAL_WRITE : 0) != 0)
 			return -1;
 	}
 	head = sq->head;
@@ -325,7 +328,7 @@ post_send_express(struct dr_qp_impl *qp, const struct dr_send_wr *wr, uint32_t m
 	wqe->send_flags = wr->send_flags | (qp->sq_sig_all ? DR_SEND_SIGNALED : 0);
 	if (EXPRESS_IMM_OPS >> op & 1u)
 		wqe->imm_data = wr->imm_data;
-	if (EXPRESS_WRITE_OPS >> op & 1u) {
+	if (EXPRESS_RDMA_OPS >> op & 1u) {
 		wqe->remote_addr = wr->wr.rdma.remote_addr;
 		wqe->rkey = wr->wr.rdma.rkey;
 	}

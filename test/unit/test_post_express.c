@@ -4,7 +4,8 @@
 
 /*
  * The express post (dr_post.c, post_send_express(): a WRITE or SEND, with
- * or without immediate, of one SGE, not inline, on an RC or UC QP in RTS)
+ * or without immediate, of one SGE, not inline, on an RC or UC QP in RTS;
+ * a READ of one SGE on RC)
  * against the general post (send_wr_check(), send_wqe_fill()), on the same
  * WRs: each WR is posted once with A's context on the general path alone,
  * then once with the express path on, the queue put back after each. Both
@@ -15,7 +16,8 @@
  * opcodes and of READ, atomics, LOCAL_INV; send_flags signaled, solicited,
  * fence, inline, a bit ibv_post_send(3) does not know; 0, 1 or 2 SGEs and a
  * NULL list; L_Keys that are good, of another PD, of a deregistered MR, of
- * no MR; SGEs inside the MR, across its end, of 0 bytes; on RC and UC, with
+ * no MR, of an MR without LOCAL_WRITE (a READ's buffer needs it); SGEs
+ * inside the MR, across its end, of 0 bytes; on RC and UC, with
  * and without sq_sig_all; then a full queue, and a QP out of RTS.
  * Inline mode only: no lcore takes the WQEs while the test looks at them.
  */
@@ -88,7 +90,8 @@ static bool
 express_rule(const struct dr_qp_impl *qp, const struct dr_send_wr *wr, bool lkey_ok)
 {
 	bool op = wr->opcode == DR_WR_RDMA_WRITE || wr->opcode == DR_WR_RDMA_WRITE_WITH_IMM ||
-		  wr->opcode == DR_WR_SEND || wr->opcode == DR_WR_SEND_WITH_IMM;
+		  wr->opcode == DR_WR_SEND || wr->opcode == DR_WR_SEND_WITH_IMM ||
+		  (wr->opcode == DR_WR_RDMA_READ && qp->pub.qp_type == DR_QPT_RC);
 
 	return op && (wr->send_flags & ~(unsigned int)(DR_SEND_FENCE | DR_SEND_SIGNALED | DR_SEND_SOLICITED)) == 0 &&
 	       wr->num_sge == 1 && wr->sg_list != NULL && lkey_ok &&
@@ -137,7 +140,8 @@ compare_one(struct rc_env *e, struct dr_send_wr *wr, bool lkey_ok, struct stats 
 }
 
 static void
-mix(struct rc_env *e, struct rc_buf *src, struct rc_buf *other_pd, uint32_t seed, struct stats *st)
+mix(struct rc_env *e, struct rc_buf *src, struct rc_buf *other_pd, struct dr_mr *read_only, uint32_t seed,
+    struct stats *st)
 {
 	static const enum dr_wr_opcode ops[] = { DR_WR_RDMA_WRITE, DR_WR_RDMA_WRITE_WITH_IMM, DR_WR_SEND,
 						 DR_WR_SEND_WITH_IMM, DR_WR_RDMA_READ, DR_WR_ATOMIC_FETCH_AND_ADD,
@@ -148,7 +152,7 @@ mix(struct rc_env *e, struct rc_buf *src, struct rc_buf *other_pd, uint32_t seed
 	for (uint32_t r = 0; r < ROUNDS; r++) {
 		struct dr_sge sge[2];
 		struct dr_send_wr wr;
-		uint32_t key = xr(&seed) % 8, nsge = xr(&seed) % 8, off = xr(&seed) % (BUF + 64);
+		uint32_t key = xr(&seed) % 9, nsge = xr(&seed) % 8, off = xr(&seed) % (BUF + 64);
 		uint32_t len = xr(&seed) % 4 == 0 ? 0 : xr(&seed) % 3000;
 		bool lkey_ok;
 
@@ -172,8 +176,13 @@ mix(struct rc_env *e, struct rc_buf *src, struct rc_buf *other_pd, uint32_t seed
 			sge[i].length = len;
 			sge[i].lkey = src->mr->lkey;
 		}
-		/* key: 0-4 good, 5 another PD's MR, 6 no MR, 7 across the MR's end; off past BUF: after its end */
-		if (key == 5)
+		/*
+		 * key: 0-4 good, 5 another PD's MR, 6 no MR, 7 across the MR's end,
+		 * 8 an MR of the PD without LOCAL_WRITE; off past BUF: after its end
+		 */
+		if (key == 8)
+			sge[0].lkey = read_only->lkey;
+		else if (key == 5)
 			sge[0].lkey = other_pd->mr->lkey;
 		else if (key == 6)
 			sge[0].lkey = src->mr->lkey ^ 0x5a5a00u;
@@ -183,7 +192,8 @@ mix(struct rc_env *e, struct rc_buf *src, struct rc_buf *other_pd, uint32_t seed
 			sge[0].addr = (uint64_t)(uintptr_t)src->p + BUF;
 		/* what IBA 10.6.3.1 says of the first SGE (the express rule takes one SGE only) */
 		lkey_ok = len == 0 || (key != 5 && key != 6 && sge[0].addr >= (uint64_t)(uintptr_t)src->p &&
-				       sge[0].addr + len <= (uint64_t)(uintptr_t)src->p + BUF);
+				       sge[0].addr + len <= (uint64_t)(uintptr_t)src->p + BUF &&
+				       (key != 8 || wr.opcode != DR_WR_RDMA_READ));
 		/* nsge: 0-4 one SGE, 5 none, 6 two, 7 a NULL list of one */
 		wr.num_sge = nsge == 5 ? 0 : nsge == 6 ? 2 : 1;
 		wr.sg_list = nsge == 7 ? NULL : sge;
@@ -196,6 +206,7 @@ static void
 run(struct rc_env *e, enum dr_qp_type type, int sig_all, uint32_t seed)
 {
 	struct rc_buf src, other;
+	struct dr_mr *read_only;
 	struct stats st = { 0 };
 	struct rc_qp_params p;
 	struct dr_pd *pd2;
@@ -220,7 +231,9 @@ run(struct rc_env *e, enum dr_qp_type type, int sig_all, uint32_t seed)
 	other.p = src.p;
 	other.mr = dr_reg_mr(pd2, src.p, BUF, DR_ACCESS_LOCAL_WRITE);
 	RC_CHECK(other.mr != NULL);
-	mix(e, &src, &other, seed, &st);
+	read_only = dr_reg_mr(e->s[0].pd, src.p, BUF, 0);
+	RC_CHECK(read_only != NULL);
+	mix(e, &src, &other, read_only, seed, &st);
 
 	/* a full queue: ENOMEM from both (ibv_post_send(3)), nothing taken */
 	memset(&wr, 0, sizeof(wr));
@@ -250,6 +263,7 @@ run(struct rc_env *e, enum dr_qp_type type, int sig_all, uint32_t seed)
 	compare_one(e, &wr, true, &st);
 
 	RC_CHECK_EQ(dr_dealloc_pd(pd2), 0);
+	RC_CHECK_EQ(dr_dereg_mr(read_only), 0);
 	rc_buf_free(&src);
 	rc_disconnect(e);
 	RC_CHECK_MSG(st.differ == 0, "%u WQEs differ", st.differ);
