@@ -51,7 +51,7 @@ flush_now(struct dr_qp_impl *qp, struct dr_cq *cq, uint64_t wr_id, enum dr_wc_op
  * Local SGEs (IBA 10.6.3.1, L_Key checks): a non-empty SGE names an MR of the
  * QP's PD by its L_Key, lies inside it, and the MR grants @need.
  */
-static int
+static inline int
 pd_sge_check(struct dr_context *ctx, const struct dr_pd *pd, const struct dr_sge *sge, unsigned int need)
 {
 	struct dr_mr_impl *mr;
@@ -308,14 +308,8 @@ post_send_express(struct dr_qp_impl *qp, const struct dr_send_wr *wr, uint32_t m
 	    (op == DR_WR_RDMA_READ && qp->pub.qp_type != DR_QPT_RC) ||
 	    __atomic_load_n(&qp->pub.state, __ATOMIC_ACQUIRE) != DR_QPS_RTS)
 		return -1;
-	if (sge->length != 0) {
-		const struct dr_mr_impl *mr = dr_mr_lookup(qp->pub.context, sge->lkey);
-
-		if (mr == NULL || mr->pub.pd != qp->pub.pd ||
-		    dr_mr_check_access(&mr->region, sge->addr, sge->length,
-				       op == DR_WR_RDMA_READ ? DR_ACCESS_LOCAL_WRITE : 0) != 0)
-			return -1;
-	}
+	if (sge_check(qp, sge, op == DR_WR_RDMA_READ ? DR_ACCESS_LOCAL_WRITE : 0) != 0)
+		return -1;
 	head = sq->head;
 	if (head - __atomic_load_n(&sq->tail, __ATOMIC_ACQUIRE) >= sq->max_wr)
 		return -1;
