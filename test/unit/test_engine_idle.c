@@ -222,11 +222,8 @@ test_auto(struct rc_env *e)
 static void
 run(struct rc_env *e)
 {
-	if (strcmp(rc_mode_name(), "inline") != 0) {
-		printf("test_engine_idle: skipped in %s mode (dr_progress() drives nothing there)\n",
-		       rc_mode_name());
+	if (!rc_inline_only("test_engine_idle", "dr_progress() drives nothing there"))
 		return;
-	}
 	test_inline_naps(e);
 	test_auto(e);
 }

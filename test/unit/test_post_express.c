@@ -278,11 +278,8 @@ run(struct rc_env *e, enum dr_qp_type type, int sig_all, uint32_t seed)
 static void
 body(struct rc_env *e)
 {
-	if (strcmp(rc_mode_name(), "inline") != 0) {
-		printf("post_express: skipped in %s mode (its lcores would take the WQEs the test looks at)\n",
-		       rc_mode_name());
+	if (!rc_inline_only("post_express", "its lcores would take the WQEs the test looks at"))
 		return;
-	}
 	run(e, DR_QPT_RC, 0, 11);
 	run(e, DR_QPT_RC, 1, 12);
 	run(e, DR_QPT_UC, 0, 13);

@@ -340,11 +340,8 @@ test_class_c_nak_deferred(struct rc_env *e)
 	 * so the condition cannot be made there. The deferral logic is the
 	 * responder's, the same code in every mode: inline mode tests it.
 	 */
-	if (strcmp(rc_mode_name(), "inline") != 0) {
-		printf("test_class_c_nak_deferred: skipped in %s mode (mbuf exhaustion is per lcore cache)\n",
-		       rc_mode_name());
+	if (!rc_inline_only("test_class_c_nak_deferred", "mbuf exhaustion is per lcore cache"))
 		return;
-	}
 	rc_params_default(&p);
 	p.retry_cnt = 1;
 	if (rc_connect(e, &p) != 0)

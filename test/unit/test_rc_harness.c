@@ -210,6 +210,15 @@ rc_mode_name(void)
 	return test_mode == DR_PROGRESS_RTC ? "rtc" : test_mode == DR_PROGRESS_PIPELINE ? "pipeline" : "inline";
 }
 
+bool
+rc_inline_only(const char *name, const char *why)
+{
+	if (strcmp(rc_mode_name(), "inline") == 0)
+		return true;
+	printf("%s: skipped in %s mode (%s)\n", name, rc_mode_name(), why);
+	return false;
+}
+
 enum dr_qp_state
 rc_qp_state(struct dr_qp *qp)
 {

@@ -242,11 +242,8 @@ test_dead_peer(struct rc_env *e)
 static void
 run(struct rc_env *e)
 {
-	if (strcmp(rc_mode_name(), "inline") != 0) {
-		printf("test_rc_keepalive: skipped in %s mode (the test plays the completer's timer)\n",
-		       rc_mode_name());
+	if (!rc_inline_only("test_rc_keepalive", "the test plays the completer's timer"))
 		return;
-	}
 	test_live_peer(e);
 	test_no_probe_while_outstanding(e);
 	test_dead_peer(e);

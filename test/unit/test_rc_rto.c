@@ -91,11 +91,7 @@ post_write(struct rc_env *e, struct rto_case *c, uint64_t wr_id)
 static bool
 inline_only(const char *name)
 {
-	if (strcmp(rc_mode_name(), "inline") == 0)
-		return true;
-	printf("%s: skipped in %s mode (the test plays the completer's timer on its own thread)\n", name,
-	       rc_mode_name());
-	return false;
+	return rc_inline_only(name, "the test plays the completer's timer on its own thread");
 }
 
 /*
