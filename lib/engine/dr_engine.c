@@ -424,6 +424,21 @@ dr_wk_round_end(struct dr_worker *wk)
 	dr_cq_notify_flush(wk);
 }
 
+void
+dr_engine_post_kick(struct dr_qp_impl *qp)
+{
+	struct dr_worker *wk = qp->wk;
+
+	if (wk == NULL || wk->in_round || qp->pub.context->attr.mode != DR_PROGRESS_INLINE ||
+	    qp->pub.state != DR_QPS_RTS)
+		return;
+	RTE_PER_LCORE(dr_cur_worker) = wk;
+	(void)dr_wk_round_begin(wk, rte_rdtsc());
+	(void)dr_req_progress(qp);
+	dr_wk_tx_flush(wk);
+	dr_wk_round_end(wk);
+}
+
 int
 dr_progress(struct dr_context *ctx)
 {

@@ -89,6 +89,15 @@ dr_run_clock_base_now(uint64_t tsc)
 uint64_t dr_wk_round_begin(struct dr_worker *wk, uint64_t tsc);
 void dr_wk_round_end(struct dr_worker *wk);
 
+/*
+ * Inline mode: a post call found @qp's send queue empty (every earlier WR
+ * completed) and posted to it: run its requester and transmit now, as a
+ * round would, rather than at the caller's next dr_progress() (a
+ * ping-pong's post leaves at once; doc/guides/speed.rst, "Transmit at
+ * post"). Nothing in other modes, inside a round, or for a QP not in RTS.
+ */
+void dr_engine_post_kick(struct dr_qp_impl *qp);
+
 /* Set up the context's workers and rings (before the backend opens the port). 0 or -errno. */
 int dr_engine_init(struct dr_context *ctx);
 /* After the backend set ctx->nb_rxq / nb_txq: give worker i queue first + i where it exists. */

@@ -22,6 +22,7 @@
 #include "dr_engine_sched.h"
 #include "dr_log.h"
 #include "dr_mw.h"
+#include "dr_post.h"
 #include "dr_qp_impl.h"
 #include "dr_srq.h"
 #include "dr_verbs_priv.h"
@@ -363,6 +364,7 @@ qp_post_send(struct dr_qp *pub, struct dr_send_wr *wr, struct dr_send_wr **bad_w
 {
 	struct dr_qp_impl *qp = dr_qp_impl(pub);
 	struct dr_send_wr *unused;
+	uint32_t head0;
 	int rc;
 
 	if (bad_wr == NULL)
@@ -372,6 +374,7 @@ qp_post_send(struct dr_qp *pub, struct dr_send_wr *wr, struct dr_send_wr **bad_w
 		*bad_wr = wr;
 		return EBUSY;
 	}
+	head0 = qp->sq.head;
 	for (struct dr_send_wr *first = wr; wr != NULL; wr = wr->next) {
 		rc = post_one_send(qp, wr);
 		if (rc != 0) {
@@ -379,11 +382,11 @@ qp_post_send(struct dr_qp *pub, struct dr_send_wr *wr, struct dr_send_wr **bad_w
 			DR_DP_LOG(qp, DEBUG, "post_send: QP 0x%x wr_id 0x%" PRIx64 " opcode %d refused: %s",
 				  pub->qp_num, wr->wr_id, (int)wr->opcode, strerror(rc));
 			if (wr != first)
-				dr_sched_doorbell(qp);   /* those before it are posted */
+				dr_post_send_done(qp, head0);   /* those before it are posted */
 			return rc;
 		}
 	}
-	dr_sched_doorbell(qp);
+	dr_post_send_done(qp, head0);
 	return 0;
 }
 

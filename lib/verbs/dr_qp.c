@@ -212,6 +212,7 @@ dr_qp_create(struct dr_context *ctx, struct dr_pd *pd, struct dr_qp_init_attr *i
 	qp->init = *ia;
 	qp->init.cap = cap;
 	qp->sq_sig_all = ia->sq_sig_all;
+	qp->post_kick = ctx->attr.mode == DR_PROGRESS_INLINE && (ia->qp_type == DR_QPT_RC || ia->qp_type == DR_QPT_UC);
 	qp->attr.qp_state = DR_QPS_RESET;
 	qp->attr.cur_qp_state = DR_QPS_RESET;
 	qp->attr.cap = cap;

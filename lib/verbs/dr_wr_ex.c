@@ -28,6 +28,7 @@
 #include "dr_control.h"
 #include "dr_engine_sched.h"
 #include "dr_log.h"
+#include "dr_post.h"
 #include "dr_qp_impl.h"
 #include "dr_verbs_priv.h"
 
@@ -371,12 +372,14 @@ ex_complete(struct dr_qp_ex *ex)
 	uint32_t i, n = b->n;
 	enum dr_qp_state st;
 	uint32_t gen;
+	uint32_t head0;
 	int rc;
 
 	if (!b->open)
 		return EINVAL;
 	rc = b->err;
 	gen = dr_post_mr_gen(qp);   /* before the L_Keys are checked */
+	head0 = sq->head;
 	/* every WR as dr_post_send() checks it, then the room for all: the batch is posted whole or not */
 	for (i = 0; rc == 0 && i < n; i++) {
 		rc = dr_post_send_check(qp, &b->wr[i], &f[i], &len[i]);
@@ -393,7 +396,7 @@ ex_complete(struct dr_qp_ex *ex)
 	for (i = 0; rc == 0 && i < n; i++)
 		rc = dr_post_send_commit(qp, &b->wr[i], f[i], len[i], gen);   /* cannot fail now */
 	if (rc == 0 && n > 0)
-		dr_sched_doorbell(qp);
+		dr_post_send_done(qp, head0);
 	if (rc != 0)
 		DR_DP_LOG(qp, DEBUG, "QP 0x%x: wr_complete: batch of %u WRs not posted: %s", qp->pub.qp_num, n,
 			  strerror(rc));

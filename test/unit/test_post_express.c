@@ -19,13 +19,15 @@
  * no MR, of an MR without LOCAL_WRITE (a READ's buffer needs it); SGEs
  * inside the MR, across its end, of 0 bytes; on RC and UC, with
  * and without sq_sig_all; then a full queue, and a QP out of RTS.
- * Inline mode only: no lcore takes the WQEs while the test looks at them.
+ * Inline mode only: no lcore takes the WQEs while the test looks at them;
+ * its worker marked in a round, a post to the empty queue does not either.
  */
 
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "dr_worker.h"
 #include "test_rc.h"
 
 #define ROUNDS 3000
@@ -224,6 +226,8 @@ run(struct rc_env *e, enum dr_qp_type type, int sig_all, uint32_t seed)
 	p.sq_sig_all = sig_all;
 	RC_CHECK_EQ(rc_connect(e, &p), 0);
 	qp = dr_qp_impl(e->s[0].qp);
+	/* as inside a round: a post to the empty queue leaves its WQE alone (dr_engine_post_kick()) */
+	qp->wk->in_round = true;
 	RC_CHECK_EQ(rc_buf_alloc(&e->s[0], &src, BUF, DR_ACCESS_LOCAL_WRITE), 0);
 	pd2 = dr_alloc_pd(e->s[0].ctx);
 	RC_CHECK(pd2 != NULL);
@@ -261,6 +265,7 @@ run(struct rc_env *e, enum dr_qp_type type, int sig_all, uint32_t seed)
 	a.qp_state = DR_QPS_ERR;
 	RC_CHECK_EQ(dr_modify_qp(e->s[0].qp, &a, DR_QP_STATE), 0);
 	compare_one(e, &wr, true, &st);
+	qp->wk->in_round = false;
 
 	RC_CHECK_EQ(dr_dealloc_pd(pd2), 0);
 	RC_CHECK_EQ(dr_dereg_mr(read_only), 0);
