@@ -19,7 +19,6 @@
 
 #include "dr_ah.h"
 #include "dr_context.h"
-#include "dr_engine_sched.h"
 #include "dr_log.h"
 #include "dr_mw.h"
 #include "dr_post.h"

@@ -12,7 +12,6 @@
 
 #include <stdbool.h>
 
-#include "dr_context.h"
 #include "dr_engine.h"
 #include "dr_engine_sched.h"
 #include "dr_qp_impl.h"

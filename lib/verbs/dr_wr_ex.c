@@ -26,7 +26,6 @@
 
 #include "dr_context.h"
 #include "dr_control.h"
-#include "dr_engine_sched.h"
 #include "dr_log.h"
 #include "dr_post.h"
 #include "dr_qp_impl.h"
@@ -371,8 +370,7 @@ ex_complete(struct dr_qp_ex *ex)
 	struct dr_sq *sq = &qp->sq;
 	uint32_t i, n = b->n;
 	enum dr_qp_state st;
-	uint32_t gen;
-	uint32_t head0;
+	uint32_t gen, head0;
 	int rc;
 
 	if (!b->open)

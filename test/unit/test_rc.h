@@ -199,9 +199,11 @@ int rc_env_init(struct rc_env *e, const char *prog, uint32_t link_mtu);
 /* "inline", "rtc" or "pipeline": the progress mode of both contexts (DR_TEST_MODE, DR_TEST_WORKERS). */
 const char *rc_mode_name(void);
 /*
- * Does the test @name run in this mode? true in inline mode; else it prints
- * "@name: skipped in MODE mode (@why)" and returns false.
+ * Does the test @name run in this mode? true in @mode (rc_mode_name()'s
+ * names); else it prints "@name: skipped in MODE mode (@why)" and returns
+ * false. rc_inline_only(): in inline mode.
  */
+bool rc_mode_only(const char *mode, const char *name, const char *why);
 bool rc_inline_only(const char *name, const char *why);
 /*
  * The QP's state as dr_query_qp() reports it (ibv_query_qp(3): the way a

@@ -211,12 +211,18 @@ rc_mode_name(void)
 }
 
 bool
-rc_inline_only(const char *name, const char *why)
+rc_mode_only(const char *mode, const char *name, const char *why)
 {
-	if (strcmp(rc_mode_name(), "inline") == 0)
+	if (strcmp(rc_mode_name(), mode) == 0)
 		return true;
 	printf("%s: skipped in %s mode (%s)\n", name, rc_mode_name(), why);
 	return false;
+}
+
+bool
+rc_inline_only(const char *name, const char *why)
+{
+	return rc_mode_only("inline", name, why);
 }
 
 enum dr_qp_state

@@ -812,11 +812,8 @@ test_notify_litmus(struct rc_env *e)
 	uint32_t k, found = 0, woken = 0, lost = 0;
 	int c, mine = sched_getcpu();
 
-	/* dr_cq_push() and the arming are the same code in every engine mode: once, in rtc's run */
-	if (strcmp(rc_mode_name(), "rtc") != 0) {
-		printf("notify litmus: skipped in %s mode (run in rtc's)\n", rc_mode_name());
+	if (!rc_mode_only("rtc", "notify litmus", "dr_cq_push() and the arming are the same code in every mode"))
 		return;
-	}
 	/* the pusher on another CPU (EAL has pinned this thread to one) */
 	l.cpu = -1;
 	for (c = 0; c < sysconf(_SC_NPROCESSORS_ONLN) && l.cpu < 0; c++)
