@@ -39,13 +39,13 @@ meson test -C build-rel --suite transport --num-processes 1 --print-errorlogs
 stop_busy
 trap - EXIT
 
-step "build (ASan + UBSan): what the unit and transport suites run"
-# not the apps, the benchmarks and the MPI programs: the integration tests run them from build-rel
-DR_BUILD_SUITES="unit transport" usertools/dr-build.sh build-asan -Db_sanitize=address,undefined -Db_lundef=false
-step "unit and transport tests under ASan + UBSan"
+step "unit and transport tests under ASan + UBSan (each meson test builds what its tests run first)"
+# meson test builds only its tests' targets (the library, the test programs),
+# not the apps, the benchmarks and the MPI programs: those run from build-rel
+[ -f build-asan/build.ninja ] || meson setup build-asan -Db_sanitize=address,undefined -Db_lundef=false >/dev/null
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
-meson test -C build-asan --no-rebuild --suite unit --print-errorlogs
-meson test -C build-asan --no-rebuild --suite transport --num-processes 1 --print-errorlogs
+meson test -C build-asan --suite unit --print-errorlogs
+meson test -C build-asan --suite transport --num-processes 1 --print-errorlogs
 
 step "fuzzing (libFuzzer, clang, ASan + UBSan): each harness ${DR_FUZZ_TIME:-60} s from the kept corpus"
 # build-fuzz: its own clang build; replays test/fuzz/regress/ and the corpus,
