@@ -12,13 +12,24 @@
  * acknowledged; a go-back-N or a resend before that spoils the sample
  * (Karn's rule). srtt and rttvar give the retransmission timeout
  *
- *   RTO = max(DR_RTO_MIN_US, srtt + 4 rttvar)        (DR_RTO_INIT_US before a sample)
+ *   RTO = max(DR_RTO_MIN_US, min(srtt + 4 rttvar, B))   (DR_RTO_INIT_US before a sample)
+ *   B   = max(DR_RTO_BACKOFF_CAP_US, DR_RTO_MINRTT_MULT min_rtt)
  *
+ * A round trip far above the least one seen (min_rtt, the path's own) is
+ * the time a peer took to answer: an application that did not progress,
+ * a process descheduled on a shared CPU. Left in srtt and rttvar it would
+ * stretch the RTO to tens of milliseconds on a path of tens of
+ * microseconds, and a loss after it would wait that long; B bounds it,
+ * and a path that is slow itself (rxe under emulation) keeps its RTO
+ * through min_rtt. The RTO is then
  * doubled after each expiry that brought no progress up to
  * DR_RTO_BACKOFF_CAP_US (as Linux's tcp_rto_max_ms caps TCP's: a peer that
  * was silent for a while, a process descheduled on a shared CPU, is asked
  * again soon after it is back), and never longer than the QP's local ACK
- * timeout (IBA 9.7.6.1.3, attr.timeout).
+ * timeout (IBA 9.7.6.1.3, attr.timeout). Awaiting a READ whose responder
+ * answered in this wait without progress (still streaming a READ that
+ * will be replayed whole if asked again), the backoff doubles up to that
+ * timeout.
  *
  * The wait starts when requests go out with none outstanding, and again
  * at each response (progress - the oldest PSN moved on - also ends the
@@ -76,11 +87,24 @@ rto_ceiling(struct dr_qp_impl *qp)
 }
 
 uint64_t
-dr_comp_rto_base(const struct dr_qp_impl *qp)
+dr_comp_rtt_timeout(const struct dr_qp_impl *qp)
 {
 	const struct dr_comp_state *cs = &qp->comp;
-	uint64_t r = cs->srtt != 0 ? cs->srtt + 4 * cs->rttvar : us_ticks(qp, DR_RTO_INIT_US);
+	uint64_t bound;
 
+	if (cs->srtt == 0)
+		return 0;
+	bound = RTE_MAX(us_ticks(qp, DR_RTO_BACKOFF_CAP_US), DR_RTO_MINRTT_MULT * cs->min_rtt);
+	return RTE_MIN(cs->srtt + 4 * cs->rttvar, bound);
+}
+
+uint64_t
+dr_comp_rto_base(const struct dr_qp_impl *qp)
+{
+	uint64_t r = dr_comp_rtt_timeout(qp);
+
+	if (r == 0)
+		r = us_ticks(qp, DR_RTO_INIT_US);
 	return RTE_MAX(r, us_ticks(qp, DR_RTO_MIN_US));
 }
 
@@ -102,9 +126,12 @@ rto_backed_off(struct dr_qp_impl *qp)
 	 * a READ asked again is executed again, the whole rest of it (IBA
 	 * 9.7.5.1.3): a responder still streaming an earlier one (rxe under
 	 * emulation) would be asked every few ms and replay without end.
-	 * Its backoff goes on doubling up to the local ACK timeout, Karn's way.
+	 * Once it has been heard in this wait without progress, the backoff
+	 * of a READ goes on doubling up to the local ACK timeout, Karn's way;
+	 * a silent one (a peer descheduled, a lost request) is asked again as
+	 * soon as any other request would be.
 	 */
-	cap = oldest_is_read(qp) ? rto_ceiling(qp) :
+	cap = qp->comp.streaming && oldest_is_read(qp) ? rto_ceiling(qp) :
 	      RTE_MIN(RTE_MAX(base, us_ticks(qp, DR_RTO_BACKOFF_CAP_US)), rto_ceiling(qp));
 	return dr_backoff(base, qp->comp.rto_backoff, cap);
 }
@@ -115,6 +142,8 @@ rtt_sample(struct dr_comp_state *cs, uint64_t rtt)
 {
 	if (rtt == 0)
 		rtt = 1;
+	if (cs->min_rtt == 0 || rtt < cs->min_rtt)
+		cs->min_rtt = rtt;
 	if (cs->srtt == 0) {
 		cs->srtt = rtt;
 		cs->rttvar = rtt / 2;
@@ -185,6 +214,7 @@ rto_wait_start(struct dr_qp_impl *qp, uint64_t now)
 	cs->rto_psn = cs->psn;
 	cs->rto_backoff = 0;
 	cs->tlp_done = false;
+	cs->streaming = false;
 	cs->wait_from = now;
 	cs->rto_at = now + rto_backed_off(qp);
 }
@@ -208,6 +238,7 @@ dr_comp_rto_acked(struct dr_qp_impl *qp, uint64_t now)
 		 * streaming after a loss, duplicates answered): the wait starts
 		 * again, its backoff kept, as the local ACK timer does (dr_comp.c)
 		 */
+		cs->streaming = true;
 		cs->rto_at = now + rto_backed_off(qp);
 		cs->wait_from = now;
 		return;
@@ -215,6 +246,7 @@ dr_comp_rto_acked(struct dr_qp_impl *qp, uint64_t now)
 	if (dr_ho_sent_psn(qp) == cs->psn) {
 		cs->rto_at = 0;                   /* everything answered */
 		cs->rto_backoff = 0;
+		cs->streaming = false;
 	} else {
 		rto_wait_start(qp, now);
 	}
@@ -250,21 +282,22 @@ oldest_is_read(struct dr_qp_impl *qp)
 	return wqe != NULL && wqe->opcode == DR_WR_RDMA_READ;
 }
 
-/* The tail-loss probe: the newest request sent (@sent - 1) again, alone, AckReq set. */
-static void
+/* The tail-loss probe: the newest request sent (@sent - 1) again, alone, AckReq set. Sent? */
+static bool
 rto_probe(struct dr_qp_impl *qp, uint32_t sent)
 {
 	uint32_t psn = dr_psn_sub(sent, 1), idx = qp->sq.tail;
 	const struct dr_send_wqe *wqe = dr_comp_sent_wqe(qp, psn, &idx);
 
 	if (wqe == NULL || wqe->opcode == DR_WR_RDMA_READ)
-		return;
+		return false;
 	if (dr_req_resend(qp, wqe, psn) != 0)
-		return;                           /* no mbuf or room: the RTO still runs */
+		return false;                     /* no mbuf or room: the RTO still runs */
 	dr_comp_rtt_cancel(qp, psn);
 	dr_qp_wk(qp)->stats.tlp_probes++;
 	qp->cnt.tlp_probes++;
 	DR_DP_LOG(comp, DEBUG, "qp %u: tail-loss probe psn %#x", qp->pub.qp_num, psn);
+	return true;
 }
 
 void
@@ -302,9 +335,9 @@ dr_comp_rto_timer(struct dr_qp_impl *qp, uint64_t now, bool ack_timeout_due)
 
 		if (now >= due && due < cs->rto_at) {
 			cs->tlp_done = true;
-			rto_probe(qp, sent);
 			/* RFC 8985 7.3: the RTO runs again from the probe (a pause of the path costs one frame) */
-			cs->rto_at = RTE_MAX(cs->rto_at, now + rto_backed_off(qp));
+			if (rto_probe(qp, sent))
+				cs->rto_at = RTE_MAX(cs->rto_at, now + rto_backed_off(qp));
 			return;
 		}
 	}

@@ -210,6 +210,7 @@ struct dr_comp_state {
 	uint8_t sr_probe_backoff;      /* selective repeat: probes since the responder last spoke */
 	/* the round-trip estimate (RFC 6298 on one timed PSN at a time; dr_comp_rto.c) */
 	uint64_t srtt, rttvar;         /* TSC ticks (of the run clock); srtt 0: no sample yet */
+	uint64_t min_rtt;              /* the least sample: the path's own round trip */
 	uint64_t rtt_t0;               /* when the timed PSN was seen sent; 0: none timed */
 	uint32_t rtt_psn;              /* the timed PSN (its ACK gives the sample), or the newest that may not be */
 	uint32_t rtt_rewind;           /* rewind_seq when the timing started: a go-back-N since spoils it */
@@ -222,6 +223,7 @@ struct dr_comp_state {
 	uint32_t sent_max;             /* the newest it has been (a go-back-N sends below it again) */
 	uint8_t rto_backoff;           /* expiries without progress: the RTO doubles for each */
 	bool tlp_done;                 /* the probe of this wait went out (or an RTO did) */
+	bool streaming;                /* a response without progress came in this wait: the responder is busy */
 	/* keepalive (dr_comp_keepalive.c) */
 	uint64_t heard_at;             /* run clock when the peer was last heard (a response, a request) */
 	uint32_t ka_epsn;              /* the responder's ePSN as last seen: requests executed since, if it moved */

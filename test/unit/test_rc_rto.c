@@ -104,6 +104,7 @@ start_wait(struct rc_env *e, struct rto_case *c, uint64_t srtt_us, uint64_t rttv
 	rc_clock_freeze(true);
 	c->qa->comp.srtt = rc_ms(1) * srtt_us / 1000u;
 	c->qa->comp.rttvar = rc_ms(1) * rttvar_us / 1000u;
+	c->qa->comp.min_rtt = c->qa->comp.srtt;
 	rc_round(e);                          /* sent: the frames the rules let through reach B */
 	rc_round(e);                          /* the completer's timers ran: the wait started */
 	RC_CHECK(c->qa->comp.rto_at != 0);
@@ -239,6 +240,79 @@ test_rto_backoff(struct rc_env *e)
 }
 
 /*
+ * A READ awaited (reliability.rst "Retransmission timer"): no tail-loss
+ * probe (a READ asked again is executed again, IBA 9.7.5.1.3). While the
+ * responder is silent (its requests lost: a peer descheduled), the RTO
+ * backs off as any other, every 8 ms after the first (DR_RTO_BACKOFF_CAP_US):
+ * no expiry longer than that. Once it answers in the wait without
+ * progress (still streaming, as rxe under emulation replays an 8 MiB
+ * READ), asking again would start another replay: the backoff doubles on,
+ * up to the local ACK timeout (1.07 s), where that timer acts.
+ */
+static void
+test_read_rto_backoff(struct rc_env *e)
+{
+	struct dr_sge sge;
+	struct rc_wcs sw = { .n = 0 };
+	struct dr_qp_counters qc;
+	struct rto_case c;
+	uint64_t w, at, us, gap;
+	unsigned int k;
+
+	if (!inline_only("test_read_rto_backoff") || rto_setup(e, &c, 18, 7) != 0)
+		return;
+	sge = (struct dr_sge){ (uint64_t)(uintptr_t)c.src.p, WLEN, c.src.mr->lkey };
+	rc_fill(c.dst.p, WLEN, 77);
+	memset(c.src.p, 0, WLEN);
+	rc_rule_add(e, RC_A2B, -1, 0, 0, 0, RC_DROP);
+	RC_CHECK_EQ(rc_post_send(&e->s[0], 4, DR_WR_RDMA_READ, &sge, 1, DR_SEND_SIGNALED,
+				 (uint64_t)(uintptr_t)c.dst.p, c.dst.mr->rkey, 0), 0);
+	w = start_wait(e, &c, 200, 100);
+	us = rc_ms(1) / 1000u;
+	dr_comp_timers(c.qa, w + 1000 * us);           /* no probe: a READ */
+	RC_CHECK_EQ(rc_counter(&c.qa->cnt.tlp_probes), 0);
+	at = c.qa->comp.rto_at;
+	RC_CHECK_EQ(at, w + 5000 * us);                /* and the RTO where it was */
+	for (k = 0; k < 4; k++) {
+		dr_comp_timers(c.qa, at - 1);
+		RC_CHECK_EQ(rc_counter(&c.qa->cnt.rto_expiries), k);
+		dr_comp_timers(c.qa, at);
+		RC_CHECK_MSG(rc_counter(&c.qa->cnt.rto_expiries) == k + 1u, "expiry %u", k + 1);
+		rc_round(e);                             /* the READ again (and lost) */
+		RC_CHECK_MSG(c.qa->comp.rto_at == at + 8000 * us, "silent, gap %u: %" PRIu64 " us", k + 1,
+			     (c.qa->comp.rto_at - at) / us);
+		at = c.qa->comp.rto_at;
+	}
+	RC_CHECK_EQ(dr_query_qp_counters(e->s[0].qp, &qc), 0);
+	RC_CHECK_MSG(qc.max_rto_us >= 7999 && qc.max_rto_us <= 8001, "max_rto_us %" PRIu64, qc.max_rto_us);
+	/* a response without progress: the responder is alive, busy with an earlier READ */
+	dr_comp_rto_acked(c.qa, at - 1000 * us);
+	RC_CHECK(c.qa->comp.streaming);
+	at = c.qa->comp.rto_at;
+	gap = 5000 * us << 4;                          /* four expiries: 5 ms doubled four times */
+	RC_CHECK_MSG(at == c.qa->comp.wait_from + gap, "streaming: %" PRIu64 " us",
+		     (at - c.qa->comp.wait_from) / us);
+	for (k = 0; k < 2; k++) {
+		dr_comp_timers(c.qa, at);
+		rc_round(e);
+		gap *= 2;
+		RC_CHECK_MSG(c.qa->comp.rto_at == at + gap, "streaming, gap %u: %" PRIu64 " us", k + 1,
+			     (c.qa->comp.rto_at - at) / us);
+		at = c.qa->comp.rto_at;
+	}
+	RC_CHECK_EQ(rc_counter(&c.qa->cnt.rto_expiries), 6);
+	RC_CHECK_EQ(c.qa->comp.retry_left, 7);         /* no retry spent */
+	rc_rules_clear(e);
+	rc_clock_freeze(false);
+	RC_CHECK(rc_wait_wcs(e, e->s[0].scq, &sw, 1, 3000000));
+	RC_CHECK(sw.n == 1 && sw.wc[0].status == DR_WC_SUCCESS);
+	RC_CHECK(memcmp(c.src.p, c.dst.p, WLEN) == 0);
+	RC_CHECK(!c.qa->comp.streaming);               /* progress: a new wait */
+	RC_CHECK_EQ(c.qa->comp.rto_backoff, 0);
+	rto_teardown(e, &c);
+}
+
+/*
  * Selective repeat's probe (dr_comp_sr.c) while the responder stays
  * silent (a peer descheduled, an application not progressing): the oldest
  * request again after the recovery timeout, srtt + 4 rttvar = 600 us, then
@@ -315,7 +389,46 @@ test_rtt_estimate(struct rc_env *e)
 	RC_CHECK_EQ(dr_query_qp_counters(e->s[0].qp, &qc), 0);
 	/* a round trip of the in-process wire: above 0, far below the local ACK timeout */
 	RC_CHECK_MSG(rc_counter(&c.qa->comp.srtt) != 0 && qc.srtt_us < 100000, "srtt %" PRIu64 " us", qc.srtt_us);
+	RC_CHECK(c.qa->comp.min_rtt != 0 && c.qa->comp.min_rtt <= c.qa->comp.srtt + c.qa->comp.rttvar);
 	RC_CHECK(memcmp(c.src.p, c.dst.p, WLEN) == 0);
+	rto_teardown(e, &c);
+}
+
+/*
+ * The RTO's bound (dr_comp_rtt_timeout()): round trips stretched by a
+ * peer that answered late (srtt 1 ms +- 5 ms: srtt + 4 rttvar 21 ms) on a
+ * path of 100 us give an RTO of 8 ms (DR_RTO_BACKOFF_CAP_US), not 21; on a
+ * path whose least round trip is 2 ms, 16 ms (DR_RTO_MINRTT_MULT x 2 ms);
+ * 3 ms, the estimate itself (21 ms); never under 5 ms (DR_RTO_MIN_US).
+ * Pure arithmetic on the QP's estimate: no frame is sent.
+ */
+static void
+test_rto_bound(struct rc_env *e)
+{
+	struct rto_case c;
+	struct dr_comp_state *cs;
+	uint64_t us;
+
+	if (!inline_only("test_rto_bound") || rto_setup(e, &c, 18, 7) != 0)
+		return;
+	cs = &c.qa->comp;
+	us = rc_ms(1) / 1000u;
+	cs->srtt = 1000 * us;
+	cs->rttvar = 5000 * us;
+	cs->min_rtt = 100 * us;
+	RC_CHECK_EQ(dr_comp_rtt_timeout(c.qa), 8000 * us);
+	RC_CHECK_EQ(dr_comp_rto_base(c.qa), 8000 * us);
+	cs->min_rtt = 2000 * us;
+	RC_CHECK_EQ(dr_comp_rto_base(c.qa), 16000 * us);
+	cs->min_rtt = 3000 * us;
+	RC_CHECK_EQ(dr_comp_rto_base(c.qa), 21000 * us);
+	cs->rttvar = 100 * us;
+	cs->min_rtt = 100 * us;
+	RC_CHECK_EQ(dr_comp_rtt_timeout(c.qa), 1400 * us);
+	RC_CHECK_EQ(dr_comp_rto_base(c.qa), 5000 * us);
+	cs->srtt = cs->rttvar = cs->min_rtt = 0;
+	RC_CHECK_EQ(dr_comp_rtt_timeout(c.qa), 0);
+	RC_CHECK_EQ(dr_comp_rto_base(c.qa), 10000 * us);   /* DR_RTO_INIT_US */
 	rto_teardown(e, &c);
 }
 
@@ -403,8 +516,10 @@ run(struct rc_env *e)
 	test_tail_probe(e);
 	test_probe_nak(e);
 	test_rto_backoff(e);
+	test_read_rto_backoff(e);
 	test_sr_probe_backoff(e);
 	test_rtt_estimate(e);
+	test_rto_bound(e);
 	test_tail_loss_fast(e);
 	test_read_tail_loss_fast(e, false);
 	test_read_tail_loss_fast(e, true);
