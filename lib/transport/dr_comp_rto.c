@@ -12,16 +12,8 @@
  * acknowledged; a go-back-N or a resend before that spoils the sample
  * (Karn's rule). srtt and rttvar give the retransmission timeout
  *
- *   RTO = max(DR_RTO_MIN_US, min(srtt + 4 rttvar, B))   (DR_RTO_INIT_US before a sample)
- *   B   = max(DR_RTO_BACKOFF_CAP_US, DR_RTO_MINRTT_MULT min_rtt)
+ *   RTO = max(DR_RTO_MIN_US, srtt + 4 rttvar)        (DR_RTO_INIT_US before a sample)
  *
- * A round trip far above the least one seen (min_rtt, the path's own) is
- * the time a peer took to answer: an application that did not progress,
- * a process descheduled on a shared CPU. Left in srtt and rttvar it would
- * stretch the RTO to tens of milliseconds on a path of tens of
- * microseconds, and a loss after it would wait that long; B bounds it,
- * and a path that is slow itself (rxe under emulation) keeps its RTO
- * through min_rtt. The RTO is then
  * doubled after each expiry that brought no progress up to
  * DR_RTO_BACKOFF_CAP_US (as Linux's tcp_rto_max_ms caps TCP's: a peer that
  * was silent for a while, a process descheduled on a shared CPU, is asked
@@ -87,24 +79,11 @@ rto_ceiling(struct dr_qp_impl *qp)
 }
 
 uint64_t
-dr_comp_rtt_timeout(const struct dr_qp_impl *qp)
-{
-	const struct dr_comp_state *cs = &qp->comp;
-	uint64_t bound;
-
-	if (cs->srtt == 0)
-		return 0;
-	bound = RTE_MAX(us_ticks(qp, DR_RTO_BACKOFF_CAP_US), DR_RTO_MINRTT_MULT * cs->min_rtt);
-	return RTE_MIN(cs->srtt + 4 * cs->rttvar, bound);
-}
-
-uint64_t
 dr_comp_rto_base(const struct dr_qp_impl *qp)
 {
-	uint64_t r = dr_comp_rtt_timeout(qp);
+	const struct dr_comp_state *cs = &qp->comp;
+	uint64_t r = cs->srtt != 0 ? cs->srtt + 4 * cs->rttvar : us_ticks(qp, DR_RTO_INIT_US);
 
-	if (r == 0)
-		r = us_ticks(qp, DR_RTO_INIT_US);
 	return RTE_MAX(r, us_ticks(qp, DR_RTO_MIN_US));
 }
 
@@ -142,8 +121,6 @@ rtt_sample(struct dr_comp_state *cs, uint64_t rtt)
 {
 	if (rtt == 0)
 		rtt = 1;
-	if (cs->min_rtt == 0 || rtt < cs->min_rtt)
-		cs->min_rtt = rtt;
 	if (cs->srtt == 0) {
 		cs->srtt = rtt;
 		cs->rttvar = rtt / 2;

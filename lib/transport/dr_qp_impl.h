@@ -210,7 +210,6 @@ struct dr_comp_state {
 	uint8_t sr_probe_backoff;      /* selective repeat: probes since the responder last spoke */
 	/* the round-trip estimate (RFC 6298 on one timed PSN at a time; dr_comp_rto.c) */
 	uint64_t srtt, rttvar;         /* TSC ticks (of the run clock); srtt 0: no sample yet */
-	uint64_t min_rtt;              /* the least sample: the path's own round trip */
 	uint64_t rtt_t0;               /* when the timed PSN was seen sent; 0: none timed */
 	uint32_t rtt_psn;              /* the timed PSN (its ACK gives the sample), or the newest that may not be */
 	uint32_t rtt_rewind;           /* rewind_seq when the timing started: a go-back-N since spoils it */

@@ -228,8 +228,7 @@ extern void (*dr_req_resend_hook)(struct dr_qp_impl *qp);
 
 /*
  * The adaptive retransmission timer (dr_comp_rto.c): bounds in
- * microseconds. RTO = max(DR_RTO_MIN_US, min(srtt + 4 rttvar,
- * max(DR_RTO_BACKOFF_CAP_US, DR_RTO_MINRTT_MULT min_rtt))), DR_RTO_INIT_US
+ * microseconds. RTO = max(DR_RTO_MIN_US, srtt + 4 rttvar), DR_RTO_INIT_US
  * before the first sample, doubled per expiry without progress up to
  * DR_RTO_BACKOFF_CAP_US (or itself when longer), never above the local ACK timeout
  * (DR_RTO_MAX_US when that is infinite); the tail-loss probe after
@@ -240,7 +239,6 @@ extern void (*dr_req_resend_hook)(struct dr_qp_impl *qp);
 #define DR_RTO_MAX_US 500000
 #define DR_RTO_BACKOFF_MAX 16
 #define DR_RTO_BACKOFF_CAP_US 8000
-#define DR_RTO_MINRTT_MULT 8   /* a round trip above 8x the path's least is the peer's delay, not the path's */
 #define DR_TLP_MIN_US 1000
 
 /* The QP starts sending at @sq_psn (RTS): the timer's and the round trip's PSN marks. */
@@ -263,12 +261,7 @@ void dr_comp_rtt_watch(struct dr_qp_impl *qp);
 void dr_comp_rto_acked(struct dr_qp_impl *qp, uint64_t now);
 /* PSN @psn is sent again (not by a go-back-N): a round trip timed at or after it is spoiled (Karn). */
 void dr_comp_rtt_cancel(struct dr_qp_impl *qp, uint32_t psn);
-/*
- * RFC 6298's srtt + 4 rttvar in ticks, at most max(DR_RTO_BACKOFF_CAP_US,
- * DR_RTO_MINRTT_MULT times the least round trip seen); 0 before the first sample.
- */
-uint64_t dr_comp_rtt_timeout(const struct dr_qp_impl *qp);
-/* The RTO before any backoff, in ticks: max(DR_RTO_MIN_US, dr_comp_rtt_timeout()). */
+/* The RTO before any backoff, in ticks: max(DR_RTO_MIN_US, srtt + 4 rttvar). */
 uint64_t dr_comp_rto_base(const struct dr_qp_impl *qp);
 
 /* A timer backed off (RFC 6298 5.5): @base doubled @n times, never above @cap. */
