@@ -50,7 +50,10 @@ int dr_destroy_cq(struct dr_cq *cq);
 
 /**
  * ibv_poll_cq(3): up to @p num_entries completions, oldest first. In inline
- * mode it drives the transport first (dr_progress()).
+ * mode, when no completion is waiting in the CQ, it drives the transport
+ * first (dr_progress()); completions already waiting are returned without
+ * another round, so a caller that takes them a few at a time meets one
+ * round, not one per call.
  * @return how many were written (0 = none), or -EOVERFLOW once the CQ has
  *         overrun (a completion was lost: the CQ is in error, as IBA 11.4.2.1
  *         says, and its QPs have been moved to ERR), or another -errno.

@@ -330,9 +330,10 @@ int dr_add_neighbour(struct dr_context *ctx, const union dr_gid *gid, const stru
 /**
  * Drive the transport once in DR_PROGRESS_INLINE mode: receive a burst,
  * run the responder, completer and requester, fire due timers, transmit.
- * dr_poll_cq() calls it too. In DR_PROGRESS_RTC mode the worker lcores
- * drive the transport and it returns 0 at once, so that a program written
- * for both modes may call it in its loops.
+ * dr_poll_cq() calls it too, when its CQ holds no completion. In
+ * DR_PROGRESS_RTC mode the worker lcores drive the transport and it
+ * returns 0 at once, so that a program written for both modes may call it
+ * in its loops.
  * @return the number of packets handled, or -errno.
  */
 int dr_progress(struct dr_context *ctx);

@@ -286,6 +286,16 @@ cq_error_qps(struct dr_cq_impl *cq)
 	pthread_mutex_unlock(&ctx->ctl_lock);
 }
 
+/* Completions written and not yet taken, in any lane (the workers' heads against our tails)? */
+static bool
+cq_queued(const struct dr_cq_impl *cq)
+{
+	for (uint16_t i = 0; i < cq->nlanes; i++)
+		if (__atomic_load_n(&cq->lane[i].head, __ATOMIC_ACQUIRE) != cq->lane[i].tail)
+			return true;
+	return false;
+}
+
 static int
 cq_poll(struct dr_cq *pub, int num_entries, struct dr_wc *wc)
 {
@@ -295,8 +305,12 @@ cq_poll(struct dr_cq *pub, int num_entries, struct dr_wc *wc)
 	/* ibv_poll_cq(3): a negative count or no array is an error */
 	if (num_entries < 0 || (wc == NULL && num_entries > 0))
 		return -EINVAL;
-	/* inline mode: the caller's thread drives the transport; its errors are its own */
-	if (pub->context->attr.mode == DR_PROGRESS_INLINE)
+	/*
+	 * inline mode: the caller's thread drives the transport (its errors are
+	 * its own), when nothing waits here to be taken: completions already
+	 * written go back first, a round later, not after another round each
+	 */
+	if (pub->context->attr.mode == DR_PROGRESS_INLINE && !cq_queued(cq))
 		(void)dr_progress(pub->context);
 	if (__atomic_load_n(&cq->overrun, __ATOMIC_ACQUIRE)) {
 		cq_error_qps(cq);

@@ -18,7 +18,8 @@
  *     receives its QPs' frames on its own rx queue and redirects none;
  *     with one queue pair, worker 0 receives everything and redirects;
  *   - slow-path calls from several threads at once while traffic runs
- *     (rtc and pipeline: the control thread serialises them).
+ *     (rtc and pipeline: the control thread serialises them);
+ *   - inline: a poll returns completions already waiting without a round.
  */
 
 #include <errno.h>
@@ -793,6 +794,78 @@ test_slot_free_at_completion(struct rc_env *e)
 	free(w);
 }
 
+/*
+ * Inline mode (dr_cq.c, cq_poll()): a poll that finds completions waiting
+ * returns them without another progress round; a poll of an empty CQ
+ * drives the transport. Every round reads the run clock's base
+ * (dr_run_clock_base, which the harness points at its wire clock): its
+ * reads count the rounds.
+ */
+static unsigned int base_reads;
+static uint64_t (*base_wrapped)(void);
+
+static uint64_t
+base_counted(void)
+{
+	base_reads++;
+	return base_wrapped();
+}
+
+static unsigned int
+cq_waiting(struct dr_cq *pub)
+{
+	const struct dr_cq_impl *cq = dr_cq_impl(pub);
+	unsigned int n = 0;
+
+	for (uint16_t i = 0; i < cq->nlanes; i++)
+		n += __atomic_load_n(&cq->lane[i].head, __ATOMIC_ACQUIRE) - cq->lane[i].tail;
+	return n;
+}
+
+static void
+test_poll_before_progress(struct rc_env *e)
+{
+	enum { N = 3, LEN = 64 };
+	struct rc_side *a = &e->s[0], *b = &e->s[1];
+	struct rc_qp_params p;
+	struct rc_buf src, dst;
+	struct dr_wc wc[N];
+	unsigned int i;
+
+	if (!rc_inline_only("test_poll_before_progress", "the test counts the caller's own rounds"))
+		return;
+	rc_params_default(&p);
+	if (rc_connect(e, &p) != 0 || rc_buf_alloc(a, &src, LEN, DR_ACCESS_LOCAL_WRITE) != 0 ||
+	    rc_buf_alloc(b, &dst, LEN, DR_ACCESS_LOCAL_WRITE | DR_ACCESS_REMOTE_WRITE) != 0) {
+		RC_CHECK_MSG(0, "poll test setup");
+		return;
+	}
+	for (i = 0; i < N; i++) {
+		struct dr_sge ls = { (uint64_t)(uintptr_t)src.p, LEN, src.mr->lkey };
+
+		RC_CHECK_EQ(rc_post_send(a, i, DR_WR_RDMA_WRITE, &ls, 1, DR_SEND_SIGNALED,
+					 (uint64_t)(uintptr_t)dst.p, dst.mr->rkey, 0), 0);
+	}
+	for (i = 0; i < 1000 && cq_waiting(a->scq) < N; i++)
+		rc_round(e);
+	RC_CHECK_EQ(cq_waiting(a->scq), N);
+	base_wrapped = dr_run_clock_base;
+	dr_run_clock_base = base_counted;
+	base_reads = 0;
+	RC_CHECK_EQ(dr_poll_cq(a->scq, 1, wc), 1);
+	RC_CHECK_EQ(wc[0].wr_id, 0);
+	RC_CHECK_EQ(base_reads, 0);                 /* waiting: no round */
+	RC_CHECK_EQ(dr_poll_cq(a->scq, N, wc), N - 1);
+	RC_CHECK(wc[0].wr_id == 1 && wc[1].wr_id == 2 && wc[1].status == DR_WC_SUCCESS);
+	RC_CHECK_EQ(base_reads, 0);
+	RC_CHECK_EQ(dr_poll_cq(a->scq, N, wc), 0);
+	RC_CHECK_MSG(base_reads != 0, "an empty CQ's poll ran no round");   /* empty: a round */
+	dr_run_clock_base = base_wrapped;
+	rc_disconnect(e);
+	rc_buf_free(&src);
+	rc_buf_free(&dst);
+}
+
 static void
 run(struct rc_env *e)
 {
@@ -808,6 +881,7 @@ run(struct rc_env *e)
 	test_dereg_recv(e);
 	test_control_threads(e);
 	test_slot_free_at_completion(e);
+	test_poll_before_progress(e);
 }
 
 int
