@@ -443,14 +443,15 @@ comp_ack_run(struct dr_qp_impl *qp, struct comp_ctx *c)
 {
 	struct dr_sq *sq = &qp->sq;
 	/* the ring and the PSN in registers: the stores below would reload them */
-	struct dr_send_wqe *ring = sq->wqe;
-	const uint32_t mask = sq->size - 1, psn = c->psn;
+	struct dr_send_wqe *const ring = sq->wqe, *const end = ring + sq->size;
+	const uint32_t psn = c->psn;
 	/* from the tail, the WQEs leave the queue as they are acknowledged; else they are marked */
 	const bool at_tail = c->idx == sq->tail;
 	uint32_t head = dr_sq_head(sq), idx = c->idx, next = 0;
+	struct dr_send_wqe *wqe = &ring[idx & (sq->size - 1)];
 
-	for (; idx != head; idx++) {
-		struct dr_send_wqe *wqe = &ring[idx & mask];
+	/* the slot walks with the index: one add and a wrap, not an index to scale each time */
+	for (; idx != head; idx++, wqe = wqe + 1 != end ? wqe + 1 : ring) {
 		uint32_t last;
 
 		/* the state first: its acquire orders the reads of what the requester wrote before it */
