@@ -12,8 +12,21 @@
  * acknowledged; a go-back-N or a resend before that spoils the sample
  * (Karn's rule). srtt and rttvar give the retransmission timeout
  *
- *   RTO = max(DR_RTO_MIN_US, srtt + 4 rttvar)        (DR_RTO_INIT_US before a sample)
+ *   RTO = max(DR_RTO_MIN_US, min(srtt + 4 rttvar, B))   (DR_RTO_INIT_US before a sample)
+ *   B   = max(DR_RTO_BACKOFF_CAP_US, DR_RTO_MEDIAN_MULT median(last DR_RTT_RECENT samples))
  *
+ * A round trip far above the recent ones is the time a peer took to
+ * answer: an MPI rank computing without progressing, a process descheduled
+ * on a shared CPU for a scheduler slice. One such sample lifts rttvar by a
+ * quarter of it, and srtt + 4 rttvar to about the sample itself: 11 ms on
+ * a path of 100 us, and a loss after it waits that long. B bounds it. A
+ * path that is slow itself - a large flight drained through a slow
+ * responder, rxe under emulation, every sample long - moves the median
+ * and keeps its estimate (the RTO guards the time between two responses
+ * that move the oldest PSN on, not a whole flight): a bound by the least
+ * round trip ever seen cut
+ * such an RTO below the path's and resent an 8 MiB WRITE every 8 ms
+ * (doc/guides/reliability.rst). The RTO is then
  * doubled after each expiry that brought no progress up to
  * DR_RTO_BACKOFF_CAP_US (as Linux's tcp_rto_max_ms caps TCP's: a peer that
  * was silent for a while, a process descheduled on a shared CPU, is asked
@@ -79,11 +92,23 @@ rto_ceiling(struct dr_qp_impl *qp)
 }
 
 uint64_t
-dr_comp_rto_base(const struct dr_qp_impl *qp)
+dr_comp_rtt_timeout(const struct dr_qp_impl *qp)
 {
 	const struct dr_comp_state *cs = &qp->comp;
-	uint64_t r = cs->srtt != 0 ? cs->srtt + 4 * cs->rttvar : us_ticks(qp, DR_RTO_INIT_US);
+	uint64_t r = cs->srtt + 4 * cs->rttvar;
 
+	if (cs->srtt == 0)
+		return 0;
+	return cs->rtt_cap != 0 && cs->rtt_cap < r ? cs->rtt_cap : r;
+}
+
+uint64_t
+dr_comp_rto_base(const struct dr_qp_impl *qp)
+{
+	uint64_t r = dr_comp_rtt_timeout(qp);
+
+	if (r == 0)
+		r = us_ticks(qp, DR_RTO_INIT_US);
 	return RTE_MAX(r, us_ticks(qp, DR_RTO_MIN_US));
 }
 
@@ -115,12 +140,38 @@ rto_backed_off(struct dr_qp_impl *qp)
 	return dr_backoff(base, qp->comp.rto_backoff, cap);
 }
 
-/* A round-trip sample of @rtt ticks (RFC 6298 2.2, 2.3: alpha 1/8, beta 1/4). */
-static void
-rtt_sample(struct dr_comp_state *cs, uint64_t rtt)
+/* The median of the recent samples (the upper one of an even count). */
+static uint64_t
+rtt_median(const struct dr_comp_state *cs)
 {
+	unsigned int n = cs->rtt_recent_n, i, j;
+	uint64_t v[DR_RTT_RECENT];
+
+	if (n == 0)
+		return 0;
+	for (i = 0; i < n; i++) {             /* insertion sort of at most DR_RTT_RECENT */
+		uint64_t x = cs->rtt_recent[i];
+
+		for (j = i; j > 0 && v[j - 1] > x; j--)
+			v[j] = v[j - 1];
+		v[j] = x;
+	}
+	return v[n / 2];
+}
+
+/* Once per round trip: the ACK path only compares with rtt_cap. */
+void
+dr_comp_rtt_sample(struct dr_qp_impl *qp, uint64_t rtt)
+{
+	struct dr_comp_state *cs = &qp->comp;
+
 	if (rtt == 0)
 		rtt = 1;
+	cs->rtt_recent[cs->rtt_recent_i] = rtt;
+	cs->rtt_recent_i = (cs->rtt_recent_i + 1) % DR_RTT_RECENT;
+	if (cs->rtt_recent_n < DR_RTT_RECENT)
+		cs->rtt_recent_n++;
+	cs->rtt_cap = RTE_MAX(us_ticks(qp, DR_RTO_BACKOFF_CAP_US), DR_RTO_MEDIAN_MULT * rtt_median(cs));
 	if (cs->srtt == 0) {
 		cs->srtt = rtt;
 		cs->rttvar = rtt / 2;
@@ -204,7 +255,7 @@ dr_comp_rto_acked(struct dr_qp_impl *qp, uint64_t now)
 	if (cs->rtt_t0 != 0 && dr_psn_after(cs->psn, cs->rtt_psn)) {
 		if (__atomic_load_n(&qp->comp_out.rewind_seq, __ATOMIC_RELAXED) == cs->rtt_rewind &&
 		    now >= cs->rtt_t0)               /* two lcores' run clocks: never a negative sample */
-			rtt_sample(cs, now - cs->rtt_t0);
+			dr_comp_rtt_sample(qp, now - cs->rtt_t0);
 		cs->rtt_t0 = 0;
 	}
 	if (cs->rto_at == 0)

@@ -17,8 +17,8 @@
  * request the requester sent after that resend (its sent PSN then, kept in
  * resent_mark: the resend was lost too), or when the resend is older than
  * the recovery timeout (with the window full nothing newer goes out to
- * tell). The recovery timeout is RFC 6298's, srtt + 4 rttvar, of the
- * QP's round-trip estimate (dr_comp_rto.c; a resend at or before the timed
+ * tell). The recovery timeout is RFC 6298's, srtt + 4 rttvar (bounded as
+ * dr_comp_rtt_timeout() says), of the QP's round-trip estimate (dr_comp_rto.c; a resend at or before the timed
  * PSN spoils its sample, as Karn's rule says), between DR_SR_RTO_MIN_US and a quarter of the local
  * ACK timeout, DR_SR_RTO_INIT_US before the first sample. When no
  * response came for that long while requests are outstanding (the tail of
@@ -59,8 +59,10 @@ static uint64_t
 sr_rto(const struct dr_qp_impl *qp)
 {
 	uint64_t hz = dr_qp_tsc_hz(qp), t = qp->comp.timeout_ticks;
-	uint64_t r = qp->comp.srtt != 0 ? qp->comp.srtt + 4 * qp->comp.rttvar : hz * DR_SR_RTO_INIT_US / 1000000u;
+	uint64_t r = dr_comp_rtt_timeout(qp);
 
+	if (r == 0)
+		r = hz * DR_SR_RTO_INIT_US / 1000000u;
 	r = RTE_MAX(r, hz * DR_SR_RTO_MIN_US / 1000000u);
 	return t != 0 && t / 4 < r ? t / 4 : r;
 }

@@ -192,6 +192,9 @@ struct dr_sr_mem {
 	uint64_t resent_tsc[DR_SACK_BITS];       /* completer: and the run clock then (dr_run_clock.h) */
 };
 
+/* Round-trip samples kept for their median (dr_comp_rto.c: the RTO's bound). */
+#define DR_RTT_RECENT 5
+
 /* Completer state (IBA 9.7.5.2, 9.7.6). */
 struct dr_comp_state {
 	struct dr_pkt_tmpl_cache tmpl; /* the headers of the requests it resends (READ again, SACK holes) */
@@ -213,6 +216,9 @@ struct dr_comp_state {
 	uint64_t rtt_t0;               /* when the timed PSN was seen sent; 0: none timed */
 	uint32_t rtt_psn;              /* the timed PSN (its ACK gives the sample), or the newest that may not be */
 	uint32_t rtt_rewind;           /* rewind_seq when the timing started: a go-back-N since spoils it */
+	uint64_t rtt_recent[DR_RTT_RECENT]; /* the newest samples, a ring: their median is the path's (dr_comp_rto.c) */
+	uint64_t rtt_cap;              /* srtt + 4 rttvar is bounded by it (0: no bound, no sample yet) */
+	uint8_t rtt_recent_n, rtt_recent_i; /* how many the ring holds, where the next goes */
 	/* the adaptive retransmission timer and tail-loss probe (dr_comp_rto.c) */
 	uint64_t rto_at;               /* run clock of its expiry; 0: not armed */
 	uint64_t wait_from;            /* when the wait started (the last progress) */

@@ -228,8 +228,9 @@ extern void (*dr_req_resend_hook)(struct dr_qp_impl *qp);
 
 /*
  * The adaptive retransmission timer (dr_comp_rto.c): bounds in
- * microseconds. RTO = max(DR_RTO_MIN_US, srtt + 4 rttvar), DR_RTO_INIT_US
- * before the first sample, doubled per expiry without progress up to
+ * microseconds. RTO = max(DR_RTO_MIN_US, min(srtt + 4 rttvar, max(
+ * DR_RTO_BACKOFF_CAP_US, DR_RTO_MEDIAN_MULT x the median of the last
+ * DR_RTT_RECENT samples))), DR_RTO_INIT_US before the first sample, doubled per expiry without progress up to
  * DR_RTO_BACKOFF_CAP_US (or itself when longer), never above the local ACK timeout
  * (DR_RTO_MAX_US when that is infinite); the tail-loss probe after
  * max(2 srtt, DR_TLP_MIN_US).
@@ -240,6 +241,7 @@ extern void (*dr_req_resend_hook)(struct dr_qp_impl *qp);
 #define DR_RTO_BACKOFF_MAX 16
 #define DR_RTO_BACKOFF_CAP_US 8000
 #define DR_TLP_MIN_US 1000
+#define DR_RTO_MEDIAN_MULT 2   /* a round trip past 2x the recent median is a late peer's, not the path's */
 
 /* The QP starts sending at @sq_psn (RTS): the timer's and the round trip's PSN marks. */
 void dr_comp_rto_start(struct dr_qp_impl *qp, uint32_t sq_psn);
@@ -259,9 +261,19 @@ void dr_comp_rto_timer(struct dr_qp_impl *qp, uint64_t now, bool ack_timeout_due
 void dr_comp_rtt_watch(struct dr_qp_impl *qp);
 /* A response came at @now (after its walk): the round-trip sample, and progress restarts the timer. */
 void dr_comp_rto_acked(struct dr_qp_impl *qp, uint64_t now);
+/*
+ * A round-trip sample of @rtt ticks (RFC 6298 2.2, 2.3: alpha 1/8, beta
+ * 1/4), kept among the recent ones whose median bounds srtt + 4 rttvar.
+ */
+void dr_comp_rtt_sample(struct dr_qp_impl *qp, uint64_t rtt);
 /* PSN @psn is sent again (not by a go-back-N): a round trip timed at or after it is spoiled (Karn). */
 void dr_comp_rtt_cancel(struct dr_qp_impl *qp, uint32_t psn);
-/* The RTO before any backoff, in ticks: max(DR_RTO_MIN_US, srtt + 4 rttvar). */
+/*
+ * RFC 6298's srtt + 4 rttvar in ticks, at most max(DR_RTO_BACKOFF_CAP_US,
+ * DR_RTO_MEDIAN_MULT x the median of the recent samples); 0 before the first sample.
+ */
+uint64_t dr_comp_rtt_timeout(const struct dr_qp_impl *qp);
+/* The RTO before any backoff, in ticks: max(DR_RTO_MIN_US, dr_comp_rtt_timeout()). */
 uint64_t dr_comp_rto_base(const struct dr_qp_impl *qp);
 
 /* A timer backed off (RFC 6298 5.5): @base doubled @n times, never above @cap. */

@@ -393,6 +393,60 @@ test_rtt_estimate(struct rc_env *e)
 }
 
 /*
+ * The RTO's bound (dr_comp_rtt_timeout()): the median of the recent
+ * samples is the path's round trip. On a path of 100 us, one sample of
+ * 10 ms (a peer descheduled for a scheduler slice) lifts srtt + 4 rttvar
+ * to 11.3 ms; the RTO is 8 ms (DR_RTO_BACKOFF_CAP_US), and 5 ms again
+ * (DR_RTO_MIN_US) once rttvar has forgotten it. A path
+ * whose every sample is 50 ms (a large flight through rxe under
+ * emulation) keeps RFC 6298's estimate whole once its rttvar has settled,
+ * and the step to it, or a sample of 1 s on it, is bounded at 2 x 50 ms. Pure arithmetic on the QP's estimate: no frame
+ * is sent.
+ */
+static void
+test_rto_bound(struct rc_env *e)
+{
+	struct rto_case c;
+	struct dr_comp_state *cs;
+	uint64_t us, est;
+	int i;
+
+	if (!inline_only("test_rto_bound") || rto_setup(e, &c, 18, 7) != 0)
+		return;
+	cs = &c.qa->comp;
+	us = rc_ms(1) / 1000u;
+	cs->srtt = cs->rttvar = 0;
+	RC_CHECK_EQ(dr_comp_rtt_timeout(c.qa), 0);
+	RC_CHECK_EQ(dr_comp_rto_base(c.qa), 10000 * us);    /* DR_RTO_INIT_US */
+	for (i = 0; i < 5; i++)
+		dr_comp_rtt_sample(c.qa, 100 * us);
+	RC_CHECK_EQ(dr_comp_rto_base(c.qa), 5000 * us);     /* DR_RTO_MIN_US */
+	dr_comp_rtt_sample(c.qa, 10000 * us);
+	est = cs->srtt + 4 * cs->rttvar;
+	RC_CHECK_MSG(est > 11000 * us, "srtt + 4 rttvar %" PRIu64 " us", est / us);
+	RC_CHECK_EQ(dr_comp_rtt_timeout(c.qa), 8000 * us);
+	RC_CHECK_EQ(dr_comp_rto_base(c.qa), 8000 * us);
+	for (i = 0; i < 45; i++)
+		dr_comp_rtt_sample(c.qa, 100 * us);
+	RC_CHECK_EQ(dr_comp_rto_base(c.qa), 5000 * us);
+	/* a slow path: every sample 50 ms; the step to it is bounded too, at 2 x 50 ms */
+	for (i = 0; i < 5; i++)
+		dr_comp_rtt_sample(c.qa, 50000 * us);
+	RC_CHECK_MSG(cs->srtt + 4 * cs->rttvar > 100000 * us, "srtt + 4 rttvar %" PRIu64 " us",
+		     (cs->srtt + 4 * cs->rttvar) / us);
+	RC_CHECK_EQ(dr_comp_rto_base(c.qa), 100000 * us);   /* DR_RTO_MEDIAN_MULT x 50 ms */
+	for (i = 0; i < 15; i++)
+		dr_comp_rtt_sample(c.qa, 50000 * us);
+	est = cs->srtt + 4 * cs->rttvar;
+	RC_CHECK_MSG(est > 50000 * us && est < 100000 * us, "srtt + 4 rttvar %" PRIu64 " us", est / us);
+	RC_CHECK_EQ(dr_comp_rtt_timeout(c.qa), est);       /* RFC 6298's, whole */
+	RC_CHECK_EQ(dr_comp_rto_base(c.qa), est);
+	dr_comp_rtt_sample(c.qa, 1000000 * us);
+	RC_CHECK_EQ(dr_comp_rto_base(c.qa), 100000 * us);
+	rto_teardown(e, &c);
+}
+
+/*
  * Every mode, on the wire's clock: the last packet of one WRITE in three
  * is lost (first transmissions), with a local ACK timeout of 4.3 s (20).
  * Each loss is recovered by the probe or the RTO, never the local ACK
@@ -479,6 +533,7 @@ run(struct rc_env *e)
 	test_read_rto_backoff(e);
 	test_sr_probe_backoff(e);
 	test_rtt_estimate(e);
+	test_rto_bound(e);
 	test_tail_loss_fast(e);
 	test_read_tail_loss_fast(e, false);
 	test_read_tail_loss_fast(e, true);
