@@ -197,11 +197,9 @@ main(int argc, char **argv)
 	for (i = 0; i < warmup + iters; i++) {
 		uint64_t t = round_trip(port, mp, size, i + lost, wait);
 
-		if (t == 0 && i < warmup && lost < LINK_WARMUP_LOSSES) {
-			lost++;
-			i--;                         /* the warm-up's frame again, a number of its own */
-			continue;
-		}
+		/* a frame lost in the warm-up goes again, under a number of its own */
+		while (t == 0 && i < warmup && lost < LINK_WARMUP_LOSSES)
+			t = round_trip(port, mp, size, i + ++lost, wait);
 		if (t == 0) {
 			fprintf(stderr, "bench_link: round trip %u: the frame did not come back in %d s\n", i,
 				LINK_WAIT_S);

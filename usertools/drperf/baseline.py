@@ -20,7 +20,6 @@ import shutil
 import signal
 import statistics
 import subprocess
-import threading
 import time
 
 from . import pair, table
@@ -45,11 +44,6 @@ def testpmd_cmd(role, sock, prefix, cpu, bsize, args):
                               "--mbuf-size=%d" % max(2176, bsize + 128)] + list(args)
 
 
-def _start(cmd):
-    return subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                            stdin=subprocess.DEVNULL, text=True, start_new_session=True)
-
-
 def _cleanup(sock, prefixes):
     for p in prefixes:
         for d in pair.dpdk_runtime_dirs(p):
@@ -64,37 +58,27 @@ def _tag(what):
     return "%s%d_%d" % (what, os.getpid(), time.monotonic_ns() % 1000000000)
 
 
-class _Output:
-    """What a process prints, read as it comes by a thread of its own."""
-
-    def __init__(self, proc):
-        self.proc, self.lines = proc, []
-        self.thread = threading.Thread(target=self._read, daemon=True)
-        self.thread.start()
-
-    def _read(self):
-        for line in self.proc.stdout:
-            self.lines.append(line)
-
-    def stop(self, grace):
-        """SIGINT (testpmd prints its totals), the rest of terminate(); everything it printed."""
-        pair.terminate(self.proc, grace=grace, sig=signal.SIGINT)
-        self.thread.join(timeout=10)
-        return "".join(self.lines)
-
-
-# how long two testpmds may take to come up and connect: seconds of a busy
-# machine, where EAL's start and the memif handshake wait for a CPU
+# how long a testpmd may take to come up: seconds of a busy machine, where
+# EAL's start waits for a CPU
 START_BOUND = 60
+# what testpmd prints once its port is started (a memif server's socket
+# then answers: a client that connects before is refused for good, pair.run_pair())
+TESTPMD_READY = re.compile(rb"start packet forwarding")
 
 
-def _wait_ready(out, bound=START_BOUND):
-    """Until testpmd says it forwards (its port started, its memif socket
-    listening), it ended, or the bound passed."""
-    end = time.monotonic() + bound
-    while "start packet forwarding" not in "".join(out.lines) and out.proc.poll() is None \
-            and time.monotonic() < end:
-        time.sleep(0.1)
+def _start(name, cmd):
+    """testpmd started, its output to files (pair.Side)."""
+    side = pair.Side(name, cmd)
+    side.start()
+    return side
+
+
+def _stop(side, grace):
+    """SIGINT (testpmd prints its totals and closes its ports), then the rest
+    of terminate(); everything it printed."""
+    pair.terminate(side.proc, grace=grace, sig=signal.SIGINT)
+    side.collect()
+    return side.stdout + side.stderr
 
 
 def testpmd_rate(frame, seconds, cpus, bsize=pair.MEMIF_BSIZE):
@@ -108,19 +92,20 @@ def testpmd_rate(frame, seconds, cpus, bsize=pair.MEMIF_BSIZE):
     prefixes = ("drbrx_" + tag, "drbtx_" + tag)
     rx = tx = None
     try:
-        rx = _Output(_start(testpmd_cmd("server", sock, prefixes[0], cpus[0], bsize,
-                                        ["--forward-mode=rxonly", "--stats-period=1"])))
-        _wait_ready(rx)
-        tx = _Output(_start(testpmd_cmd("client", sock, prefixes[1], cpus[1 % len(cpus)], bsize,
-                                        ["--forward-mode=txonly", "--txpkts=%d" % frame, "--stats-period=1"])))
+        rx = _start("testpmd rxonly", testpmd_cmd("server", sock, prefixes[0], cpus[0], bsize,
+                                                  ["--forward-mode=rxonly", "--stats-period=1"]))
+        rx.wait_ready(START_BOUND, TESTPMD_READY)
+        tx = _start("testpmd txonly", testpmd_cmd("client", sock, prefixes[1], cpus[1 % len(cpus)], bsize,
+                                                  ["--forward-mode=txonly", "--txpkts=%d" % frame,
+                                                   "--stats-period=1"]))
         end = time.monotonic() + START_BOUND + seconds
         while time.monotonic() < end and rx.proc.poll() is None and tx.proc.poll() is None:
-            if len([x for x in RX_PPS.findall("".join(rx.lines)) if int(x) > 0]) > seconds:
+            if len([x for x in RX_PPS.findall(rx.printed().decode(errors="replace")) if int(x) > 0]) > seconds:
                 break
             time.sleep(0.2)
     finally:
-        out_tx = tx.stop(5) if tx else ""
-        out_rx = rx.stop(5) if rx else ""
+        out_tx = _stop(tx, 5) if tx else ""
+        out_rx = _stop(rx, 5) if rx else ""
         _cleanup(sock, prefixes)
     pps = [int(x) for x in RX_PPS.findall(out_rx)]
     pps = [x for x in pps if x > 0][1:]          # the first second: the link coming up
@@ -138,15 +123,15 @@ def link_lat(exe, frame, iters, cpus, bsize=pair.MEMIF_BSIZE):
     prefixes = ("drbms_" + tag, "drblc_" + tag)
     echo = None
     try:
-        echo = _Output(_start(testpmd_cmd("server", sock, prefixes[0], cpus[0], bsize,
-                                          ["--forward-mode=macswap", "--stats-period=5"])))
-        _wait_ready(echo)
+        echo = _start("testpmd macswap", testpmd_cmd("server", sock, prefixes[0], cpus[0], bsize,
+                                                     ["--forward-mode=macswap", "--stats-period=5"]))
+        echo.wait_ready(START_BOUND, TESTPMD_READY)
         cli = subprocess.run([str(exe)] + pair.memif_eal("client", sock, prefixes[1], bsize,
                                                          lcores=str(cpus[1 % len(cpus)]))
                              + ["--", "--size", str(frame), "--iters", str(iters)],
                              capture_output=True, text=True, timeout=120)
     finally:
-        out_echo = echo.stop(5) if echo else ""
+        out_echo = _stop(echo, 5) if echo else ""
         _cleanup(sock, prefixes)
     m = LINK_LAT.search(cli.stdout)
     if cli.returncode != 0 or not m:

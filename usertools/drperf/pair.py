@@ -213,12 +213,12 @@ class Side:
         """What the running process wrote to stdout so far (bytes)."""
         return os.pread(self.out.fileno(), 1 << 20, 0) if self.out else b""
 
-    def wait_ready(self, limit=READY_WAIT_S):
-        """Wait until the process prints SERVER_READY (True), exits or
-        `limit` seconds pass (False)."""
+    def wait_ready(self, limit=READY_WAIT_S, ready=SERVER_READY):
+        """Wait until the process prints `ready` (a bytes pattern; by default
+        SERVER_READY) (True), exits or `limit` seconds pass (False)."""
         end = time.monotonic() + limit
         while time.monotonic() < end and self.proc.poll() is None:
-            if SERVER_READY.search(self.printed()):
+            if ready.search(self.printed()):
                 return True
             time.sleep(0.02)
         return False
