@@ -24,9 +24,8 @@
  * responder, rxe under emulation, every sample long - moves the median
  * and keeps its estimate (the RTO guards the time between two responses
  * that move the oldest PSN on, not a whole flight): a bound by the least
- * round trip ever seen cut
- * such an RTO below the path's and resent an 8 MiB WRITE every 8 ms
- * (doc/guides/reliability.rst). The RTO is then
+ * round trip ever seen cut such an RTO below the path's and resent an
+ * 8 MiB WRITE every 8 ms (doc/guides/reliability.rst). The RTO is then
  * doubled after each expiry that brought no progress up to
  * DR_RTO_BACKOFF_CAP_US (as Linux's tcp_rto_max_ms caps TCP's: a peer that
  * was silent for a while, a process descheduled on a shared CPU, is asked

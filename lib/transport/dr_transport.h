@@ -230,8 +230,9 @@ extern void (*dr_req_resend_hook)(struct dr_qp_impl *qp);
  * The adaptive retransmission timer (dr_comp_rto.c): bounds in
  * microseconds. RTO = max(DR_RTO_MIN_US, min(srtt + 4 rttvar, max(
  * DR_RTO_BACKOFF_CAP_US, DR_RTO_MEDIAN_MULT x the median of the last
- * DR_RTT_RECENT samples))), DR_RTO_INIT_US before the first sample, doubled per expiry without progress up to
- * DR_RTO_BACKOFF_CAP_US (or itself when longer), never above the local ACK timeout
+ * DR_RTT_RECENT samples))), DR_RTO_INIT_US before the first sample,
+ * doubled per expiry without progress up to DR_RTO_BACKOFF_CAP_US (or
+ * itself when longer), never above the local ACK timeout
  * (DR_RTO_MAX_US when that is infinite); the tail-loss probe after
  * max(2 srtt, DR_TLP_MIN_US).
  */
