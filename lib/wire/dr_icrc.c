@@ -312,8 +312,9 @@ static const uint8_t icrc_xp_mask[48] __rte_aligned(16) = {
 	[8 + 28 + 4] = 0xFF,                               /* BTH resv8a: FECN, BECN, resv6a */
 };
 
-uint32_t
-dr_icrc_flat_v4(const uint8_t *frame, uint32_t n)
+/* dr_icrc_flat_v4() of any run after the BTH, and without folding */
+static __rte_noinline uint32_t
+icrc_flat_v4_any(const uint8_t *frame, uint32_t n)
 {
 	const uint8_t *hdr = frame + DR_XP_L3_OFF - 8, *rest = frame + DR_XP_BTH_OFF + DR_BTH_BYTES;
 	uint32_t crc;
@@ -337,11 +338,28 @@ dr_icrc_flat_v4(const uint8_t *frame, uint32_t n)
 	return ~crc;
 }
 
+static inline __attribute__((always_inline)) uint32_t
+icrc_flat_v4(const uint8_t *frame, uint32_t n)
+{
+	/* the common frame (a 64-byte WRITE or SEND): whole 16-byte blocks after
+	 * the BTH, fewer than 256 of them, folded from the header on in one call */
+	if (likely(crc_folding && (n & ~(uint32_t)0xF0) == 0))
+		return ~dr_crc32_clmul_masked48(DR_CRC32_INIT, frame + DR_XP_L3_OFF - 8, icrc_xp_mask,
+						frame + DR_XP_BTH_OFF + DR_BTH_BYTES, n);
+	return icrc_flat_v4_any(frame, n);
+}
+
+uint32_t
+dr_icrc_flat_v4(const uint8_t *frame, uint32_t n)
+{
+	return icrc_flat_v4(frame, n);
+}
+
 bool
 dr_icrc_xp_ok(const struct dr_pkt_xp *x)
 {
 	uint32_t got;
 
 	memcpy(&got, x->bth + DR_BTH_BYTES + x->area, sizeof(got));
-	return rte_le_to_cpu_32(got) == dr_icrc_flat_v4(x->frame, x->area);
+	return rte_le_to_cpu_32(got) == icrc_flat_v4(x->frame, x->area);
 }
