@@ -399,16 +399,14 @@ dr_wk_tx_flush(struct dr_worker *wk)
 }
 
 void
-dr_wk_tx(struct dr_worker *wk, struct rte_mbuf *m)
+dr_wk_tx_full(struct dr_worker *wk, struct rte_mbuf *m)
 {
-	if (unlikely(wk->tx_count == RTE_DIM(wk->tx_buf))) {
-		dr_wk_tx_flush(wk);
-		if (wk->tx_count == RTE_DIM(wk->tx_buf)) {
-			/* the PMD takes nothing: drop as a full tx ring would */
-			wk->stats.tx_dropped++;
-			rte_pktmbuf_free(m);
-			return;
-		}
+	dr_wk_tx_flush(wk);
+	if (wk->tx_count == RTE_DIM(wk->tx_buf)) {
+		/* the PMD takes nothing: drop as a full tx ring would */
+		wk->stats.tx_dropped++;
+		rte_pktmbuf_free(m);
+		return;
 	}
 	wk->tx_staged_bytes += m->pkt_len;
 	wk->tx_buf[wk->tx_count++] = m;

@@ -224,9 +224,21 @@ struct dr_worker {
 /* The worker the calling thread runs, NULL outside the engine's loops. */
 RTE_DECLARE_PER_LCORE(struct dr_worker *, dr_cur_worker);
 
-/* Queue a built frame on worker @wk (the calling thread must be that worker). */
-void dr_wk_tx(struct dr_worker *wk, struct rte_mbuf *m);
 /* Hand the frames queued on @wk to the port (or to worker 0 when @wk has no tx queue). */
 void dr_wk_tx_flush(struct dr_worker *wk);
+/* dr_wk_tx() when @wk's staging is full: flush, then queue @m (or drop it: the PMD took nothing). */
+void dr_wk_tx_full(struct dr_worker *wk, struct rte_mbuf *m);
+
+/* Queue a built frame on worker @wk (the calling thread must be that worker). */
+static inline void
+dr_wk_tx(struct dr_worker *wk, struct rte_mbuf *m)
+{
+	if (likely(wk->tx_count < RTE_DIM(wk->tx_buf))) {
+		wk->tx_staged_bytes += m->pkt_len;
+		wk->tx_buf[wk->tx_count++] = m;
+		return;
+	}
+	dr_wk_tx_full(wk, m);
+}
 
 #endif /* DR_WORKER_H */

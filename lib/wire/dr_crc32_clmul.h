@@ -34,4 +34,7 @@ uint32_t dr_crc32_clmul_masked48(uint32_t crc, const uint8_t *p, const uint8_t *
 /* Built for a CPU family that has the instruction (the run-time flag is checked apart). */
 bool dr_crc32_clmul_available(void);
 
+/* dr_crc32_update() folds with PCLMULQDQ (set by dr_crc32_enable_folding(), dr_icrc.c) */
+extern bool dr_crc32_folding;
+
 #endif /* DR_CRC32_CLMUL_H */

@@ -46,7 +46,8 @@
 static uint32_t crc_tab[8][256];
 /* x^(2^k) mod P in reflected order (bit 31 is x^0), for the combination */
 static uint32_t x_pow2k[64];
-static bool crc_folding;
+/* PCLMULQDQ folding is on (dr_crc32_enable_folding()): the express frame's inline ICRC reads it */
+bool dr_crc32_folding;
 static bool crc_fold256;
 static bool crc_wide;
 
@@ -80,25 +81,25 @@ x_pow_bytes(uint64_t n)
 bool
 dr_crc32_enable_folding(void)
 {
-	crc_folding = dr_crc32_clmul_available() && rte_cpu_get_flag_enabled(RTE_CPUFLAG_PCLMULQDQ) &&
+	dr_crc32_folding = dr_crc32_clmul_available() && rte_cpu_get_flag_enabled(RTE_CPUFLAG_PCLMULQDQ) &&
 		      rte_cpu_get_flag_enabled(RTE_CPUFLAG_SSE4_1) &&
 		      rte_vect_get_max_simd_bitwidth() >= RTE_VECT_SIMD_128;
-	crc_fold256 = crc_folding && rte_cpu_get_flag_enabled(RTE_CPUFLAG_AVX2) &&
+	crc_fold256 = dr_crc32_folding && rte_cpu_get_flag_enabled(RTE_CPUFLAG_AVX2) &&
 		      rte_cpu_get_flag_enabled(RTE_CPUFLAG_VPCLMULQDQ) &&
 		      rte_vect_get_max_simd_bitwidth() >= RTE_VECT_SIMD_256;
 	/* rte_net_crc's AVX512 path: only where it beats ours (its SSE4.2 one does not) */
-	crc_wide = crc_folding && rte_cpu_get_flag_enabled(RTE_CPUFLAG_AVX512F) &&
+	crc_wide = dr_crc32_folding && rte_cpu_get_flag_enabled(RTE_CPUFLAG_AVX512F) &&
 		   rte_cpu_get_flag_enabled(RTE_CPUFLAG_VPCLMULQDQ) &&
 		   rte_vect_get_max_simd_bitwidth() >= RTE_VECT_SIMD_512;
 	if (crc_wide)
 		rte_net_crc_set_alg(RTE_NET_CRC_AVX512);
-	return crc_folding;
+	return dr_crc32_folding;
 }
 
 void
 dr_crc32_disable_folding(void)
 {
-	crc_folding = false;
+	dr_crc32_folding = false;
 	crc_fold256 = false;
 	crc_wide = false;
 }
@@ -117,7 +118,7 @@ dr_crc32_update(uint32_t crc, const void *buf, size_t len)
 		/* the register is the complement of the CRC so far */
 		return ~(gf2_mulmod(x_pow_bytes(len), ~crc) ^ whole);
 	}
-	if (crc_folding && len >= DR_CRC_FOLD_MIN) {
+	if (dr_crc32_folding && len >= DR_CRC_FOLD_MIN) {
 		size_t n = len & ~(size_t)15;
 
 		crc = crc_fold256 && n >= DR_CRC_FOLD256_MIN ? dr_crc32_clmul256(crc, p, n) :
@@ -134,7 +135,7 @@ dr_crc32_update_copy(uint32_t crc, void *dst, const void *src, size_t len)
 	const uint8_t *p = src;
 	uint8_t *d = dst;
 
-	if (crc_folding && len >= DR_CRC_FOLD_MIN) {
+	if (dr_crc32_folding && len >= DR_CRC_FOLD_MIN) {
 		size_t n = len & ~(size_t)15;
 
 		crc = crc_fold256 && n >= DR_CRC_FOLD256_MIN ? dr_crc32_clmul256_copy(crc, d, p, n) :
@@ -303,7 +304,7 @@ dr_icrc_compute(const struct rte_mbuf *m, const struct dr_pkt_info *pi)
  * LRH's 8 bytes of ones (Ethernet bytes stand in for them), TOS, TTL, the
  * header checksum, the UDP checksum and the BTH's resv8a set to ones.
  */
-static const uint8_t icrc_xp_mask[48] __rte_aligned(16) = {
+const uint8_t dr_icrc_xp_mask[DR_ICRC_XP_HDR] __rte_aligned(16) = {
 	0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF,   /* LRH */
 	[8 + 1] = 0xFF,                                    /* TOS */
 	[8 + 8] = 0xFF,                                    /* TTL */
@@ -313,53 +314,27 @@ static const uint8_t icrc_xp_mask[48] __rte_aligned(16) = {
 };
 
 /* dr_icrc_flat_v4() of any run after the BTH, and without folding */
-static __rte_noinline uint32_t
-icrc_flat_v4_any(const uint8_t *frame, uint32_t n)
+uint32_t
+dr_icrc_flat_v4_any(const uint8_t *frame, uint32_t n)
 {
 	const uint8_t *hdr = frame + DR_XP_L3_OFF - 8, *rest = frame + DR_XP_BTH_OFF + DR_BTH_BYTES;
 	uint32_t crc;
 
-	if (crc_folding) {
+	if (dr_crc32_folding) {
 		/* a short frame folds on from the header, one lane; a long one is reduced
 		 * first, then folded four lanes at a time by dr_crc32_update() */
 		uint32_t n16 = n < 256 ? n & ~15u : 0;
 
-		crc = dr_crc32_clmul_masked48(DR_CRC32_INIT, hdr, icrc_xp_mask, rest, n16);
+		crc = dr_crc32_clmul_masked48(DR_CRC32_INIT, hdr, dr_icrc_xp_mask, rest, n16);
 		if (n != n16)
 			crc = n - n16 < 16 ? crc32_update_table(crc, rest + n16, n - n16) :
 					     dr_crc32_update(crc, rest + n16, n - n16);
 	} else {
-		uint8_t buf[sizeof(icrc_xp_mask)];
+		uint8_t buf[sizeof(dr_icrc_xp_mask)];
 
 		for (size_t i = 0; i < sizeof(buf); i++)
-			buf[i] = hdr[i] | icrc_xp_mask[i];
+			buf[i] = hdr[i] | dr_icrc_xp_mask[i];
 		crc = dr_crc32_update(crc32_update_table(DR_CRC32_INIT, buf, sizeof(buf)), rest, n);
 	}
 	return ~crc;
-}
-
-static inline __attribute__((always_inline)) uint32_t
-icrc_flat_v4(const uint8_t *frame, uint32_t n)
-{
-	/* the common frame (a 64-byte WRITE or SEND): whole 16-byte blocks after
-	 * the BTH, fewer than 256 of them, folded from the header on in one call */
-	if (likely(crc_folding && (n & ~(uint32_t)0xF0) == 0))
-		return ~dr_crc32_clmul_masked48(DR_CRC32_INIT, frame + DR_XP_L3_OFF - 8, icrc_xp_mask,
-						frame + DR_XP_BTH_OFF + DR_BTH_BYTES, n);
-	return icrc_flat_v4_any(frame, n);
-}
-
-uint32_t
-dr_icrc_flat_v4(const uint8_t *frame, uint32_t n)
-{
-	return icrc_flat_v4(frame, n);
-}
-
-bool
-dr_icrc_xp_ok(const struct dr_pkt_xp *x)
-{
-	uint32_t got;
-
-	memcpy(&got, x->bth + DR_BTH_BYTES + x->area, sizeof(got));
-	return rte_le_to_cpu_32(got) == icrc_flat_v4(x->frame, x->area);
 }
