@@ -40,6 +40,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <string.h>
 
 #include <rte_cycles.h>
 #include <rte_mbuf.h>
@@ -438,38 +439,62 @@ comp_complete_wqe(struct dr_qp_impl *qp, struct comp_ctx *c)
  * path beside the steps but their walk: every response with an AETH and no
  * payload goes through it, in every mode.
  */
+/*
+ * No verdict yet and not a READ or an atomic: both bytes zero, read as one
+ * word (side by side in struct dr_send_wqe; verdict is this thread's own,
+ * rd_atomic the post's, published before the state the caller acquired).
+ */
+static inline bool
+ack_run_plain(const struct dr_send_wqe *wqe)
+{
+	uint16_t v;
+
+	memcpy(&v, (const uint8_t *)wqe + offsetof(struct dr_send_wqe, verdict), sizeof(v));
+	return v == 0;
+}
+
 static void
 comp_ack_run(struct dr_qp_impl *qp, struct comp_ctx *c)
 {
 	struct dr_sq *sq = &qp->sq;
 	/* the ring and the PSN in registers: the stores below would reload them */
-	struct dr_send_wqe *const ring = sq->wqe, *const end = ring + sq->size;
-	const uint32_t psn = c->psn;
+	struct dr_send_wqe *const ring = sq->wqe;
+	const uint32_t psn = c->psn, mask = sq->size - 1;
 	/* from the tail, the WQEs leave the queue as they are acknowledged; else they are marked */
 	const bool at_tail = c->idx == sq->tail;
 	uint32_t head = dr_sq_head(sq), idx = c->idx, next = 0;
-	struct dr_send_wqe *wqe = &ring[idx & (sq->size - 1)];
 
-	/* the slot walks with the index: one add and a wrap, not an index to scale each time */
-	for (; idx != head; idx++, wqe = wqe + 1 != end ? wqe + 1 : ring) {
-		uint32_t last;
+	/* the ring's slots in runs that do not wrap: within one, a pointer add per WQE
+	 * (the index is the run's start plus the pointer's distance, counted on exit) */
+	while (idx != head) {
+		struct dr_send_wqe *const first = &ring[idx & mask];
+		struct dr_send_wqe *const stop = first + RTE_MIN(head - idx, sq->size - (idx & mask));
+		struct dr_send_wqe *wqe;
 
-		/* the state first: its acquire orders the reads of what the requester wrote before it */
-		if (dr_wqe_req_state(wqe) != DR_WQE_SENT)
-			break;
-		last = wqe->last_psn;
-		if (!dr_psn_after(psn, last) || wqe->verdict != 0 || dr_wqe_is_rd_atomic(wqe))
-			break;
-		next = last;          /* read before the slot is freed: the poster may reuse it at once */
-		if (!at_tail) {
-			dr_wqe_set_done(wqe);
-			continue;
+		for (wqe = first; wqe != stop; wqe++) {
+			uint32_t last;
+
+			/* the state first: its acquire orders the reads of what the requester wrote before it */
+			if (dr_wqe_req_state(wqe) != DR_WQE_SENT)
+				break;
+			last = wqe->last_psn;
+			if (!dr_psn_after(psn, last) || !ack_run_plain(wqe))
+				break;
+			next = last;          /* read before the slot is freed: the poster may reuse it at once */
+			if (!at_tail) {
+				dr_wqe_set_done(wqe);
+				continue;
+			}
+			/* it leaves the queue now, silently or with its completion (dr_comp_progress()'s rules) */
+			if ((wqe->send_flags & DR_SEND_SIGNALED) &&
+			    !dr_comp_complete_at_tail(qp, wqe, idx + (uint32_t)(wqe - first))) {
+				wqe++;          /* the CQ overran, the QP failed: the flush takes the rest */
+				break;
+			}
 		}
-		/* it leaves the queue now, silently or with its completion (dr_comp_progress()'s rules) */
-		if ((wqe->send_flags & DR_SEND_SIGNALED) && !dr_comp_complete_at_tail(qp, wqe, idx)) {
-			idx++;          /* the CQ overran, the QP failed: the flush takes the rest */
+		idx += (uint32_t)(wqe - first);
+		if (wqe != stop)
 			break;
-		}
 	}
 	if (idx == c->idx)
 		return;

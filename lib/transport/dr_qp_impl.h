@@ -20,6 +20,7 @@
  */
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include <rte_mbuf.h>
@@ -76,11 +77,23 @@ struct dr_send_wqe {
 	bool sent_once;                /* every packet went out at least once (reset by the requester) */
 	/* the completer's (dr_comp.c; read by the requester through dr_handoff.h) */
 	uint8_t verdict;               /* 0, or DR_WQE_DONE / DR_WQE_ERROR of a reliable WQE */
+	/* the post's (beside verdict: a coalesced ACK tests both in one load, dr_comp.c) */
+	uint8_t rd_atomic;             /* a READ or an atomic (dr_wr_is_rd_atomic()) */
 	enum dr_wc_status comp_status; /* when verdict is ERROR */
 	uint32_t resp_bytes;           /* READ: bytes placed so far; atomics: 8 when done */
 	uint64_t atomic_orig;          /* atomics: original remote value */
 	bool rd_slot_held;             /* a READ DONE ahead of an older one: its depth slot goes at completion */
 };
+
+_Static_assert(offsetof(struct dr_send_wqe, rd_atomic) == offsetof(struct dr_send_wqe, verdict) + 1,
+	       "a coalesced ACK reads verdict and rd_atomic as one 16-bit word");
+
+/* A READ or an atomic: a WR whose responses carry data and take an initiator slot. */
+static inline bool
+dr_wr_is_rd_atomic(enum dr_wr_opcode op)
+{
+	return op == DR_WR_RDMA_READ || op == DR_WR_ATOMIC_CMP_AND_SWP || op == DR_WR_ATOMIC_FETCH_AND_ADD;
+}
 
 struct dr_ah_impl;
 struct dr_mw_impl;

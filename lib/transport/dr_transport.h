@@ -189,8 +189,7 @@ void dr_mbuf_copy_out(const struct rte_mbuf *m, uint32_t off, uint32_t len, void
 static inline bool
 dr_wqe_is_rd_atomic(const struct dr_send_wqe *wqe)
 {
-	return wqe->opcode == DR_WR_RDMA_READ || wqe->opcode == DR_WR_ATOMIC_CMP_AND_SWP ||
-	       wqe->opcode == DR_WR_ATOMIC_FETCH_AND_ADD;
+	return wqe->rd_atomic;
 }
 
 /*

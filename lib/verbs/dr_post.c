@@ -167,6 +167,7 @@ send_wqe_fill(struct dr_qp_impl *qp, struct dr_send_wqe *wqe, uint32_t slot, con
 
 	wqe->wr_id = wr->wr_id;
 	wqe->opcode = wr->opcode;
+	wqe->rd_atomic = dr_wr_is_rd_atomic(wr->opcode);
 	wqe->send_flags = wr->send_flags | (qp->sq_sig_all ? DR_SEND_SIGNALED : 0);
 	wqe->imm_data = (f & DR_WRF_IMM) ? wr->imm_data : 0;
 	wqe->invalidate_rkey = ((f & DR_WRF_INV) || wr->opcode == DR_WR_LOCAL_INV) ? wr->invalidate_rkey : 0;
@@ -319,6 +320,7 @@ post_send_express(struct dr_qp_impl *qp, const struct dr_send_wr *wr, uint32_t m
 	wqe->sge = slot_sge;
 	wqe->wr_id = wr->wr_id;
 	wqe->opcode = wr->opcode;
+	wqe->rd_atomic = dr_wr_is_rd_atomic(wr->opcode);
 	wqe->send_flags = wr->send_flags | (qp->sq_sig_all ? DR_SEND_SIGNALED : 0);
 	if (EXPRESS_IMM_OPS >> op & 1u)
 		wqe->imm_data = wr->imm_data;

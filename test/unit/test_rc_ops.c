@@ -318,6 +318,112 @@ test_bidirectional(struct rc_env *e)
 	rc_disconnect(e);
 }
 
+/*
+ * Coalesced ACKs across the send queue's end (IBA 9.7.5.1.x, and how the
+ * completer walks them: dr_comp.c, comp_ack_run()): rounds of 7 WRs on a
+ * queue of 8 slots, so that the run one ACK acknowledges starts at every
+ * slot and crosses the ring's end; every third WR and the last signaled;
+ * in every third round a READ, in every fourth a FetchAdd, in the middle,
+ * where the run must stop (their responses complete them and carry data):
+ * every other READ response and atomic ACK is lost, so that the ACK of the
+ * WRITEs behind one comes first and must leave it outstanding (9.7.5.1.x:
+ * the READ is retried; the atomic replayed from the responder's cache, 9.4.5,
+ * not added twice). Every completion in order, every byte placed, the QP
+ * still in RTS.
+ */
+static void
+test_ack_run_wrap(struct rc_env *e)
+{
+	enum { N = 7, LEN = 64, ROUNDS = 24, MID = 3 };
+	struct rc_side *a = &e->s[0], *b = &e->s[1];
+	const int acc = DR_ACCESS_LOCAL_WRITE | DR_ACCESS_REMOTE_WRITE | DR_ACCESS_REMOTE_READ |
+			DR_ACCESS_REMOTE_ATOMIC;
+	struct rc_qp_params p;
+	struct rc_buf src, dst;
+	struct rc_wcs sw = { .n = 0 };
+	unsigned int round, i, want = 0, bad_order = 0, bad_data = 0;
+	uint64_t adds = 0, v;
+
+	rc_params_default(&p);
+	p.sq_sig_all = 0;
+	p.max_wr = N;
+	/* A: N source slots, then the READ's landing slot and the FetchAdd's result; B: N slots and the counter */
+	if (rc_connect(e, &p) != 0 || rc_buf_alloc(a, &src, (N + 2) * LEN, acc) != 0 ||
+	    rc_buf_alloc(b, &dst, (N + 1) * LEN, acc) != 0) {
+		RC_CHECK_MSG(0, "ack run setup");
+		return;
+	}
+	memset(dst.p + N * LEN, 0, 8);
+	rc_rule_add(e, RC_B2A, DR_OPCODE(RC, READ_RESP_ONLY), 0, 2, 0, RC_DROP);
+	rc_rule_add(e, RC_B2A, DR_OPCODE(RC, ATOMIC_ACK), 0, 2, 0, RC_DROP);
+	for (round = 0; round < ROUNDS; round++) {
+		unsigned int first = sw.n;
+
+		rc_fill(src.p, N * LEN, 900 + round);
+		memset(dst.p, 0, N * LEN);
+		for (i = 0; i < N; i++) {
+			unsigned int flags = (i % 3 == 2 || i == N - 1) ? DR_SEND_SIGNALED : 0;
+			struct dr_sge ls = { (uint64_t)(uintptr_t)(src.p + i * LEN), LEN, src.mr->lkey };
+			uint64_t id = (uint64_t)round << 8 | i;
+			int rc;
+
+			if (i == MID && round % 3 == 0) {
+				/* a READ of B's slot MID-1, written earlier in this round, into A's landing slot */
+				ls.addr = (uint64_t)(uintptr_t)(src.p + N * LEN);
+				rc = rc_post_send(a, id, DR_WR_RDMA_READ, &ls, 1, flags,
+						  (uint64_t)(uintptr_t)(dst.p + (MID - 1) * LEN), dst.mr->rkey, 0);
+			} else if (i == MID && round % 4 == 1) {
+				struct dr_send_wr wr = { 0 }, *bw;
+
+				ls = (struct dr_sge){ (uint64_t)(uintptr_t)(src.p + (N + 1) * LEN), 8, src.mr->lkey };
+				wr.wr_id = id;
+				wr.sg_list = &ls;
+				wr.num_sge = 1;
+				wr.opcode = DR_WR_ATOMIC_FETCH_AND_ADD;
+				wr.send_flags = flags;
+				wr.wr.atomic.remote_addr = (uint64_t)(uintptr_t)(dst.p + N * LEN);
+				wr.wr.atomic.rkey = dst.mr->rkey;
+				wr.wr.atomic.compare_add = round + 1;
+				adds += round + 1;
+				rc = dr_post_send(a->qp, &wr, &bw);
+			} else {
+				rc = rc_post_send(a, id, DR_WR_RDMA_WRITE, &ls, 1, flags,
+						  (uint64_t)(uintptr_t)(dst.p + i * LEN), dst.mr->rkey, 0);
+			}
+			RC_CHECK_EQ(rc, 0);
+			want += flags != 0;
+		}
+		RC_CHECK(rc_wait_wcs(e, a->scq, &sw, want, 2000000));
+		RC_CHECK_EQ(sw.n, want);
+		/* the signaled ones in the order posted (ibv_post_send(3)), each a success */
+		for (i = 0; i < N && first < sw.n; i++) {
+			if (!(i % 3 == 2 || i == N - 1))
+				continue;
+			bad_order += sw.wc[first].wr_id != ((uint64_t)round << 8 | i) ||
+				     sw.wc[first].status != DR_WC_SUCCESS;
+			first++;
+		}
+		for (i = 0; i < N; i++) {
+			bool written = !(i == MID && (round % 3 == 0 || round % 4 == 1));
+
+			if (written)
+				bad_data += memcmp(src.p + i * LEN, dst.p + i * LEN, LEN) != 0;
+		}
+		if (round % 3 == 0)
+			bad_data += memcmp(src.p + N * LEN, src.p + (MID - 1) * LEN, LEN) != 0;
+	}
+	RC_CHECK_EQ(bad_order, 0);
+	RC_CHECK_EQ(bad_data, 0);
+	memcpy(&v, dst.p + N * LEN, 8);
+	RC_CHECK_EQ(v, adds);
+	RC_CHECK_EQ(a->qp->state, DR_QPS_RTS);
+	RC_CHECK(e->dropped[RC_B2A] >= ROUNDS / 6);     /* the losses happened */
+	rc_rules_clear(e);
+	rc_buf_free(&src);
+	rc_buf_free(&dst);
+	rc_disconnect(e);
+}
+
 /* The tests, in order, on one environment (rc_main()). */
 static void
 run(struct rc_env *e)
@@ -326,6 +432,7 @@ run(struct rc_env *e)
 	test_matrix(e, DR_MTU_4096);
 	test_inline(e);
 	test_unsignaled(e);
+	test_ack_run_wrap(e);
 	test_atomics(e);
 	test_bth_flags(e);
 	test_psn_wrap(e);
