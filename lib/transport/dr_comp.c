@@ -488,14 +488,16 @@ comp_ack_run(struct dr_qp_impl *qp, struct comp_ctx *c)
 			/* it leaves the queue now, silently or with its completion (dr_comp_progress()'s rules) */
 			if ((wqe->send_flags & DR_SEND_SIGNALED) &&
 			    !dr_comp_complete_at_tail(qp, wqe, idx + (uint32_t)(wqe - first))) {
-				wqe++;          /* the CQ overran, the QP failed: the flush takes the rest */
-				break;
+				/* the CQ overran, the QP failed: this one has left, the flush takes the rest */
+				idx += (uint32_t)(wqe - first) + 1;
+				goto walked;
 			}
 		}
 		idx += (uint32_t)(wqe - first);
 		if (wqe != stop)
 			break;
 	}
+walked:
 	if (idx == c->idx)
 		return;
 	/* after every read of the WQEs it frees: the poster may reuse their slots at once */
