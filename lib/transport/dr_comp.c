@@ -425,6 +425,20 @@ comp_complete_wqe(struct dr_qp_impl *qp, struct comp_ctx *c)
 }
 
 /*
+ * No verdict yet and not a READ or an atomic: both bytes zero, read as one
+ * word (side by side in struct dr_send_wqe; verdict is this thread's own,
+ * rd_atomic the post's, published before the state the caller acquired).
+ */
+static inline bool
+ack_run_plain(const struct dr_send_wqe *wqe)
+{
+	uint16_t v;
+
+	memcpy(&v, (const uint8_t *)wqe + offsetof(struct dr_send_wqe, verdict), sizeof(v));
+	return v == 0;
+}
+
+/*
  * The run of a coalesced ACK (IBA 9.7.5.1.x / 9.7.5.2.1): from c->idx, the
  * SENDs and WRITEs sent in full whose last PSN is before the response's
  * are acknowledged as a whole, what GET_WQE, CHECK_PSN and COMPLETE_WQE
@@ -439,20 +453,6 @@ comp_complete_wqe(struct dr_qp_impl *qp, struct comp_ctx *c)
  * path beside the steps but their walk: every response with an AETH and no
  * payload goes through it, in every mode.
  */
-/*
- * No verdict yet and not a READ or an atomic: both bytes zero, read as one
- * word (side by side in struct dr_send_wqe; verdict is this thread's own,
- * rd_atomic the post's, published before the state the caller acquired).
- */
-static inline bool
-ack_run_plain(const struct dr_send_wqe *wqe)
-{
-	uint16_t v;
-
-	memcpy(&v, (const uint8_t *)wqe + offsetof(struct dr_send_wqe, verdict), sizeof(v));
-	return v == 0;
-}
-
 static void
 comp_ack_run(struct dr_qp_impl *qp, struct comp_ctx *c)
 {

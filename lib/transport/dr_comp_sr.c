@@ -19,7 +19,8 @@
  * the recovery timeout (with the window full nothing newer goes out to
  * tell). The recovery timeout is RFC 6298's, srtt + 4 rttvar (bounded as
  * dr_comp_rtt_timeout() says), of the QP's round-trip estimate
- * (dr_comp_rto.c; a resend at or before the timed PSN spoils its sample, as Karn's rule says), between DR_SR_RTO_MIN_US and a quarter of the local
+ * (dr_comp_rto.c; a resend at or before the timed PSN spoils its sample,
+ * as Karn's rule says), between DR_SR_RTO_MIN_US and a quarter of the local
  * ACK timeout, DR_SR_RTO_INIT_US before the first sample. When no
  * response came for that long while requests are outstanding (the tail of
  * a burst was lost, or every resend), the oldest unacknowledged request is

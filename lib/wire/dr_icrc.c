@@ -82,8 +82,8 @@ bool
 dr_crc32_enable_folding(void)
 {
 	dr_crc32_folding = dr_crc32_clmul_available() && rte_cpu_get_flag_enabled(RTE_CPUFLAG_PCLMULQDQ) &&
-		      rte_cpu_get_flag_enabled(RTE_CPUFLAG_SSE4_1) &&
-		      rte_vect_get_max_simd_bitwidth() >= RTE_VECT_SIMD_128;
+			   rte_cpu_get_flag_enabled(RTE_CPUFLAG_SSE4_1) &&
+			   rte_vect_get_max_simd_bitwidth() >= RTE_VECT_SIMD_128;
 	crc_fold256 = dr_crc32_folding && rte_cpu_get_flag_enabled(RTE_CPUFLAG_AVX2) &&
 		      rte_cpu_get_flag_enabled(RTE_CPUFLAG_VPCLMULQDQ) &&
 		      rte_vect_get_max_simd_bitwidth() >= RTE_VECT_SIMD_256;

@@ -331,10 +331,30 @@ test_bidirectional(struct rc_env *e)
  * not added twice). Every completion in order, every byte placed, the QP
  * still in RTS.
  */
+enum { ACK_RUN_N = 7, ACK_RUN_MID = 3 };
+
+/* test_ack_run_wrap()'s WR @i of round @round: a WRITE, or in the middle a READ or a FetchAdd. */
+static enum dr_wr_opcode
+ack_run_op(unsigned int round, unsigned int i)
+{
+	if (i == ACK_RUN_MID && round % 3 == 0)
+		return DR_WR_RDMA_READ;
+	if (i == ACK_RUN_MID && round % 4 == 1)
+		return DR_WR_ATOMIC_FETCH_AND_ADD;
+	return DR_WR_RDMA_WRITE;
+}
+
+/* ... and whether it is signaled: every third and the last. */
+static bool
+ack_run_signaled(unsigned int i)
+{
+	return i % 3 == 2 || i == ACK_RUN_N - 1;
+}
+
 static void
 test_ack_run_wrap(struct rc_env *e)
 {
-	enum { N = 7, LEN = 64, ROUNDS = 24, MID = 3 };
+	enum { N = ACK_RUN_N, LEN = 64, ROUNDS = 24, MID = ACK_RUN_MID };
 	struct rc_side *a = &e->s[0], *b = &e->s[1];
 	const int acc = DR_ACCESS_LOCAL_WRITE | DR_ACCESS_REMOTE_WRITE | DR_ACCESS_REMOTE_READ |
 			DR_ACCESS_REMOTE_ATOMIC;
@@ -362,24 +382,25 @@ test_ack_run_wrap(struct rc_env *e)
 		rc_fill(src.p, N * LEN, 900 + round);
 		memset(dst.p, 0, N * LEN);
 		for (i = 0; i < N; i++) {
-			unsigned int flags = (i % 3 == 2 || i == N - 1) ? DR_SEND_SIGNALED : 0;
+			unsigned int flags = ack_run_signaled(i) ? DR_SEND_SIGNALED : 0;
+			enum dr_wr_opcode op = ack_run_op(round, i);
 			struct dr_sge ls = { (uint64_t)(uintptr_t)(src.p + i * LEN), LEN, src.mr->lkey };
 			uint64_t id = (uint64_t)round << 8 | i;
 			int rc;
 
-			if (i == MID && round % 3 == 0) {
+			if (op == DR_WR_RDMA_READ) {
 				/* a READ of B's slot MID-1, written earlier in this round, into A's landing slot */
 				ls.addr = (uint64_t)(uintptr_t)(src.p + N * LEN);
 				rc = rc_post_send(a, id, DR_WR_RDMA_READ, &ls, 1, flags,
 						  (uint64_t)(uintptr_t)(dst.p + (MID - 1) * LEN), dst.mr->rkey, 0);
-			} else if (i == MID && round % 4 == 1) {
+			} else if (op == DR_WR_ATOMIC_FETCH_AND_ADD) {
 				struct dr_send_wr wr = { 0 }, *bw;
 
 				ls = (struct dr_sge){ (uint64_t)(uintptr_t)(src.p + (N + 1) * LEN), 8, src.mr->lkey };
 				wr.wr_id = id;
 				wr.sg_list = &ls;
 				wr.num_sge = 1;
-				wr.opcode = DR_WR_ATOMIC_FETCH_AND_ADD;
+				wr.opcode = op;
 				wr.send_flags = flags;
 				wr.wr.atomic.remote_addr = (uint64_t)(uintptr_t)(dst.p + N * LEN);
 				wr.wr.atomic.rkey = dst.mr->rkey;
@@ -397,19 +418,16 @@ test_ack_run_wrap(struct rc_env *e)
 		RC_CHECK_EQ(sw.n, want);
 		/* the signaled ones in the order posted (ibv_post_send(3)), each a success */
 		for (i = 0; i < N && first < sw.n; i++) {
-			if (!(i % 3 == 2 || i == N - 1))
+			if (!ack_run_signaled(i))
 				continue;
 			bad_order += sw.wc[first].wr_id != ((uint64_t)round << 8 | i) ||
 				     sw.wc[first].status != DR_WC_SUCCESS;
 			first++;
 		}
-		for (i = 0; i < N; i++) {
-			bool written = !(i == MID && (round % 3 == 0 || round % 4 == 1));
-
-			if (written)
+		for (i = 0; i < N; i++)
+			if (ack_run_op(round, i) == DR_WR_RDMA_WRITE)
 				bad_data += memcmp(src.p + i * LEN, dst.p + i * LEN, LEN) != 0;
-		}
-		if (round % 3 == 0)
+		if (ack_run_op(round, MID) == DR_WR_RDMA_READ)
 			bad_data += memcmp(src.p + N * LEN, src.p + (MID - 1) * LEN, LEN) != 0;
 	}
 	RC_CHECK_EQ(bad_order, 0);
