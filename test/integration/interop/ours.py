@@ -7,7 +7,6 @@ stack against rxe with other links and programs than the first two
 (test_mtu_ipv6_rxe.py, test_opgen_rxe.py, test_loss_rxe.py)."""
 
 import glob
-import glob
 import os
 import shutil
 import subprocess
@@ -44,6 +43,16 @@ def rxe_rping_rc(theirs, side):
               "channel's destruction (rdma-core pull request 1622)")
         return 0
     return theirs.rc
+
+
+def gid_tables(vm):
+    """rxe's GID table as the guest reported it at boot and as it is now: a
+    run that fails may owe it to the index of the GID it named."""
+    boot = "\n".join("  %d %s %s" % g[:3] for g in vm.ready()["gids"])
+    now = vm.exec("rxepeer-gids", timeout=15)
+    return "\n--- %s: rxe0's GIDs at boot (IPv4: index %s)\n%s\n--- now%s\n%s" % (
+        vm.name, vm.ready().get("gid_index"), boot,
+        " (timed out)" if now.timed_out else "", now.output)
 
 
 def exe_of(name):
@@ -144,6 +153,8 @@ class Peer:
                 proc.wait()
             self.harness.capture_stop(pcap)
         self.vm.explain(theirs)
+        if rc != 0 or theirs.rc != 0:
+            theirs.output += gid_tables(self.vm)
         (self.outdir / (name + ".ours.txt")).write_text(out)
         (self.outdir / (name + ".rxe.txt")).write_text(theirs.output)
         return rc, out, theirs, pcap

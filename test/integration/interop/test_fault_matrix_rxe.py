@@ -153,7 +153,7 @@ def test_opgen_rc(matrix, mode, we_serve):
     common = ["-t", "rc", "-m", str(MTU), "-p", str(OPGEN_PORT), "-T", "120"]
     out, rout = matrix.cell("opgen_rc_%s_%s" % (mode or "inline", way(we_serve)),
                             exe_of("dpdk-rdma-opgen"), ["--ip", OUR_IP, "-g", "1"] + common,
-                            "dr-opgen -g 1 " + " ".join(common), OPGEN_PORT, we_serve,
+                            "dr-opgen -g $RXE_GID_IDX " + " ".join(common), OPGEN_PORT, we_serve,
                             wait_listen=False, mode=mode)
     srv, cli = (out, rout) if we_serve else (rout, out)
     assert "server done: 0 failures, client reported 0: OK" in srv, srv
@@ -171,7 +171,7 @@ def test_opgen_lossy(matrix, qpt, mode, we_serve):
     common = ["-t", qpt, "-l", "-m", str(MTU), "-p", str(OPGEN_PORT), "-T", "120"]
     name = "opgen_%s_%s_%s" % (qpt, mode or "inline", way(we_serve))
     out, rout = matrix.cell(name, exe_of("dpdk-rdma-opgen"), ["--ip", OUR_IP, "-g", "1"] + common,
-                            "dr-opgen -g 1 " + " ".join(common), OPGEN_PORT, we_serve,
+                            "dr-opgen -g $RXE_GID_IDX " + " ".join(common), OPGEN_PORT, we_serve,
                             wait_listen=False, mode=mode)
     srv, cli = (out, rout) if we_serve else (rout, out)
     assert "server done: 0 failures, client reported 0: OK" in srv, srv
@@ -200,7 +200,7 @@ def test_perftest(matrix, test, size, iters, more, mine, mode, we_serve):
     out, rout = matrix.cell("%s_%d%s_%s_%s" % (test, size, "".join(more[1:2]), mode or "inline",
                                                way(we_serve)),
                             exe_of("dpdk-rdma-perf"), our_args,
-                            "ib_%s -d rxe0 -x 1 -p %d %s" % (test, PERF_PORT, " ".join(args)),
+                            "ib_%s -d rxe0 -x $RXE_GID_IDX -p %d %s" % (test, PERF_PORT, " ".join(args)),
                             PERF_PORT, we_serve, mode=mode)
     for who, text in (("ours", out), ("rxe", rout)):
         assert rows(test, text) == [(str(size), str(iters * SCALE))], "%s:\n%s" % (who, text)

@@ -114,7 +114,7 @@ def run_fault(peer, dump_json, name, we_serve, mode=None):
     qpt, nak = faults()[name]
     common = ["-E", name, "-m", str(MTU), "-p", str(OPGEN_PORT)]
     our_args = ["--ip", OUR_IP, "--timeout", "30", "-g", "1"] + common
-    tool = "dr-opgen %s -g 1" % " ".join(common)
+    tool = "dr-opgen %s -g $RXE_GID_IDX" % " ".join(common)
     run = "fault_%s_%s%s" % (name, "oursrv" if we_serve else "rxesrv", "_" + mode if mode else "")
     rc, out, theirs, pcap = peer.run(run, exe_of("dpdk-rdma-opgen"), "af_packet", our_args, tool,
                                      OPGEN_PORT, we_serve, wait_listen=False, mode=mode)

@@ -117,7 +117,7 @@ def test_pingpong(lossy, we_serve):
     out, rout, _ = lossy.lossy_run(
         "pingpong_%s" % ("oursrv" if we_serve else "rxesrv"), exe_of("dpdk-rdma-pingpong"),
         ["--ip", OUR_IP, "--timeout", "60"] + opts.split(),
-        "ibv_rc_pingpong -d rxe0 -g 1 " + opts, PINGPONG_PORT, we_serve, keep_acks=True)
+        "ibv_rc_pingpong -d rxe0 -g $RXE_GID_IDX " + opts, PINGPONG_PORT, we_serve, keep_acks=True)
     for o in (out, rout):
         assert iters_of(o) == iters and "invalid data" not in o, o
 
@@ -132,7 +132,7 @@ def test_perftest(lossy, test, we_serve):
         our_args += ["--oob-bind", lossy.harness.host_ip]
     out, rout, _ = lossy.lossy_run(
         "%s_%s" % (test, "oursrv" if we_serve else "rxesrv"), exe_of("dpdk-rdma-perf"),
-        our_args, "ib_%s -d rxe0 -x 1 -p %d %s" % (test, PERF_PORT, " ".join(args)),
+        our_args, "ib_%s -d rxe0 -x $RXE_GID_IDX -p %d %s" % (test, PERF_PORT, " ".join(args)),
         PERF_PORT, we_serve)
     for who, text in (("ours", out), ("rxe", rout)):
         assert rows(test, text) == [(str(size), str(iters))], "%s:\n%s" % (who, text)
@@ -145,7 +145,7 @@ def run_opgen(lossy, we_serve, mode=None):
     out, rout, _ = lossy.lossy_run(
         "opgen_%s%s" % ("oursrv" if we_serve else "rxesrv", "_" + mode if mode else ""),
         exe_of("dpdk-rdma-opgen"), ["--ip", OUR_IP, "-g", "1"] + common,
-        "dr-opgen -g 1 " + " ".join(common), OPGEN_PORT, we_serve, wait_listen=False, mode=mode)
+        "dr-opgen -g $RXE_GID_IDX " + " ".join(common), OPGEN_PORT, we_serve, wait_listen=False, mode=mode)
     srv, cli = (out, rout) if we_serve else (rout, out)
     assert "server done: 0 failures, client reported 0: OK" in srv, srv
     assert re.search(r"client done: 25 ops, 0 local failures, server OK", cli), cli

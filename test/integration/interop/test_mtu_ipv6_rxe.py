@@ -67,7 +67,9 @@ class Peer(ours.Peer):
         return (OUR_IP, self.vm.ip) if fam == "ipv4" else (OUR_IP6, VM_IP6)
 
     def rxe_gid(self, fam):
-        return 1 if fam == "ipv4" else self.vm_gid6
+        """rxe's GID index of fam: its IPv4 address's, as the guest found it
+        at boot (the order of rxe's GID table is the kernel's, not ours)."""
+        return "$RXE_GID_IDX" if fam == "ipv4" else str(self.vm_gid6)
 
     def neighbour_of_ours(self):
         """The guest's neighbour entry for our IPv6 address (ND resolved it)."""
@@ -121,7 +123,7 @@ def test_pingpong(peer, dump_json, link, we_serve):
         "pingpong_%s_%s" % (link, "oursrv" if we_serve else "rxesrv"),
         exe_of("dpdk-rdma-pingpong"), pmd,
         largs + ["--timeout", str(TIMEOUT), "-g", str(gid)] + opts.split(),
-        "ibv_rc_pingpong -d rxe0 -g %d %s" % (peer.rxe_gid(fam), opts), PINGPONG_PORT, we_serve,
+        "ibv_rc_pingpong -d rxe0 -g %s %s" % (peer.rxe_gid(fam), opts), PINGPONG_PORT, we_serve,
         extra=extra)
     assert (rc, theirs.rc) == (0, 0), "ours:\n%s\nrxe:\n%s" % (out, theirs.output)
     ours_addr, their_addr = peer.addresses(fam)
@@ -161,7 +163,7 @@ def test_perftest(peer, dump_json, test, link, we_serve):
     our_args = [test] + largs + ["-x", str(gid), "--perftest-compat", "-p", str(PERF_PORT)] + args
     if we_serve:
         our_args += ["--oob-bind", peer.harness.host_ip]
-    tool = "ib_%s -d rxe0 -x %d -p %d %s" % (test, peer.rxe_gid(fam), PERF_PORT, " ".join(args))
+    tool = "ib_%s -d rxe0 -x %s -p %d %s" % (test, peer.rxe_gid(fam), PERF_PORT, " ".join(args))
     rc, out, theirs, pcap = peer.run("%s_%s_%s" % (test, link, "oursrv" if we_serve else "rxesrv"),
                                      exe_of("dpdk-rdma-perf"), pmd, our_args, tool, PERF_PORT,
                                      we_serve, extra=extra)
@@ -193,7 +195,7 @@ def test_af_packet_default_frames_cap_path_mtu(peer, dump_json):
     args = ["-s", str(size), "-n", str(iters)]
     our_args = ["write_bw", "--ip", OUR_IP, "--link-mtu", str(LINK_MTU), "-x", "1", "--perftest-compat",
                 "-p", str(PERF_PORT), "-m", "4096"] + args
-    tool = "ib_write_bw -d rxe0 -x 1 -p %d -m 1024 %s" % (PERF_PORT, " ".join(args))
+    tool = "ib_write_bw -d rxe0 -x $RXE_GID_IDX -p %d -m 1024 %s" % (PERF_PORT, " ".join(args))
     rc, out, theirs, pcap = peer.run("af_packet_default_frames", exe_of("dpdk-rdma-perf"), "af_packet",
                                      our_args, tool, PERF_PORT, False)
     assert (rc, theirs.rc) == (0, 0), "ours:\n%s\nrxe:\n%s" % (out, theirs.output)

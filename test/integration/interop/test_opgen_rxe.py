@@ -82,12 +82,12 @@ def windowed(cli):
 def run_opgen(peer, dump_json, case, we_serve, mode=None):
     """mode: our engine mode (rtc, pipeline; None: inline)."""
     fam, mtu, pmd = CASES[case]
-    our_gid, rxe_gid = (1, 1) if fam == "ipv4" else (2, peer.gid6)
+    our_gid, rxe_gid = (1, "$RXE_GID_IDX") if fam == "ipv4" else (2, peer.gid6)
     link = ["--link-mtu", str(LINK_MTU)] if pmd == "pcap" else []
     common = ["-t", "rc", "-m", str(mtu), "-p", str(OPGEN_PORT)]
     our_args = ["--ip", OUR_IP, "--ipv6", OUR_IP6, "--timeout", "30"] + link + common + \
         ["-g", str(our_gid)]
-    tool = "dr-opgen %s -g %d" % (" ".join(common), rxe_gid)
+    tool = "dr-opgen %s -g %s" % (" ".join(common), rxe_gid)
     name = "opgen_%s_%s%s" % (case, "oursrv" if we_serve else "rxesrv", "_" + mode if mode else "")
     # dr-opgen's client retries its connection: no need to wait for the listener
     rc, out, theirs, pcap = peer.run(name, exe_of("dpdk-rdma-opgen"), pmd, our_args, tool,
@@ -213,7 +213,7 @@ def run_opgen_unreliable(peer, dump_json, qpt, we_serve):
     common = ["-t", qpt, "-m", str(mtu), "-p", str(OPGEN_PORT)] if qpt == "uc" else \
         ["-t", qpt, "-p", str(OPGEN_PORT)]
     our_args = ["--ip", OUR_IP, "--timeout", "30", "-g", "1"] + common
-    tool = "dr-opgen %s -g 1" % " ".join(common)
+    tool = "dr-opgen %s -g $RXE_GID_IDX" % " ".join(common)
     name = "opgen_%s_%s" % (qpt, "oursrv" if we_serve else "rxesrv")
     rc, out, theirs, pcap = peer.run(name, exe_of("dpdk-rdma-opgen"), "af_packet", our_args, tool,
                                      OPGEN_PORT, we_serve, wait_listen=False)

@@ -46,7 +46,7 @@ def run(peer, test, size, iters, ours_server, seq):
     ours_argv = [perf, "--no-huge", "-m", "256", "--no-pci", "--file-prefix=" + prefix,
                  "--vdev=net_af_packet0,iface=%s" % VETH, "--", test, "--ip", OUR_IP, "-R",
                  "-p", str(PORT)] + args + ([] if ours_server else [vm.ip])
-    tool = "ib_%s -d rxe0 -x 1 -R -p %d %s" % (test, PORT, " ".join(args))
+    tool = "ib_%s -d rxe0 -x $RXE_GID_IDX -R -p %d %s" % (test, PORT, " ".join(args))
     name = "%s_%s" % (test, "oursrv" if ours_server else "rxesrv")
     pcap = str(outdir / (name + ".pcap"))
     h.capture_start(pcap, vm.tap)

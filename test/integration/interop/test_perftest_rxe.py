@@ -92,7 +92,7 @@ class Peer:
                                  "_" + ours_only[1] if "--mode" in ours_only else "")
         # size None: no -s (-a in more)
         args = ([] if size is None else ["-s", str(size)]) + ["-n", str(iters)] + more
-        tool = "ib_%s -d rxe0 -x 1 -p %d %s" % (test, PORT, " ".join(args + list(rxe_only)))
+        tool = "ib_%s -d rxe0 -x $RXE_GID_IDX -p %d %s" % (test, PORT, " ".join(args + list(rxe_only)))
         args = args + list(ours_only)
         pcap = str(self.outdir / (name + ".pcap"))
         self.harness.capture_start(pcap, self.vm.tap)

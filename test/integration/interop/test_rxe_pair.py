@@ -323,7 +323,7 @@ def test_dpdk_endpoint_on_veth(rxe_pair, dump_exe):
             assert proc.poll() is None, proc.communicate()
             assert time.monotonic() < end, "dpdk-rdma-dump did not open %s" % veth
             time.sleep(0.2)
-        cmd = "ibv_rc_pingpong -d rxe0 -g 1 -n %d -s 64" % ITERS
+        cmd = "ibv_rc_pingpong -d rxe0 -g $RXE_GID_IDX -n %d -s 64" % ITERS
         srv, cli, _ = rxe_pair.run("rc_pingpong_veth", cmd, cmd)
         assert (srv.rc, cli.rc) == (0, 0), (srv.output, cli.output)
         out, err = proc.communicate(timeout=60)
