@@ -12,6 +12,7 @@ import subprocess
 import pytest
 
 from perfutil import REPO, pair
+from drperf import baseline
 
 PY = "/usr/bin/python3"
 
@@ -96,6 +97,17 @@ def test_dr_bench_check_baseline(perf_exe, tmp_path):
     for frame in ("138 B", "4170 B"):
         assert any(x.startswith(frame) and "testpmd txonly -> rxonly" in x for x in lines), r.stdout
         assert any(x.startswith(frame) and "bench_link <-> macswap" in x for x in lines), r.stdout
+
+
+def test_baseline_testpmd_that_fails_says_why():
+    """A testpmd of the baseline that exits before it forwards (EAL refuses
+    an lcore the machine lacks): the baseline raises at once with what it
+    printed, not after its start bound with nothing to show."""
+    with pytest.raises(RuntimeError) as e:
+        baseline.testpmd_rate(64, 1, [4000, 4001])
+    msg = str(e.value)
+    assert msg.startswith("testpmd rxonly exited"), msg
+    assert "lcore" in msg.lower(), msg
 
 
 def test_dr_bench_memory_huge_without_hugepages():

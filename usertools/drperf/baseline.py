@@ -81,6 +81,18 @@ def _stop(side, grace):
     return side.stdout + side.stderr
 
 
+def _ready(side, what):
+    """Wait for testpmd `side` to start forwarding, or raise with what it
+    printed (it exited, or did not start within START_BOUND seconds)."""
+    if side.wait_ready(START_BOUND, TESTPMD_READY):
+        return
+    state = "exited %d" % side.proc.returncode if side.proc.poll() is not None else \
+        "not forwarding after %d s" % START_BOUND
+    err = os.pread(side.err.fileno(), 1 << 20, 0) if side.err else b""
+    raise RuntimeError("%s %s:\n%s%s" % (what, state, side.printed().decode(errors="replace")[-3000:],
+                                         err.decode(errors="replace")[-3000:]))
+
+
 def testpmd_rate(frame, seconds, cpus, bsize=pair.MEMIF_BSIZE):
     """Frames a second testpmd rxonly receives from testpmd txonly over memif
     (the median of its per-second Rx-pps after the first second it counted
@@ -94,7 +106,7 @@ def testpmd_rate(frame, seconds, cpus, bsize=pair.MEMIF_BSIZE):
     try:
         rx = _start("testpmd rxonly", testpmd_cmd("server", sock, prefixes[0], cpus[0], bsize,
                                                   ["--forward-mode=rxonly", "--stats-period=1"]))
-        rx.wait_ready(START_BOUND, TESTPMD_READY)
+        _ready(rx, "testpmd rxonly")
         tx = _start("testpmd txonly", testpmd_cmd("client", sock, prefixes[1], cpus[1 % len(cpus)], bsize,
                                                   ["--forward-mode=txonly", "--txpkts=%d" % frame,
                                                    "--stats-period=1"]))
@@ -125,7 +137,7 @@ def link_lat(exe, frame, iters, cpus, bsize=pair.MEMIF_BSIZE):
     try:
         echo = _start("testpmd macswap", testpmd_cmd("server", sock, prefixes[0], cpus[0], bsize,
                                                      ["--forward-mode=macswap", "--stats-period=5"]))
-        echo.wait_ready(START_BOUND, TESTPMD_READY)
+        _ready(echo, "testpmd macswap")
         cli = subprocess.run([str(exe)] + pair.memif_eal("client", sock, prefixes[1], bsize,
                                                          lcores=str(cpus[1 % len(cpus)]))
                              + ["--", "--size", str(frame), "--iters", str(iters)],
