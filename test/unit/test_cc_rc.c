@@ -210,7 +210,9 @@ test_pacing(struct rc_env *e)
 	stranger = impl(e->s[1].qp)->route;
 	stranger.sgid[15] ^= 0x40;
 	RC_CHECK_EQ(inject_cnp(e, &stranger, qpn_a, false), 0);
-	rc_run(e, 20000, NULL, NULL);
+	RC_CHECK(RC_WAIT_STAT(e, 0, rx_bad_icrc, a0.rx_bad_icrc + 1));
+	RC_CHECK(RC_WAIT_STAT(e, 0, rx_bad_addr, a0.rx_bad_addr + 1));
+	rc_run(e, 20000, NULL, NULL);                   /* and no CNP counted of them */
 	a1 = dr_ctx_stats_sum(e->s[0].ctx);
 	RC_CHECK_EQ(a1.rx_cnp - a0.rx_cnp, 8);
 	RC_CHECK_EQ(a1.rx_bad_icrc - a0.rx_bad_icrc, 1);

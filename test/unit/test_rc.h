@@ -31,6 +31,7 @@
  */
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include <rte_cycles.h>
@@ -272,6 +273,14 @@ void rc_wire_flush(struct rc_env *e);
 void rc_round(struct rc_env *e);
 /* Run rounds for @usec microseconds of wall time, or until @done(e, arg) says so. Returns true if done. */
 bool rc_run(struct rc_env *e, uint64_t usec, bool (*done)(struct rc_env *e, void *arg), void *arg);
+/*
+ * Run until the context counter at @field_off of struct dr_ctx_stats (offsetof(), a uint64_t) of
+ * side @side is at least @want, or @usec passes: what a peer's worker counts when it gets its
+ * turn, which a busy machine may delay. Returns true when it got there.
+ */
+bool rc_wait_stat(struct rc_env *e, int side, size_t field_off, uint64_t want, uint64_t usec);
+#define RC_WAIT_STAT(e, side, field, want) \
+	rc_wait_stat((e), (side), offsetof(struct dr_ctx_stats, field), (want), 2000000)
 /* Carry the frames waiting in one direction's tx rings to the other side (the wire's half of a round). */
 void rc_carry(struct rc_env *e, enum rc_dir dir);
 

@@ -642,6 +642,31 @@ rc_run(struct rc_env *e, uint64_t usec, bool (*done)(struct rc_env *e, void *arg
 	return done == NULL;
 }
 
+struct stat_arg {
+	int side;
+	size_t off;
+	uint64_t want;
+};
+
+static bool
+stat_reached(struct rc_env *e, void *arg)
+{
+	const struct stat_arg *a = arg;
+	struct dr_ctx_stats st = dr_ctx_stats_sum(e->s[a->side].ctx);
+	uint64_t v;
+
+	memcpy(&v, (const uint8_t *)&st + a->off, sizeof(v));
+	return v >= a->want;
+}
+
+bool
+rc_wait_stat(struct rc_env *e, int side, size_t field_off, uint64_t want, uint64_t usec)
+{
+	struct stat_arg a = { .side = side, .off = field_off, .want = want };
+
+	return rc_run(e, usec, stat_reached, &a);
+}
+
 int
 rc_poll(struct dr_cq *cq, struct rc_wcs *w)
 {

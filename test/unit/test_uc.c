@@ -127,8 +127,8 @@ test_lost_send_packet(struct rc_env *e, uint32_t kth, const char *what)
 	RC_CHECK_EQ(send_from(a, 10, DR_WR_SEND, &src, 0, len1, 0, 0, 0), 0);
 	RC_CHECK_EQ(send_from(a, 11, DR_WR_SEND_WITH_IMM, &src, len1, len2, 0, 0, 0xabc), 0);
 	RC_CHECK_MSG(rc_wait_wcs(e, a->scq, &sw, 2, 2000000), "%s: send completions %u", tag, sw.n);
-	rc_wait_wcs(e, b->rcq, &rw, 1, 200000);
-	rc_run(e, 5000, NULL, NULL);
+	RC_CHECK(rc_wait_wcs(e, b->rcq, &rw, 1, 2000000));
+	rc_run(e, 5000, NULL, NULL);                    /* and no second one */
 	rc_poll(b->rcq, &rw);
 	RC_CHECK_EQ(sw.n, 2);
 	RC_CHECK(sw.n == 2 && sw.wc[0].status == DR_WC_SUCCESS && sw.wc[1].status == DR_WC_SUCCESS);
@@ -222,7 +222,8 @@ test_silent_drops(struct rc_env *e)
 	/* outside the region */
 	RC_CHECK_EQ(send_from(a, 3, DR_WR_RDMA_WRITE, &src, 0, 100, raddr + 4090, dst.mr->rkey, 0), 0);
 	RC_CHECK(rc_wait_wcs(e, a->scq, &sw, 3, 2000000));
-	rc_run(e, 5000, NULL, NULL);
+	RC_CHECK(RC_WAIT_STAT(e, 1, rx_dropped, 1 + 2 + 1));
+	rc_run(e, 5000, NULL, NULL);                    /* and nothing else */
 	RC_CHECK_EQ(rc_poll(b->rcq, &rw), 0);
 	RC_CHECK_EQ(dr_ctx_stats_sum(b->ctx).rx_dropped, 1 + 2 + 1);
 	RC_CHECK_EQ(rc_qp_state(b->qp), DR_QPS_RTS);
@@ -253,7 +254,7 @@ test_silent_drops(struct rc_env *e)
 	rc_fill(src.p, 4096, 4);
 	RC_CHECK_EQ(send_from(a, 1, DR_WR_RDMA_WRITE, &src, 0, 64, (uint64_t)(uintptr_t)dst.p, dst.mr->rkey, 0), 0);
 	RC_CHECK(rc_wait_wcs(e, a->scq, &sw, 1, 2000000));
-	rc_run(e, 5000, NULL, NULL);
+	RC_CHECK(RC_WAIT_STAT(e, 1, rx_dropped, 1));
 	RC_CHECK_EQ(dr_ctx_stats_sum(b->ctx).rx_dropped, 1);
 	RC_CHECK_EQ(dst.p[0], 0);
 	RC_CHECK_EQ(rc_qp_state(b->qp), DR_QPS_RTS);
