@@ -48,10 +48,11 @@ def rxe_rping_rc(theirs, side):
 def gid_tables(vm):
     """rxe's GID table as the guest reported it at boot and as it is now: a
     run that fails may owe it to the index of the GID it named."""
-    boot = "\n".join("  %d %s %s" % g[:3] for g in vm.ready()["gids"])
+    ready = vm.ready()
+    boot = "\n".join("  %d %s %s" % g[:3] for g in ready["gids"])
     now = vm.exec("rxepeer-gids", timeout=15)
     return "\n--- %s: rxe0's GIDs at boot (IPv4: index %s)\n%s\n--- now%s\n%s" % (
-        vm.name, vm.ready().get("gid_index"), boot,
+        vm.name, ready.get("gid_index"), boot,
         " (timed out)" if now.timed_out else "", now.output)
 
 
