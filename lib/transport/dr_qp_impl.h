@@ -350,6 +350,7 @@ struct dr_qp_impl {
 	struct dr_qp_init_attr init;   /* creation attributes, caps as granted */
 	int sq_sig_all;
 	bool post_kick;                /* inline mode, RC / UC: a post to the empty SQ transmits (dr_post.h) */
+	uint32_t xp_post_ops;          /* bit per dr_wr_opcode the express post takes on this QP (dr_post.c) */
 	uint32_t index;                /* in ctx->qp_table */
 	TAILQ_ENTRY(dr_qp_impl) ctx_link;  /* on ctx->qps, from create to destroy (control side) */
 

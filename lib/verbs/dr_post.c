@@ -277,20 +277,29 @@ dr_post_send_commit(struct dr_qp_impl *qp, const struct dr_send_wr *wr, uint16_t
 
 /* The opcodes and send_flags the express post takes (post_send_express()). */
 #define EXPRESS_OPS (1u << DR_WR_RDMA_WRITE | 1u << DR_WR_RDMA_WRITE_WITH_IMM | 1u << DR_WR_SEND | \
-		     1u << DR_WR_SEND_WITH_IMM | 1u << DR_WR_RDMA_READ)
+		     1u << DR_WR_SEND_WITH_IMM)
 #define EXPRESS_IMM_OPS (1u << DR_WR_RDMA_WRITE_WITH_IMM | 1u << DR_WR_SEND_WITH_IMM)
 #define EXPRESS_RDMA_OPS (1u << DR_WR_RDMA_WRITE | 1u << DR_WR_RDMA_WRITE_WITH_IMM | 1u << DR_WR_RDMA_READ)
 #define EXPRESS_FLAGS (DR_SEND_FENCE | DR_SEND_SIGNALED | DR_SEND_SOLICITED)
 
+uint32_t
+dr_post_express_ops(enum dr_qp_type t, uint32_t max_send_sge)
+{
+	_Static_assert(DR_NUM_WR_OPCODES <= 32, "a bit per WR opcode in 32");
+	if (max_send_sge == 0 || (t != DR_QPT_RC && t != DR_QPT_UC))
+		return 0;
+	return EXPRESS_OPS | (t == DR_QPT_RC ? 1u << DR_WR_RDMA_READ : 0);
+}
+
 /*
  * The common WR in one pass (doc/guides/speed.rst, "The express path"): a
  * WRITE or SEND, with or without immediate, of one SGE, not inline, on an
- * RC or UC QP in RTS (post_one_send() asks only for those QP types), or a
- * READ of one SGE on an RC QP. Its checks are send_wr_check()'s for that
- * case (IBA 10.6.3.1's L_Key check once: index, key, PD, range, and
- * LOCAL_WRITE for the READ's buffer, which its responses write),
- * its WQE send_wqe_fill()'s, field for field (test_post_express.c): the
- * slot zeroed, then what the WR gives. -1 for any other WR, and for one
+ * RC or UC QP in RTS, or a READ of one SGE on an RC QP (qp->xp_post_ops).
+ * Its checks are send_wr_check()'s for that case (IBA 10.6.3.1's L_Key
+ * check once: index, key, PD, range, and LOCAL_WRITE for the READ's
+ * buffer, which its responses write), its WQE send_wqe_fill()'s, field for
+ * field, every field written (test_post_express.c fills the slot with
+ * garbage first). -1 for any other WR, and for one
  * whose check fails or that finds the queue full: the general path takes
  * it and gives the error.
  */
@@ -301,12 +310,11 @@ post_send_express(struct dr_qp_impl *qp, const struct dr_send_wr *wr, uint32_t m
 	struct dr_sq *sq = &qp->sq;
 	unsigned int op = (unsigned int)wr->opcode;
 	struct dr_send_wqe *wqe;
-	struct dr_sge *slot_sge;
 	uint32_t head;
 
-	if (op >= 32 || !(EXPRESS_OPS >> op & 1u) || (wr->send_flags & ~(unsigned int)EXPRESS_FLAGS) != 0 ||
-	    wr->num_sge != 1 || sge == NULL || sq->max_sge == 0 || sge->length > DR_MAX_MSG_SIZE ||
-	    (op == DR_WR_RDMA_READ && qp->pub.qp_type != DR_QPT_RC) ||
+	/* the opcode, the QP's type and its SGEs in one test (qp->xp_post_ops) */
+	if (op >= 32 || !(qp->xp_post_ops >> op & 1u) || (wr->send_flags & ~(unsigned int)EXPRESS_FLAGS) != 0 ||
+	    wr->num_sge != 1 || sge == NULL || sge->length > DR_MAX_MSG_SIZE ||
 	    __atomic_load_n(&qp->pub.state, __ATOMIC_ACQUIRE) != DR_QPS_RTS)
 		return -1;
 	if (sge_check(qp, sge, op == DR_WR_RDMA_READ ? DR_ACCESS_LOCAL_WRITE : 0) != 0)
@@ -315,26 +323,42 @@ post_send_express(struct dr_qp_impl *qp, const struct dr_send_wr *wr, uint32_t m
 	if (head - __atomic_load_n(&sq->tail, __ATOMIC_ACQUIRE) >= sq->max_wr)
 		return -1;
 	wqe = dr_sq_wqe(sq, head);
-	slot_sge = wqe->sge;                  /* the slot's own SGE array */
-	memset(wqe, 0, sizeof(*wqe));         /* ah, mw, atomics, inline_data, PSNs, verdicts: none yet */
-	wqe->sge = slot_sge;
 	wqe->wr_id = wr->wr_id;
 	wqe->opcode = wr->opcode;
-	wqe->rd_atomic = dr_wr_is_rd_atomic(wr->opcode);
 	wqe->send_flags = wr->send_flags | (qp->sq_sig_all ? DR_SEND_SIGNALED : 0);
-	if (EXPRESS_IMM_OPS >> op & 1u)
-		wqe->imm_data = wr->imm_data;
-	if (EXPRESS_RDMA_OPS >> op & 1u) {
-		wqe->remote_addr = wr->wr.rdma.remote_addr;
-		wqe->rkey = wr->wr.rdma.rkey;
-	}
+	wqe->imm_data = EXPRESS_IMM_OPS >> op & 1u ? wr->imm_data : 0;
+	wqe->invalidate_rkey = 0;
+	wqe->remote_addr = EXPRESS_RDMA_OPS >> op & 1u ? wr->wr.rdma.remote_addr : 0;
+	wqe->rkey = EXPRESS_RDMA_OPS >> op & 1u ? wr->wr.rdma.rkey : 0;
+	wqe->compare_add = 0;
+	wqe->swap = 0;
 	wqe->length = sge->length;
 	wqe->mr_gen = mr_gen;
-	slot_sge[0] = *sge;
 	wqe->num_sge = 1;
+	wqe->sge[0] = *sge;                   /* the slot's own SGE array */
+	wqe->inline_data = NULL;
+	/* no AH, window, XRC SRQ: the general path's WRs */
+	wqe->ah = NULL;
+	wqe->remote_qpn = 0;
+	wqe->remote_qkey = 0;
+	wqe->xrc_srqn = 0;
+	wqe->mw = NULL;
+	wqe->bind_mr = NULL;
+	wqe->bind_len = 0;
+	wqe->bind_access = 0;
+	/* the stages' fields: none yet (the slot's last WQE's) */
 	wqe->state = DR_WQE_POSTED;
 	wqe->status = DR_WC_SUCCESS;
+	wqe->first_psn = 0;
+	wqe->last_psn = 0;
+	wqe->npkts = 0;
+	wqe->sent_once = false;
+	wqe->verdict = 0;
+	wqe->rd_atomic = op == DR_WR_RDMA_READ;
 	wqe->comp_status = DR_WC_SUCCESS;
+	wqe->resp_bytes = 0;
+	wqe->atomic_orig = 0;
+	wqe->rd_slot_held = false;
 	__atomic_store_n(&sq->head, head + 1, __ATOMIC_RELEASE);
 	return 0;
 }
@@ -353,8 +377,7 @@ post_one_send(struct dr_qp_impl *qp, const struct dr_send_wr *wr)
 	uint16_t f;
 	int rc;
 
-	if (likely(qp->pub.context->express) && (qp->pub.qp_type == DR_QPT_RC || qp->pub.qp_type == DR_QPT_UC) &&
-	    post_send_express(qp, wr, gen) == 0)
+	if (likely(qp->pub.context->express) && post_send_express(qp, wr, gen) == 0)
 		return 0;
 	rc = dr_post_send_check(qp, wr, &f, &len);
 	return rc != 0 ? rc : dr_post_send_commit(qp, wr, f, len, gen);

@@ -30,4 +30,12 @@ dr_post_send_done(struct dr_qp_impl *qp, uint32_t head0)
 		dr_engine_post_kick(qp);
 }
 
+/*
+ * The WR opcodes (a bit each) the express post takes on a QP of type @t
+ * whose WRs may carry @max_send_sge SGEs: WRITE and SEND, with or without
+ * immediate, on RC and UC, and READ on RC; none on other QPs, nor when no
+ * WR may carry an SGE (qp->xp_post_ops, set at creation).
+ */
+uint32_t dr_post_express_ops(enum dr_qp_type t, uint32_t max_send_sge);
+
 #endif /* DR_POST_H */

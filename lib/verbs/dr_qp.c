@@ -23,6 +23,7 @@
 #include "dr_log.h"
 #include "dr_mw.h"
 #include "dr_pkt.h"
+#include "dr_post.h"
 #include "dr_psn.h"
 #include "dr_qp_attr.h"
 #include "dr_qp_impl.h"
@@ -213,6 +214,7 @@ dr_qp_create(struct dr_context *ctx, struct dr_pd *pd, struct dr_qp_init_attr *i
 	qp->init.cap = cap;
 	qp->sq_sig_all = ia->sq_sig_all;
 	qp->post_kick = ctx->attr.mode == DR_PROGRESS_INLINE && (ia->qp_type == DR_QPT_RC || ia->qp_type == DR_QPT_UC);
+	qp->xp_post_ops = dr_post_express_ops(ia->qp_type, cap.max_send_sge);
 	qp->attr.qp_state = DR_QPS_RESET;
 	qp->attr.cur_qp_state = DR_QPS_RESET;
 	qp->attr.cap = cap;

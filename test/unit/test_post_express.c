@@ -19,6 +19,7 @@
  * no MR, of an MR without LOCAL_WRITE (a READ's buffer needs it); SGEs
  * inside the MR, across its end, of 0 bytes; on RC and UC, with
  * and without sq_sig_all; then a full queue, and a QP out of RTS.
+ * Each post finds its slot filled with garbage: both must write every field.
  * Inline mode only: no lcore takes the WQEs while the test looks at them;
  * its worker marked in a round, a post to the empty queue does not either.
  */
@@ -74,9 +75,13 @@ post_and_undo(struct rc_side *s, struct dr_send_wr *wr, struct posted *out)
 	struct dr_qp_impl *qp = dr_qp_impl(s->qp);
 	struct dr_send_wr *bad = NULL;
 	uint32_t head = qp->sq.head;
-	const struct dr_send_wqe *w = dr_sq_wqe(&qp->sq, head);
+	struct dr_send_wqe *w = dr_sq_wqe(&qp->sq, head);
+	struct dr_sge *slot_sge = w->sge;
 
 	memset(out, 0, sizeof(*out));
+	/* a slot of garbage (its own SGE array kept): a post writes every field of the WQE it queues */
+	memset(w, 0xA5, sizeof(*w));
+	w->sge = slot_sge;
 	out->rc = dr_post_send(s->qp, wr, &bad);
 	out->bad_is_wr = bad == wr;
 	out->took = qp->sq.head != head;
