@@ -208,7 +208,9 @@ flat_head(struct dr_qp_impl *qp, const struct dr_pkt_tmpl *t, const struct dr_op
 		rte_pktmbuf_free(m);
 		return NULL;
 	}
-	rte_memcpy(f, t->hdr, DR_XP_BTH_OFF);
+	/* 48 bytes, three 16-byte moves: the 42 of the headers, then 6 the BTH below overwrites */
+	_Static_assert(sizeof(t->hdr) >= 48 && DR_XP_BTH_OFF + DR_BTH_BYTES >= 48, "the headers' copy in whole blocks");
+	memcpy(f, t->hdr, 48);
 	be = rte_cpu_to_be_16((uint16_t)udp_len);
 	memcpy(f + DR_XP_BTH_OFF - 4, &be, 2);
 	dr_pkt_tmpl_ipv4_set(f + DR_XP_L3_OFF, t, (uint16_t)(20 + udp_len), RTE_PER_LCORE(dr_ip_id)++);
