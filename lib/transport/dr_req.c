@@ -501,17 +501,27 @@ req_checks(struct dr_qp_impl *qp, struct dr_send_wqe *wqe)
 #define REQ_EXPRESS_OPS (1u << DR_WR_RDMA_WRITE | 1u << DR_WR_SEND | 1u << DR_WR_RDMA_WRITE_WITH_IMM | \
 			 1u << DR_WR_SEND_WITH_IMM)
 
+/* The WQE's own part of the test: its packet opcode, or -1 (not one of those, fenced, longer than an MTU). */
+static inline int
+req_express_op(const struct dr_qp_impl *qp, const struct dr_send_wqe *wqe)
+{
+	if ((unsigned int)wqe->opcode >= 32 || !(REQ_EXPRESS_OPS >> wqe->opcode & 1u) ||
+	    (wqe->send_flags & DR_SEND_FENCE) || wqe->length > qp->mtu)
+		return -1;
+	return qp->pkt_op[wqe->opcode][DR_POS_ONLY];
+}
+
 static inline int
 req_express_ready(const struct dr_qp_impl *qp, const struct dr_send_wqe *wqe)
 {
-	if ((wqe->opcode != DR_WR_RDMA_WRITE && wqe->opcode != DR_WR_SEND &&
-	     wqe->opcode != DR_WR_RDMA_WRITE_WITH_IMM && wqe->opcode != DR_WR_SEND_WITH_IMM) ||
-	    (wqe->send_flags & DR_SEND_FENCE) || wqe->length > qp->mtu || dr_req_resending(qp))
+	int op = req_express_op(qp, wqe);
+
+	if (op < 0 || dr_req_resending(qp))
 		return -1;
 	/* CHECK_WINDOW (IBA 9.7.1) */
 	if (dr_qp_reliable(qp) && dr_psn_diff(qp->req.psn, dr_ho_acked_psn(qp)) >= (int32_t)qp->window)
 		return -1;
-	return qp->pkt_op[wqe->opcode][DR_POS_ONLY];
+	return op;
 }
 
 /*
@@ -553,9 +563,9 @@ static unsigned int
 req_express_run(struct dr_qp_impl *qp, struct dr_worker *wk, unsigned int max)
 {
 	struct dr_sq *sq = &qp->sq;
-	uint32_t cur = qp->req.cur, psn = qp->req.psn, mtu = qp->mtu;
+	uint32_t cur = qp->req.cur, psn = qp->req.psn;
 	bool reliable = dr_qp_reliable(qp);
-	enum dr_wqe_state sent = reliable ? DR_WQE_SENT : DR_WQE_DONE;
+	enum dr_wqe_state sent = reliable ? DR_WQE_SENT : DR_WQE_DONE;   /* req_wqe_sent()'s, once */
 	unsigned int n, lim = RTE_MIN(max, dr_sq_head(sq) - cur);
 
 	if (qp->pub.state == DR_QPS_SQD)
@@ -571,10 +581,9 @@ req_express_run(struct dr_qp_impl *qp, struct dr_worker *wk, unsigned int max)
 		struct rte_mbuf *m;
 		int op;
 
-		if (wqe->state != DR_WQE_POSTED || (unsigned int)wqe->opcode >= 32 ||
-		    !(REQ_EXPRESS_OPS >> wqe->opcode & 1u) || (wqe->send_flags & DR_SEND_FENCE) || wqe->length > mtu)
+		if (wqe->state != DR_WQE_POSTED)
 			break;
-		op = qp->pkt_op[wqe->opcode][DR_POS_ONLY];
+		op = req_express_op(qp, wqe);
 		if (op < 0)
 			break;
 		req_wqe_start(qp, wqe, 1);
