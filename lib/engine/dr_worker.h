@@ -229,6 +229,24 @@ void dr_wk_tx_flush(struct dr_worker *wk);
 /* dr_wk_tx() when @wk's staging is full: flush, then queue @m (or drop it: the PMD took nothing). */
 void dr_wk_tx_full(struct dr_worker *wk, struct rte_mbuf *m);
 
+/*
+ * Where frames built in place go: the first free slot of @wk's staging
+ * (dr_tx_room() says how many follow it); dr_wk_tx_commit() queues the
+ * first @n of them, of @bytes in all.
+ */
+static inline struct rte_mbuf **
+dr_wk_tx_slots(struct dr_worker *wk)
+{
+	return &wk->tx_buf[wk->tx_count];
+}
+
+static inline void
+dr_wk_tx_commit(struct dr_worker *wk, unsigned int n, uint32_t bytes)
+{
+	wk->tx_count += n;
+	wk->tx_staged_bytes += bytes;
+}
+
 /* Queue a built frame on worker @wk (the calling thread must be that worker). */
 static inline void
 dr_wk_tx(struct dr_worker *wk, struct rte_mbuf *m)

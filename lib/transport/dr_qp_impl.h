@@ -488,6 +488,17 @@ dr_qp_lookup(struct dr_context *ctx, uint32_t qpn)
 struct rte_mbuf *dr_qp_pkt_only(struct dr_qp_impl *qp, struct dr_pkt_tmpl_cache *tc, const struct dr_send_wqe *wqe,
 				uint8_t opcode, uint32_t psn, uint8_t bth_flags, bool ackreq);
 /*
+ * dr_qp_pkt_only() for the WQEs of the send queue's slots [@idx, @idx + @n)
+ * with packet opcodes @ops[], at PSNs @psn, @psn + 1, ... into @out[]: what
+ * it looks up per frame (the stage's headers, the pool, the DestQP) taken
+ * once, the mbufs in one bulk get. SE and AckReq as dr_req.c sets them
+ * (SE on a solicited SEND or immediate, AckReq on a reliable request).
+ * Stops at the first WQE whose frame it cannot build whole (the general
+ * builder's); the number of frames built, in @out[0..).
+ */
+unsigned int dr_qp_pkt_only_burst(struct dr_qp_impl *qp, struct dr_pkt_tmpl_cache *tc, uint32_t idx,
+				  const uint8_t *ops, unsigned int n, uint32_t psn, struct rte_mbuf **out);
+/*
  * The same for a READ response that is one packet (@opcode RDMA READ
  * RESPONSE ONLY): its AETH (@syndrome, @msn) and @len bytes from @src
  * copied (the responder's express build, dr_resp_read.c). NULL: not such

@@ -184,30 +184,43 @@ only_payload(struct dr_qp_impl *qp, const struct dr_send_wqe *wqe, uint32_t len)
 }
 
 /*
- * The flat frame of one packet on untagged IPv4 headers (@t): an mbuf of
- * the whole length, the route's 42 bytes copied and patched (UDP and IPv4
- * lengths, identification, checksum: dr_pkt_build_tmpl()'s), the BTH
- * written (IBA 9.2: opcode, SE | PadCnt | TVer 0, the default P_Key,
- * DestQP, AckReq | PSN). *@f: the frame; *@ext: where the opcode's
- * extension headers go.
+ * only_payload() of a run's WQE, its common case inline: one SGE that holds
+ * the payload, below the zero-copy threshold @zcopy_min, posted under the
+ * MR generation @mr_gen the run read once (a run is one worker round: a
+ * deregistration waits for it, dr_mr.c). Anything else goes the long way.
  */
-static inline __attribute__((always_inline)) struct rte_mbuf *
-flat_head(struct dr_qp_impl *qp, const struct dr_pkt_tmpl *t, const struct dr_opcode_info *info, uint8_t opcode,
-	  uint32_t psn, uint8_t bth_flags, bool ackreq, uint32_t len, uint8_t **frame, uint8_t **ext)
+static inline __attribute__((always_inline)) const uint8_t *
+run_payload(struct dr_qp_impl *qp, const struct dr_send_wqe *wqe, uint32_t len, uint32_t zcopy_min,
+	    uint32_t mr_gen)
+{
+	if (likely(wqe->inline_data == NULL && wqe->num_sge == 1 && len <= wqe->sge[0].length &&
+		   len < zcopy_min && wqe->mr_gen == mr_gen))
+		return (const uint8_t *)(uintptr_t)wqe->sge[0].addr;
+	return only_payload(qp, wqe, len);
+}
+
+/* The length of the flat frame of opcode @info with @len payload bytes: headers, payload, pad, ICRC. */
+static inline uint32_t
+flat_len(const struct dr_opcode_info *info, uint32_t len)
+{
+	return DR_XP_BTH_OFF + info->length + len + (-len & 3u) + DR_ICRC_BYTES;
+}
+
+/*
+ * The headers of the flat frame @f of one packet on untagged IPv4 headers
+ * (@t): the route's 42 bytes copied and patched (UDP and IPv4 lengths,
+ * identification, checksum: dr_pkt_build_tmpl()'s), the BTH written (IBA
+ * 9.2: opcode, SE | PadCnt | TVer 0, the default P_Key, DestQP @dqpn_be -
+ * big-endian, AckReq | PSN). Where the opcode's extension headers go.
+ */
+static inline __attribute__((always_inline)) uint8_t *
+flat_head_at(uint8_t *f, const struct dr_pkt_tmpl *t, const struct dr_opcode_info *info, uint8_t opcode,
+	     uint32_t dqpn_be, uint32_t psn, uint8_t bth_flags, bool ackreq, uint32_t len)
 {
 	uint32_t pad = -len & 3u, udp_len = 8 + info->length + len + pad + DR_ICRC_BYTES, w;
-	struct rte_mbuf *m;
 	uint16_t be;
-	uint8_t *f, *b;
+	uint8_t *b;
 
-	m = rte_pktmbuf_alloc(qp->pub.context->pool);
-	if (unlikely(m == NULL))
-		return NULL;
-	f = (uint8_t *)rte_pktmbuf_append(m, (uint16_t)(DR_XP_BTH_OFF + info->length + len + pad + DR_ICRC_BYTES));
-	if (unlikely(f == NULL)) {
-		rte_pktmbuf_free(m);
-		return NULL;
-	}
 	/* 48 bytes, three 16-byte moves: the 42 of the headers, then 6 the BTH below overwrites */
 	_Static_assert(sizeof(t->hdr) >= 48 && DR_XP_BTH_OFF + DR_BTH_BYTES >= 48, "the headers' copy in whole blocks");
 	memcpy(f, t->hdr, 48);
@@ -218,12 +231,40 @@ flat_head(struct dr_qp_impl *qp, const struct dr_pkt_tmpl *t, const struct dr_op
 	b[0] = opcode;
 	b[1] = (uint8_t)(bth_flags | pad << DR_BTH_PAD_SHIFT);
 	b[2] = b[3] = 0xFF;
-	w = rte_cpu_to_be_32(qp->attr.dest_qp_num & DR_24BIT_MASK);
-	memcpy(b + 4, &w, 4);
+	memcpy(b + 4, &dqpn_be, 4);
 	w = rte_cpu_to_be_32((ackreq ? DR_BTH_ACKREQ : 0) | (psn & DR_PSN_MASK));
 	memcpy(b + 8, &w, 4);
+	return b + DR_BTH_BYTES;
+}
+
+/* The big-endian DestQP of the QP's requests. */
+static inline uint32_t
+dest_qpn_be(const struct dr_qp_impl *qp)
+{
+	return rte_cpu_to_be_32(qp->attr.dest_qp_num & DR_24BIT_MASK);
+}
+
+/*
+ * An mbuf of the context's pool holding the flat frame's headers
+ * (flat_head_at()); *@frame the frame, *@ext where the opcode's extension
+ * headers go. NULL: no mbuf, or not room enough in one.
+ */
+static inline __attribute__((always_inline)) struct rte_mbuf *
+flat_head(struct dr_qp_impl *qp, const struct dr_pkt_tmpl *t, const struct dr_opcode_info *info, uint8_t opcode,
+	  uint32_t psn, uint8_t bth_flags, bool ackreq, uint32_t len, uint8_t **frame, uint8_t **ext)
+{
+	struct rte_mbuf *m = rte_pktmbuf_alloc(qp->pub.context->pool);
+	uint8_t *f;
+
+	if (unlikely(m == NULL))
+		return NULL;
+	f = (uint8_t *)rte_pktmbuf_append(m, (uint16_t)flat_len(info, len));
+	if (unlikely(f == NULL)) {
+		rte_pktmbuf_free(m);
+		return NULL;
+	}
 	*frame = f;
-	*ext = b + DR_BTH_BYTES;
+	*ext = flat_head_at(f, t, info, opcode, dest_qpn_be(qp), psn, bth_flags, ackreq, len);
 	return m;
 }
 
@@ -240,29 +281,12 @@ flat_tail(uint8_t *f, const struct dr_opcode_info *info, uint8_t *b, const uint8
 	memcpy(b + len + pad, &w, 4);
 }
 
-struct rte_mbuf *
-dr_qp_pkt_only(struct dr_qp_impl *qp, struct dr_pkt_tmpl_cache *tc, const struct dr_send_wqe *wqe,
-	       uint8_t opcode, uint32_t psn, uint8_t bth_flags, bool ackreq)
+/* RETH, ImmDt, IETH of @wqe at @b, in the order of the opcode's headers (IBA 9.3); their end. */
+static inline __attribute__((always_inline)) uint8_t *
+only_ext(uint8_t *b, const struct dr_opcode_info *info, const struct dr_send_wqe *wqe, uint32_t len)
 {
-	const struct dr_pkt_tmpl *t = qp_tmpl(qp, tc);
-	const struct dr_opcode_info *info = &dr_opcode_table[opcode];
-	uint32_t len = wqe->length, w;
-	const uint8_t *src;
-	struct rte_mbuf *m;
-	uint8_t *f, *b, *ext;
+	uint32_t w;
 
-	/* untagged IPv4 headers of 42 bytes, extension headers the caller's (RETH, ImmDt, IETH) */
-	if (unlikely(t == NULL || t->ip_ver != 4 || t->len != DR_XP_BTH_OFF || len > qp->mtu ||
-		     (info->mask & (DR_OPF_XRCETH | DR_OPF_DETH | DR_OPF_ATMETH)) != 0))
-		return NULL;
-	src = len != 0 ? only_payload(qp, wqe, len) : NULL;
-	if (len != 0 && src == NULL)
-		return NULL;
-	m = flat_head(qp, t, info, opcode, psn, bth_flags, ackreq, len, &f, &ext);
-	if (m == NULL)
-		return NULL;
-	/* RETH, ImmDt, IETH in the order of the opcode's headers (IBA 9.3) */
-	b = ext;
 	if (info->mask & DR_OPF_RETH) {
 		uint64_t va = rte_cpu_to_be_64(wqe->remote_addr);
 		uint32_t rkey = rte_cpu_to_be_32(wqe->rkey), l = rte_cpu_to_be_32(len);
@@ -281,12 +305,142 @@ dr_qp_pkt_only(struct dr_qp_impl *qp, struct dr_pkt_tmpl_cache *tc, const struct
 		memcpy(b, &w, 4);
 		b += 4;
 	}
-	if (unlikely(b != ext + info->length - DR_BTH_BYTES)) {
-		rte_pktmbuf_free(m);       /* an extension header not written here: the general builder's */
+	return b;
+}
+
+/* Only RETH, ImmDt and IETH after the BTH, the opcode's whole length (what only_ext() writes)? */
+static inline bool
+only_ext_ok(const struct dr_opcode_info *info)
+{
+	uint32_t mask = info->mask;
+
+	if (unlikely((mask & (DR_OPF_XRCETH | DR_OPF_DETH | DR_OPF_ATMETH)) != 0))
+		return false;
+	return (uint32_t)info->length - DR_BTH_BYTES == ((mask & DR_OPF_RETH) ? (uint32_t)DR_RETH_BYTES : 0u) +
+					      ((mask & DR_OPF_IMMDT) ? 4u : 0) + ((mask & DR_OPF_IETH) ? 4u : 0);
+}
+
+/* The stage's headers when express frames can be built along them: untagged IPv4, else NULL. */
+static inline const struct dr_pkt_tmpl *
+only_tmpl(struct dr_qp_impl *qp, struct dr_pkt_tmpl_cache *tc)
+{
+	const struct dr_pkt_tmpl *t = qp_tmpl(qp, tc);
+
+	return likely(t != NULL && t->ip_ver == 4 && t->len == DR_XP_BTH_OFF) ? t : NULL;
+}
+
+struct rte_mbuf *
+dr_qp_pkt_only(struct dr_qp_impl *qp, struct dr_pkt_tmpl_cache *tc, const struct dr_send_wqe *wqe,
+	       uint8_t opcode, uint32_t psn, uint8_t bth_flags, bool ackreq)
+{
+	const struct dr_pkt_tmpl *t = only_tmpl(qp, tc);
+	const struct dr_opcode_info *info = &dr_opcode_table[opcode];
+	uint32_t len = wqe->length;
+	const uint8_t *src = NULL;
+	struct rte_mbuf *m;
+	uint8_t *f, *ext;
+
+	/* untagged IPv4 headers of 42 bytes, extension headers the ones written here (RETH, ImmDt, IETH) */
+	if (unlikely(t == NULL || len > qp->mtu || !only_ext_ok(info)))
 		return NULL;
+	if (len != 0) {
+		src = only_payload(qp, wqe, len);
+		if (src == NULL)
+			return NULL;
 	}
-	flat_tail(f, info, b, src, len);
+	m = flat_head(qp, t, info, opcode, psn, bth_flags, ackreq, len, &f, &ext);
+	if (m == NULL)
+		return NULL;
+	flat_tail(f, info, only_ext(ext, info, wqe, len), src, len);
 	return m;
+}
+
+/*
+ * The first 8 bytes of a fresh mbuf of @pool (struct rte_mbuf's rearm_data:
+ * data_off, refcnt, nb_segs, port), as rte_pktmbuf_reset() leaves them: one
+ * store instead of its field by field (the drivers' mbuf_initializer).
+ */
+static inline uint64_t
+mbuf_rearm_word(const struct rte_mbuf *m)
+{
+	struct rte_mbuf mb = { .buf_len = m->buf_len };
+	uint64_t w;
+
+	rte_pktmbuf_reset_headroom(&mb);
+	mb.nb_segs = 1;
+	mb.port = RTE_MBUF_PORT_INVALID;
+	rte_mbuf_refcnt_set(&mb, 1);
+	memcpy(&w, &mb.rearm_data, sizeof(w));
+	return w;
+}
+
+/*
+ * @m, just taken from its pool (refcnt 1, next NULL, nb_segs 1: how
+ * rte_mbuf_raw_alloc() gives it), as rte_pktmbuf_reset() then
+ * rte_pktmbuf_append() of @len bytes leave it; the frame's start.
+ */
+static inline __attribute__((always_inline)) uint8_t *
+mbuf_fresh(struct rte_mbuf *m, uint64_t rearm, uint32_t len)
+{
+	memcpy(&m->rearm_data, &rearm, sizeof(rearm));
+	m->ol_flags &= RTE_MBUF_F_EXTERNAL;
+	m->packet_type = 0;
+	m->pkt_len = len;
+	m->data_len = (uint16_t)len;
+	m->vlan_tci = 0;
+	m->vlan_tci_outer = 0;
+	m->tx_offload = 0;
+	return rte_pktmbuf_mtod(m, uint8_t *);
+}
+
+unsigned int
+dr_qp_pkt_only_burst(struct dr_qp_impl *qp, struct dr_pkt_tmpl_cache *tc, uint32_t idx, const uint8_t *ops,
+		     unsigned int n, uint32_t psn, struct rte_mbuf **out)
+{
+	const struct dr_pkt_tmpl *t = only_tmpl(qp, tc);
+	struct dr_context *ctx = qp->pub.context;
+	const uint32_t dqpn_be = dest_qpn_be(qp), zcopy_min = ctx->tx_zcopy_min;
+	const uint32_t mr_gen = __atomic_load_n(&ctx->mr_gen, __ATOMIC_ACQUIRE);
+	uint64_t rearm;
+	uint32_t room;
+	unsigned int k;
+
+	/* RC and UC: their SEND and WRITE opcodes carry only RETH, ImmDt, IETH (only_ext()) */
+	if (t == NULL || n == 0 || (qp->pub.qp_type != DR_QPT_RC && qp->pub.qp_type != DR_QPT_UC))
+		return 0;
+	if (unlikely(rte_mempool_get_bulk(ctx->pool, (void **)out, n) != 0)) {
+		/* fewer mbufs than frames: one, and none when even that fails (the general builder's then) */
+		n = 1;
+		if (rte_mempool_get(ctx->pool, (void **)out) != 0)
+			return 0;
+	}
+	/* one pool, one size: the room after the headroom, and the first 8 bytes, of all of them */
+	rearm = mbuf_rearm_word(out[0]);
+	room = out[0]->buf_len - RTE_MIN(RTE_PKTMBUF_HEADROOM, out[0]->buf_len);
+	for (k = 0; k < n; k++) {
+		const struct dr_send_wqe *wqe = dr_sq_wqe(&qp->sq, idx + k);
+		const struct dr_opcode_info *info = &dr_opcode_table[ops[k]];
+		uint32_t len = wqe->length, flen = flat_len(info, len);
+		const uint8_t *src = NULL;
+		uint8_t *f, *b;
+
+		if (unlikely(len > qp->mtu || flen > room))
+			break;
+		if (len != 0) {
+			src = run_payload(qp, wqe, len, zcopy_min, mr_gen);
+			if (src == NULL)
+				break;
+		}
+		f = mbuf_fresh(out[k], rearm, flen);
+		/* SE on a solicited SEND or immediate, AckReq on a reliable request (dr_req.c's req_pkt_only()) */
+		b = flat_head_at(f, t, info, ops[k], dqpn_be, dr_psn_add(psn, k),
+				 (wqe->send_flags & DR_SEND_SOLICITED) && (info->mask & (DR_OPF_SEND | DR_OPF_IMM)) ?
+				 DR_BTH_SE : 0, (info->mask & DR_OPF_RELIABLE) != 0, len);
+		flat_tail(f, info, only_ext(b, info, wqe, len), src, len);
+	}
+	if (k < n)
+		rte_mempool_put_bulk(ctx->pool, (void **)(out + k), n - k);   /* untouched: back as they came */
+	return k;
 }
 
 struct rte_mbuf *

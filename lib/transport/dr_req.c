@@ -559,14 +559,17 @@ req_express_send(struct dr_qp_impl *qp, struct dr_worker *wk, struct dr_send_wqe
  * not resending. Stops at the first WQE it does not take whole; the caller
  * gives that one to the general steps. The number of WQEs sent.
  */
+#define REQ_EXPRESS_RUN_MAX DR_MAX_PKTS_PER_QP_ROUND   /* WQEs one pass takes: its ops[] on the stack */
+
 static unsigned int
 req_express_run(struct dr_qp_impl *qp, struct dr_worker *wk, unsigned int max)
 {
 	struct dr_sq *sq = &qp->sq;
-	uint32_t cur = qp->req.cur, psn = qp->req.psn;
+	uint32_t cur = qp->req.cur, psn = qp->req.psn, bytes = 0;
 	bool reliable = dr_qp_reliable(qp);
 	enum dr_wqe_state sent = reliable ? DR_WQE_SENT : DR_WQE_DONE;   /* req_wqe_sent()'s, once */
-	unsigned int n, lim = RTE_MIN(max, dr_sq_head(sq) - cur);
+	unsigned int n, k, lim = RTE_MIN(max, dr_sq_head(sq) - cur);
+	uint8_t ops[REQ_EXPRESS_RUN_MAX];
 
 	if (qp->pub.state == DR_QPS_SQD)
 		return 0;
@@ -576,9 +579,10 @@ req_express_run(struct dr_qp_impl *qp, struct dr_worker *wk, unsigned int max)
 
 		lim = out >= (int32_t)qp->window ? 0 : RTE_MIN(lim, qp->window - (uint32_t)out);
 	}
+	lim = RTE_MIN(lim, (unsigned int)REQ_EXPRESS_RUN_MAX);
+	/* the run: new WQEs of the express kinds, their packet opcodes */
 	for (n = 0; n < lim; n++) {
-		struct dr_send_wqe *wqe = dr_sq_wqe(sq, cur);
-		struct rte_mbuf *m;
+		const struct dr_send_wqe *wqe = dr_sq_wqe(sq, cur + n);
 		int op;
 
 		if (wqe->state != DR_WQE_POSTED)
@@ -586,18 +590,24 @@ req_express_run(struct dr_qp_impl *qp, struct dr_worker *wk, unsigned int max)
 		op = req_express_op(qp, wqe);
 		if (op < 0)
 			break;
-		req_wqe_start(qp, wqe, 1);
-		m = req_pkt_only(qp, &qp->req.tmpl, wqe, (uint8_t)op, psn);
-		if (m == NULL)
-			break;       /* the general step builds it, or says what is wrong */
-		dr_wk_tx(wk, m);
-		psn = dr_psn_add(psn, 1);
-		qp->req.psn = psn;
+		ops[n] = (uint8_t)op;
+	}
+	/* their frames, straight into the worker's staging (lim is within its room) */
+	n = dr_qp_pkt_only_burst(qp, &qp->req.tmpl, cur, ops, n, psn, dr_wk_tx_slots(wk));
+	for (k = 0; k < n; k++) {
+		struct dr_send_wqe *wqe = dr_sq_wqe(sq, cur + k);
+
+		bytes += wk->tx_buf[wk->tx_count + k]->pkt_len;
+		wqe->first_psn = psn;             /* req_wqe_start(qp, wqe, 1) */
+		wqe->npkts = 1;
+		wqe->last_psn = psn;
 		dr_wqe_set_sent_once(wqe, true);
 		dr_wqe_set_state(wqe, sent);
-		cur++;
+		psn = dr_psn_add(psn, 1);
 	}
-	qp->req.cur = cur;
+	dr_wk_tx_commit(wk, n, bytes);
+	qp->req.psn = psn;
+	qp->req.cur = cur + n;
 	if (n != 0)
 		qp->req.offset = 0;
 	wk->stats.tx_express += n;

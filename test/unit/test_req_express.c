@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include <rte_ip.h>
+#include <rte_mbuf.h>
 
 #include "dr_icrc.h"
 #include "dr_pkt_express.h"
@@ -158,6 +159,67 @@ same_ip_id(uint8_t *t, uint32_t len, const uint8_t *ref, uint32_t delta)
 	memcpy(t + pi.frame_len - DR_ICRC_BYTES, &icrc, DR_ICRC_BYTES);
 }
 
+/*
+ * A run of express WRITEs when A's pool has fewer mbufs than the run
+ * (dr_qp_pkt_only_burst() gets them in one bulk, else one at a time), and
+ * then none at all: nothing is lost or sent twice, every WRITE completes
+ * in order with success and its bytes arrive, once mbufs are back.
+ * Inline mode: the pool's lcore cache is the calling thread's.
+ */
+static void
+scarce_mbufs(struct rc_env *e, struct bufs *bf)
+{
+	struct rte_mempool *pool = e->s[0].ctx->pool;
+	struct rte_mbuf **held;
+	unsigned int nheld = 0, spare;
+	uint64_t x0 = tx_express(e);
+
+	if (!rc_inline_only("scarce_mbufs", "mbuf exhaustion is per lcore cache"))
+		return;
+	held = calloc(pool->size, sizeof(*held));
+	RC_CHECK(held != NULL);
+	if (held == NULL)
+		return;
+	rc_fill(bf->dst.p, 8192, 6);
+	for (spare = 0; spare <= 3; spare += 3) {
+		uint32_t first = spare == 0 ? 0 : BATCH;
+		struct rc_wcs w = { .n = 0 };
+
+		/* every mbuf of A's pool taken, but @spare (fewer than a run needs) */
+		while (nheld < pool->size && (held[nheld] = rte_pktmbuf_alloc(pool)) != NULL)
+			nheld++;
+		for (; spare != 0 && nheld != 0 && rte_mempool_avail_count(pool) < spare; nheld--)
+			rte_pktmbuf_free(held[nheld - 1]);
+		for (uint32_t i = 0; i < BATCH; i++) {
+			struct dr_sge sge = { (uint64_t)(uintptr_t)(bf->src.p + (first + i) * 64), 64, bf->src.mr->lkey };
+
+			RC_CHECK_EQ(rc_post_send(&e->s[0], first + i, DR_WR_RDMA_WRITE, &sge, 1, DR_SEND_SIGNALED,
+						 (uint64_t)(uintptr_t)(bf->dst.p + (first + i) * 64), bf->dst.mr->rkey,
+						 0), 0);
+		}
+		if (spare == 0) {
+			/* none: no frame, no error; then the mbufs come back */
+			rc_run(e, 20000, NULL, NULL);
+			RC_CHECK_EQ(rc_poll(e->s[0].scq, &w), 0);
+			while (nheld != 0)
+				rte_pktmbuf_free(held[--nheld]);
+		}
+		RC_CHECK(rc_wait_wcs(e, e->s[0].scq, &w, BATCH, 5000000));
+		RC_CHECK_EQ(w.n, BATCH);
+		for (unsigned int i = 0; i < w.n; i++) {
+			RC_CHECK_EQ(w.wc[i].status, DR_WC_SUCCESS);
+			RC_CHECK_EQ(w.wc[i].wr_id, first + i);
+		}
+		while (nheld != 0)
+			rte_pktmbuf_free(held[--nheld]);
+	}
+	free(held);
+	RC_CHECK(memcmp(bf->dst.p, bf->src.p, 2 * BATCH * 64) == 0);
+	RC_CHECK(tx_express(e) - x0 >= 2 * BATCH);
+	printf("req_express: %u WRITEs with no mbuf, then with 3 for a run of %u: all completed, in order\n",
+	       BATCH, BATCH);
+}
+
 static void
 body(struct rc_env *e)
 {
@@ -182,6 +244,7 @@ body(struct rc_env *e)
 	x1 = tx_express(e);
 	run_phase(e, &bf, true, 77, &phase[1]);
 	x2 = tx_express(e);
+	scarce_mbufs(e, &bf);
 	rc_buf_free(&bf.src);
 	rc_buf_free(&bf.rd);
 	rc_buf_free(&bf.dst);
