@@ -42,33 +42,42 @@ enum dr_wqe_state {
 };
 
 struct dr_send_wqe {
-	/* from the WR (dr_post.c) */
+	/* from the WR (dr_post.c): what every post writes */
 	uint64_t wr_id;
 	enum dr_wr_opcode opcode;
 	unsigned int send_flags;       /* DR_SEND_SIGNALED already set when sq_sig_all */
 	rte_be32_t imm_data;
-	uint32_t invalidate_rkey;
-	uint64_t remote_addr;
 	uint32_t rkey;
-	uint64_t compare_add;
-	uint64_t swap;
+	uint64_t remote_addr;
 	uint32_t length;               /* bytes of the message (sum of the SGEs / inline bytes) */
 	uint32_t mr_gen;               /* ctx->mr_gen before the post checked the L_Keys */
 	uint16_t num_sge;
-	struct dr_sge *sge;            /* num_sge entries (the queue's SGE array) */
-	uint8_t *inline_data;          /* copy of the data when DR_SEND_INLINE, else NULL */
+	struct dr_sge *sge;            /* num_sge entries (the queue's SGE array: the slot's, set once) */
+	/*
+	 * The general post's (from invalidate_rkey to atomic_orig: none of them
+	 * in an express WR, which clears them at once, DR_SEND_WQE_GENERAL_*)
+	 */
+	uint32_t invalidate_rkey;
 	/* UD: where it goes; the AH is held (ah->inflight) until the packet is out */
-	struct dr_ah_impl *ah;
 	uint32_t remote_qpn;
 	uint32_t remote_qkey;          /* DR_QKEY_USE_QP resolved at post time */
 	uint32_t xrc_srqn;             /* XRC_SEND: the target's XRC SRQ */
+	uint64_t compare_add;
+	uint64_t swap;
+	uint8_t *inline_data;          /* copy of the data when DR_SEND_INLINE, else NULL */
+	struct dr_ah_impl *ah;
 	/* BIND_MW: the window (held: mw->inflight), its new key in rkey, where in remote_addr */
 	struct dr_mw_impl *mw;
 	struct dr_mr_impl *bind_mr;
 	uint64_t bind_len;
 	unsigned int bind_access;
+	uint64_t atomic_orig;          /* the completer's: an atomic's original remote value */
 
-	/* the requester's (dr_req.c; read by the completer through dr_handoff.h) */
+	/*
+	 * The stages' (the post clears them: DR_SEND_WQE_STAGES_*, all zero but
+	 * rd_atomic). The requester's (dr_req.c; read by the completer through
+	 * dr_handoff.h):
+	 */
 	enum dr_wqe_state state;       /* POSTED, ACTIVE, SENT; DONE (UC/UD/local); ERROR (local) */
 	enum dr_wc_status status;      /* when state is ERROR */
 	uint32_t first_psn;            /* PSN of its first packet (READ: of its first response) */
@@ -81,9 +90,23 @@ struct dr_send_wqe {
 	uint8_t rd_atomic;             /* a READ or an atomic (dr_wr_is_rd_atomic()) */
 	enum dr_wc_status comp_status; /* when verdict is ERROR */
 	uint32_t resp_bytes;           /* READ: bytes placed so far; atomics: 8 when done */
-	uint64_t atomic_orig;          /* atomics: original remote value */
 	bool rd_slot_held;             /* a READ DONE ahead of an older one: its depth slot goes at completion */
 };
+
+/*
+ * The bytes of the general post's fields (two halves of at most 64 bytes:
+ * gcc clears each with vector stores, a longer one with rep stos and its
+ * start-up), and of the stages': each cleared in one go by the express post.
+ */
+#define DR_SEND_WQE_GENERAL_OFF offsetof(struct dr_send_wqe, invalidate_rkey)
+#define DR_SEND_WQE_GENERAL2_OFF offsetof(struct dr_send_wqe, inline_data)
+#define DR_SEND_WQE_GENERAL_LEN (DR_SEND_WQE_GENERAL2_OFF - DR_SEND_WQE_GENERAL_OFF)
+#define DR_SEND_WQE_GENERAL2_LEN (offsetof(struct dr_send_wqe, atomic_orig) + sizeof(uint64_t) - \
+				  DR_SEND_WQE_GENERAL2_OFF)
+_Static_assert(DR_SEND_WQE_GENERAL_LEN <= 64 && DR_SEND_WQE_GENERAL2_LEN <= 64, "cleared by vector stores");
+#define DR_SEND_WQE_STAGES_OFF offsetof(struct dr_send_wqe, state)
+#define DR_SEND_WQE_STAGES_LEN (sizeof(struct dr_send_wqe) - DR_SEND_WQE_STAGES_OFF)
+_Static_assert(DR_WQE_POSTED == 0 && DR_WC_SUCCESS == 0, "a cleared WQE is POSTED, its statuses SUCCESS");
 
 _Static_assert(offsetof(struct dr_send_wqe, rd_atomic) == offsetof(struct dr_send_wqe, verdict) + 1,
 	       "a coalesced ACK reads verdict and rd_atomic as one 16-bit word");

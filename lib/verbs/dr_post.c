@@ -327,38 +327,18 @@ post_send_express(struct dr_qp_impl *qp, const struct dr_send_wr *wr, uint32_t m
 	wqe->opcode = wr->opcode;
 	wqe->send_flags = wr->send_flags | (qp->sq_sig_all ? DR_SEND_SIGNALED : 0);
 	wqe->imm_data = EXPRESS_IMM_OPS >> op & 1u ? wr->imm_data : 0;
-	wqe->invalidate_rkey = 0;
 	wqe->remote_addr = EXPRESS_RDMA_OPS >> op & 1u ? wr->wr.rdma.remote_addr : 0;
 	wqe->rkey = EXPRESS_RDMA_OPS >> op & 1u ? wr->wr.rdma.rkey : 0;
-	wqe->compare_add = 0;
-	wqe->swap = 0;
 	wqe->length = sge->length;
 	wqe->mr_gen = mr_gen;
 	wqe->num_sge = 1;
 	wqe->sge[0] = *sge;                   /* the slot's own SGE array */
-	wqe->inline_data = NULL;
-	/* no AH, window, XRC SRQ: the general path's WRs */
-	wqe->ah = NULL;
-	wqe->remote_qpn = 0;
-	wqe->remote_qkey = 0;
-	wqe->xrc_srqn = 0;
-	wqe->mw = NULL;
-	wqe->bind_mr = NULL;
-	wqe->bind_len = 0;
-	wqe->bind_access = 0;
-	/* the stages' fields: none yet (the slot's last WQE's) */
-	wqe->state = DR_WQE_POSTED;
-	wqe->status = DR_WC_SUCCESS;
-	wqe->first_psn = 0;
-	wqe->last_psn = 0;
-	wqe->npkts = 0;
-	wqe->sent_once = false;
-	wqe->verdict = 0;
+	/* no inline data, AH, window, atomic operands, XRC SRQ: the general path's WRs */
+	memset((uint8_t *)wqe + DR_SEND_WQE_GENERAL_OFF, 0, DR_SEND_WQE_GENERAL_LEN);
+	memset((uint8_t *)wqe + DR_SEND_WQE_GENERAL2_OFF, 0, DR_SEND_WQE_GENERAL2_LEN);
+	/* the stages' fields: none yet (the slot's last WQE's); POSTED */
+	memset((uint8_t *)wqe + DR_SEND_WQE_STAGES_OFF, 0, DR_SEND_WQE_STAGES_LEN);
 	wqe->rd_atomic = op == DR_WR_RDMA_READ;
-	wqe->comp_status = DR_WC_SUCCESS;
-	wqe->resp_bytes = 0;
-	wqe->atomic_orig = 0;
-	wqe->rd_slot_held = false;
 	__atomic_store_n(&sq->head, head + 1, __ATOMIC_RELEASE);
 	return 0;
 }
