@@ -195,9 +195,33 @@ rx_done_free(struct dr_worker *wk)
 	wk->rx_ndone = 0;
 }
 
-/* Check and dispatch one received frame; takes @m (the express path's: into wk->rx_done). */
-static void
-rx_one(struct dr_worker *wk, struct rte_mbuf *m)
+/*
+ * The common request, whole, where the general checks would all pass
+ * (dr_resp_express.c): taken (into wk->rx_done, freed after the burst),
+ * or false with @m untouched. Inline in the burst loop: the general path's
+ * frame (its struct dr_pkt_info, its saved registers) is not set up for it.
+ */
+static inline __attribute__((always_inline)) bool
+rx_express(struct dr_worker *wk, struct rte_mbuf *m)
+{
+	struct dr_pkt_xp x;
+	struct dr_qp_impl *qp;
+
+	if (!dr_pkt_xp_parse(m, &x))
+		return false;
+	qp = dr_qp_lookup(wk->ctx, x.qpn);
+	if (qp == NULL || qp->wk != wk || !dr_resp_express(qp, &x))
+		return false;
+	wk->stats.rx_express++;
+	wk->rx_done[wk->rx_ndone++] = m;   /* at most a burst: freed after it */
+	if (wk->many)
+		dr_sched_mark(wk, qp);
+	return true;
+}
+
+/* Check and dispatch one received frame the express path did not take; takes @m. */
+static __attribute__((noinline)) void
+rx_general(struct dr_worker *wk, struct rte_mbuf *m)
 {
 	struct dr_context *ctx = wk->ctx;
 	struct dr_pkt_info pi;
@@ -205,21 +229,6 @@ rx_one(struct dr_worker *wk, struct rte_mbuf *m)
 	enum dr_rx_verdict v;
 	bool deferred;
 
-	if (likely(ctx->express)) {
-		/* the common request, whole, where the checks below would all pass (dr_resp_express.c) */
-		struct dr_pkt_xp x;
-
-		if (dr_pkt_xp_parse(m, &x)) {
-			qp = dr_qp_lookup(ctx, x.qpn);
-			if (qp != NULL && qp->wk == wk && dr_resp_express(qp, &x)) {
-				wk->stats.rx_express++;
-				wk->rx_done[wk->rx_ndone++] = m;   /* at most a burst: freed after it */
-				if (wk->many)
-					dr_sched_mark(wk, qp);
-				return;
-			}
-		}
-	}
 	v = rx_check_parse(wk, m, &pi);
 	if (v == RX_OTHER) {
 		/* ARP, ND, ...: the backend's, on worker 0 (it owns the neighbour table's updates) */
@@ -286,6 +295,15 @@ rx_one(struct dr_worker *wk, struct rte_mbuf *m)
 	return;
 drop:
 	rte_pktmbuf_free(m);
+}
+
+/* Check and dispatch one received frame; takes @m. */
+static inline __attribute__((always_inline)) void
+rx_one(struct dr_worker *wk, struct rte_mbuf *m)
+{
+	if (likely(wk->ctx->express) && rx_express(wk, m))
+		return;
+	rx_general(wk, m);
 }
 
 /*
