@@ -207,7 +207,8 @@ rx_express(struct dr_worker *wk, struct rte_mbuf *m)
 	struct dr_pkt_xp x;
 	struct dr_qp_impl *qp;
 
-	if (!dr_pkt_xp_parse(m, &x))
+	/* a request (SEND ... READ request, IBA table 38's first 13): responses are the general path's */
+	if (!dr_pkt_xp_parse(m, &x) || (x.opcode & DR_OPCODE_OP_MASK) > DR_OP_READ_REQ)
 		return false;
 	qp = dr_qp_lookup(wk->ctx, x.qpn);
 	if (qp == NULL || qp->wk != wk || !dr_resp_express(qp, &x))
