@@ -111,6 +111,13 @@ _Static_assert(DR_WQE_POSTED == 0 && DR_WC_SUCCESS == 0, "a cleared WQE is POSTE
 _Static_assert(offsetof(struct dr_send_wqe, rd_atomic) == offsetof(struct dr_send_wqe, verdict) + 1,
 	       "a coalesced ACK reads verdict and rd_atomic as one 16-bit word");
 
+/* BTH.SE of a packet of opcode mask @mask carrying @wqe's last bytes: a solicited SEND or immediate (IBA 9.2.3). */
+static inline uint8_t
+dr_wqe_bth_se(const struct dr_send_wqe *wqe, uint32_t mask)
+{
+	return (wqe->send_flags & DR_SEND_SOLICITED) && (mask & (DR_OPF_SEND | DR_OPF_IMM)) ? DR_BTH_SE : 0;
+}
+
 /* A READ or an atomic: a WR whose responses carry data and take an initiator slot. */
 static inline bool
 dr_wr_is_rd_atomic(enum dr_wr_opcode op)

@@ -432,10 +432,9 @@ dr_qp_pkt_only_burst(struct dr_qp_impl *qp, struct dr_pkt_tmpl_cache *tc, uint32
 				break;
 		}
 		f = mbuf_fresh(out[k], rearm, flen);
-		/* SE on a solicited SEND or immediate, AckReq on a reliable request (dr_req.c's req_pkt_only()) */
-		b = flat_head_at(f, t, info, ops[k], dqpn_be, dr_psn_add(psn, k),
-				 (wqe->send_flags & DR_SEND_SOLICITED) && (info->mask & (DR_OPF_SEND | DR_OPF_IMM)) ?
-				 DR_BTH_SE : 0, (info->mask & DR_OPF_RELIABLE) != 0, len);
+		/* AckReq on a reliable request, as dr_req.c's req_pkt_only() */
+		b = flat_head_at(f, t, info, ops[k], dqpn_be, dr_psn_add(psn, k), dr_wqe_bth_se(wqe, info->mask),
+				 (info->mask & DR_OPF_RELIABLE) != 0, len);
 		flat_tail(f, info, only_ext(b, info, wqe, len), src, len);
 	}
 	if (k < n)

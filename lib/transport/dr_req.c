@@ -163,18 +163,23 @@ req_pkt_only(struct dr_qp_impl *qp, struct dr_pkt_tmpl_cache *tc, const struct d
 {
 	uint32_t mask = dr_opcode_table[opcode].mask;
 
-	return dr_qp_pkt_only(qp, tc, wqe, opcode, psn,
-			      (wqe->send_flags & DR_SEND_SOLICITED) && (mask & (DR_OPF_SEND | DR_OPF_IMM)) ?
-			      DR_BTH_SE : 0, (mask & DR_OPF_RELIABLE) != 0);
+	return dr_qp_pkt_only(qp, tc, wqe, opcode, psn, dr_wqe_bth_se(wqe, mask), (mask & DR_OPF_RELIABLE) != 0);
 }
 
-/* A new SEND / RDMA WRITE of @npkts packets starts at req.psn: its PSNs (IBA 9.7.2), not yet sent in full. */
+/* The PSNs of a SEND / RDMA WRITE of @npkts packets from @psn (IBA 9.7.2). */
 static inline void
-req_wqe_start(struct dr_qp_impl *qp, struct dr_send_wqe *wqe, uint32_t npkts)
+req_wqe_psns(struct dr_send_wqe *wqe, uint32_t psn, uint32_t npkts)
 {
-	wqe->first_psn = qp->req.psn;
+	wqe->first_psn = psn;
 	wqe->npkts = npkts;
-	wqe->last_psn = dr_psn_add(wqe->first_psn, wqe->npkts - 1);
+	wqe->last_psn = dr_psn_add(psn, npkts - 1);
+}
+
+/* A new SEND / RDMA WRITE of @npkts packets starts at @psn: its PSNs, not yet sent in full. */
+static inline void
+req_wqe_start(struct dr_send_wqe *wqe, uint32_t psn, uint32_t npkts)
+{
+	req_wqe_psns(wqe, psn, npkts);
 	dr_wqe_set_sent_once(wqe, false);
 }
 
@@ -238,7 +243,7 @@ req_segment_packet(struct dr_qp_impl *qp, struct dr_pkt_tmpl_cache *tc, const st
 	 * SE only on the last packet of a SEND or WRITE with immediate (IBA 9.2.3);
 	 * AckReq on RC only (9.2.4: nothing acknowledges UC; rxe sends UC with 0)
 	 */
-	dr_req_fill_bth(&pi, last && (wqe->send_flags & DR_SEND_SOLICITED) && (mask & (DR_OPF_SEND | DR_OPF_IMM)),
+	dr_req_fill_bth(&pi, last && dr_wqe_bth_se(wqe, mask) != 0,
 		     (mask & DR_OPF_RELIABLE) && (ackreq || last || (idx + 1) % DR_ACKREQ_EVERY == 0));
 	rc = dr_qp_pkt_add_payload(qp, m, wqe, off, paylen);
 	if (unlikely(rc != 0)) {
@@ -260,7 +265,7 @@ req_send_segment(struct dr_qp_impl *qp, struct dr_send_wqe *wqe)
 	int rc;
 
 	if (wqe->state == DR_WQE_POSTED)
-		req_wqe_start(qp, wqe, dr_msg_pkts(wqe->length, mtu));
+		req_wqe_start(wqe, qp->req.psn, dr_msg_pkts(wqe->length, mtu));
 	rc = req_segment_packet(qp, &qp->req.tmpl, wqe, off >> rte_bsf32(mtu), qp->req.psn, false);
 	if (unlikely(rc != 0)) {
 		/* a resend writes nothing into its WQE (dr_req_state.resend_end): it sent it once already */
@@ -534,7 +539,7 @@ req_express_send(struct dr_qp_impl *qp, struct dr_worker *wk, struct dr_send_wqe
 {
 	struct rte_mbuf *m;
 
-	req_wqe_start(qp, wqe, 1);
+	req_wqe_start(wqe, qp->req.psn, 1);
 	m = req_pkt_only(qp, &qp->req.tmpl, wqe, opcode, qp->req.psn);
 	if (m == NULL)
 		return 1;
@@ -598,9 +603,7 @@ req_express_run(struct dr_qp_impl *qp, struct dr_worker *wk, unsigned int max)
 		struct dr_send_wqe *wqe = dr_sq_wqe(sq, cur + k);
 
 		bytes += wk->tx_buf[wk->tx_count + k]->pkt_len;
-		wqe->first_psn = psn;             /* req_wqe_start(qp, wqe, 1) */
-		wqe->npkts = 1;
-		wqe->last_psn = psn;
+		req_wqe_psns(wqe, psn, 1);        /* built and sent at once: sent_once straight to true */
 		dr_wqe_set_sent_once(wqe, true);
 		dr_wqe_set_state(wqe, sent);
 		psn = dr_psn_add(psn, 1);
