@@ -103,6 +103,7 @@ class Peer:
         pcap = str(self.outdir / (name + ".pcap"))
         self.harness.capture_start(pcap, self.vm.tap)
         ours = None
+        late = ""
         try:
             if ours_server:
                 ours = self.ours(test, args, True, eal)
@@ -112,12 +113,19 @@ class Peer:
                 job = self.vm.spawn(tool, timeout)
                 self.vm.wait_tcp_listen(PORT, timeout=30)
                 ours = self.ours(test, args, False, eal)
-                res = None
                 try:
                     ours.wait(timeout)
-                finally:
-                    res = job.wait(timeout if ours.returncode == 0 else 5)
-            out, _ = ours.communicate(timeout=timeout)
+                except subprocess.TimeoutExpired:
+                    ours.kill()
+                    late = "\n[ours killed after %s s]" % timeout
+                res = job.wait(timeout if ours.returncode == 0 else 5)
+            try:
+                out, _ = ours.communicate(timeout=timeout)
+            except subprocess.TimeoutExpired:
+                ours.kill()
+                out, _ = ours.communicate()
+                late = "\n[ours killed after %s s]" % timeout
+            out += late
         finally:
             if ours is not None and ours.poll() is None:
                 ours.kill()
