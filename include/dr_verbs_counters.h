@@ -66,6 +66,9 @@ struct dr_context_counters {
 	uint64_t port_ierrors;
 	uint64_t port_rx_nombuf;
 	uint64_t port_oerrors;
+	/** READ responses that came after a lost one, kept at their offset: the READ is
+	 *  asked again for the gap only (reliability.rst). */
+	uint64_t rx_read_held;
 };
 
 /**
@@ -78,7 +81,7 @@ int dr_query_context_counters(struct dr_context *ctx, struct dr_context_counters
 /** A QP's counters (RC, XRC: the requester's reliability; written by the QP's own stages). */
 struct dr_qp_counters {
 	uint64_t retries;          /**< go-back-N retries (each spends retry_cnt, IBA 9.7.6.1.x) */
-	uint64_t rereads;          /**< READs asked again from their first missing byte */
+	uint64_t rereads;          /**< READs asked again for a gap, from their first missing byte */
 	uint64_t ack_timeouts;     /**< local ACK timer expiries */
 	uint64_t max_ack_timeout_us; /**< the longest local ACK timer that expired */
 	uint64_t rto_expiries;     /**< adaptive retransmission timer expiries (go-back-N, no retry spent) */

@@ -156,6 +156,7 @@ tel_ctx_stats(const char *cmd, const char *params, struct rte_tel_data *d)
 	ADD(naks_rnr_tx);
 	ADD(naks_err_tx);
 	ADD(rx_sr_held);
+	ADD(rx_read_held);
 	ADD(sacks_tx);
 	ADD(sacks_rx);
 	ADD(sr_resends);

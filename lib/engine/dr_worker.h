@@ -81,7 +81,8 @@ struct dr_ctx_stats {
 	uint64_t tx_dropped;                /* staging array full and the PMD took nothing */
 	/* reliability (RC, XRC): what the requester and responder did about loss */
 	uint64_t retries;                   /* go-back-N retries (NAK, implicit NAK, timeout) */
-	uint64_t rereads;                   /* READs asked again from their first missing byte */
+	uint64_t rereads;                   /* READs asked again for a gap (from their first missing byte) */
+	uint64_t rx_read_held;              /* READ responses kept after a lost one (dr_comp_read_hold.c) */
 	uint64_t ack_timeouts;              /* local ACK timer expiries (IBA 9.7.6.1.3) */
 	uint64_t rto_expiries;              /* adaptive timer expiries: go-back-N, no retry spent */
 	uint64_t tlp_probes;                /* tail-loss probes sent */

@@ -79,6 +79,7 @@ struct comp_ctx {
 	uint64_t now;              /* the worker's run clock (dr_run_clock.h), taken when needed */
 	bool placed;               /* a READ response's payload is in place already (dr_comp_place.c) */
 	bool progressed;           /* COMPLETE_WQE acknowledged WQEs: comp_progress_made() owed (comp_flush_progress()) */
+	bool ask_next;             /* READ: the gap asked for is all in, the READ is not: ask the next one (UPDATE) */
 };
 
 /* Local ACK timeout of the QP in TSC ticks, cached per attr.timeout value (dr_transport.h). */
@@ -232,6 +233,12 @@ comp_check_psn(struct dr_qp_impl *qp, struct comp_ctx *c)
 		/* a response of this READ is missing: lost, or overtaken; ask again after a few */
 		if (!(c->pi->mask & DR_OPF_READ))
 			return COMP_RETRY;
+		/* those after it are kept: only the gap is asked for (dr_comp_read_hold.c) */
+		if (wqe->opcode == DR_WR_RDMA_READ) {
+			c->status = dr_read_hold_put(qp, wqe, c->psn, c->m, c->pi);
+			if (c->status != DR_WC_SUCCESS)
+				return COMP_ERROR;
+		}
 		if (++qp->comp.read_ooo >= DR_READ_OOO_RETRY)
 			return wqe->opcode == DR_WR_RDMA_READ ? COMP_REREAD : COMP_RETRY;
 		return COMP_DONE;
@@ -302,26 +309,29 @@ comp_check_ack(struct dr_qp_impl *qp, struct comp_ctx *c)
 
 /*
  * Place one READ response into @wqe at its next offset (IBA 9.7.4.1.3:
- * FIRST and MIDDLE carry one PMTU, the last completes the length); the last
- * one makes the WQE DONE. DR_WC_SUCCESS or the completion status of a bad
- * response.
+ * each carries one PMTU but the last, which carries the rest, in a LAST or
+ * an ONLY; a LAST before it ends the answer to a part asked again, IBA
+ * 9.7.5.1.3), then take the responses held after it (the oldest READ,
+ * dr_comp_read_hold.c); the last byte makes the WQE DONE. DR_WC_SUCCESS or
+ * the completion status of a bad response.
  */
 static enum dr_wc_status
 read_place(struct dr_qp_impl *qp, struct dr_send_wqe *wqe, struct comp_ctx *c, bool ahead)
 {
-	uint32_t paylen = c->pi->paylen;
+	uint32_t paylen = c->pi->paylen, rest = wqe->length - wqe->resp_bytes;
 	bool last = c->pi->mask & DR_OPF_LAST;
 	int rc;
 
-	if ((!last && paylen != qp->mtu) || paylen > wqe->length - wqe->resp_bytes ||
-	    (last && wqe->resp_bytes + paylen != wqe->length))
+	if (paylen != RTE_MIN(rest, qp->mtu) || (paylen == rest && !last))
 		return DR_WC_BAD_RESP_ERR;
 	rc = c->placed ? 0 : dr_qp_sge_scatter(qp, wqe->sge, wqe->num_sge, wqe->resp_bytes, c->m,
 						c->pi->pay_off, paylen);
 	if (rc != 0)
 		return rc == -EMSGSIZE ? DR_WC_LOC_LEN_ERR : DR_WC_LOC_PROT_ERR;
 	dr_wqe_set_resp_bytes(wqe, wqe->resp_bytes + paylen);
-	if (last) {
+	if (!ahead && unlikely(qp->comp.read_hold.n != 0))
+		dr_wqe_set_resp_bytes(wqe, wqe->resp_bytes + dr_read_hold_take(qp, wqe));
+	if (wqe->resp_bytes == wqe->length) {
 		dr_wqe_set_verdict(wqe, DR_WQE_DONE, DR_WC_SUCCESS);
 		/*
 		 * Ahead of an older READ/atomic it keeps its initiator-depth slot until
@@ -373,10 +383,18 @@ comp_read_ahead(struct dr_qp_impl *qp, struct comp_ctx *c)
 static enum dr_comp_step
 comp_read(struct dr_qp_impl *qp, struct comp_ctx *c)
 {
-	c->status = read_place(qp, c->wqe, c, false);
+	struct dr_send_wqe *wqe = c->wqe;
+
+	c->status = read_place(qp, wqe, c, false);
 	if (c->status != DR_WC_SUCCESS)
 		return COMP_ERROR;
-	dr_comp_advance(qp, dr_psn_add(c->psn, 1));
+	if (dr_wqe_done(wqe)) {
+		dr_comp_advance(qp, dr_psn_add(wqe->last_psn, 1));
+	} else {
+		/* past the responses held, if it took any */
+		dr_comp_advance(qp, dr_read_next_psn(qp, wqe));
+		c->ask_next = unlikely(qp->comp.read_hold.asked) && dr_read_hold_answered(qp, wqe);
+	}
 	return COMP_UPDATE;
 }
 
@@ -513,7 +531,8 @@ static enum dr_comp_step
 comp_update(struct dr_qp_impl *qp, struct comp_ctx *c)
 {
 	comp_progress_made(qp, c);
-	return COMP_DONE;
+	/* the responder sent the part asked for, the rest is still missing: ask it now (REREAD) */
+	return c->ask_next ? COMP_REREAD : COMP_DONE;
 }
 
 /* Start a go-back-N retry, counting it against retry_cnt (IBA 9.7.6.1.x; rxe COMPST_ERROR_RETRY). */
@@ -530,17 +549,19 @@ comp_retry(struct dr_qp_impl *qp, struct comp_ctx *c, bool timeout)
 		return COMP_ERROR;
 	dr_qp_wk(qp)->stats.retries++;
 	qp->cnt.retries++;
-	dr_ho_rewind(qp);
+	dr_comp_rewind(qp);
 	comp_timer_restart(qp, c);
 	return COMP_DONE;
 }
 
 /*
  * Step REREAD: the oldest WQE is a READ that missed a response (a later one
- * came): ask again for its missing part only, and let the READs behind it
- * go on - their responses are still coming, or were kept by
- * comp_read_ahead(). Counted against retry_cnt, once per episode as RETRY;
- * the local ACK timer still ends in a go-back-N (comp_retry()).
+ * came), or whose part asked again is in but not the rest: ask again for
+ * its first gap only (up to the first response held,
+ * dr_comp_read_hold.c), and let the READs behind it go on - their
+ * responses are still coming, or were kept by comp_read_ahead(). Counted
+ * against retry_cnt, once per episode as RETRY (each gap answered is
+ * progress); the local ACK timer still ends in a go-back-N (comp_retry()).
  */
 static enum dr_comp_step
 comp_reread(struct dr_qp_impl *qp, struct comp_ctx *c)
@@ -551,8 +572,8 @@ comp_reread(struct dr_qp_impl *qp, struct comp_ctx *c)
 		return COMP_ERROR;
 	dr_qp_wk(qp)->stats.rereads++;
 	qp->cnt.rereads++;
-	if (dr_req_reread(qp, c->wqe) != 0)
-		dr_ho_rewind(qp);           /* no mbuf or room now: the whole sequence, as a retry */
+	if (dr_req_reread(qp, c->wqe, dr_read_hold_gap(qp, c->wqe)) != 0)
+		dr_comp_rewind(qp);         /* no mbuf or room now: the whole sequence, as a retry */
 	comp_timer_restart(qp, c);
 	return COMP_DONE;
 }
@@ -739,7 +760,7 @@ dr_comp_timers(struct dr_qp_impl *qp, uint64_t now)
 		qp->comp.rnr_at = 0;
 		qp->comp.rto_at = 0;          /* the retransmission timer's wait starts again */
 		dr_ho_rnr_wait(qp, false);
-		dr_ho_rewind(qp);
+		dr_comp_rewind(qp);
 	}
 	/* the requester sent something: the ACK timer runs (IBA 9.7.6.1.3) */
 	if (qp->comp.timeout_at == 0 && dr_qp_reliable(qp) && dr_ho_sent_psn(qp) != qp->comp.psn)

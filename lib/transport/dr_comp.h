@@ -37,6 +37,32 @@ dr_comp_advance(struct dr_qp_impl *qp, uint32_t next)
 }
 
 /*
+ * The oldest READ's responses after a lost one (dr_comp_read_hold.c).
+ * Hold the response at @psn of @wqe, beyond its first missing one: placed
+ * at its offset. DR_WC_SUCCESS (held, or not one to hold: too far, held
+ * already) or the completion status of a bad response.
+ */
+enum dr_wc_status dr_read_hold_put(struct dr_qp_impl *qp, struct dr_send_wqe *wqe, uint32_t psn,
+				   const struct rte_mbuf *m, const struct dr_pkt_info *pi);
+/* The held responses that follow @wqe's bytes in order now: taken; the bytes they add. */
+uint32_t dr_read_hold_take(struct dr_qp_impl *qp, struct dr_send_wqe *wqe);
+/*
+ * The bytes to ask @wqe for again from its first missing one: up to the
+ * first response held after it, else to its end, at most qp->window
+ * packets. Remembered as asked.
+ */
+uint32_t dr_read_hold_gap(struct dr_qp_impl *qp, struct dr_send_wqe *wqe);
+/* What the last gap asked of @wqe is all in (and @wqe is not): the next gap may be asked. */
+bool dr_read_hold_answered(const struct dr_qp_impl *qp, const struct dr_send_wqe *wqe);
+/* A go-back-N from comp.psn (dr_ho_rewind()): it asks for all the rest, no gap is asked any more. */
+void dr_comp_rewind(struct dr_qp_impl *qp);
+/*
+ * The oldest WQE awaited is a READ sent in full: ask it again for its first
+ * gap (dr_read_hold_gap()) instead of a go-back-N. true when that went out.
+ */
+bool dr_comp_reread_oldest(struct dr_qp_impl *qp);
+
+/*
  * The signaled WQE @wqe at the SQ's tail @t finished well: the tail moves
  * past it and its completion is pushed (dr_comp_cqe.c). false: the CQ
  * overran and the QP went to ERR (IBA 11.4.2.1).

@@ -54,7 +54,11 @@
  *    path that only paused costs one frame.
  *  - RTO: a go-back-N from the oldest unacknowledged PSN, exactly the one
  *    the local ACK timeout would make (dr_ho_rewind(): a peer - rxe, a NIC -
- *    sees standard duplicates), but early, and it does not spend retry_cnt:
+ *    sees standard duplicates), but early; or, when that PSN is a READ's
+ *    response, the READ asked again for its first gap only, at most a
+ *    window of it (dr_comp_read_hold.c: a responder replays whatever a
+ *    duplicate READ names, rxe after the reply it is streaming, and a
+ *    go-back-N names all the rest of it). Neither spends retry_cnt:
  *    that stays the count of local ACK timeouts without progress (IBA
  *    9.7.6.1.x), whose timer runs as before beside this one, so a dead path
  *    still fails after (retry_cnt + 1) timeouts.
@@ -62,7 +66,7 @@
  * Selective repeat (dr_comp_sr.c) uses the same round-trip estimate; its
  * own probe replaces both, except for a READ awaited at the oldest PSN:
  * the probe never asks a READ again, so the lost tail of its responses is
- * the RTO's go-back-N (a re-READ from the first missing byte) there too.
+ * the RTO's (a re-READ of its first gap) there too.
  *
  * Everything runs on the run clock of the completer's lcore (dr_run_clock.h),
  * so a stall of the lcore itself is not taken for a loss.
@@ -70,6 +74,7 @@
 
 #include <rte_cycles.h>
 
+#include "dr_comp.h"
 #include "dr_handoff.h"
 #include "dr_log.h"
 #include "dr_psn.h"
@@ -388,6 +393,8 @@ dr_comp_rto_timer(struct dr_qp_impl *qp, uint64_t now, bool ack_timeout_due)
 	cs->tlp_done = true;                      /* no probe until progress: the go-back-N is one */
 	if (cs->rto_backoff < DR_RTO_BACKOFF_MAX)
 		cs->rto_backoff++;
-	dr_ho_rewind(qp);
+	/* a READ awaited: its first gap only, as a gap found by later responses (dr_comp_read_hold.c) */
+	if (!dr_comp_reread_oldest(qp))
+		dr_comp_rewind(qp);
 	cs->rto_at = now + rto_backed_off(qp);
 }

@@ -235,6 +235,22 @@ struct dr_sr_mem {
 	uint64_t resent_tsc[DR_SACK_BITS];       /* completer: and the run clock then (dr_run_clock.h) */
 };
 
+/*
+ * The oldest READ's responses held beyond its first missing one
+ * (dr_comp_read_hold.c): placed at their offset, remembered here by their
+ * distance k from the READ's first PSN, bit k % DR_READ_HOLD_PSNS, for
+ * distances up to DR_READ_HOLD_PSNS - 1 past the first missing one (8 MiB
+ * at a 1 KiB path MTU).
+ */
+#define DR_READ_HOLD_PSNS 8192
+struct dr_read_hold {
+	uint32_t first_psn;            /* the READ they belong to (its first PSN), when n != 0 */
+	uint32_t n;                    /* responses held */
+	uint32_t ask_end;              /* the PSN after what the last gap asked for (0 with asked false) */
+	bool asked;                    /* a gap was asked for and its answer is not all in */
+	uint64_t bits[DR_READ_HOLD_PSNS / 64];
+};
+
 /* Round-trip samples kept for their median (dr_comp_rto.c: the RTO's bound). */
 #define DR_RTT_RECENT 5
 
@@ -277,6 +293,8 @@ struct dr_comp_state {
 	uint32_t ka_epsn;              /* the responder's ePSN as last seen: requests executed since, if it moved */
 	uint64_t ka_sent_at;           /* of the newest probe; 0: none unanswered */
 	uint32_t ka_unanswered;        /* probes sent since the peer was last heard */
+	/* the oldest READ's responses after a lost one (dr_comp_read_hold.c); last: the bitmap is long */
+	struct dr_read_hold read_hold;
 };
 
 /* A READ or atomic the responder executed: kept for duplicates (IBA 9.7.5.1.3/4). */

@@ -331,7 +331,7 @@ dr_req_resend(struct dr_qp_impl *qp, const struct dr_send_wqe *wqe, uint32_t psn
 		/* the request itself, not one of the response PSNs it took */
 		if (idx != 0 || dr_wqe_resp_bytes(wqe) != 0)
 			return -EINVAL;
-		return dr_req_read_packet(qp, &qp->comp.tmpl, wqe, psn, 0);
+		return dr_req_read_packet(qp, &qp->comp.tmpl, wqe, psn, 0, wqe->length);
 	case DR_WR_ATOMIC_CMP_AND_SWP:
 	case DR_WR_ATOMIC_FETCH_AND_ADD:
 		return dr_req_atomic_packet(qp, &qp->comp.tmpl, wqe, psn);

@@ -102,9 +102,9 @@ dr_req_xmit(struct dr_qp_impl *qp, const struct dr_pkt_tmpl_cache *tc, struct rt
  */
 int dr_req_send_read(struct dr_qp_impl *qp, struct dr_send_wqe *wqe);
 int dr_req_send_atomic(struct dr_qp_impl *qp, struct dr_send_wqe *wqe);
-/* A READ request of @wqe at @psn for its bytes from @done on, along @tc; 0 or -errno. */
+/* A READ request of @wqe at @psn for @len of its bytes from @done on, along @tc; 0 or -errno. */
 int dr_req_read_packet(struct dr_qp_impl *qp, struct dr_pkt_tmpl_cache *tc, const struct dr_send_wqe *wqe,
-		       uint32_t psn, uint32_t done);
+		       uint32_t psn, uint32_t done, uint32_t len);
 /* A CmpSwap / FetchAdd request of @wqe at @psn along @tc; 0 or -errno. */
 int dr_req_atomic_packet(struct dr_qp_impl *qp, struct dr_pkt_tmpl_cache *tc, const struct dr_send_wqe *wqe,
 			 uint32_t psn);

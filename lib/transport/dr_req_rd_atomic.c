@@ -15,10 +15,10 @@
 
 #include "dr_req.h"
 
-/* A READ request packet of @wqe at @psn for its bytes from @done on, along @tc; 0 or -errno. */
+/* A READ request packet of @wqe at @psn for @len of its bytes from @done on, along @tc; 0 or -errno. */
 int
 dr_req_read_packet(struct dr_qp_impl *qp, struct dr_pkt_tmpl_cache *tc, const struct dr_send_wqe *wqe,
-		   uint32_t psn, uint32_t done)
+		   uint32_t psn, uint32_t done, uint32_t len)
 {
 	struct dr_pkt_info pi;
 	struct dr_reth *reth;
@@ -32,19 +32,20 @@ dr_req_read_packet(struct dr_qp_impl *qp, struct dr_pkt_tmpl_cache *tc, const st
 	reth = dr_pkt_reth(&pi);
 	dr_reth_set_va(reth, wqe->remote_addr + done);
 	dr_reth_set_rkey(reth, wqe->rkey);
-	dr_reth_set_len(reth, wqe->length - done);
+	dr_reth_set_len(reth, len);
 	dr_req_fill_bth(&pi, false, true);
 	return dr_req_xmit(qp, tc, m, &pi);
 }
 
 int
-dr_req_reread(struct dr_qp_impl *qp, const struct dr_send_wqe *wqe)
+dr_req_reread(struct dr_qp_impl *qp, const struct dr_send_wqe *wqe, uint32_t len)
 {
 	/*
-	 * the duplicate of its request from the first missing response (IBA
-	 * 9.7.5.1.3: the responder replays), built by the completer along its own headers
+	 * a duplicate of its request for a part of it, from the first missing
+	 * response (IBA 9.7.5.1.3: the responder replays that part), built by
+	 * the completer along its own headers
 	 */
-	return dr_req_read_packet(qp, &qp->comp.tmpl, wqe, dr_read_next_psn(qp, wqe), dr_wqe_resp_bytes(wqe));
+	return dr_req_read_packet(qp, &qp->comp.tmpl, wqe, dr_read_next_psn(qp, wqe), dr_wqe_resp_bytes(wqe), len);
 }
 
 /* Step SEND_PKT for a READ request (IBA 9.4.3, 9.7.4.1.3). */
@@ -62,7 +63,7 @@ dr_req_send_read(struct dr_qp_impl *qp, struct dr_send_wqe *wqe)
 	 */
 	if (wqe->state != DR_WQE_POSTED)
 		qp->req.psn = dr_psn_add(wqe->first_psn, done / qp->mtu);
-	rc = dr_req_read_packet(qp, &qp->req.tmpl, wqe, qp->req.psn, done);
+	rc = dr_req_read_packet(qp, &qp->req.tmpl, wqe, qp->req.psn, done, wqe->length - done);
 	if (rc != 0)
 		return rc;
 	if (wqe->state == DR_WQE_POSTED) {

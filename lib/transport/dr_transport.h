@@ -200,12 +200,12 @@ void dr_req_rewind(struct dr_qp_impl *qp);
 
 /*
  * Called by the completer (a packet, not the requester's state: it writes
- * nothing of qp->req). Ask again for the missing part of READ @wqe only (its request from the
- * first response not received in order), outside the requester's sequence:
- * the READs behind it keep coming. 0 or -errno (no mbuf / MAC: retried by
- * the timer).
+ * nothing of qp->req). Ask READ @wqe again for @len bytes from its first
+ * response not received in order (the gap the completer found,
+ * dr_read_hold_gap()), outside the requester's sequence: the READs behind
+ * it keep coming. 0 or -errno (no mbuf / MAC: retried by the timer).
  */
-int dr_req_reread(struct dr_qp_impl *qp, const struct dr_send_wqe *wqe);
+int dr_req_reread(struct dr_qp_impl *qp, const struct dr_send_wqe *wqe, uint32_t len);
 /*
  * Called by the completer for selective repeat (dr_comp_sr.c), the same
  * way: send again the request packet of @wqe at @psn (a SEND / WRITE

@@ -96,6 +96,7 @@ dr_query_context_counters(struct dr_context *ctx, struct dr_context_counters *c)
 	c->sr_resends = st.sr_resends;
 	c->sr_probes = st.sr_probes;
 	c->rx_sr_held = st.rx_sr_held;
+	c->rx_read_held = st.rx_read_held;
 	dr_ctx_stall_sum(ctx, &c->stalls, &c->stall_us, &c->max_gap_us);
 	c->idle_naps = dr_ctx_idle_naps(ctx);
 	dr_ctx_port_stats(ctx, &ps);

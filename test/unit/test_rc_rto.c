@@ -487,8 +487,9 @@ test_tail_loss_fast(struct rc_env *e)
  * repeat: the last response of one READ in three is lost (first
  * transmissions), local ACK timeout 4.3 s (20). Nothing follows a READ's
  * lost tail, and selective repeat's probe never asks a READ again
- * (dr_comp_sr.c): the RTO's go-back-N re-reads from the first missing
- * byte, in a round trip or so, never the local ACK timeout.
+ * (dr_comp_sr.c): the RTO asks the READ again for its first gap (no
+ * go-back-N: each expiry is a re-read, dr_comp_read_hold.c), in a round
+ * trip or so, never the local ACK timeout.
  */
 static void
 test_read_tail_loss_fast(struct rc_env *e, bool sr)
@@ -519,6 +520,9 @@ test_read_tail_loss_fast(struct rc_env *e, bool sr)
 	RC_CHECK_EQ(dr_query_qp_counters(e->s[0].qp, &qc), 0);
 	RC_CHECK_MSG(qc.ack_timeouts == 0 && qc.rto_expiries >= 10, "%s: %" PRIu64 " ACK timeouts, %" PRIu64
 		     " RTOs", sr ? "selective repeat" : "go-back-N", qc.ack_timeouts, qc.rto_expiries);
+	RC_CHECK_MSG(qc.rereads >= qc.rto_expiries && qc.retries == 0, "%s: %" PRIu64 " re-reads, %" PRIu64
+		     " retries for %" PRIu64 " RTOs", sr ? "selective repeat" : "go-back-N", qc.rereads, qc.retries,
+		     qc.rto_expiries);
 	if (rc_failed != 0)
 		rc_print_counters(e, "read tail loss");
 	rto_teardown(e, &c);

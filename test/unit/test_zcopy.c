@@ -259,12 +259,14 @@ test_one_pass_receive(struct rc_env *e)
 		      84, 4, "send");
 	/*
 	 * READ responses at the requester, where its completer runs on the receiving
-	 * lcore: the first MIDDLE, then the READ asked again from the damaged one
-	 * (FIRST, MIDDLE, LAST)
+	 * lcore: the first MIDDLE; the third, after the damaged one, is kept but
+	 * not in one pass (it comes out of order: checked first, then placed,
+	 * dr_comp_read_hold.c); the READ asked again from the damaged one (FIRST,
+	 * the kept MIDDLE again, dropped, LAST): the LAST
 	 */
 	if (strcmp(rc_mode_name(), "pipeline") != 0)
 		one_pass_case(e, &e->s[0], RC_B2A, DR_WR_RDMA_READ, DR_OPCODE(RC, READ_RESP_MIDDLE),
-			      DR_OPCODE(RC, READ_RESP_LAST), 82, 3, "read");
+			      DR_OPCODE(RC, READ_RESP_LAST), 82, 2, "read");
 	rc_disconnect(e);
 }
 
