@@ -570,9 +570,7 @@ comp_reread(struct dr_qp_impl *qp, struct comp_ctx *c)
 		return COMP_DONE;
 	if (!comp_spend_retry(qp, c))
 		return COMP_ERROR;
-	dr_qp_wk(qp)->stats.rereads++;
-	qp->cnt.rereads++;
-	if (dr_req_reread(qp, c->wqe, dr_read_hold_gap(qp, c->wqe)) != 0)
+	if (dr_read_hold_ask(qp, c->wqe) != 0)
 		dr_comp_rewind(qp);         /* no mbuf or room now: the whole sequence, as a retry */
 	comp_timer_restart(qp, c);
 	return COMP_DONE;
@@ -730,9 +728,8 @@ dr_comp_rx(struct dr_qp_impl *qp, struct rte_mbuf *m, struct dr_pkt_info *pi)
 	dr_comp_rx_placed(qp, m, pi, false);
 }
 
-/* The oldest WQE that is not DONE (the one a timeout blames), or NULL. */
-static struct dr_send_wqe *
-comp_oldest_pending(struct dr_qp_impl *qp)
+struct dr_send_wqe *
+dr_comp_oldest_pending(struct dr_qp_impl *qp)
 {
 	uint32_t i;
 
@@ -778,7 +775,7 @@ dr_comp_timers(struct dr_qp_impl *qp, uint64_t now)
 	if (qp->comp.timeout_at == 0 || now < qp->comp.timeout_at)
 		return;
 	/* IBA 9.7.6.1.3: local ACK timeout */
-	wqe = comp_oldest_pending(qp);
+	wqe = dr_comp_oldest_pending(qp);
 	if (wqe == NULL || dr_ho_sent_psn(qp) == qp->comp.psn) {
 		qp->comp.timeout_at = 0;      /* everything sent was answered */
 		return;

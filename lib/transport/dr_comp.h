@@ -52,10 +52,14 @@ uint32_t dr_read_hold_take(struct dr_qp_impl *qp, struct dr_send_wqe *wqe);
  * packets. Remembered as asked.
  */
 uint32_t dr_read_hold_gap(struct dr_qp_impl *qp, struct dr_send_wqe *wqe);
+/* Ask READ @wqe again for its first gap (dr_read_hold_gap()), counted in rereads: 0 or -errno. */
+int dr_read_hold_ask(struct dr_qp_impl *qp, struct dr_send_wqe *wqe);
 /* What the last gap asked of @wqe is all in (and @wqe is not): the next gap may be asked. */
 bool dr_read_hold_answered(const struct dr_qp_impl *qp, const struct dr_send_wqe *wqe);
 /* A go-back-N from comp.psn (dr_ho_rewind()): it asks for all the rest, no gap is asked any more. */
 void dr_comp_rewind(struct dr_qp_impl *qp);
+/* The oldest WQE that is not DONE (the one comp.psn and a timeout wait for), or NULL; dr_comp.c. */
+struct dr_send_wqe *dr_comp_oldest_pending(struct dr_qp_impl *qp);
 /*
  * The oldest WQE awaited is a READ sent in full: ask it again for its first
  * gap (dr_read_hold_gap()) instead of a go-back-N. true when that went out.

@@ -37,19 +37,10 @@
 
 #include "dr_comp.h"
 
-#define HOLD_WORDS (DR_READ_HOLD_PSNS / 64)
-
 static inline uint32_t
 read_k(const struct dr_send_wqe *wqe, uint32_t psn)
 {
 	return (uint32_t)dr_psn_diff(psn, wqe->first_psn);
-}
-
-/* The first response the READ misses (its distance from the first PSN). */
-static inline uint32_t
-read_next_k(const struct dr_qp_impl *qp, const struct dr_send_wqe *wqe)
-{
-	return dr_wqe_resp_bytes(wqe) >> rte_bsf32(qp->mtu);
 }
 
 /* Bytes of the READ's response @k (IBA 9.7.4.1.3: a path MTU each, the last the rest). */
@@ -84,7 +75,7 @@ dr_read_hold_put(struct dr_qp_impl *qp, struct dr_send_wqe *wqe, uint32_t psn, c
 		 const struct dr_pkt_info *pi)
 {
 	struct dr_read_hold *h = &qp->comp.read_hold;
-	uint32_t k = read_k(wqe, psn), next = read_next_k(qp, wqe), len, bit;
+	uint32_t k = read_k(wqe, psn), next = dr_read_next_k(qp, wqe), len, bit;
 	int rc;
 
 	hold_own(h, wqe);
@@ -114,7 +105,7 @@ dr_read_hold_take(struct dr_qp_impl *qp, struct dr_send_wqe *wqe)
 	if (h->n == 0 || h->first_psn != wqe->first_psn)
 		return 0;
 	/* every held k is within DR_READ_HOLD_PSNS - 1 after the first missing one: its bit is its own */
-	for (k = read_next_k(qp, wqe); h->n != 0 && hold_test(h, k); k++) {
+	for (k = dr_read_next_k(qp, wqe); h->n != 0 && hold_test(h, k); k++) {
 		uint32_t bit = k % DR_READ_HOLD_PSNS;
 
 		h->bits[bit / 64] &= ~(UINT64_C(1) << (bit % 64));
@@ -128,7 +119,7 @@ uint32_t
 dr_read_hold_gap(struct dr_qp_impl *qp, struct dr_send_wqe *wqe)
 {
 	struct dr_read_hold *h = &qp->comp.read_hold;
-	uint32_t next = read_next_k(qp, wqe), end = wqe->npkts, k;
+	uint32_t next = dr_read_next_k(qp, wqe), end = wqe->npkts, k;
 
 	hold_own(h, wqe);
 	if (h->n != 0) {
@@ -164,26 +155,23 @@ dr_read_hold_answered(const struct dr_qp_impl *qp, const struct dr_send_wqe *wqe
 	       !dr_psn_before(dr_read_next_psn(qp, wqe), h->ask_end);
 }
 
+int
+dr_read_hold_ask(struct dr_qp_impl *qp, struct dr_send_wqe *wqe)
+{
+	dr_qp_wk(qp)->stats.rereads++;
+	qp->cnt.rereads++;
+	return dr_req_reread(qp, wqe, dr_read_hold_gap(qp, wqe));
+}
+
 bool
 dr_comp_reread_oldest(struct dr_qp_impl *qp)
 {
-	struct dr_send_wqe *wqe = NULL;
-	uint32_t i;
+	struct dr_send_wqe *wqe = dr_comp_oldest_pending(qp);
 
-	/* the oldest WQE not DONE: the one comp.psn waits for */
-	for (i = qp->sq.tail; i != dr_sq_head(&qp->sq); i++) {
-		wqe = dr_sq_wqe(&qp->sq, i);
-		if (!dr_wqe_done(wqe))
-			break;
-	}
-	if (i == dr_sq_head(&qp->sq) || wqe->opcode != DR_WR_RDMA_READ || !dr_wqe_all_sent(wqe) ||
-	    dr_wqe_failed(wqe) || dr_ho_rewind_pending(qp))
+	if (wqe == NULL || wqe->opcode != DR_WR_RDMA_READ || !dr_wqe_all_sent(wqe) || dr_wqe_failed(wqe) ||
+	    dr_ho_rewind_pending(qp))
 		return false;
-	if (dr_req_reread(qp, wqe, dr_read_hold_gap(qp, wqe)) != 0)
-		return false;
-	dr_qp_wk(qp)->stats.rereads++;
-	qp->cnt.rereads++;
-	return true;
+	return dr_read_hold_ask(qp, wqe) == 0;
 }
 
 void

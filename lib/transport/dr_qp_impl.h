@@ -246,7 +246,7 @@ struct dr_sr_mem {
 struct dr_read_hold {
 	uint32_t first_psn;            /* the READ they belong to (its first PSN), when n != 0 */
 	uint32_t n;                    /* responses held */
-	uint32_t ask_end;              /* the PSN after what the last gap asked for (0 with asked false) */
+	uint32_t ask_end;              /* the PSN after what the last gap asked for (read with asked only) */
 	bool asked;                    /* a gap was asked for and its answer is not all in */
 	uint64_t bits[DR_READ_HOLD_PSNS / 64];
 };

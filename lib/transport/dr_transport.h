@@ -93,14 +93,21 @@ dr_msg_pkts(uint32_t len, uint32_t mtu)
 }
 
 /*
- * The PSN of a READ's first response not placed yet: each response takes one
- * PSN from first_psn and carries one PMTU but the last (IBA 9.7.4.1.3). A
- * retried READ request takes this PSN too.
+ * A READ's first response not placed yet, counted from its first: each
+ * response takes one PSN from first_psn and carries one PMTU but the last
+ * (IBA 9.7.4.1.3).
  */
+static inline uint32_t
+dr_read_next_k(const struct dr_qp_impl *qp, const struct dr_send_wqe *wqe)
+{
+	return dr_wqe_resp_bytes(wqe) >> rte_bsf32(qp->mtu);   /* a power of two */
+}
+
+/* The PSN of that response (dr_read_next_k()). A retried READ request takes this PSN too. */
 static inline uint32_t
 dr_read_next_psn(const struct dr_qp_impl *qp, const struct dr_send_wqe *wqe)
 {
-	return dr_psn_add(wqe->first_psn, dr_wqe_resp_bytes(wqe) >> rte_bsf32(qp->mtu));   /* a power of two */
+	return dr_psn_add(wqe->first_psn, dr_read_next_k(qp, wqe));
 }
 
 /*

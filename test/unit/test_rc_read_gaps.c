@@ -52,19 +52,6 @@ see_asks(struct rc_env *e, int dir, uint8_t *frame, const struct dr_pkt_info *pi
 	return false;
 }
 
-/* The READ responses the wire carried (B to A), and how many of them it dropped. */
-static void
-count_responses(const struct rc_env *e, uint32_t *sent, uint32_t *dropped)
-{
-	*sent = *dropped = 0;
-	for (uint32_t i = 0; i < e->nlog; i++) {
-		if (e->log[i].dir != RC_B2A)
-			continue;
-		(*sent)++;
-		*dropped += e->log[i].action == RC_DROP;
-	}
-}
-
 /* A's READ response at distance @k from @first_psn was delivered among the wire's first @n frames. */
 static bool
 delivered_before(const struct rc_env *e, uint32_t first_psn, uint32_t k, uint32_t n)
@@ -92,7 +79,8 @@ read_with_gaps(struct rc_env *e, const char *what, const uint32_t *lost, unsigne
 	struct rc_qp_params p;
 	struct rc_buf la, rb;
 	struct dr_sge sge[3];
-	uint32_t sent, dropped, first_psn = 0;
+	uint64_t sent, dropped, frames0, dropped0;
+	uint32_t first_psn = 0;
 	struct dr_qp_impl *qa;
 	unsigned int i, k;
 
@@ -118,6 +106,9 @@ read_with_gaps(struct rc_env *e, const char *what, const uint32_t *lost, unsigne
 	e->tamper = see_asks;
 	e->logging = true;
 	e->nlog = 0;
+	/* the wire's own counts of what B sent (every one a READ response) and what it dropped */
+	frames0 = e->frames[RC_B2A];
+	dropped0 = e->dropped[RC_B2A];
 	rc_clock_freeze(true);
 	RC_CHECK_EQ(rc_post_send(a, 9, DR_WR_RDMA_READ, sge, 3, DR_SEND_SIGNALED, (uint64_t)(uintptr_t)rb.p,
 				 rb.mr->rkey, 0), 0);
@@ -127,10 +118,11 @@ read_with_gaps(struct rc_env *e, const char *what, const uint32_t *lost, unsigne
 	RC_CHECK_MSG(sw.n == 1 && sw.wc[0].wr_id == 9 && sw.wc[0].status == DR_WC_SUCCESS, "%s: %s", what,
 		     sw.n == 1 ? dr_wc_status_str(sw.wc[0].status) : "no completion");
 	RC_CHECK_MSG(memcmp(la.p, rb.p, RLEN) == 0, "%s: the READ's data", what);
-	count_responses(e, &sent, &dropped);
+	sent = e->frames[RC_B2A] - frames0;
+	dropped = e->dropped[RC_B2A] - dropped0;
 	RC_CHECK_MSG(dropped == nlost && sent == NPKTS + nlost,
-		     "%s: %u responses on the wire, %u dropped (want %u and %u)", what, sent, dropped,
-		     NPKTS + nlost, nlost);
+		     "%s: %" PRIu64 " responses on the wire, %" PRIu64 " dropped (want %u and %u)", what, sent,
+		     dropped, NPKTS + nlost, nlost);
 	/* what A asked again: only what it had not received */
 	if (asks.n > 0)
 		first_psn = asks.psn[0];
