@@ -59,9 +59,21 @@ WRAPPER = """#!/bin/sh
 # from the cluster's agent), K its local rank
 k=$((${OMPI_COMM_WORLD_LOCAL_RANK:-0} + 1))
 pick() { echo "$1" | cut -d, -f$k; }
+@RANK_ENV@
 %s
 exec %s "$@"
 """
+# Every rank, over either transport: malloc() gives its large blocks transparent huge
+# pages (glibc 2.35+; the kernel's THP in "madvise" mode, Debian's default). ofi_rxm
+# zeroes two bounce-buffer pools of 1024 x FI_OFI_RXM_BUFFER_SIZE (2 x 17 MB) when
+# they are first used, the send pool at the job's first eager message; in 4 KiB pages
+# that is 8,400 first-touch faults, 65 ms a pool on this machine's VM, in the first
+# round (libfabric.rst, "The first round"). DR_MPI_MALLOC_THP=0 leaves malloc as it is.
+RANK_ENV = 'export GLIBC_TUNABLES="${GLIBC_TUNABLES:+$GLIBC_TUNABLES:}glibc.malloc.hugetlb=1"'
+
+
+def rank_env():
+    return "" if os.environ.get("DR_MPI_MALLOC_THP", "1") == "0" else RANK_ENV
 OVER_DPDK_RDMA = (WRAPPER % (
     'export FI_PROVIDER_PATH=@PROV@ FI_PROVIDER=dpdk_rdma FI_DPDK_RDMA_IP=$(pick "$DR_RANK_ROCE_IPS")\n'
     'export FI_DPDK_RDMA_STATS=1 FI_DPDK_RDMA_MTU=$DR_MTU @EXTRA_ENV@\n'
@@ -105,6 +117,9 @@ def scripts(tmp_path_factory):
             "@VDEV@", vdev.replace("@STEER@", str(steer))).replace(
             "@EXTRA_ENV@", (LINK_ENV.get(link, "") + " " + extra).strip()))
     (d / "over_tcp").write_text(OVER_TCP)
+    for f in list(VDEV) + ["tcp"]:
+        w = d / ("over_" + f)
+        w.write_text(w.read_text().replace("@RANK_ENV@", rank_env()))
     for f in list(VDEV) + ["tcp"]:
         os.chmod(d / ("over_" + f), 0o755)
     return d, prog
