@@ -442,90 +442,6 @@ comp_complete_wqe(struct dr_qp_impl *qp, struct comp_ctx *c)
 	return COMP_GET_WQE;
 }
 
-/*
- * No verdict yet and not a READ or an atomic: both bytes zero, read as one
- * word (side by side in struct dr_send_wqe; verdict is this thread's own,
- * rd_atomic the post's, published before the state the caller acquired).
- */
-static inline bool
-ack_run_plain(const struct dr_send_wqe *wqe)
-{
-	uint16_t v;
-
-	memcpy(&v, (const uint8_t *)wqe + offsetof(struct dr_send_wqe, verdict), sizeof(v));
-	return v == 0;
-}
-
-/*
- * The run of a coalesced ACK (IBA 9.7.5.1.x / 9.7.5.2.1): from c->idx, the
- * SENDs and WRITEs sent in full whose last PSN is before the response's
- * are acknowledged as a whole, what GET_WQE, CHECK_PSN and COMPLETE_WQE
- * would do for each of them, in one pass (O(1) per WQE: a PSN compare and
- * its verdict): comp.psn moved once past the last of them, the progress
- * made once (comp_flush_progress()); the unsignaled ones at the SQ's tail
- * leave the queue in the same pass (the tail moved once, after the last
- * read of them), the rest are marked DONE for dr_comp_progress(), which
- * completes them in order. It stops at the first WQE that is
- * anything else (done already, failed, unsent or partly sent, a READ or an
- * atomic, the one the PSN falls in): the steps take it from there. Not a
- * path beside the steps but their walk: every response with an AETH and no
- * payload goes through it, in every mode.
- */
-static void
-comp_ack_run(struct dr_qp_impl *qp, struct comp_ctx *c)
-{
-	struct dr_sq *sq = &qp->sq;
-	/* the ring and the PSN in registers: the stores below would reload them */
-	struct dr_send_wqe *const ring = sq->wqe;
-	const uint32_t psn = c->psn, mask = sq->size - 1;
-	/* from the tail, the WQEs leave the queue as they are acknowledged; else they are marked */
-	const bool at_tail = c->idx == sq->tail;
-	uint32_t head = dr_sq_head(sq), idx = c->idx, next = 0;
-
-	/* the ring's slots in runs that do not wrap: within one, a pointer add per WQE
-	 * (the index is the run's start plus the pointer's distance, counted on exit) */
-	while (idx != head) {
-		struct dr_send_wqe *const first = &ring[idx & mask];
-		struct dr_send_wqe *const stop = first + RTE_MIN(head - idx, sq->size - (idx & mask));
-		struct dr_send_wqe *wqe;
-
-		for (wqe = first; wqe != stop; wqe++) {
-			uint32_t last;
-
-			/* the state first: its acquire orders the reads of what the requester wrote before it */
-			if (dr_wqe_req_state(wqe) != DR_WQE_SENT)
-				break;
-			last = wqe->last_psn;
-			if (!dr_psn_after(psn, last) || !ack_run_plain(wqe))
-				break;
-			next = last;          /* read before the slot is freed: the poster may reuse it at once */
-			if (!at_tail) {
-				dr_wqe_set_done(wqe);
-				continue;
-			}
-			/* it leaves the queue now, silently or with its completion (dr_comp_progress()'s rules) */
-			if ((wqe->send_flags & DR_SEND_SIGNALED) &&
-			    !dr_comp_complete_at_tail(qp, wqe, idx + (uint32_t)(wqe - first))) {
-				/* the CQ overran, the QP failed: this one has left, the flush takes the rest */
-				idx += (uint32_t)(wqe - first) + 1;
-				goto walked;
-			}
-		}
-		idx += (uint32_t)(wqe - first);
-		if (wqe != stop)
-			break;
-	}
-walked:
-	if (idx == c->idx)
-		return;
-	/* after every read of the WQEs it frees: the poster may reuse their slots at once */
-	if (at_tail && sq->tail != idx)
-		dr_sq_tail_set(sq, idx);
-	c->idx = idx;
-	dr_comp_advance(qp, dr_psn_add(next, 1));
-	c->progressed = true;
-}
-
 /* Step UPDATE. */
 static enum dr_comp_step
 comp_update(struct dr_qp_impl *qp, struct comp_ctx *c)
@@ -673,8 +589,14 @@ dr_comp_rx_placed(struct dr_qp_impl *qp, struct rte_mbuf *m, struct dr_pkt_info 
 	if ((pi->mask & DR_OPF_ACK) && dr_aeth_syn_type(c.syn) != DR_AETH_ACK)
 		comp_count_nak(qp, c.syn);
 	/* an ACK / NAK (READ responses and atomic ACKs rarely coalesce): the WQEs it covers in one pass */
-	if ((pi->mask & DR_OPF_ACK) && dr_qp_reliable(qp))
-		comp_ack_run(qp, &c);
+	if ((pi->mask & DR_OPF_ACK) && dr_qp_reliable(qp)) {
+		uint32_t idx = dr_comp_ack_run(qp, c.idx, c.psn);
+
+		if (idx != c.idx) {
+			c.idx = idx;
+			c.progressed = true;   /* comp_flush_progress(): once for the run */
+		}
+	}
 	while (step != COMP_DONE) {
 		/* GET_WQE, CHECK_PSN and COMPLETE_WQE walk a coalesced ACK's WQEs; the rest read the progress */
 		if (step != COMP_GET_WQE && step != COMP_CHECK_PSN && step != COMP_COMPLETE_WQE)

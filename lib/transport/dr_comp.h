@@ -67,6 +67,15 @@ struct dr_send_wqe *dr_comp_oldest_pending(struct dr_qp_impl *qp);
 bool dr_comp_reread_oldest(struct dr_qp_impl *qp);
 
 /*
+ * The WQEs from SQ index @from that a coalesced ACK of PSN @psn
+ * acknowledges as a whole, walked in one pass (dr_comp_ack_run.c): the
+ * index of the first it leaves to the completer's steps (@from: none).
+ * comp.psn has moved past them; the progress (retry counters, timer) is
+ * the caller's to make.
+ */
+uint32_t dr_comp_ack_run(struct dr_qp_impl *qp, uint32_t from, uint32_t psn);
+
+/*
  * The signaled WQE @wqe at the SQ's tail @t finished well: the tail moves
  * past it and its completion is pushed (dr_comp_cqe.c). false: the CQ
  * overran and the QP went to ERR (IBA 11.4.2.1).
