@@ -42,7 +42,7 @@ def main():
     ap.add_argument("--seed", type=int, default=1,
                     help="seed of the rounds' choices and of the fault link (default 1)")
     ap.add_argument("--impair", default=matrix.IMPAIR,
-                    help="the fault link's impairments, both ways (default: '%s')" % matrix.IMPAIR)
+                    help="the fault link's impairments, both ways (default: '%s')" % matrix.IMPAIR.replace("%", "%%"))
     ap.add_argument("--max-qps", type=int, default=soak.MAX_QPS,
                     help="most QPs of a bw round (default %d)" % soak.MAX_QPS)
     ap.add_argument("--rounds", type=int, default=None,
