@@ -18,7 +18,8 @@
  * but the last one path MTU long, IBA 9.7.4.1.3) and marked in a bitmap;
  * the READ is asked again for the gap only, from its first missing
  * response to the first one held, at most a send window of it
- * (dr_read_hold_gap()); when an in-order response reaches the held ones
+ * (dr_read_hold_gap(); whole while none of it came: the responder may not
+ * have the READ yet); when an in-order response reaches the held ones
  * they are taken (dr_read_hold_take()).
  * When the answer to a gap is all in and the READ is not, the completer
  * asks for the next gap at once: the responder sent what it was asked
@@ -36,6 +37,7 @@
 #include <rte_mbuf.h>
 
 #include "dr_comp.h"
+#include "dr_log.h"
 
 static inline uint32_t
 read_k(const struct dr_send_wqe *wqe, uint32_t psn)
@@ -138,8 +140,19 @@ dr_read_hold_gap(struct dr_qp_impl *qp, struct dr_send_wqe *wqe)
 			}
 		}
 	}
-	/* at most a window's worth (what a go-back-N resends of a WRITE): the answer ends at a known PSN */
-	if (end - next > qp->window)
+	/*
+	 * At most a window's worth (what a go-back-N resends of a WRITE): the
+	 * answer ends at a known PSN. Not while nothing of the READ has come:
+	 * the responder may never have had the request (it was lost), and a
+	 * part of it would then be executed as a READ of its own, whose PSNs
+	 * end where that part ends (IBA 9.7.4.1.x: a READ takes the PSNs its
+	 * length needs). A later ask that crosses that end fits none of the
+	 * responder's resources and is dropped, every time (9.7.5.1.3; rxe the
+	 * same): the READ could only end in RETRY_EXC_ERR. Asked whole, as it
+	 * was sent, the responder's resource spans all of it, and every later
+	 * ask, a part of it, fits.
+	 */
+	if (end - next > qp->window && (next != 0 || h->n != 0))
 		end = next + qp->window;
 	h->asked = true;
 	h->ask_end = dr_psn_add(wqe->first_psn, end);
@@ -158,9 +171,13 @@ dr_read_hold_answered(const struct dr_qp_impl *qp, const struct dr_send_wqe *wqe
 int
 dr_read_hold_ask(struct dr_qp_impl *qp, struct dr_send_wqe *wqe)
 {
+	uint32_t len = dr_read_hold_gap(qp, wqe);
+
 	dr_qp_wk(qp)->stats.rereads++;
 	qp->cnt.rereads++;
-	return dr_req_reread(qp, wqe, dr_read_hold_gap(qp, wqe));
+	DR_DP_LOG(comp, DEBUG, "qp %u: READ psn %#x asked again from psn %#x, %u bytes (%u held)", qp->pub.qp_num,
+		  wqe->first_psn, dr_read_next_psn(qp, wqe), len, qp->comp.read_hold.n);
+	return dr_req_reread(qp, wqe, len);
 }
 
 bool

@@ -532,8 +532,10 @@ resp_duplicate(struct dr_qp_impl *qp, struct resp_ctx *c)
 		return RESP_DONE;
 	}
 	res = dr_resp_find_res(qp, c->psn, &idx);
-	if (res == NULL)
+	if (res == NULL) {
+		DR_DP_LOG(resp, DEBUG, "qp %u: duplicate psn %#x: no resource holds it, dropped", qp->pub.qp_num, c->psn);
 		return RESP_DONE;              /* too old: class D, silently dropped (rxe) */
+	}
 	if (c->mask & DR_OPF_READ) {
 		const struct dr_reth *reth = dr_pkt_reth(c->pi);
 		uint64_t va = dr_reth_va(reth);
@@ -541,8 +543,13 @@ resp_duplicate(struct dr_qp_impl *qp, struct resp_ctx *c)
 
 		/* the retried READ must be the original or a tail of it (rxe) */
 		if (!res->is_read || dr_reth_rkey(reth) != res->rkey || va < res->va ||
-		    va - res->va > res->length || len > res->length - (va - res->va))
+		    va - res->va > res->length || len > res->length - (va - res->va)) {
+			DR_DP_LOG(resp, DEBUG, "qp %u: duplicate READ psn %#x: not a part of the READ at psn %#x, dropped",
+				  qp->pub.qp_num, c->psn, res->first_psn);
 			return RESP_DONE;
+		}
+		DR_DP_LOG(resp, DEBUG, "qp %u: duplicate READ psn %#x: answered again from byte %" PRIu64 ", %u bytes",
+			  qp->pub.qp_num, c->psn, va - res->va, len);
 		res->start = res->sent = (uint32_t)(va - res->va);
 		res->end = res->start + len;
 		res->next_psn = c->psn;
