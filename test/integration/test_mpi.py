@@ -74,6 +74,8 @@ RANK_ENV = 'export GLIBC_TUNABLES="${GLIBC_TUNABLES:+$GLIBC_TUNABLES:}glibc.mall
 
 def rank_env():
     return "" if os.environ.get("DR_MPI_MALLOC_THP", "1") == "0" else RANK_ENV
+
+
 OVER_DPDK_RDMA = (WRAPPER % (
     'export FI_PROVIDER_PATH=@PROV@ FI_PROVIDER=dpdk_rdma FI_DPDK_RDMA_IP=$(pick "$DR_RANK_ROCE_IPS")\n'
     'export FI_DPDK_RDMA_STATS=1 FI_DPDK_RDMA_MTU=$DR_MTU @EXTRA_ENV@\n'
@@ -115,11 +117,8 @@ def scripts(tmp_path_factory):
         extra = " ".join(shlex.quote(x) for x in os.environ.get("DR_MPI_PROVIDER_ENV", "").split())
         (d / ("over_" + link)).write_text(OVER_DPDK_RDMA.replace("@PROV@", str(prov)).replace(
             "@VDEV@", vdev.replace("@STEER@", str(steer))).replace(
-            "@EXTRA_ENV@", (LINK_ENV.get(link, "") + " " + extra).strip()))
-    (d / "over_tcp").write_text(OVER_TCP)
-    for f in list(VDEV) + ["tcp"]:
-        w = d / ("over_" + f)
-        w.write_text(w.read_text().replace("@RANK_ENV@", rank_env()))
+            "@EXTRA_ENV@", (LINK_ENV.get(link, "") + " " + extra).strip()).replace("@RANK_ENV@", rank_env()))
+    (d / "over_tcp").write_text(OVER_TCP.replace("@RANK_ENV@", rank_env()))
     for f in list(VDEV) + ["tcp"]:
         os.chmod(d / ("over_" + f), 0o755)
     return d, prog
