@@ -25,7 +25,8 @@ examples:
   dr-rxe-peer.py stop-all
 
 environment: DR_RXE_WORK (work dir, default /tmp/dr-rxepeer), DR_RXE_SESSION
-(default "default"), DR_RXE_ACCEL (tcg), DR_RXE_CAPTURE_LINGER (0.5 s)
+(default "default"), DR_RXE_ACCEL (tcg), DR_RXE_QEMU_CPU (TCG's CPU model,
+qemu64), DR_RXE_CAPTURE_LINGER (0.5 s)
 """
 
 
