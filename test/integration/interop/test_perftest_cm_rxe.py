@@ -43,9 +43,12 @@ def run(peer, test, size, iters, ours_server, seq):
     h, vm, outdir, perf = peer
     prefix = "drpc%d_%d" % (os.getpid(), seq)
     args = ["-s", str(size), "-n", str(iters)]
+    # --counters: a run that stalled shows its RTO expiries and go-back-Ns in the log
+    # (write_bw of 64 KiB against rxe's server once took 35 s instead of 5: our 10 ms RTO
+    # resending a 256-packet window that rxe under TCG drains in about 60 ms)
     ours_argv = [perf, "--no-huge", "-m", "256", "--no-pci", "--file-prefix=" + prefix,
                  "--vdev=net_af_packet0,iface=%s" % VETH, "--", test, "--ip", OUR_IP, "-R",
-                 "-p", str(PORT)] + args + ([] if ours_server else [vm.ip])
+                 "-p", str(PORT), "--counters"] + args + ([] if ours_server else [vm.ip])
     tool = "ib_%s -d rxe0 -x $RXE_GID_IDX -R -p %d %s" % (test, PORT, " ".join(args))
     name = "%s_%s" % (test, "oursrv" if ours_server else "rxesrv")
     pcap = str(outdir / (name + ".pcap"))
