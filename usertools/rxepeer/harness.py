@@ -633,10 +633,9 @@ class Harness:
         self._ip("link", "set", tap, "master", BRIDGE, "up")
         mac = "52:54:00:" + ":".join(
             hashlib.sha256(qname.encode()).hexdigest()[i:i + 2] for i in (0, 2, 4))
-        # under TCG the plain qemu64 model (no SSE4, AVX, PCLMULQDQ for the guest's code
-        # to choose and TCG to emulate): test_perftest_rxe.py ran 11 % faster than on
-        # "max" (452 s against 506 s; doc/guides/interop.rst), the wire the same;
-        # DR_RXE_QEMU_CPU picks another model
+        # under TCG qemu's plain qemu64 model: the interop suite ran 10 % faster on it
+        # than on "max" (1056 s against 1177 s, doc/guides/interop.rst; which of max's
+        # features costs is not known), the wire the same; DR_RXE_QEMU_CPU picks another
         cpu = "host" if accel == "kvm" else os.environ.get("DR_RXE_QEMU_CPU", "qemu64")
         bell = os.path.join(d, "bell")   # qemu opens bell.in and bell.out
         os.mkfifo(bell + ".in")
