@@ -36,7 +36,7 @@ struct dr_context_counters {
 	uint64_t retries;          /**< go-back-N retries: after a NAK, an implicit NAK or a timeout */
 	uint64_t ack_timeouts;     /**< local ACK timer expiries (IBA 9.7.6.1.3) */
 	/** Expiries of the adaptive retransmission timer (a round trip or so; reliability.rst):
-	 *  each a go-back-N that spends no retry_cnt. */
+	 *  each the oldest request sent again alone or a go-back-N, no retry_cnt spent. */
 	uint64_t rto_expiries;
 	uint64_t tlp_probes;       /**< tail-loss probes: the newest request sent again alone */
 	uint64_t keepalives;       /**< keepalive probes sent (dr_context_attr.keepalive_ms) */
@@ -69,6 +69,10 @@ struct dr_context_counters {
 	/** READ responses that came after a lost one, kept at their offset: the READ is
 	 *  asked again for the gap only (reliability.rst). */
 	uint64_t rx_read_held;
+	/** Of rto_expiries, those found needless (F-RTO, RFC 5682): the expiry sent the
+	 *  oldest request again alone, and the responder then acknowledged requests sent
+	 *  once only - a responder slower than the timer, not a loss (reliability.rst). */
+	uint64_t rto_spurious;
 };
 
 /**
@@ -84,7 +88,7 @@ struct dr_qp_counters {
 	uint64_t rereads;          /**< READs asked again for a gap, from their first missing byte */
 	uint64_t ack_timeouts;     /**< local ACK timer expiries */
 	uint64_t max_ack_timeout_us; /**< the longest local ACK timer that expired */
-	uint64_t rto_expiries;     /**< adaptive retransmission timer expiries (go-back-N, no retry spent) */
+	uint64_t rto_expiries;     /**< adaptive retransmission timer expiries (no retry spent) */
 	uint64_t max_rto_us;       /**< the longest adaptive retransmission timer that expired */
 	uint64_t tlp_probes;       /**< tail-loss probes sent */
 	uint64_t keepalives;       /**< keepalive probes sent */
@@ -96,6 +100,7 @@ struct dr_qp_counters {
 	uint64_t naks_tx;          /**< NAKs the QP's responder sent */
 	uint64_t sr_resends;       /**< requests resent by selective repeat */
 	uint64_t sr_probes;        /**< of them, the recovery timer's probes */
+	uint64_t rto_spurious;     /**< of rto_expiries, those found needless (F-RTO, RFC 5682) */
 };
 
 /**

@@ -51,6 +51,7 @@ perf_print_counters(const struct perf *p)
 	ROW("ack_timeouts", c.ack_timeouts);
 	ROW("rto_expiries", c.rto_expiries);
 	ROW("tlp_probes", c.tlp_probes);
+	ROW("rto_spurious", c.rto_spurious);
 	ROW("keepalives", c.keepalives);
 	ROW("naks_seq_rx", c.naks_seq_rx);
 	ROW("naks_rnr_rx", c.naks_rnr_rx);

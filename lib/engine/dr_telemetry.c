@@ -163,6 +163,7 @@ tel_ctx_stats(const char *cmd, const char *params, struct rte_tel_data *d)
 	ADD(sr_probes);
 	ADD(rto_expiries);
 	ADD(tlp_probes);
+	ADD(rto_spurious);
 	ADD(keepalives);
 	ADD(rx_ecn_ce);
 	ADD(tx_cnp);
@@ -285,6 +286,7 @@ qp_info(struct rte_tel_data *d, struct dr_qp_impl *qp)
 	rte_tel_data_add_dict_u64(d, "sr_probes", LOAD(qp->cnt.sr_probes));
 	rte_tel_data_add_dict_u64(d, "rto_expiries", LOAD(qp->cnt.rto_expiries));
 	rte_tel_data_add_dict_u64(d, "tlp_probes", LOAD(qp->cnt.tlp_probes));
+	rte_tel_data_add_dict_u64(d, "rto_spurious", LOAD(qp->cnt.rto_spurious));
 	rte_tel_data_add_dict_u64(d, "keepalives", LOAD(qp->cnt.keepalives));
 	{
 		struct dr_qp_counters qc;

@@ -86,6 +86,7 @@ struct dr_ctx_stats {
 	uint64_t ack_timeouts;              /* local ACK timer expiries (IBA 9.7.6.1.3) */
 	uint64_t rto_expiries;              /* adaptive timer expiries: go-back-N, no retry spent */
 	uint64_t tlp_probes;                /* tail-loss probes sent */
+	uint64_t rto_spurious;              /* of rto_expiries, needless ones (F-RTO, dr_comp_rto.c) */
 	uint64_t keepalives;                /* keepalive probes sent (idle RC QPs) */
 	uint64_t naks_seq_rx;               /* PSN sequence error NAKs received */
 	uint64_t naks_rnr_rx;               /* RNR NAKs received */

@@ -52,9 +52,13 @@
  *    (9.7.5.1.1). A READ is never probed (a duplicate READ is replayed whole,
  *    9.7.5.1.3). The RTO then runs again from the probe (RFC 8985 7.3): a
  *    path that only paused costs one frame.
- *  - RTO: a go-back-N from the oldest unacknowledged PSN, exactly the one
- *    the local ACK timeout would make (dr_ho_rewind(): a peer - rxe, a NIC -
- *    sees standard duplicates), but early; or, when that PSN is a READ's
+ *  - RTO: the oldest unacknowledged request again alone (F-RTO, RFC 5682:
+ *    frto_send()); if the first progress after it acknowledges that one
+ *    alone, or nothing answers it by the next expiry, a go-back-N from the
+ *    oldest unacknowledged PSN, exactly the one the local ACK timeout would
+ *    make (dr_ho_rewind(): a peer - rxe, a NIC - sees standard duplicates),
+ *    but early; an ACK beyond it shows the expiry needless (frto_check());
+ *    or, when that PSN is a READ's
  *    response, the READ asked again for its first gap only, at most a
  *    window of it (dr_comp_read_hold.c: a responder replays whatever a
  *    duplicate READ names, rxe after the reply it is streaming, and a
@@ -237,6 +241,8 @@ dr_comp_rtt_watch(struct dr_qp_impl *qp)
 	rtt_watch(qp, dr_ho_sent_psn(qp));
 }
 
+static void frto_check(struct dr_qp_impl *qp);
+
 /* A wait for an acknowledgement starts (or starts again after progress) at @now. */
 static void
 rto_wait_start(struct dr_qp_impl *qp, uint64_t now)
@@ -262,6 +268,7 @@ dr_comp_rto_acked(struct dr_qp_impl *qp, uint64_t now)
 			dr_comp_rtt_sample(qp, now - cs->rtt_t0);
 		cs->rtt_t0 = 0;
 	}
+	frto_check(qp);
 	if (cs->rto_at == 0)
 		return;
 	if (cs->psn == cs->rto_psn) {
@@ -314,22 +321,93 @@ oldest_is_read(struct dr_qp_impl *qp)
 	return wqe != NULL && wqe->opcode == DR_WR_RDMA_READ;
 }
 
-/* The tail-loss probe: the newest request sent (@sent - 1) again, alone, AckReq set. Sent? */
+/* The request at @psn again, alone, AckReq set (never a READ: it would be replayed whole). Sent? */
 static bool
-rto_probe(struct dr_qp_impl *qp, uint32_t sent)
+resend_one(struct dr_qp_impl *qp, uint32_t psn)
 {
-	uint32_t psn = dr_psn_sub(sent, 1), idx = qp->sq.tail;
+	uint32_t idx = qp->sq.tail;
 	const struct dr_send_wqe *wqe = dr_comp_sent_wqe(qp, psn, &idx);
 
 	if (wqe == NULL || wqe->opcode == DR_WR_RDMA_READ)
 		return false;
-	if (dr_req_resend(qp, wqe, psn) != 0)
-		return false;                     /* no mbuf or room: the RTO still runs */
+	return dr_req_resend(qp, wqe, psn) == 0;  /* else no mbuf or room: the RTO still runs */
+}
+
+/* The tail-loss probe: the newest request sent (@sent - 1) again, alone, AckReq set. Sent? */
+static bool
+rto_probe(struct dr_qp_impl *qp, uint32_t sent)
+{
+	uint32_t psn = dr_psn_sub(sent, 1);
+
+	if (!resend_one(qp, psn))
+		return false;
 	dr_comp_rtt_cancel(qp, psn);
 	dr_qp_wk(qp)->stats.tlp_probes++;
 	qp->cnt.tlp_probes++;
 	DR_DP_LOG(comp, DEBUG, "qp %u: tail-loss probe psn %#x", qp->pub.qp_num, psn);
 	return true;
+}
+
+/*
+ * F-RTO (RFC 5682, for go-back-N): an expiry first sends the oldest
+ * request again alone, AckReq set. Sent? Not when the last expiry's went
+ * unanswered (no progress since: a go-back-N now, as without it), nor for
+ * a READ (replayed whole). Only a sample of that PSN itself is spoiled
+ * (Karn): an ACK of a later one answers requests sent once only - a lost
+ * request drops every later one at the responder (IBA 9.7.5.1.1).
+ */
+static bool
+frto_send(struct dr_qp_impl *qp)
+{
+	struct dr_comp_state *cs = &qp->comp;
+
+	if (cs->frto_on) {
+		cs->frto_on = false;
+		return false;
+	}
+	if (!resend_one(qp, cs->psn))
+		return false;
+	if (cs->rtt_t0 != 0 && cs->rtt_psn == cs->psn)
+		cs->rtt_t0 = 0;
+	cs->frto_on = true;
+	cs->frto_psn = cs->psn;
+	cs->frto_rewind = __atomic_load_n(&qp->comp_out.rewind_seq, __ATOMIC_RELAXED);
+	return true;
+}
+
+/*
+ * The first progress after an F-RTO resend tells (RFC 5682 3.1): an ACK
+ * beyond the request sent again acknowledges requests sent once only - they
+ * were on their way or queued at a responder slower than the timer, and the
+ * expiry was needless (rxe under emulation drains a window of 256 packets
+ * in 60 ms and acknowledges every 64th; a go-back-N at each 10 ms expiry
+ * buried it under duplicates, reliability.rst). An ACK of that request
+ * alone shows the rest lost: go back N now. A go-back-N since (a NAK's)
+ * ends the test.
+ */
+static void
+frto_check(struct dr_qp_impl *qp)
+{
+	struct dr_comp_state *cs = &qp->comp;
+
+	if (!cs->frto_on)
+		return;
+	if (__atomic_load_n(&qp->comp_out.rewind_seq, __ATOMIC_RELAXED) != cs->frto_rewind) {
+		cs->frto_on = false;
+		return;
+	}
+	if (cs->psn == cs->frto_psn)
+		return;                           /* no progress yet: the next expiry goes back N */
+	cs->frto_on = false;
+	if (dr_psn_after(cs->psn, dr_psn_add(cs->frto_psn, 1))) {
+		dr_qp_wk(qp)->stats.rto_spurious++;
+		qp->cnt.rto_spurious++;
+		DR_DP_LOG(comp, DEBUG, "qp %u: needless retransmission timeout at psn %#x (acknowledged to %#x)",
+			  qp->pub.qp_num, cs->frto_psn, cs->psn);
+		return;
+	}
+	if (dr_ho_sent_psn(qp) != cs->psn && !dr_ho_rewind_pending(qp))
+		dr_comp_rewind(qp);
 }
 
 void
@@ -393,8 +471,12 @@ dr_comp_rto_timer(struct dr_qp_impl *qp, uint64_t now, bool ack_timeout_due)
 	cs->tlp_done = true;                      /* no probe until progress: the go-back-N is one */
 	if (cs->rto_backoff < DR_RTO_BACKOFF_MAX)
 		cs->rto_backoff++;
-	/* a READ awaited: its first gap only, as a gap found by later responses (dr_comp_read_hold.c) */
-	if (!dr_comp_reread_oldest(qp))
+	/*
+	 * a READ awaited: its first gap only, as a gap found by later
+	 * responses (dr_comp_read_hold.c); else the oldest request alone
+	 * first (F-RTO), a go-back-N if that one went unanswered
+	 */
+	if (!dr_comp_reread_oldest(qp) && !frto_send(qp))
 		dr_comp_rewind(qp);
 	cs->rto_at = now + rto_backed_off(qp);
 }

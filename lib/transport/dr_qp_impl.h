@@ -288,6 +288,9 @@ struct dr_comp_state {
 	uint8_t rto_backoff;           /* expiries without progress: the RTO doubles for each */
 	bool tlp_done;                 /* the probe of this wait went out (or an RTO did) */
 	bool streaming;                /* a response without progress came in this wait: the responder is busy */
+	bool frto_on;                  /* an expiry sent frto_psn again alone: the next progress tells (F-RTO) */
+	uint32_t frto_psn;             /* the oldest PSN then */
+	uint32_t frto_rewind;          /* rewind_seq then: a go-back-N since (a NAK's) ends the test */
 	/* keepalive (dr_comp_keepalive.c) */
 	uint64_t heard_at;             /* run clock when the peer was last heard (a response, a request) */
 	uint32_t ka_epsn;              /* the responder's ePSN as last seen: requests executed since, if it moved */
@@ -436,6 +439,7 @@ struct dr_qp_impl {
 		uint64_t sr_probes;               /* of sr_resends, the recovery timer's */
 		uint64_t max_ack_timeout_ticks;   /* the longest local ACK timer that expired */
 		uint64_t rto_expiries, tlp_probes; /* the adaptive timer's go-back-Ns and probes */
+		uint64_t rto_spurious;            /* of rto_expiries, those the responder showed needless (F-RTO) */
 		uint64_t max_rto_ticks;           /* the longest adaptive timer that expired */
 		uint64_t keepalives;              /* keepalive probes sent */
 		uint64_t rnr_wait_ticks;          /* the RNR waits asked for (TSC ticks) */

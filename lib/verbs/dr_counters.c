@@ -97,6 +97,7 @@ dr_query_context_counters(struct dr_context *ctx, struct dr_context_counters *c)
 	c->sr_probes = st.sr_probes;
 	c->rx_sr_held = st.rx_sr_held;
 	c->rx_read_held = st.rx_read_held;
+	c->rto_spurious = st.rto_spurious;
 	dr_ctx_stall_sum(ctx, &c->stalls, &c->stall_us, &c->max_gap_us);
 	c->idle_naps = dr_ctx_idle_naps(ctx);
 	dr_ctx_port_stats(ctx, &ps);
@@ -123,6 +124,7 @@ dr_query_qp_counters(struct dr_qp *pub, struct dr_qp_counters *c)
 	c->rto_expiries = LOAD(qp->cnt.rto_expiries);
 	c->max_rto_us = ticks_us(LOAD(qp->cnt.max_rto_ticks));
 	c->tlp_probes = LOAD(qp->cnt.tlp_probes);
+	c->rto_spurious = LOAD(qp->cnt.rto_spurious);
 	c->keepalives = LOAD(qp->cnt.keepalives);
 	c->srtt_us = ticks_us(LOAD(qp->comp.srtt));
 	c->rttvar_us = ticks_us(LOAD(qp->comp.rttvar));
@@ -147,6 +149,7 @@ dr_qp_counters_add(struct dr_qp_counters *sum, const struct dr_qp_counters *c)
 	sum->rto_expiries += c->rto_expiries;
 	sum->max_rto_us = RTE_MAX(sum->max_rto_us, c->max_rto_us);
 	sum->tlp_probes += c->tlp_probes;
+	sum->rto_spurious += c->rto_spurious;
 	sum->keepalives += c->keepalives;
 	sum->srtt_us = RTE_MAX(sum->srtt_us, c->srtt_us);
 	sum->rttvar_us = RTE_MAX(sum->rttvar_us, c->rttvar_us);

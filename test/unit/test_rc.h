@@ -88,6 +88,8 @@ struct rc_rule {
 /* Queue pairs per port (DR_TEST_QUEUES). */
 #define RC_MAX_QUEUES 4
 #define RC_MAX_LOG 8192
+/* Frames a bottleneck can hold (rc_bottleneck()). */
+#define RC_NECK_MAX 2048
 
 /* One frame as the wire saw it (for tests that check ordering). */
 struct rc_log_entry {
@@ -125,6 +127,19 @@ struct rc_env {
 	struct rte_mbuf *held[2];     /* RC_SWAP */
 	struct rte_mbuf *delayed[2][8]; /* RC_DELAY, in order */
 	unsigned int ndelayed[2];
+	/*
+	 * A bottleneck per direction (rc_bottleneck()): the frames the rules
+	 * let through wait in a queue and leave one every @gap ticks of the
+	 * transport's clock; beyond @depth waiting, the newest is dropped
+	 * (counted in dropped[] and neck_drops[]). gap 0: none.
+	 */
+	struct rc_neck {
+		uint64_t gap;
+		uint64_t next_at;             /* when the head may leave */
+		unsigned int depth, head, n;
+		struct rte_mbuf *q[RC_NECK_MAX];
+	} neck[2];
+	uint64_t neck_drops[2];
 	uint32_t max_psn[2];          /* newest PSN seen per direction (fresh rules) */
 	bool any_psn[2];
 	unsigned int carry_q;         /* the queue wire_carry() is carrying */
@@ -233,6 +248,16 @@ int rc_connect_pair(struct rc_env *e, const struct rc_qp_params *p, struct dr_qp
 void rc_rules_clear(struct rc_env *e);
 struct rc_rule *rc_rule_add(struct rc_env *e, int dir, int opcode, uint32_t skip, uint32_t every,
 			    uint32_t count, enum rc_action action);
+
+/*
+ * A bottleneck in direction @dir: one frame leaves every @gap_us of the
+ * transport's time, at most @depth wait (drop-tail). A responder slower than
+ * its requester - rxe under emulation takes about 4,000 frames a second,
+ * behind a tap and a guest's queues - or a slow link. @gap_us 0 removes it
+ * (rc_disconnect() does too). Frames still waiting are freed by
+ * rc_wire_flush().
+ */
+void rc_bottleneck(struct rc_env *e, enum rc_dir dir, uint64_t gap_us, unsigned int depth);
 
 /* DR_TEST_WIRELOG: print the frames the wire carried, at most @max of them (test_rc_wire.c). */
 void rc_wirelog_print(const struct rc_env *e, uint32_t max);

@@ -603,6 +603,8 @@ rc_disconnect(struct rc_env *e)
 	if (e->twin.ctx != NULL)
 		dr_wk_tx_flush(&e->twin.ctx->wk[0]);
 	rc_wire_flush(e);
+	rc_bottleneck(e, RC_A2B, 0, 0);
+	rc_bottleneck(e, RC_B2A, 0, 0);
 	rc_twin_disconnect(e);
 	for (i = 0; i < 2; i++)
 		rc_side_qp_destroy(&e->s[i], i == 0 ? "A" : "B");

@@ -7,16 +7,18 @@
  * reliability.rst "Retransmission timer"), step by step: the round trip
  * measured (RFC 6298), a lost tail repaired by the tail-loss probe alone, a
  * probe answered by a sequence NAK (IBA 9.7.5.1.1), an early go-back-N that
- * spends no retry, its backoff up to the local ACK timeout, which then acts
+ * spends no retry (the oldest request alone first, F-RTO: a needless
+ * expiry told from a loss), its backoff up to the local ACK timeout, which then acts
  * as IBA 9.7.6.1.3 says (retry_cnt unchanged for the peer), Karn's rule;
  * selective repeat's probe backed off while the responder stays silent.
  *
  * The step cases run inline and drive the completer's timer by hand at the
  * times they name (as test_rc_recovery.c's timeout case does), with a round
  * trip set by the test, on a stopped clock (rc_clock_freeze()): no round
- * of the wire reaches a deadline before the test names it. The
- * last case runs in every mode on the wire's clock: a lost tail recovered
- * far below the local ACK timeout.
+ * of the wire reaches a deadline before the test names it. The tail-loss
+ * cases run in every mode on the wire's clock: a lost tail recovered far
+ * below the local ACK timeout. The last plays a responder slower than the
+ * timer through a bottleneck of the wire (rc_bottleneck()).
  */
 
 #include <errno.h>
@@ -178,9 +180,60 @@ test_probe_nak(struct rc_env *e)
 }
 
 /*
+ * F-RTO (RFC 5682; dr_comp_rto.c): an expiry sends the oldest request
+ * again alone, and the first progress after it tells what happened.
+ *  - lost: the three requests and the probe are lost; the oldest sent
+ *    again is accepted and acknowledged alone, so the rest was lost too: a
+ *    go-back-N at once, no second expiry (3 + 1 + 1 + 2 frames);
+ *  - needless: every request arrived but the ACKs of the three and of the
+ *    probe were lost; the oldest sent again is a duplicate, which the
+ *    responder acknowledges with the newest PSN it executed (IBA 9.7.5.1.1,
+ *    C9-105): everything is acknowledged and nothing more is sent (3 + 1 + 1).
+ * Neither spends a retry.
+ */
+static void
+test_frto(struct rc_env *e, bool acks_lost)
+{
+	const char *name = acks_lost ? "needless" : "lost";
+	struct rc_wcs sw = { .n = 0 };
+	struct rto_case c;
+	uint64_t t;
+
+	if (!inline_only("test_frto") || rto_setup(e, &c, 18, 7) != 0)
+		return;
+	if (acks_lost)
+		rc_rule_add(e, RC_B2A, -1, 0, 0, 2, RC_DROP);
+	else
+		rc_rule_add(e, RC_A2B, -1, 0, 0, 4, RC_DROP);
+	RC_CHECK_EQ(post_write(e, &c, 4), 0);
+	t = start_wait(e, &c, 20000, 10000);
+	dr_comp_timers(c.qa, t + rc_ms(40));              /* the probe, and its answer, lost */
+	RC_CHECK_EQ(rc_counter(&c.qa->cnt.tlp_probes), 1);
+	rc_round(e);
+	rc_round(e);
+	RC_CHECK_EQ(c.qa->comp.rto_at, t + rc_ms(100));
+	dr_comp_timers(c.qa, t + rc_ms(100));             /* the RTO: the oldest alone */
+	RC_CHECK_EQ(rc_counter(&c.qa->cnt.rto_expiries), 1);
+	RC_CHECK(rc_wait_wcs(e, e->s[0].scq, &sw, 1, 2000000));
+	RC_CHECK_MSG(sw.n == 1 && sw.wc[0].status == DR_WC_SUCCESS, "%s", name);
+	RC_CHECK(memcmp(c.src.p, c.dst.p, WLEN) == 0);
+	RC_CHECK_MSG(e->frames[RC_A2B] == (acks_lost ? 5u : 7u), "%s: %" PRIu64 " frames", name,
+		     e->frames[RC_A2B]);
+	RC_CHECK_EQ(rc_counter(&c.qa->cnt.rto_expiries), 1);
+	RC_CHECK_MSG(rc_counter(&c.qa->cnt.rto_spurious) == (acks_lost ? 1u : 0u), "%s: %" PRIu64 " needless", name,
+		     rc_counter(&c.qa->cnt.rto_spurious));
+	RC_CHECK_EQ(rc_counter(&c.qa->cnt.retries), 0);
+	RC_CHECK_EQ(rc_counter(&c.qa->cnt.ack_timeouts), 0);
+	RC_CHECK_EQ(c.qa->comp.rto_at, 0);
+	RC_CHECK(!c.qa->comp.frto_on);
+	rto_teardown(e, &c);
+}
+
+/*
  * Everything A sends is lost for a while, round trip 200 us +- 100 us: the
  * probe at 1 ms (DR_TLP_MIN_US), the RTO (5 ms, DR_RTO_MIN_US) from there;
- * its go-back-Ns spend no retry and come every 8 ms after the first (10 ms
+ * its expiries (the oldest request alone, then a go-back-N when that went
+ * unanswered, in turn) spend no retry and come every 8 ms after the first (10 ms
  * doubled, capped at DR_RTO_BACKOFF_CAP_US); the local ACK timeout (1.07 s)
  * expires beside them as IBA says and spends one. The path comes back:
  * done, the backoff gone, no sample from anything resent (Karn).
@@ -213,7 +266,7 @@ test_rto_backoff(struct rc_env *e)
 		RC_CHECK_MSG(rc_counter(&c.qa->cnt.rto_expiries) == k + 1u, "expiry %u", k + 1);
 		RC_CHECK_EQ(c.qa->comp.retry_left, 7);   /* no retry spent */
 		RC_CHECK_EQ(rc_counter(&c.qa->cnt.ack_timeouts), 0);
-		rc_round(e);                             /* the go-back-N goes out (and is lost) */
+		rc_round(e);                             /* what it resent goes out (and is lost) */
 		RC_CHECK_MSG(c.qa->comp.rto_at == at + 8000 * us, "gap %u: %" PRIu64 " us", k + 1,
 			     (c.qa->comp.rto_at - at) / us);
 		at = c.qa->comp.rto_at;
@@ -528,11 +581,105 @@ test_read_tail_loss_fast(struct rc_env *e, bool sr)
 	rto_teardown(e, &c);
 }
 
+/*
+ * A responder slower than the timer (reliability.rst "Retransmission
+ * timer", F-RTO): rxe under emulation takes about 4,000 frames a second
+ * and acknowledges a 64 KiB WRITE (64 packets at MTU 1024) every 16 ms,
+ * later than the first RTO (DR_RTO_INIT_US: no round trip measured yet).
+ * Here A's requests leave through a bottleneck of one frame every 250 us
+ * (a queue of 1024, drop-tail) and 16 such WRITEs are posted at once with
+ * the default send window (256 packets), on a clock the test advances by
+ * 50 us a round. An expiry sends the oldest request again alone; the
+ * responder then acknowledges requests sent once only: the expiry was
+ * needless (RFC 5682), nothing more is resent, and the round trip through
+ * the queue is measured past it (Karn's rule spoils only the PSN sent
+ * again). A go-back-N at each expiry instead sent every window again
+ * behind the last one: 173,536 frames for 12,800 against rxe, here several
+ * times the 1,024 needed and a queue that overflowed.
+ */
+static void
+test_slow_responder(struct rc_env *e)
+{
+	enum { NW = 16, MLEN = 65536, GAP_US = 250, STEP_US = 50 };
+	const uint64_t need = NW * (MLEN / 1024);
+	struct rc_side *a = &e->s[0], *b = &e->s[1];
+	struct rc_wcs sw = { .n = 0 };
+	struct dr_qp_counters qc;
+	struct rc_qp_params p;
+	struct rc_buf src, dst;
+	uint64_t t0, took_us, ideal_us = need * GAP_US, frames;
+	unsigned int k;
+
+	if (!inline_only("test_slow_responder"))
+		return;
+	rc_params_default(&p);
+	p.timeout = 18;                       /* 1.07 s: never reached */
+	p.max_wr = NW;
+	if (rc_connect(e, &p) != 0)
+		return;
+	if (rc_buf_alloc(a, &src, NW * MLEN, DR_ACCESS_LOCAL_WRITE) != 0) {
+		rc_disconnect(e);
+		return;
+	}
+	if (rc_buf_alloc(b, &dst, NW * MLEN, DR_ACCESS_LOCAL_WRITE | DR_ACCESS_REMOTE_WRITE) != 0) {
+		rc_buf_free(&src);
+		rc_disconnect(e);
+		return;
+	}
+	rc_fill(src.p, NW * MLEN, 77);
+	memset(dst.p, 0, NW * MLEN);
+	rc_bottleneck(e, RC_A2B, GAP_US, 1024);
+	rc_clock_freeze(true);
+	t0 = rc_clock_now();
+	for (k = 0; k < NW; k++) {
+		struct dr_sge sge = { (uint64_t)(uintptr_t)(src.p + k * MLEN), MLEN, src.mr->lkey };
+
+		RC_CHECK_EQ(rc_post_send(a, 300 + k, DR_WR_RDMA_WRITE, &sge, 1, DR_SEND_SIGNALED,
+					 (uint64_t)(uintptr_t)(dst.p + k * MLEN), dst.mr->rkey, 0), 0);
+	}
+	/* two seconds of the transport's time: eight times what the queue needs */
+	while (sw.n < NW && rc_clock_now() - t0 < rc_ms(2000)) {
+		rc_round(e);
+		rc_clock_advance(rc_ms(1) * STEP_US / 1000u);
+		RC_CHECK(rc_poll(a->scq, &sw) >= 0);
+	}
+	took_us = (rc_clock_now() - t0) / (rc_ms(1) / 1000u);
+	rc_clock_freeze(false);
+	frames = e->frames[RC_A2B];
+	RC_CHECK_MSG(sw.n == NW, "%u of %u WRITEs completed in %" PRIu64 " us", sw.n, (unsigned int)NW, took_us);
+	for (k = 0; k < sw.n; k++)
+		RC_CHECK(sw.wc[k].status == DR_WC_SUCCESS && sw.wc[k].wr_id == 300 + k);
+	RC_CHECK(memcmp(src.p, dst.p, NW * MLEN) == 0);
+	RC_CHECK_EQ(dr_query_qp_counters(a->qp, &qc), 0);
+	/* at most 1/16 of the requests sent twice, none lost in the queue, no retry spent */
+	RC_CHECK_MSG(frames >= need && frames <= need + need / 16, "%" PRIu64 " request frames for %" PRIu64
+		     " packets: %" PRIu64 " RTOs, %" PRIu64 " needless, %" PRIu64 " dropped by the queue", frames,
+		     need, qc.rto_expiries, qc.rto_spurious, e->neck_drops[RC_A2B]);
+	RC_CHECK_EQ(e->neck_drops[RC_A2B], 0);
+	RC_CHECK_MSG(qc.rto_spurious >= 1 && qc.rto_spurious == qc.rto_expiries, "%" PRIu64 " RTOs, %" PRIu64
+		     " needless", qc.rto_expiries, qc.rto_spurious);
+	RC_CHECK_EQ(qc.retries + qc.ack_timeouts, 0);
+	/* the queue's pace: within an eighth of it; and its round trip measured (beyond 16 ms) */
+	RC_CHECK_MSG(took_us <= ideal_us + ideal_us / 8, "%" PRIu64 " us for %" PRIu64 " us of frames", took_us,
+		     ideal_us);
+	RC_CHECK_MSG(qc.srtt_us > 16000, "srtt %" PRIu64 " us", qc.srtt_us);
+	printf("slow responder: %" PRIu64 " request frames for %" PRIu64 ", %" PRIu64 " RTOs (%" PRIu64
+	       " needless), %" PRIu64 " us for %" PRIu64 " us of frames, srtt %" PRIu64 " us\n", frames, need,
+	       qc.rto_expiries, qc.rto_spurious, took_us, ideal_us, qc.srtt_us);
+	if (rc_failed != 0)
+		rc_print_counters(e, "slow responder");
+	rc_buf_free(&src);
+	rc_buf_free(&dst);
+	rc_disconnect(e);
+}
+
 static void
 run(struct rc_env *e)
 {
 	test_tail_probe(e);
 	test_probe_nak(e);
+	test_frto(e, false);
+	test_frto(e, true);
 	test_rto_backoff(e);
 	test_read_rto_backoff(e);
 	test_sr_probe_backoff(e);
@@ -541,6 +688,7 @@ run(struct rc_env *e)
 	test_tail_loss_fast(e);
 	test_read_tail_loss_fast(e, false);
 	test_read_tail_loss_fast(e, true);
+	test_slow_responder(e);
 }
 
 int

@@ -57,6 +57,11 @@ rc_wire_flush(struct rc_env *e)
 		}
 		while (e->ndelayed[i] > 0)
 			rte_pktmbuf_free(e->delayed[i][--e->ndelayed[i]]);
+		while (e->neck[i].n > 0) {
+			rte_pktmbuf_free(e->neck[i].q[e->neck[i].head]);
+			e->neck[i].head = (e->neck[i].head + 1) % RC_NECK_MAX;
+			e->neck[i].n--;
+		}
 	}
 	rc_twin_flush(e);
 }
@@ -151,10 +156,19 @@ wire_decide(struct rc_env *e, int dir, const struct dr_pkt_info *pi, bool roce)
 	return RC_PASS;
 }
 
-static void
-wire_put(struct rc_env *e, int dir, struct rte_mbuf *m)
+void
+rc_bottleneck(struct rc_env *e, enum rc_dir dir, uint64_t gap_us, unsigned int depth)
 {
-	/* to the peer's rx queue of the tx queue being carried (held frames: of the one they go with) */
+	e->neck[dir].gap = rte_get_tsc_hz() / 1000000u * gap_us;
+	e->neck[dir].depth = RTE_MIN(depth, (unsigned int)RC_NECK_MAX);
+	e->neck[dir].next_at = 0;
+	e->neck_drops[dir] = 0;
+}
+
+/* To the peer's rx queue of the tx queue being carried (held frames: of the one they go with). */
+static void
+wire_deliver(struct rc_env *e, int dir, struct rte_mbuf *m)
+{
 	struct rte_ring *dst = e->s[dir == RC_A2B ? 1 : 0].rx[e->carry_q];
 	struct rte_mbuf *copy = dir == RC_A2B && e->twin.ctx != NULL ? rc_twin_copy(e, m) : NULL;
 
@@ -165,6 +179,46 @@ wire_put(struct rc_env *e, int dir, struct rte_mbuf *m)
 	}
 	if (copy != NULL)
 		rc_twin_put(e, copy);   /* B's oracle gets the same frame (test_rc_twin.c) */
+}
+
+/* A frame the rules let through: delivered, or into the direction's bottleneck (drop-tail). */
+static void
+wire_put(struct rc_env *e, int dir, struct rte_mbuf *m)
+{
+	struct rc_neck *nk = &e->neck[dir];
+
+	if (nk->gap == 0) {
+		wire_deliver(e, dir, m);
+		return;
+	}
+	if (nk->n >= nk->depth) {
+		e->dropped[dir]++;
+		e->neck_drops[dir]++;
+		rte_pktmbuf_free(m);
+		return;
+	}
+	if (nk->n == 0)                 /* an idle bottleneck serves its first frame a gap from now */
+		nk->next_at = RTE_MAX(nk->next_at, rc_clock_now() + nk->gap);
+	nk->q[(nk->head + nk->n) % RC_NECK_MAX] = m;
+	nk->n++;
+}
+
+/* The frames whose time came leave the bottleneck, oldest first. */
+static void
+neck_release(struct rc_env *e, int dir)
+{
+	struct rc_neck *nk = &e->neck[dir];
+	uint64_t now = rc_clock_now();
+
+	while (nk->n > 0 && now >= nk->next_at) {
+		struct rte_mbuf *m = nk->q[nk->head];
+
+		nk->head = (nk->head + 1) % RC_NECK_MAX;
+		nk->n--;
+		nk->next_at += nk->gap;
+		e->carry_q = 0;
+		wire_deliver(e, dir, m);
+	}
 }
 
 /*
@@ -181,6 +235,7 @@ wire_carry(struct rc_env *e, int dir)
 	struct rte_mbuf *m;
 	bool carried = false;
 
+	neck_release(e, dir);
 	/* the frames RC_DELAY held in the last carry go first (taken now: this carry may delay others) */
 	memcpy(delayed, e->delayed[dir], ndelayed * sizeof(delayed[0]));
 	e->ndelayed[dir] = 0;
