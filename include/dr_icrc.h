@@ -48,12 +48,34 @@ uint32_t dr_crc32_update_copy(uint32_t crc, void *dst, const void *src, size_t l
 /**
  * Let dr_crc32_update() fold every run of 16 bytes and more by carry-less
  * multiplication (PCLMULQDQ, the register carried as with the table) when
- * the CPU has PCLMULQDQ and SSE4.1 and EAL's SIMD limit allows 128-bit
- * vectors. Process-wide. Call after rte_eal_init(); dr_open_device() does.
- * Results are identical either way.
+ * the CPU has PCLMULQDQ and SSE4.1 and the SIMD width allowed (below) is 128
+ * bits or more; long runs on 256-bit registers where the CPU has AVX2 and
+ * VPCLMULQDQ and the width is 256 or more, on 512-bit ones where it also
+ * has AVX-512F and the width is 512. The width is the library's own
+ * (dr_crc32_set_max_simd_bits()) when one was set, else EAL's SIMD limit
+ * (rte_vect_get_max_simd_bitwidth(), 256 by default). The library's state,
+ * for all its contexts; no setting of the process's is changed. Call after
+ * rte_eal_init(); dr_open_device() does. Results are identical either way.
  * @return true when folding is in use.
  */
 bool dr_crc32_enable_folding(void);
+
+/**
+ * The library's own SIMD width for the CRC, in place of EAL's SIMD limit:
+ * 128, 256 or 512 bits, or 0 to follow EAL's limit again (the default).
+ * A width of 512 lets the CRC use AVX-512 where the CPU has it without
+ * raising EAL's limit for the whole process (--force-max-simd-bitwidth).
+ * Takes effect at the next dr_crc32_enable_folding(). dr_open_device()
+ * sets it from the environment variable DR_ICRC_SIMD_BITS when that is set.
+ * @return 0, or -EINVAL for any other width.
+ */
+int dr_crc32_set_max_simd_bits(unsigned int bits);
+
+/**
+ * The widest registers the CRC folds on now: 512, 256 or 128 bits, or 0
+ * (the table alone).
+ */
+unsigned int dr_crc32_simd_bits(void);
 
 /** Go back to the table CRC only (for tests and benchmarks). */
 void dr_crc32_disable_folding(void);

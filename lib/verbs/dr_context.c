@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <rte_cycles.h>
@@ -344,6 +345,26 @@ queues_wanted(const struct dr_context *ctx, const struct dr_backend_port_info *i
 	return nq != 0 ? nq : 1;
 }
 
+/*
+ * DR_ICRC_SIMD_BITS (128, 256, 512; dr_crc32_set_max_simd_bits()): the
+ * library's own SIMD width for the ICRC, so AVX-512 can be used for it
+ * without raising EAL's limit for the whole process. Another value is
+ * logged and the width left as it was.
+ */
+static void
+icrc_simd_from_env(void)
+{
+	const char *v = getenv("DR_ICRC_SIMD_BITS");
+	unsigned long bits;
+	char *end;
+
+	if (v == NULL || *v == '\0')
+		return;
+	bits = strtoul(v, &end, 10);
+	if (*end != '\0' || bits > UINT32_MAX || dr_crc32_set_max_simd_bits((unsigned int)bits) != 0)
+		DR_LOG(ctx, WARNING, "DR_ICRC_SIMD_BITS=%s: not 128, 256 or 512; the width stays as it was", v);
+}
+
 struct dr_context *
 dr_open_device(struct dr_device *dev, const struct dr_context_attr *attr)
 {
@@ -474,8 +495,10 @@ dr_open_device(struct dr_device *dev, const struct dr_context_attr *attr)
 		DR_LOG(ctx, ERR, "port %u: async event fd: %s", port, strerror(-rc));
 		goto fail_be;
 	}
-	/* long payloads: PCLMULQDQ CRC where the CPU and EAL allow (process-wide) */
+	/* long payloads: PCLMULQDQ CRC where the CPU and the width allow (the library's, dr_icrc.h) */
+	icrc_simd_from_env();
 	dr_crc32_enable_folding();
+	DR_LOG(ctx, DEBUG, "port %u: ICRC folds on %u-bit registers", port, dr_crc32_simd_bits());
 	gid_table_init(ctx);
 	rc = dr_engine_start(ctx, attr->worker_lcores);
 	if (rc == 0) {

@@ -16,6 +16,7 @@
  * bit-reflected and shifted by one as PCLMULQDQ's reflected product needs:
  *   k1 = x^(4*128+32), k2 = x^(4*128-32)   four lanes, 512 bits ahead
  *   k3 = x^(128+32),   k4 = x^(128-32)     one lane, 128 bits ahead
+ * (and on wider registers further ahead: dr_crc32_clmul256(), ..512())
  *   k5 = x^64                               128 -> 64 bits
  *   mu = floor(x^64 / P), P                 Barrett
  * Shorter runs, and the tail under 16 bytes, go to the table.
@@ -240,6 +241,85 @@ dr_crc32_clmul256_copy(uint32_t crc, uint8_t *dst, const uint8_t *p, size_t len)
 	return crc_fold256(crc, p, len, dst, true);
 }
 
+/*
+ * The same fold on 512-bit registers (AVX-512F and VPCLMULQDQ; dr_icrc.c
+ * chooses it, never EAL's SIMD limit for it): four registers of four lanes
+ * each, sixteen lanes 256 bytes apart, folded 2048 bits ahead with
+ *   k = x^(16*128+32), x^(16*128-32)   (DR_CRC_K2048_LO, DR_CRC_K2048_HI)
+ * then the sixteen lanes folded one into the next with k3/k4 and the rest
+ * done as above. test_icrc.c checks the constants and the lane order on
+ * any CPU (the same fold on sixteen 128-bit lanes), and this code itself
+ * where the CPU has AVX-512.
+ */
+#define CLMUL512_TARGET __attribute__((target("avx512f,vpclmulqdq,avx2,pclmul,sse4.1")))
+
+CLMUL512_TARGET static inline __attribute__((always_inline)) __m512i
+fold512(__m512i x, __m512i k, __m512i next)
+{
+	return _mm512_xor_si512(_mm512_xor_si512(_mm512_clmulepi64_epi128(x, k, 0x00),
+						 _mm512_clmulepi64_epi128(x, k, 0x11)), next);
+}
+
+CLMUL512_TARGET static inline __attribute__((always_inline)) __m512i
+take64(const uint8_t *p, uint8_t *dst, size_t off, bool copy)
+{
+	__m512i v = _mm512_loadu_si512((const void *)(p + off));
+
+	if (copy)
+		_mm512_storeu_si512((void *)(dst + off), v);
+	return v;
+}
+
+/* The register @x folded on over the four lanes of @a, in stream order. */
+CLMUL512_TARGET static inline __attribute__((always_inline)) __m128i
+fold_lanes512(__m128i x, __m128i k3k4, __m512i a)
+{
+	x = fold(x, k3k4, _mm512_extracti32x4_epi32(a, 1));
+	x = fold(x, k3k4, _mm512_extracti32x4_epi32(a, 2));
+	return fold(x, k3k4, _mm512_extracti32x4_epi32(a, 3));
+}
+
+/* @len >= 256: whole 256-byte blocks by the 512-bit fold, then crc_fold()'s tail and reduction. */
+CLMUL512_TARGET static inline __attribute__((always_inline)) uint32_t
+crc_fold512(uint32_t crc, const uint8_t *p, size_t len, uint8_t *dst, bool copy)
+{
+	const __m512i k16 = _mm512_set_epi64(DR_CRC_K2048_HI, DR_CRC_K2048_LO, DR_CRC_K2048_HI, DR_CRC_K2048_LO,
+					     DR_CRC_K2048_HI, DR_CRC_K2048_LO, DR_CRC_K2048_HI, DR_CRC_K2048_LO);
+	const __m128i k3k4 = _mm_set_epi64x(0x00ccaa009e, 0x01751997d0);
+	__m512i a0, a1, a2, a3;
+	__m128i x;
+	size_t head = len & ~(size_t)255;
+
+	a0 = _mm512_xor_si512(take64(p, dst, 0, copy), _mm512_zextsi128_si512(_mm_cvtsi32_si128((int)crc)));
+	a1 = take64(p, dst, 64, copy);
+	a2 = take64(p, dst, 128, copy);
+	a3 = take64(p, dst, 192, copy);
+	for (size_t off = 256; off < head; off += 256) {
+		a0 = fold512(a0, k16, take64(p, dst, off, copy));
+		a1 = fold512(a1, k16, take64(p, dst, off + 64, copy));
+		a2 = fold512(a2, k16, take64(p, dst, off + 128, copy));
+		a3 = fold512(a3, k16, take64(p, dst, off + 192, copy));
+	}
+	/* lanes 0..15 in stream order: a0's four, then a1's, a2's, a3's */
+	x = fold_lanes512(_mm512_castsi512_si128(a0), k3k4, a0);
+	x = fold_lanes512(fold(x, k3k4, _mm512_castsi512_si128(a1)), k3k4, a1);
+	x = fold_lanes512(fold(x, k3k4, _mm512_castsi512_si128(a2)), k3k4, a2);
+	x = fold_lanes512(fold(x, k3k4, _mm512_castsi512_si128(a3)), k3k4, a3);
+	return crc_fold_from(x, p + head, len - head, copy ? dst + head : NULL, copy);
+}
+
+CLMUL512_TARGET uint32_t
+dr_crc32_clmul512(uint32_t crc, const uint8_t *p, size_t len)
+{
+	return crc_fold512(crc, p, len, NULL, false);
+}
+
+CLMUL512_TARGET uint32_t
+dr_crc32_clmul512_copy(uint32_t crc, uint8_t *dst, const uint8_t *p, size_t len)
+{
+	return crc_fold512(crc, p, len, dst, true);
+}
+
 bool
 dr_crc32_clmul_available(void)
 {
@@ -268,6 +348,23 @@ dr_crc32_clmul256(uint32_t crc, const uint8_t *p, size_t len)
 
 uint32_t
 dr_crc32_clmul256_copy(uint32_t crc, uint8_t *dst, const uint8_t *p, size_t len)
+{
+	RTE_SET_USED(dst);
+	RTE_SET_USED(p);
+	RTE_SET_USED(len);
+	return crc;
+}
+
+uint32_t
+dr_crc32_clmul512(uint32_t crc, const uint8_t *p, size_t len)
+{
+	RTE_SET_USED(p);
+	RTE_SET_USED(len);
+	return crc;
+}
+
+uint32_t
+dr_crc32_clmul512_copy(uint32_t crc, uint8_t *dst, const uint8_t *p, size_t len)
 {
 	RTE_SET_USED(dst);
 	RTE_SET_USED(p);

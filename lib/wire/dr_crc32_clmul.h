@@ -23,6 +23,16 @@ uint32_t dr_crc32_clmul_copy(uint32_t crc, uint8_t *dst, const uint8_t *p, size_
  */
 uint32_t dr_crc32_clmul256(uint32_t crc, const uint8_t *p, size_t len);
 uint32_t dr_crc32_clmul256_copy(uint32_t crc, uint8_t *dst, const uint8_t *p, size_t len);
+uint32_t dr_crc32_clmul512(uint32_t crc, const uint8_t *p, size_t len);
+uint32_t dr_crc32_clmul512_copy(uint32_t crc, uint8_t *dst, const uint8_t *p, size_t len);
+
+/*
+ * The 512-bit fold's constants (sixteen lanes, 2048 bits ahead): x^(2048+32)
+ * and x^(2048-32) mod P, bit-reflected and shifted by one as the others
+ * (dr_crc32_clmul.c); test_icrc.c folds with them on 128-bit lanes.
+ */
+#define DR_CRC_K2048_LO 0x011542778aLL
+#define DR_CRC_K2048_HI 0x01322d1430LL
 
 /*
  * The register over 48 bytes at @p with the bits of @or_mask set, then over

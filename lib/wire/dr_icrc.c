@@ -11,23 +11,23 @@
  * dr_crc32_enable_folding() has found PCLMULQDQ, carry-less-multiply folding
  * with the same carried register (dr_crc32_clmul.c) for every run of 16 bytes
  * and more: the ICRC of a 64-byte WRITE (the 48-byte pseudo-header and the
- * payload) costs a few dozen instructions instead of several hundred. Where
- * EAL allows 512-bit vectors (--force-max-simd-bitwidth=512) and the CPU has
- * AVX512 VPCLMULQDQ, runs of DR_CRC_WIDE_MIN bytes and more go to DPDK's
- * rte_net_crc instead (four times our rate on long runs): it computes whole
- * CRCs only, so its result is joined to the register with the combination
- * identity
- *     CRC(A || B) = CRC(A) * x^(8|B|)  xor  CRC(B)      (mod P, GF(2))
+ * payload) costs a few dozen instructions instead of several hundred. Long
+ * runs fold on 256-bit registers (VPCLMULQDQ, AVX2) and, where the CPU has
+ * AVX-512 and the SIMD width allowed is 512, on 512-bit ones. The width is
+ * EAL's SIMD limit unless dr_crc32_set_max_simd_bits() (or DR_ICRC_SIMD_BITS,
+ * read by dr_open_device()) gave the library's own: nothing here changes a
+ * setting of the process's (rte_net_crc_set_alg() would, for every user of
+ * rte_net_crc in the application).
  * test/bench/bench_icrc.c measures every engine on the same sizes.
  */
 
+#include <errno.h>
 #include <stdbool.h>
 #include <string.h>
 
 #include <rte_common.h>
 #include <rte_cpuflags.h>
 #include <rte_ip.h>
-#include <rte_net_crc.h>
 #include <rte_vect.h>
 
 #include "dr_crc32_clmul.h"
@@ -40,60 +40,43 @@
 #define DR_CRC_FOLD_MIN 16
 /* ... from this many on on 256-bit registers where the CPU has VPCLMULQDQ and AVX2 */
 #define DR_CRC_FOLD256_MIN 256
-/* ... and from this many on, by rte_net_crc's AVX512 code where it is allowed */
-#define DR_CRC_WIDE_MIN 2048
+/* ... and from this many on on 512-bit registers where the CPU has AVX-512F and VPCLMULQDQ */
+#define DR_CRC_FOLD512_MIN 1024
 
 static uint32_t crc_tab[8][256];
-/* x^(2^k) mod P in reflected order (bit 31 is x^0), for the combination */
-static uint32_t x_pow2k[64];
 /* PCLMULQDQ folding is on (dr_crc32_enable_folding()): the express frame's inline ICRC reads it */
 bool dr_crc32_folding;
 static bool crc_fold256;
-static bool crc_wide;
+static bool crc_fold512;
+/* the library's own SIMD width for the CRC (dr_crc32_set_max_simd_bits()); 0: EAL's limit */
+static unsigned int crc_simd_bits;
 
-/* a * b mod P, polynomials in reflected bit order (bit 31 = x^0) */
-static uint32_t
-gf2_mulmod(uint32_t a, uint32_t b)
+int
+dr_crc32_set_max_simd_bits(unsigned int bits)
 {
-	uint32_t prod = 0;
-
-	for (uint32_t bit = 1u << 31; bit != 0; bit >>= 1) {
-		if (a & bit)
-			prod ^= b;
-		b = (b & 1) ? (b >> 1) ^ DR_CRC32_POLY : b >> 1;   /* b *= x */
-	}
-	return prod;
-}
-
-/* x^(8 n) mod P: the factor that moves a CRC past n more bytes */
-static uint32_t
-x_pow_bytes(uint64_t n)
-{
-	uint32_t r = 1u << 31;   /* x^0 */
-
-	n <<= 3;
-	for (unsigned int k = 0; n != 0; k++, n >>= 1)
-		if (n & 1)
-			r = gf2_mulmod(x_pow2k[k], r);
-	return r;
+	if (bits != 0 && bits != 128 && bits != 256 && bits != 512)
+		return -EINVAL;
+	crc_simd_bits = bits;
+	return 0;
 }
 
 bool
 dr_crc32_enable_folding(void)
 {
+	unsigned int width = crc_simd_bits != 0 ? crc_simd_bits : rte_vect_get_max_simd_bitwidth();
+
 	dr_crc32_folding = dr_crc32_clmul_available() && rte_cpu_get_flag_enabled(RTE_CPUFLAG_PCLMULQDQ) &&
-			   rte_cpu_get_flag_enabled(RTE_CPUFLAG_SSE4_1) &&
-			   rte_vect_get_max_simd_bitwidth() >= RTE_VECT_SIMD_128;
+			   rte_cpu_get_flag_enabled(RTE_CPUFLAG_SSE4_1) && width >= RTE_VECT_SIMD_128;
 	crc_fold256 = dr_crc32_folding && rte_cpu_get_flag_enabled(RTE_CPUFLAG_AVX2) &&
-		      rte_cpu_get_flag_enabled(RTE_CPUFLAG_VPCLMULQDQ) &&
-		      rte_vect_get_max_simd_bitwidth() >= RTE_VECT_SIMD_256;
-	/* rte_net_crc's AVX512 path: only where it beats ours (its SSE4.2 one does not) */
-	crc_wide = dr_crc32_folding && rte_cpu_get_flag_enabled(RTE_CPUFLAG_AVX512F) &&
-		   rte_cpu_get_flag_enabled(RTE_CPUFLAG_VPCLMULQDQ) &&
-		   rte_vect_get_max_simd_bitwidth() >= RTE_VECT_SIMD_512;
-	if (crc_wide)
-		rte_net_crc_set_alg(RTE_NET_CRC_AVX512);
+		      rte_cpu_get_flag_enabled(RTE_CPUFLAG_VPCLMULQDQ) && width >= RTE_VECT_SIMD_256;
+	crc_fold512 = crc_fold256 && rte_cpu_get_flag_enabled(RTE_CPUFLAG_AVX512F) && width >= RTE_VECT_SIMD_512;
 	return dr_crc32_folding;
+}
+
+unsigned int
+dr_crc32_simd_bits(void)
+{
+	return crc_fold512 ? 512 : crc_fold256 ? 256 : dr_crc32_folding ? 128 : 0;
 }
 
 void
@@ -101,7 +84,7 @@ dr_crc32_disable_folding(void)
 {
 	dr_crc32_folding = false;
 	crc_fold256 = false;
-	crc_wide = false;
+	crc_fold512 = false;
 }
 
 static inline __attribute__((always_inline)) uint32_t
@@ -112,16 +95,11 @@ dr_crc32_update(uint32_t crc, const void *buf, size_t len)
 {
 	const uint8_t *p = buf;
 
-	if (crc_wide && len >= DR_CRC_WIDE_MIN && len <= UINT32_MAX) {
-		uint32_t whole = rte_net_crc_calc(buf, (uint32_t)len, RTE_NET_CRC32_ETH);
-
-		/* the register is the complement of the CRC so far */
-		return ~(gf2_mulmod(x_pow_bytes(len), ~crc) ^ whole);
-	}
 	if (dr_crc32_folding && len >= DR_CRC_FOLD_MIN) {
 		size_t n = len & ~(size_t)15;
 
-		crc = crc_fold256 && n >= DR_CRC_FOLD256_MIN ? dr_crc32_clmul256(crc, p, n) :
+		crc = crc_fold512 && n >= DR_CRC_FOLD512_MIN ? dr_crc32_clmul512(crc, p, n) :
+		      crc_fold256 && n >= DR_CRC_FOLD256_MIN ? dr_crc32_clmul256(crc, p, n) :
 							       dr_crc32_clmul(crc, p, n);
 		p += n;
 		len -= n;
@@ -138,7 +116,8 @@ dr_crc32_update_copy(uint32_t crc, void *dst, const void *src, size_t len)
 	if (dr_crc32_folding && len >= DR_CRC_FOLD_MIN) {
 		size_t n = len & ~(size_t)15;
 
-		crc = crc_fold256 && n >= DR_CRC_FOLD256_MIN ? dr_crc32_clmul256_copy(crc, d, p, n) :
+		crc = crc_fold512 && n >= DR_CRC_FOLD512_MIN ? dr_crc32_clmul512_copy(crc, d, p, n) :
+		      crc_fold256 && n >= DR_CRC_FOLD256_MIN ? dr_crc32_clmul256_copy(crc, d, p, n) :
 							       dr_crc32_clmul_copy(crc, d, p, n);
 		p += n;
 		d += n;
@@ -160,9 +139,6 @@ RTE_INIT(dr_crc32_tables_init)
 	for (uint32_t i = 0; i < 256; i++)
 		for (int t = 1; t < 8; t++)
 			crc_tab[t][i] = (crc_tab[t - 1][i] >> 8) ^ crc_tab[0][crc_tab[t - 1][i] & 0xFF];
-	x_pow2k[0] = 1u << 30;   /* x^1 */
-	for (int k = 1; k < 64; k++)
-		x_pow2k[k] = gf2_mulmod(x_pow2k[k - 1], x_pow2k[k - 1]);
 }
 
 static inline __attribute__((always_inline)) uint32_t

@@ -123,7 +123,7 @@ static void
 variant_select(enum variant v)
 {
 	dr_crc32_disable_folding();
-	/* EAL's default limit for V_FOLDED256 (our 256-bit fold, no rte_net_crc AVX512), else 512 */
+	/* EAL's default limit for V_FOLDED256, else 512: our widest fold (512-bit with AVX-512) */
 	rte_vect_set_max_simd_bitwidth(v == V_FOLDED256 ? RTE_VECT_SIMD_256 : RTE_VECT_SIMD_512);
 	if (v == V_NET_SSE42)
 		net_crc_select(RTE_NET_CRC_SSE42);

@@ -8,13 +8,19 @@
  * bit-at-a-time reference over the masked pseudo-header, and for one IPv4
  * and one IPv6 frame every single-bit flip: the variant fields must not
  * change the ICRC, every other covered bit must; the one-pass copy and check
- * (dr_crc32_update_copy(), dr_pkt_copy_check_icrc()). All of it runs twice: with
- * the table engine, then with folding (rte_net_crc + the combination
- * identity) where the CPU has PCLMULQDQ.
+ * (dr_crc32_update_copy(), dr_pkt_copy_check_icrc()). All of it runs with
+ * the table engine, then with folding on each register width the CPU has
+ * (128, 256, 512 bits); the SIMD width the library chooses
+ * (dr_crc32_set_max_simd_bits()); the 512-bit fold's constants and lane
+ * order on 128-bit lanes, on any CPU with PCLMULQDQ.
  */
 
+#include <errno.h>
+
+#include <rte_cpuflags.h>
 #include <rte_vect.h>
 
+#include "dr_crc32_clmul.h"
 #include "dr_pkt_express.h"
 #include "test_pkt.h"
 
@@ -404,6 +410,113 @@ test_copy_check_icrc(void)
 	copy_check(DR_OPCODE(UD, SEND_ONLY_IMM), 6, 17);         /* DETH + ImmDt */
 }
 
+#if defined(RTE_ARCH_X86_64)
+#include <immintrin.h>
+
+#define MODEL_TARGET __attribute__((target("pclmul,sse4.1")))
+
+MODEL_TARGET static inline __m128i
+model_fold(__m128i x, __m128i k, __m128i next)
+{
+	return _mm_xor_si128(_mm_xor_si128(_mm_clmulepi64_si128(x, k, 0x00), _mm_clmulepi64_si128(x, k, 0x11)),
+			     next);
+}
+
+/*
+ * The 512-bit fold (dr_crc32_clmul512()) written on sixteen 128-bit lanes:
+ * lane i holds the blocks at 16 i + 256 j, folded 2048 bits ahead with
+ * DR_CRC_K2048_LO/HI, then the lanes one into the next (128 bits ahead),
+ * the result a 16-byte block that, followed by the rest, has the message's
+ * CRC from a zero register. @len >= 256.
+ */
+MODEL_TARGET static uint32_t
+fold512_model(uint32_t crc, const uint8_t *p, size_t len)
+{
+	const __m128i k = _mm_set_epi64x(DR_CRC_K2048_HI, DR_CRC_K2048_LO);
+	const __m128i k3k4 = _mm_set_epi64x(0x00ccaa009e, 0x01751997d0);
+	size_t head = len & ~(size_t)255;
+	uint8_t rest[16 + 256];
+	__m128i lane[16], x;
+
+	for (int i = 0; i < 16; i++)
+		lane[i] = _mm_loadu_si128((const __m128i *)(p + 16 * i));
+	lane[0] = _mm_xor_si128(lane[0], _mm_cvtsi32_si128((int)crc));
+	for (size_t off = 256; off < head; off += 256)
+		for (int i = 0; i < 16; i++)
+			lane[i] = model_fold(lane[i], k, _mm_loadu_si128((const __m128i *)(p + off + 16 * i)));
+	x = lane[0];
+	for (int i = 1; i < 16; i++)
+		x = model_fold(x, k3k4, lane[i]);
+	_mm_storeu_si128((__m128i *)rest, x);
+	memcpy(rest + 16, p + head, len - head);
+	return ref_crc32(0, rest, 16 + len - head);
+}
+
+/* The 512-bit fold's constants and lane order, on any CPU with PCLMULQDQ. */
+static void
+test_fold512_model(void)
+{
+	static uint8_t buf[4500];
+	uint64_t seed = 11;
+	unsigned int bad = 0, n = 0;
+
+	for (size_t i = 0; i < sizeof(buf); i++)
+		buf[i] = (uint8_t)tpkt_rand(&seed);
+	for (size_t len = 256; len <= sizeof(buf); len += len < 600 ? 1 : 53, n++) {
+		uint32_t reg = (uint32_t)tpkt_rand(&seed);
+
+		bad += fold512_model(reg, buf + (len & 7), len - (len & 7)) != ref_crc32(reg, buf + (len & 7), len - (len & 7));
+	}
+	CHECK_EQ(bad, 0);
+	CHECK(n > 400);
+}
+#else
+static void
+test_fold512_model(void)
+{
+}
+#endif
+
+/*
+ * The width the CRC folds on (dr_crc32_set_max_simd_bits(),
+ * dr_crc32_simd_bits()): the library's own when set, else EAL's limit,
+ * never more than the CPU has; only 0, 128, 256 and 512 taken.
+ */
+static void
+test_simd_width(void)
+{
+	bool has256 = rte_cpu_get_flag_enabled(RTE_CPUFLAG_AVX2) && rte_cpu_get_flag_enabled(RTE_CPUFLAG_VPCLMULQDQ);
+	bool has512 = has256 && rte_cpu_get_flag_enabled(RTE_CPUFLAG_AVX512F);
+
+	CHECK_EQ(dr_crc32_set_max_simd_bits(64), -EINVAL);
+	CHECK_EQ(dr_crc32_set_max_simd_bits(384), -EINVAL);
+	CHECK_EQ(dr_crc32_set_max_simd_bits(1024), -EINVAL);
+	/* EAL's limit when the library has none */
+	CHECK_EQ(dr_crc32_set_max_simd_bits(0), 0);
+	rte_vect_set_max_simd_bitwidth(RTE_VECT_SIMD_128);
+	dr_crc32_enable_folding();
+	CHECK_EQ(dr_crc32_simd_bits(), 128u);
+	rte_vect_set_max_simd_bitwidth(RTE_VECT_SIMD_256);
+	dr_crc32_enable_folding();
+	CHECK_EQ(dr_crc32_simd_bits(), has256 ? 256u : 128u);
+	/* the library's own, whatever EAL's says */
+	CHECK_EQ(dr_crc32_set_max_simd_bits(512), 0);
+	dr_crc32_enable_folding();
+	CHECK_EQ(dr_crc32_simd_bits(), has512 ? 512u : has256 ? 256u : 128u);
+	CHECK_EQ(rte_vect_get_max_simd_bitwidth(), (uint16_t)RTE_VECT_SIMD_256);   /* EAL's untouched */
+	rte_vect_set_max_simd_bitwidth(RTE_VECT_SIMD_512);
+	CHECK_EQ(dr_crc32_set_max_simd_bits(128), 0);
+	dr_crc32_enable_folding();
+	CHECK_EQ(dr_crc32_simd_bits(), 128u);
+	/* a refused width leaves the one set */
+	CHECK_EQ(dr_crc32_set_max_simd_bits(100), -EINVAL);
+	dr_crc32_enable_folding();
+	CHECK_EQ(dr_crc32_simd_bits(), 128u);
+	CHECK_EQ(dr_crc32_set_max_simd_bits(0), 0);
+	dr_crc32_disable_folding();
+	CHECK_EQ(dr_crc32_simd_bits(), 0u);
+}
+
 static void
 run_all(void)
 {
@@ -421,23 +534,25 @@ main(void)
 {
 	dr_crc32_disable_folding();
 	run_all();
-	/* without EAL the SIMD limit is 0: lift it as --force-max-simd-bitwidth would */
-	rte_vect_set_max_simd_bitwidth(RTE_VECT_SIMD_512);
-	if (dr_crc32_enable_folding()) {
-		test_folded_equals_table();
-		run_all();
-		/* EAL's default limit: no rte_net_crc AVX512, our 256-bit fold (where the CPU has it) for every size */
-		rte_vect_set_max_simd_bitwidth(RTE_VECT_SIMD_256);
-		dr_crc32_enable_folding();
-		test_folded_equals_table();
-		run_all();
-		/* and the 128-bit fold alone */
-		rte_vect_set_max_simd_bitwidth(RTE_VECT_SIMD_128);
-		dr_crc32_enable_folding();
-		test_folded_equals_table();
-		run_all();
-	} else {
+	if (!dr_crc32_clmul_available() || !rte_cpu_get_flag_enabled(RTE_CPUFLAG_PCLMULQDQ) ||
+	    !rte_cpu_get_flag_enabled(RTE_CPUFLAG_SSE4_1)) {
 		printf("test_icrc: no PCLMULQDQ here: folding not tested\n");
+		return dr_test_report("test_icrc");
 	}
+	test_simd_width();
+	test_fold512_model();
+	/* each width the CPU has, chosen by the library's own setting (EAL's limit is 0 without EAL) */
+	for (unsigned int w = 512; w >= 128; w /= 2) {
+		CHECK_EQ(dr_crc32_set_max_simd_bits(w), 0);
+		dr_crc32_enable_folding();
+		if (dr_crc32_simd_bits() != w) {
+			printf("test_icrc: no %u-bit fold on this CPU: not run%s\n", w,
+			       w == 512 ? " (its constants and lane order are checked on 128-bit lanes)" : "");
+			continue;
+		}
+		test_folded_equals_table();
+		run_all();
+	}
+	dr_crc32_set_max_simd_bits(0);
 	return dr_test_report("test_icrc");
 }
