@@ -22,6 +22,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include <rte_mbuf.h>
 
@@ -413,6 +414,14 @@ struct dr_qp_impl {
 
 	/* where packets go, resolved at RTR (route.dmac when neighbour known) */
 	struct dr_pkt_route route;
+	/*
+	 * The 8 bytes at IPv4 offset 12 of a frame from the peer (its address,
+	 * then ours: route.dgid's and route.sgid's last 4) when both GIDs are
+	 * IPv4-mapped, else xp_peer_v4 false: the express receive's source
+	 * check in one compare (dr_qp_route_v4_set(), with every change of route)
+	 */
+	uint64_t xp_peer_addrs;
+	bool xp_peer_v4;
 	uint32_t route_gen;            /* bumped at every change of route (control side) */
 	bool route_resolved;
 	uint32_t mtu;                  /* path MTU in bytes */
@@ -643,6 +652,15 @@ dr_resp_busy(const struct dr_qp_impl *qp)
 {
 	return qp->resp.res_active >= 0 || qp->resp.res_qhead != qp->resp.res_qtail ||
 	       qp->resp.pend_head != qp->resp.pend_tail;
+}
+
+/* xp_peer_addrs and xp_peer_v4 from qp->route (control side, with every change of route). */
+static inline void
+dr_qp_route_v4_set(struct dr_qp_impl *qp)
+{
+	qp->xp_peer_v4 = dr_gid_is_ipv4(qp->route.dgid) && dr_gid_is_ipv4(qp->route.sgid);
+	memcpy(&qp->xp_peer_addrs, qp->route.dgid + 12, 4);
+	memcpy((uint8_t *)&qp->xp_peer_addrs + 4, qp->route.sgid + 12, 4);
 }
 
 /*

@@ -52,10 +52,10 @@
 static inline bool
 xp_from_peer(const struct dr_qp_impl *qp, const struct dr_pkt_xp *x)
 {
-	const uint8_t *ip = x->frame + DR_XP_L3_OFF;
+	uint64_t addrs;
 
-	return dr_gid_is_ipv4(qp->route.dgid) && dr_gid_is_ipv4(qp->route.sgid) &&
-	       memcmp(ip + 12, qp->route.dgid + 12, 4) == 0 && memcmp(ip + 16, qp->route.sgid + 12, 4) == 0;
+	memcpy(&addrs, x->frame + DR_XP_L3_OFF + 12, sizeof(addrs));   /* source, destination */
+	return qp->xp_peer_v4 && addrs == qp->xp_peer_addrs;
 }
 
 /*

@@ -400,6 +400,7 @@ route_build(struct dr_qp_impl *qp)
 	/* DCQCN: a connected QP's frames are ECN-capable, ECT(0) as RoCE NICs send (congestion.rst) */
 	if (qp->pub.context->cc.algo == DR_CC_DCQCN)
 		qp->route.tclass = (uint8_t)((qp->route.tclass & ~DR_ECN_MASK) | DR_ECN_ECT0);
+	dr_qp_route_v4_set(qp);
 	qp->route_resolved = false;
 	qp->route_gen++;                /* the stages rebuild their headers */
 }
@@ -430,6 +431,7 @@ qp_reset(struct dr_qp_impl *qp)
 	memset(&qp->route, 0, sizeof(qp->route));
 	if (qp->pub.qp_type == DR_QPT_UD)
 		qp->route.udp_sport = dr_udp_sport_from_qpn(qp->pub.qp_num);
+	dr_qp_route_v4_set(qp);
 	qp->route_resolved = false;
 	qp->route_gen++;
 }
