@@ -229,6 +229,44 @@ crc_fold256(uint32_t crc, const uint8_t *p, size_t len, uint8_t *dst, bool copy)
 	return crc_fold_from(x, p + head, len - head, copy ? dst + head : NULL, copy);
 }
 
+/*
+ * dr_crc32_clmul_masked48() on 256-bit registers, for the short frame:
+ * two lanes 32 bytes apart folded 256 bits ahead with
+ *   k = x^(2*128+32), x^(2*128-32)
+ * the masked header's first 32 bytes one register, its last 16 and the
+ * first 16 of @rest the next, then @rest 32 bytes a turn; the two lanes
+ * folded into one and the rest (16 bytes or none) done as above. Half the
+ * multiplications and loads of the 128-bit fold for a 64-byte WRITE.
+ */
+CLMUL256_TARGET uint32_t
+dr_crc32_clmul256_masked48(uint32_t crc, const uint8_t *p, const uint8_t *or_mask, const uint8_t *rest, size_t n)
+{
+	const __m256i k4 = _mm256_set_epi64x(0x015a546366, 0x00f1da05aa, 0x015a546366, 0x00f1da05aa);
+	const __m128i k3k4 = _mm_set_epi64x(0x00ccaa009e, 0x01751997d0);
+	__m128i third = _mm_or_si128(_mm_loadu_si128((const __m128i *)(p + 32)),
+				     _mm_loadu_si128((const __m128i *)(or_mask + 32)));
+	__m256i y = _mm256_or_si256(_mm256_loadu_si256((const __m256i *)p),
+				    _mm256_loadu_si256((const __m256i *)or_mask));
+	__m128i x;
+
+	y = _mm256_xor_si256(y, _mm256_zextsi128_si256(_mm_cvtsi32_si128((int)crc)));
+	if (n == 0) {
+		x = fold(_mm256_castsi256_si128(y), k3k4, _mm256_extracti128_si256(y, 1));
+		return crc_fold_from(fold(x, k3k4, third), rest, 0, NULL, false);
+	}
+	y = fold256(y, k4, _mm256_inserti128_si256(_mm256_castsi128_si256(third),
+						   _mm_loadu_si128((const __m128i *)rest), 1));
+	rest += 16;
+	n -= 16;
+	while (n >= 32) {
+		y = fold256(y, k4, _mm256_loadu_si256((const __m256i *)rest));
+		rest += 32;
+		n -= 32;
+	}
+	x = fold(_mm256_castsi256_si128(y), k3k4, _mm256_extracti128_si256(y, 1));
+	return crc_fold_from(x, rest, n, NULL, false);
+}
+
 CLMUL256_TARGET uint32_t
 dr_crc32_clmul256(uint32_t crc, const uint8_t *p, size_t len)
 {
@@ -352,6 +390,16 @@ dr_crc32_clmul256_copy(uint32_t crc, uint8_t *dst, const uint8_t *p, size_t len)
 	RTE_SET_USED(dst);
 	RTE_SET_USED(p);
 	RTE_SET_USED(len);
+	return crc;
+}
+
+uint32_t
+dr_crc32_clmul256_masked48(uint32_t crc, const uint8_t *p, const uint8_t *or_mask, const uint8_t *rest, size_t n)
+{
+	RTE_SET_USED(p);
+	RTE_SET_USED(or_mask);
+	RTE_SET_USED(rest);
+	RTE_SET_USED(n);
 	return crc;
 }
 

@@ -40,11 +40,15 @@ uint32_t dr_crc32_clmul512_copy(uint32_t crc, uint8_t *dst, const uint8_t *p, si
  */
 uint32_t dr_crc32_clmul_masked48(uint32_t crc, const uint8_t *p, const uint8_t *or_mask, const uint8_t *rest,
 				 size_t n);
+uint32_t dr_crc32_clmul256_masked48(uint32_t crc, const uint8_t *p, const uint8_t *or_mask, const uint8_t *rest,
+				    size_t n);
 
 /* Built for a CPU family that has the instruction (the run-time flag is checked apart). */
 bool dr_crc32_clmul_available(void);
 
 /* dr_crc32_update() folds with PCLMULQDQ (set by dr_crc32_enable_folding(), dr_icrc.c) */
 extern bool dr_crc32_folding;
+/* ... on 256-bit registers as well (VPCLMULQDQ, AVX2, the width allows): the short frame's fold too */
+extern bool dr_crc32_folding256;
 
 #endif /* DR_CRC32_CLMUL_H */

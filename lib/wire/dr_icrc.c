@@ -47,6 +47,8 @@ static uint32_t crc_tab[8][256];
 /* PCLMULQDQ folding is on (dr_crc32_enable_folding()): the express frame's inline ICRC reads it */
 bool dr_crc32_folding;
 static bool crc_fold256;
+/* crc_fold256, for the express frame's inline ICRC (dr_pkt_express.h) */
+bool dr_crc32_folding256;
 static bool crc_fold512;
 /* the library's own SIMD width for the CRC (dr_crc32_set_max_simd_bits()); 0: EAL's limit */
 static unsigned int crc_simd_bits;
@@ -70,6 +72,7 @@ dr_crc32_enable_folding(void)
 	crc_fold256 = dr_crc32_folding && rte_cpu_get_flag_enabled(RTE_CPUFLAG_AVX2) &&
 		      rte_cpu_get_flag_enabled(RTE_CPUFLAG_VPCLMULQDQ) && width >= RTE_VECT_SIMD_256;
 	crc_fold512 = crc_fold256 && rte_cpu_get_flag_enabled(RTE_CPUFLAG_AVX512F) && width >= RTE_VECT_SIMD_512;
+	dr_crc32_folding256 = crc_fold256;
 	return dr_crc32_folding;
 }
 
@@ -85,6 +88,7 @@ dr_crc32_disable_folding(void)
 	dr_crc32_folding = false;
 	crc_fold256 = false;
 	crc_fold512 = false;
+	dr_crc32_folding256 = false;
 }
 
 static inline __attribute__((always_inline)) uint32_t

@@ -159,8 +159,11 @@ static inline uint32_t
 dr_icrc_flat_v4(const uint8_t *frame, uint32_t n)
 {
 	if (likely(dr_crc32_folding && (n & ~(uint32_t)0xF0) == 0))
-		return ~dr_crc32_clmul_masked48(DR_CRC32_INIT, frame + DR_XP_L3_OFF - 8, dr_icrc_xp_mask,
-						frame + DR_XP_BTH_OFF + DR_BTH_BYTES, n);
+		return ~(dr_crc32_folding256 ?
+			 dr_crc32_clmul256_masked48(DR_CRC32_INIT, frame + DR_XP_L3_OFF - 8, dr_icrc_xp_mask,
+						    frame + DR_XP_BTH_OFF + DR_BTH_BYTES, n) :
+			 dr_crc32_clmul_masked48(DR_CRC32_INIT, frame + DR_XP_L3_OFF - 8, dr_icrc_xp_mask,
+						 frame + DR_XP_BTH_OFF + DR_BTH_BYTES, n));
 	return dr_icrc_flat_v4_any(frame, n);
 }
 
