@@ -196,6 +196,10 @@ rc_print_counters(const struct rc_env *e, const char *tag)
 	}
 	fprintf(stderr, "%s: wire: %" PRIu64 "/%" PRIu64 " frames, %" PRIu64 "/%" PRIu64 " dropped\n", tag,
 		e->frames[0], e->frames[1], e->dropped[0], e->dropped[1]);
+	/* the transport's time itself: the wire's (main) thread's own stalls are none of it */
+	fprintf(stderr, "%s: wire's clock: %" PRIu64 " stalls, %.0f us left out, longest gap %.0f us\n", tag,
+		wire_clock.stalls, (double)wire_clock.stall_ticks * 1e6 / (double)rte_get_tsc_hz(),
+		(double)wire_clock.max_gap * 1e6 / (double)rte_get_tsc_hz());
 }
 
 unsigned int

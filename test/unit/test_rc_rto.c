@@ -548,6 +548,7 @@ static void
 test_read_tail_loss_fast(struct rc_env *e, bool sr)
 {
 	struct rc_wcs sw = { .n = 0 };
+	uint64_t t0;
 	struct dr_qp_counters qc;
 	struct rto_case c;
 	struct rc_rule *r;
@@ -565,14 +566,18 @@ test_read_tail_loss_fast(struct rc_env *e, bool sr)
 		memset(c.src.p, 0, WLEN);
 		RC_CHECK_EQ(rc_post_send(&e->s[0], 200 + k, DR_WR_RDMA_READ, &sge, 1, DR_SEND_SIGNALED,
 					 (uint64_t)(uintptr_t)c.dst.p, c.dst.mr->rkey, 0), 0);
-		RC_CHECK_MSG(rc_wait_wcs(e, e->s[0].scq, &sw, 1, 4000000), "%s: read %u not done",
-			     sr ? "selective repeat" : "go-back-N", k);
+		t0 = rc_clock_now();
+		RC_CHECK_MSG(rc_wait_wcs(e, e->s[0].scq, &sw, 1, 4000000),
+			     "%s: read %u not done in 4 s, %.1f ms of the transport's time",
+			     sr ? "selective repeat" : "go-back-N", k, (double)(rc_clock_now() - t0) / (double)rc_ms(1));
 		RC_CHECK(sw.n == 1 && sw.wc[0].status == DR_WC_SUCCESS && sw.wc[0].wr_id == 200 + k);
 		RC_CHECK(memcmp(c.src.p, c.dst.p, WLEN) == 0);
 	}
 	RC_CHECK_EQ(dr_query_qp_counters(e->s[0].qp, &qc), 0);
 	RC_CHECK_MSG(qc.ack_timeouts == 0 && qc.rto_expiries >= 10, "%s: %" PRIu64 " ACK timeouts, %" PRIu64
-		     " RTOs", sr ? "selective repeat" : "go-back-N", qc.ack_timeouts, qc.rto_expiries);
+		     " RTOs (longest %" PRIu64 " us, srtt %" PRIu64 " us, rttvar %" PRIu64 " us)",
+		     sr ? "selective repeat" : "go-back-N", qc.ack_timeouts, qc.rto_expiries, qc.max_rto_us,
+		     qc.srtt_us, qc.rttvar_us);
 	RC_CHECK_MSG(qc.rereads >= qc.rto_expiries && qc.retries == 0, "%s: %" PRIu64 " re-reads, %" PRIu64
 		     " retries for %" PRIu64 " RTOs", sr ? "selective repeat" : "go-back-N", qc.rereads, qc.retries,
 		     qc.rto_expiries);
