@@ -22,10 +22,14 @@
 #include <rte_eal.h>
 #include <rte_eth_ring.h>
 #include <rte_ethdev.h>
+#include <rte_cpuflags.h>
 #include <rte_mbuf.h>
+#include <rte_vect.h>
 
 #include "dr_test.h"
 #include "test_eal.h"
+#include "dr_crc32_clmul.h"
+#include "dr_icrc.h"
 #include "dr_verbs_priv.h"
 #include "test_verbs.h"
 
@@ -91,6 +95,14 @@ open_errno(struct dr_device *dev, const struct dr_context_attr *a)
 	return errno;
 }
 
+/* The CPU folds the ICRC by carry-less multiplication (dr_icrc.h). */
+static bool
+icrc_folds(void)
+{
+	return dr_crc32_clmul_available() && rte_cpu_get_flag_enabled(RTE_CPUFLAG_PCLMULQDQ) &&
+	       rte_cpu_get_flag_enabled(RTE_CPUFLAG_SSE4_1);
+}
+
 static void
 test_open(struct tv *t)
 {
@@ -135,6 +147,8 @@ test_open(struct tv *t)
 	CHECK_EQ(open_errno(&dev_a, &b), EINVAL);
 	CHECK_EQ(open_errno(&bogus, &a), ENODEV);
 
+	/* DR_ICRC_SIMD_BITS: the library's own width for the ICRC, read at the open (deployment.rst) */
+	setenv("DR_ICRC_SIMD_BITS", "128", 1);
 	t->ctx = dr_open_device(&dev_a, &a);
 	CHECK_MSG(t->ctx != NULL, "open: %s", strerror(errno));
 	if (t->ctx == NULL)
@@ -143,6 +157,9 @@ test_open(struct tv *t)
 	CHECK(t->ctx->own_pool);
 	CHECK_EQ(t->ctx->port_id, t->port_a);
 	CHECK(t->ctx->tsc_hz != 0);
+	unsetenv("DR_ICRC_SIMD_BITS");
+	if (icrc_folds())
+		CHECK_EQ(dr_crc32_simd_bits(), 128u);
 }
 
 static void
@@ -223,6 +240,7 @@ test_mtu(struct tv *t)
 	struct dr_port_attr pa;
 	union dr_gid g;
 	static const uint8_t zero[16];
+	uint16_t eal_bits;
 
 	/* rxe_set_mtu(): largest IB MTU <= link MTU - 80, in 256..4096 */
 	CHECK_EQ(dr_active_mtu_from_link(1500), DR_MTU_1024);
@@ -253,10 +271,18 @@ test_mtu(struct tv *t)
 	a.configure_port = 1;
 	a.mtu = 4200;
 	a.pool = t->pool_b;
+	/* a DR_ICRC_SIMD_BITS that is no width: logged, the open goes on, the width as it was (test_open's) */
+	setenv("DR_ICRC_SIMD_BITS", "300", 1);
+	eal_bits = rte_vect_get_max_simd_bitwidth();
 	ctx = dr_open_device(&dev_b, &a);
+	unsetenv("DR_ICRC_SIMD_BITS");
 	CHECK_MSG(ctx != NULL, "open port b: %s", strerror(errno));
 	if (ctx == NULL)
 		return;
+	if (icrc_folds())
+		CHECK_EQ(dr_crc32_simd_bits(), 128u);
+	CHECK_EQ(rte_vect_get_max_simd_bitwidth(), eal_bits);     /* EAL's limit never touched */
+	CHECK_EQ(dr_crc32_set_max_simd_bits(0), 0);                 /* EAL's again, from the next open */
 	CHECK_EQ(dr_query_port(ctx, 1, &pa), 0);
 	CHECK_EQ(pa.active_mtu, DR_MTU_4096);
 	CHECK_EQ(ctx->link_mtu, 4200);
