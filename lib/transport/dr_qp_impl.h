@@ -555,10 +555,12 @@ struct rte_mbuf *dr_qp_pkt_only(struct dr_qp_impl *qp, struct dr_pkt_tmpl_cache 
  * once, the mbufs in one bulk get. SE and AckReq as dr_req.c sets them
  * (SE on a solicited SEND or immediate, AckReq on a reliable request).
  * Stops at the first WQE whose frame it cannot build whole (the general
- * builder's); the number of frames built, in @out[0..).
+ * builder's); the number of frames built, in @out[0..), their bytes in
+ * *@bytes.
  */
 unsigned int dr_qp_pkt_only_burst(struct dr_qp_impl *qp, struct dr_pkt_tmpl_cache *tc, uint32_t idx,
-				  const uint8_t *ops, unsigned int n, uint32_t psn, struct rte_mbuf **out);
+				  const uint8_t *ops, unsigned int n, uint32_t psn, struct rte_mbuf **out,
+				  uint32_t *bytes);
 /*
  * The same for a READ response that is one packet (@opcode RDMA READ
  * RESPONSE ONLY): its AETH (@syndrome, @msn) and @len bytes from @src

@@ -395,16 +395,17 @@ mbuf_fresh(struct rte_mbuf *m, uint64_t rearm, uint32_t len)
 
 unsigned int
 dr_qp_pkt_only_burst(struct dr_qp_impl *qp, struct dr_pkt_tmpl_cache *tc, uint32_t idx, const uint8_t *ops,
-		     unsigned int n, uint32_t psn, struct rte_mbuf **out)
+		     unsigned int n, uint32_t psn, struct rte_mbuf **out, uint32_t *bytes)
 {
 	const struct dr_pkt_tmpl *t = only_tmpl(qp, tc);
 	struct dr_context *ctx = qp->pub.context;
 	const uint32_t dqpn_be = dest_qpn_be(qp), zcopy_min = ctx->tx_zcopy_min;
 	const uint32_t mr_gen = __atomic_load_n(&ctx->mr_gen, __ATOMIC_ACQUIRE);
 	uint64_t rearm;
-	uint32_t room;
+	uint32_t room, total = 0;
 	unsigned int k;
 
+	*bytes = 0;
 	/* RC and UC: their SEND and WRITE opcodes carry only RETH, ImmDt, IETH (only_ext()) */
 	if (t == NULL || n == 0 || (qp->pub.qp_type != DR_QPT_RC && qp->pub.qp_type != DR_QPT_UC))
 		return 0;
@@ -436,9 +437,11 @@ dr_qp_pkt_only_burst(struct dr_qp_impl *qp, struct dr_pkt_tmpl_cache *tc, uint32
 		b = flat_head_at(f, t, info, ops[k], dqpn_be, dr_psn_add(psn, k), dr_wqe_bth_se(wqe, info->mask),
 				 (info->mask & DR_OPF_RELIABLE) != 0, len);
 		flat_tail(f, info, only_ext(b, info, wqe, len), src, len);
+		total += flen;
 	}
 	if (k < n)
 		rte_mempool_put_bulk(ctx->pool, (void **)(out + k), n - k);   /* untouched: back as they came */
+	*bytes = total;
 	return k;
 }
 

@@ -598,11 +598,10 @@ req_express_run(struct dr_qp_impl *qp, struct dr_worker *wk, unsigned int max)
 		ops[n] = (uint8_t)op;
 	}
 	/* their frames, straight into the worker's staging (lim is within its room) */
-	n = dr_qp_pkt_only_burst(qp, &qp->req.tmpl, cur, ops, n, psn, dr_wk_tx_slots(wk));
+	n = dr_qp_pkt_only_burst(qp, &qp->req.tmpl, cur, ops, n, psn, dr_wk_tx_slots(wk), &bytes);
 	for (k = 0; k < n; k++) {
 		struct dr_send_wqe *wqe = dr_sq_wqe(sq, cur + k);
 
-		bytes += wk->tx_buf[wk->tx_count + k]->pkt_len;
 		req_wqe_psns(wqe, psn, 1);        /* built and sent at once: sent_once straight to true */
 		dr_wqe_set_sent_once(wqe, true);
 		dr_wqe_set_state(wqe, sent);
