@@ -190,8 +190,8 @@ abort_run(struct perf *p)
 	return PERF_FAIL;
 }
 
-static int
-barrier(struct perf *p)
+int
+perf_barrier(struct perf *p)
 {
 	struct oob_msg m = { .type = OOB_BARRIER };
 
@@ -279,7 +279,7 @@ perf_run_session(struct perf *p)
 		p->size = p->sizes[k];
 		memset(&p->res, 0, sizeof(p->res));
 		p->peer_done_seen = p->done_sent = false;
-		if (perf_prepare_size(p) != PERF_OK || barrier(p) != PERF_OK)
+		if (perf_prepare_size(p) != PERF_OK || perf_barrier(p) != PERF_OK)
 			return abort_run(p);
 		if (t->run(p) != PERF_OK)
 			return abort_run(p);

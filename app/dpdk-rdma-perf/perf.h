@@ -320,6 +320,8 @@ int perf_run_lat(struct perf *p);
 int perf_run_raw(struct perf *p);
 
 /* main.c: the run-time helpers the runners share */
+/** Both sides at the same point of the same size (an OOB_BARRIER each way). */
+int perf_barrier(struct perf *p);
 /** Everything after the handshake: setup, QP exchange, the sizes, FIN. */
 int perf_run_session(struct perf *p);
 /** "what failed: strerror(err)" on stderr, PERF_FAIL. @p err > 0. */

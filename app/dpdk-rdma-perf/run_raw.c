@@ -470,12 +470,22 @@ perf_run_raw(struct perf *p)
 		return perf_api_err("dr_context_mempool", errno);
 	if (raw_prepare(&r) != PERF_OK)
 		return PERF_FAIL;
+	/* the transport's lcore: its workers let go of the port first */
+	if (p->o->engine.mode != DR_PROGRESS_INLINE)
+		(void)dr_stop_workers(p->ctx);
+	/*
+	 * and the peer's too, before the first frame: one that came while its
+	 * workers still ran was theirs (DestQP 0xFFFFFF: no QP, dropped), and
+	 * its raw loop waited for it in vain ("the link lost one"). Both sides
+	 * whatever their modes; the perftest-shaped and persistent sessions
+	 * have exchanges of their own.
+	 */
+	if (!p->o->perftest && !p->o->persist && perf_barrier(p) != PERF_OK)
+		return PERF_FAIL;
 	if (p->o->engine.mode == DR_PROGRESS_INLINE) {
 		raw_lcore(&r);
 		return r.rc;
 	}
-	/* the transport's lcore: its workers let go of the port first */
-	(void)dr_stop_workers(p->ctx);
 	lcore = rte_get_next_lcore(-1, 1, 0);
 	if (lcore >= RTE_MAX_LCORE) {
 		raw_lcore(&r);
