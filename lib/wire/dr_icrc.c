@@ -46,8 +46,7 @@
 static uint32_t crc_tab[8][256];
 /* PCLMULQDQ folding is on (dr_crc32_enable_folding()): the express frame's inline ICRC reads it */
 bool dr_crc32_folding;
-static bool crc_fold256;
-/* crc_fold256, for the express frame's inline ICRC (dr_pkt_express.h) */
+/* ... on 256-bit registers as well: long runs here, the express frame's inline ICRC (dr_pkt_express.h) */
 bool dr_crc32_folding256;
 static bool crc_fold512;
 /* the library's own SIMD width for the CRC (dr_crc32_set_max_simd_bits()); 0: EAL's limit */
@@ -69,24 +68,22 @@ dr_crc32_enable_folding(void)
 
 	dr_crc32_folding = dr_crc32_clmul_available() && rte_cpu_get_flag_enabled(RTE_CPUFLAG_PCLMULQDQ) &&
 			   rte_cpu_get_flag_enabled(RTE_CPUFLAG_SSE4_1) && width >= RTE_VECT_SIMD_128;
-	crc_fold256 = dr_crc32_folding && rte_cpu_get_flag_enabled(RTE_CPUFLAG_AVX2) &&
+	dr_crc32_folding256 = dr_crc32_folding && rte_cpu_get_flag_enabled(RTE_CPUFLAG_AVX2) &&
 		      rte_cpu_get_flag_enabled(RTE_CPUFLAG_VPCLMULQDQ) && width >= RTE_VECT_SIMD_256;
-	crc_fold512 = crc_fold256 && rte_cpu_get_flag_enabled(RTE_CPUFLAG_AVX512F) && width >= RTE_VECT_SIMD_512;
-	dr_crc32_folding256 = crc_fold256;
+	crc_fold512 = dr_crc32_folding256 && rte_cpu_get_flag_enabled(RTE_CPUFLAG_AVX512F) && width >= RTE_VECT_SIMD_512;
 	return dr_crc32_folding;
 }
 
 unsigned int
 dr_crc32_simd_bits(void)
 {
-	return crc_fold512 ? 512 : crc_fold256 ? 256 : dr_crc32_folding ? 128 : 0;
+	return crc_fold512 ? 512 : dr_crc32_folding256 ? 256 : dr_crc32_folding ? 128 : 0;
 }
 
 void
 dr_crc32_disable_folding(void)
 {
 	dr_crc32_folding = false;
-	crc_fold256 = false;
 	crc_fold512 = false;
 	dr_crc32_folding256 = false;
 }
@@ -103,7 +100,7 @@ dr_crc32_update(uint32_t crc, const void *buf, size_t len)
 		size_t n = len & ~(size_t)15;
 
 		crc = crc_fold512 && n >= DR_CRC_FOLD512_MIN ? dr_crc32_clmul512(crc, p, n) :
-		      crc_fold256 && n >= DR_CRC_FOLD256_MIN ? dr_crc32_clmul256(crc, p, n) :
+		      dr_crc32_folding256 && n >= DR_CRC_FOLD256_MIN ? dr_crc32_clmul256(crc, p, n) :
 							       dr_crc32_clmul(crc, p, n);
 		p += n;
 		len -= n;
@@ -121,7 +118,7 @@ dr_crc32_update_copy(uint32_t crc, void *dst, const void *src, size_t len)
 		size_t n = len & ~(size_t)15;
 
 		crc = crc_fold512 && n >= DR_CRC_FOLD512_MIN ? dr_crc32_clmul512_copy(crc, d, p, n) :
-		      crc_fold256 && n >= DR_CRC_FOLD256_MIN ? dr_crc32_clmul256_copy(crc, d, p, n) :
+		      dr_crc32_folding256 && n >= DR_CRC_FOLD256_MIN ? dr_crc32_clmul256_copy(crc, d, p, n) :
 							       dr_crc32_clmul_copy(crc, d, p, n);
 		p += n;
 		d += n;
