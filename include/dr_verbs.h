@@ -17,7 +17,7 @@
  * inline fast-path wrappers call (chosen once, when the object is created). The declarations live in one
  * header per object family (dr_verbs_types.h, dr_verbs_device.h, dr_verbs_pd.h,
  * dr_verbs_cq.h, dr_verbs_srq.h, dr_verbs_qp.h, dr_verbs_cc.h,
- * dr_verbs_counters.h); applications include this one.
+ * dr_verbs_counters.h, dr_verbs_io.h); applications include this one.
  *
  * See doc/guides/api.rst for what is implemented so far.
  */
@@ -30,5 +30,6 @@
 #include "dr_verbs_qp.h"
 #include "dr_verbs_cc.h"
 #include "dr_verbs_counters.h"
+#include "dr_verbs_io.h"
 
 #endif /* DR_VERBS_H */

@@ -100,6 +100,24 @@ enum dr_idle_policy {
 /** Largest number of worker lcores of one context (pipeline: 3 per group). */
 #define DR_MAX_WORKERS 16
 
+/**
+ * Who moves a context's frames between the port and the transport
+ * (doc/guides/embedding.rst).
+ */
+enum dr_io_mode {
+	/** The transport receives and transmits on queues of the port:
+	 *  queues it configured (@c configure_port), or the ones the
+	 *  application gave it (@c rx_queue, @c tx_queue). */
+	DR_IO_PORT = 0,
+	/** The application owns the port, its queues and its packets (a DPDK
+	 *  network function): it hands received frames to
+	 *  dr_rx_burst_input(), which keeps the transport's and returns the
+	 *  rest, and sends the frames it takes from dr_tx_drain() itself. The
+	 *  transport touches no queue of the port; it reads the port's MAC
+	 *  address, MTU and link state. Zero-copy transmit is off. */
+	DR_IO_APP = 1,
+};
+
 /** Attributes of dr_open_device() (no ibverbs counterpart: RoCE over DPDK needs them). */
 struct dr_context_attr {
 	/** IPv4 address of the port (network order); 0 = none. Gives GID index 1. */
@@ -199,7 +217,18 @@ struct dr_context_attr {
 	 *  tests and for debugging. 0 (default): common requests take the
 	 *  express path. */
 	int disable_express;
+	/** Who moves the frames (dr_verbs_io.h, doc/guides/embedding.rst):
+	 *  DR_IO_PORT (0), the transport on the port's queues; DR_IO_APP, the
+	 *  application, through dr_rx_burst_input() and dr_tx_drain(). */
+	enum dr_io_mode io;
+	/** DR_IO_APP: frames each staging ring holds (received frames waiting
+	 *  for the transport, built frames waiting for dr_tx_drain()), a power
+	 *  of two from 64 to 65536; 0 = DR_IO_RING_DEFAULT. */
+	uint32_t io_ring_size;
 };
+
+/** Default of dr_context_attr.io_ring_size. */
+#define DR_IO_RING_DEFAULT 4096u
 
 /** Default of dr_context_attr.keepalive_probes. */
 #define DR_KEEPALIVE_PROBES_DEFAULT 3u

@@ -62,16 +62,24 @@ dr_backend_find(const char *name)
 }
 
 const struct dr_backend_ops *
-dr_backend_for_port(uint16_t port_id, struct dr_backend_port_info *info)
+dr_backend_for_port_io(uint16_t port_id, bool app_io, struct dr_backend_port_info *info)
 {
 	unsigned int i;
 
 	for (i = 0; i < registry_len; i++) {
+		if (app_io && !registry[i]->app_io)
+			continue;
 		memset(info, 0, sizeof(*info));
 		if (registry[i]->port_info(port_id, info) == 0)
 			return registry[i];
 	}
 	return NULL;
+}
+
+const struct dr_backend_ops *
+dr_backend_for_port(uint16_t port_id, struct dr_backend_port_info *info)
+{
+	return dr_backend_for_port_io(port_id, false, info);
 }
 
 unsigned int

@@ -93,6 +93,9 @@ struct dr_backend_port {
 	bool tx_zcopy;                      /* tx_burst takes chains whose payload is attached from
 					     * any memory (dr_pkt_attach()): the PMD reads frames with
 					     * the CPU by virtual address (software PMDs) */
+	uint16_t rx_data_room;              /* of a port the application runs: the data room of the
+					     * mbufs its rx queue attr->rx_queue receives into, when one
+					     * mbuf holds each frame (no scattered receive); else 0 */
 	void *priv;                         /* the backend's own */
 };
 
@@ -100,6 +103,8 @@ struct dr_backend_ops {
 	const char *name;
 	/* The default for a port is the registered backend of highest priority that claims it. */
 	int priority;
+	/* open() binds with attr->io == DR_IO_APP (a port the application owns, queues and all) */
+	bool app_io;
 	/*
 	 * What the port is, or -ENODEV when there is no such port or it is not
 	 * this backend's to drive. Called before any context opens on the port
@@ -110,8 +115,11 @@ struct dr_backend_ops {
 	 * Bind to bp->port_id. When bp->attr->configure_port: configure and
 	 * start the port with up to bp->nb_queues rx and tx queues (as far as
 	 * the PMD has them), steer RoCEv2 to them where the port can; else use
-	 * the queues the application set up. Fill the "out" fields. On failure
-	 * leave nothing allocated. 0 or -errno.
+	 * the queues the application set up. With bp->attr->io == DR_IO_APP
+	 * (only where app_io is set): touch no queue, read the port only
+	 * (rx_burst and tx_burst are not called; the library moves the frames
+	 * through the application). Fill the "out" fields. On failure leave
+	 * nothing allocated. 0 or -errno.
 	 */
 	int (*open)(struct dr_backend_port *bp);
 	/* Undo open (stop and close the port when open configured it); frees bp->priv. */
@@ -168,8 +176,14 @@ int dr_backend_register(const struct dr_backend_ops *ops);
 
 /* The registered backend named @name; NULL: the one of highest priority. NULL if none. */
 const struct dr_backend_ops *dr_backend_find(const char *name);
-/* The registered backend of highest priority that claims @port_id (its info in @info); NULL if none. */
+/*
+ * The registered backend of highest priority that claims @port_id (its info
+ * in @info); with @app_io, the one of those that binds DR_IO_APP contexts.
+ * NULL if none.
+ */
 const struct dr_backend_ops *dr_backend_for_port(uint16_t port_id, struct dr_backend_port_info *info);
+const struct dr_backend_ops *dr_backend_for_port_io(uint16_t port_id, bool app_io,
+						    struct dr_backend_port_info *info);
 /* The registered backends, in order of decreasing priority; returns how many (at most @max). */
 unsigned int dr_backend_list(const struct dr_backend_ops **list, unsigned int max);
 

@@ -327,6 +327,45 @@ use_port(struct dr_backend_port *bp, struct dr_ethdev_priv *priv)
 }
 
 /*
+ * The data room of the mbufs rx queue attr->rx_queue of a port the
+ * application runs receives into, when each frame fits one (no scattered
+ * receive); 0 when the PMD does not say (net_ring, net_memif) or frames may
+ * span mbufs.
+ */
+static uint16_t
+app_rx_data_room(const struct dr_backend_port *bp)
+{
+	struct rte_eth_rxq_info qi;
+
+	memset(&qi, 0, sizeof(qi));
+	if (rte_eth_rx_queue_info_get(bp->port_id, bp->attr->rx_queue, &qi) != 0 || qi.mp == NULL ||
+	    qi.scattered_rx)
+		return 0;
+	return rte_pktmbuf_data_room_size(qi.mp);
+}
+
+/*
+ * DR_IO_APP: the application owns the port, its queues and its frames
+ * (dr_verbs_io.h). Nothing of the port is touched: it must exist; one
+ * queue pair stands for the application's staging rings.
+ */
+static int
+app_port(struct dr_backend_port *bp)
+{
+	struct rte_eth_dev_info info;
+	int ret = rte_eth_dev_info_get(bp->port_id, &info);
+
+	if (ret != 0) {
+		DR_LOG(drv, ERR, "port %u: device info: %s", bp->port_id, rte_strerror(-ret));
+		return ret;
+	}
+	bp->rx_queue = bp->tx_queue = 0;
+	bp->nb_rxq = bp->nb_txq = 1;
+	bp->rss_udp = false;
+	return 0;
+}
+
+/*
  * A port without a MAC (net_ring made with nodeaction= has 00:00:00:00:00:00):
  * give it a random locally administered one, so that ARP and ND work and two
  * such ports do not share the link-local GID. Returns 0 (a PMD that refuses
@@ -427,10 +466,15 @@ ethdev_open(struct dr_backend_port *bp)
 	dr_neigh_port_init(&priv->neigh, bp->tsc_hz);
 	priv->xdp.map_fd = -1;
 
-	ret = bp->attr->configure_port ? configure_port(bp, priv) : use_port(bp, priv);
+	if (bp->attr->io == DR_IO_APP)
+		ret = app_port(bp);
+	else
+		ret = bp->attr->configure_port ? configure_port(bp, priv) : use_port(bp, priv);
 	if (ret != 0)
 		goto fail;
+	/* DR_IO_APP: the application's tx path may not take chains (priv->tx_multi_seg stays false) */
 	bp->tx_zcopy = priv->tx_multi_seg && reads_by_va(port);
+	bp->rx_data_room = bp->attr->configure_port ? 0 : app_rx_data_room(bp);
 	ret = rte_eth_macaddr_get(port, &bp->mac);
 	if (ret == 0 && rte_is_zero_ether_addr(&bp->mac) && bp->attr->configure_port)
 		ret = give_mac(port, &bp->mac);
@@ -652,6 +696,7 @@ ethdev_port_stats(struct dr_backend_port *bp, struct dr_backend_port_stats *st)
 static const struct dr_backend_ops dr_ethdev_ops = {
 	.name = "ethdev",
 	.priority = 0,              /* any PMD: the fallback for a port a specific backend does not claim */
+	.app_io = true,
 	.port_info = ethdev_port_info,
 	.open = ethdev_open,
 	.close = ethdev_close,

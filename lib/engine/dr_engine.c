@@ -347,7 +347,7 @@ dr_engine_rx(struct dr_worker *wk)
 		unsigned int nb = wk->num_active > DR_RX_MANY_QPS ? DR_RX_BURSTS_MANY_QPS : DR_RX_BURSTS_PER_ROUND;
 
 		for (b = 0; b < nb; b++) {
-			n = ctx->be->rx_burst(&ctx->bport, wk->rxq, pkts, DR_BURST);
+			n = ctx->io_rx(&ctx->bport, wk->rxq, pkts, DR_BURST);
 			if (n == 0)
 				break;
 			wk->stats.rx_pkts += n;

@@ -384,7 +384,7 @@ dr_wk_tx_flush(struct dr_worker *wk)
 	if (wk->tx_count == 0)
 		return;
 	if (likely(wk->txq != DR_WK_NO_QUEUE)) {
-		sent = ctx->be->tx_burst(&ctx->bport, wk->txq, wk->tx_buf, wk->tx_count);
+		sent = ctx->io_tx(&ctx->bport, wk->txq, wk->tx_buf, wk->tx_count);
 		if (sent > wk->tx_count)
 			sent = wk->tx_count;   /* a backend bug must not corrupt the array */
 		wk->stats.tx_pkts += sent;

@@ -23,6 +23,7 @@
 #include "dr_icrc.h"
 #include "dr_control.h"
 #include "dr_engine.h"
+#include "dr_io_app.h"
 #include "dr_log.h"
 #include "dr_pkt.h"
 #include "dr_verbs_priv.h"
@@ -188,6 +189,20 @@ attr_check(const struct dr_context_attr *a)
 		DR_LOG(ctx, INFO, "max_qp %u above %u", a->max_qp, DR_MAX_QP);
 		return -EINVAL;
 	}
+	if (a->io != DR_IO_PORT && a->io != DR_IO_APP) {
+		DR_LOG(ctx, INFO, "io mode %d unknown", (int)a->io);
+		return -EINVAL;
+	}
+	if (a->io == DR_IO_APP && a->configure_port) {
+		DR_LOG(ctx, INFO, "DR_IO_APP with configure_port: the application owns the port");
+		return -EINVAL;
+	}
+	if (a->io_ring_size != 0 && (a->io != DR_IO_APP || !rte_is_power_of_2(a->io_ring_size) ||
+				     a->io_ring_size < 64 || a->io_ring_size > 65536)) {
+		DR_LOG(ctx, INFO, "io_ring_size %u: a power of two from 64 to 65536, with DR_IO_APP",
+		       a->io_ring_size);
+		return -EINVAL;
+	}
 	if (a->pool_mbufs != 0 && (a->pool_mbufs < DR_POOL_MIN_MBUFS || a->pool != NULL)) {
 		DR_LOG(ctx, INFO, "pool_mbufs %u: at least %u, and no pool given", a->pool_mbufs,
 		       DR_POOL_MIN_MBUFS);
@@ -304,15 +319,21 @@ static int
 backend_pick(const struct dr_context_attr *attr, uint16_t port, const struct dr_backend_ops **be,
 	     struct dr_backend_port_info *info)
 {
+	bool app_io = attr->io == DR_IO_APP;
+
 	memset(info, 0, sizeof(*info));
 	if (attr->backend == NULL) {
-		*be = dr_backend_for_port(port, info);
+		*be = dr_backend_for_port_io(port, app_io, info);
 		return *be != NULL ? 0 : -ENODEV;
 	}
 	*be = dr_backend_find(attr->backend);
 	if (*be == NULL) {
 		DR_LOG(ctx, ERR, "no backend \"%s\"", attr->backend);
 		return -EINVAL;
+	}
+	if (app_io && !(*be)->app_io) {
+		DR_LOG(ctx, ERR, "backend %s does not bind DR_IO_APP contexts", attr->backend);
+		return -ENOTSUP;
 	}
 	if ((*be)->port_info(port, info) != 0) {
 		DR_LOG(ctx, ERR, "port %u: backend %s does not drive it", port, attr->backend);
@@ -334,7 +355,9 @@ queues_wanted(const struct dr_context *ctx, const struct dr_backend_port_info *i
 {
 	uint16_t nq;
 
-	if (!ctx->attr.configure_port)
+	if (ctx->attr.io == DR_IO_APP)
+		nq = 1;                         /* the application's staging rings */
+	else if (!ctx->attr.configure_port)
 		nq = ctx->nb_groups;
 	else if (ctx->attr.nb_queues != 0)
 		nq = RTE_MIN(ctx->attr.nb_queues, ctx->nb_groups);
@@ -455,6 +478,8 @@ dr_open_device(struct dr_device *dev, const struct dr_context_attr *attr)
 		ctx_free(ctx);
 		return open_fail(rc < 0 ? -rc : EIO);
 	}
+	ctx->io_rx = be->rx_burst;
+	ctx->io_tx = be->tx_burst;
 	ctx->mac = bp->mac;
 	ctx->link_mtu = attr->mtu != 0 ? attr->mtu : bp->mtu;
 	/* zero-copy transmit where the PMD reads frames by virtual address (dr_pkt_attach()) */
@@ -480,6 +505,12 @@ dr_open_device(struct dr_device *dev, const struct dr_context_attr *attr)
 	ctx->active_mtu = RTE_MIN(RTE_MIN(dr_active_mtu_from_link(ctx->link_mtu),
 					  dr_active_mtu_from_room(rte_pktmbuf_data_room_size(ctx->pool))),
 				  dr_active_mtu_from_frame(bp->max_frame));
+	/* the application's receive mbufs (a port it runs): each frame must fit one */
+	if (bp->rx_data_room != 0 && dr_active_mtu_from_room(bp->rx_data_room) < ctx->active_mtu) {
+		ctx->active_mtu = dr_active_mtu_from_room(bp->rx_data_room);
+		DR_LOG(ctx, NOTICE, "port %u: rx queue %u receives into mbufs of %u bytes: active MTU %u",
+		       port, attr->rx_queue, bp->rx_data_room, dr_mtu_bytes(ctx->active_mtu));
+	}
 	if (ctx->active_mtu == 0) {
 		DR_LOG(ctx, ERR, "port %u: mbufs of %u bytes or the port's frames (%u bytes, 0: any) cannot "
 		       "hold a 256-byte MTU frame", port, rte_pktmbuf_data_room_size(ctx->pool),
@@ -500,6 +531,13 @@ dr_open_device(struct dr_device *dev, const struct dr_context_attr *attr)
 	dr_crc32_enable_folding();
 	DR_LOG(ctx, DEBUG, "port %u: ICRC folds on %u-bit registers", port, dr_crc32_simd_bits());
 	gid_table_init(ctx);
+	if (attr->io == DR_IO_APP) {
+		rc = dr_io_app_init(ctx);
+		if (rc != 0) {
+			dr_async_fini(ctx);
+			goto fail_be;
+		}
+	}
 	rc = dr_engine_start(ctx, attr->worker_lcores);
 	if (rc == 0) {
 		rc = dr_ctl_start(ctx);
@@ -507,6 +545,7 @@ dr_open_device(struct dr_device *dev, const struct dr_context_attr *attr)
 			dr_engine_stop(ctx);
 	}
 	if (rc != 0) {
+		dr_io_app_fini(ctx);
 		dr_async_fini(ctx);
 		goto fail_be;
 	}
@@ -550,10 +589,11 @@ dr_close_device(struct dr_context *ctx)
 	dr_ctl_stop(ctx);
 	dr_engine_stop(ctx);
 	dr_engine_free(ctx);
+	dr_io_app_fini(ctx);        /* frames still staged: freed to their pools */
 	ctx->be->close(&ctx->bport);
 	if (ctx->own_pool) {
 		/* the application's port keeps running: take our frames back from its tx rings */
-		if (!ctx->attr.configure_port && ctx->be->tx_done_cleanup != NULL)
+		if (!ctx->attr.configure_port && ctx->attr.io == DR_IO_PORT && ctx->be->tx_done_cleanup != NULL)
 			for (uint16_t q = 0; q < ctx->nb_txq; q++)
 				(void)ctx->be->tx_done_cleanup(&ctx->bport, (uint16_t)(ctx->tx_queue + q));
 		rte_mempool_free(ctx->pool);

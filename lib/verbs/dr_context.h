@@ -58,6 +58,8 @@ struct dr_context *dr_ctx_registry_get(uint16_t port);
 /* Queued asynchronous events of a context (dr_event.c). */
 #define DR_ASYNC_EVENTS 64
 
+struct dr_io_app;
+
 struct dr_context {
 	struct dr_device device;
 	uint16_t port_id;
@@ -66,6 +68,10 @@ struct dr_context {
 	struct dr_context_attr attr;        /* as opened */
 	const struct dr_backend_ops *be;
 	struct dr_backend_port bport;       /* the backend's view of the context (dr_backend.h) */
+	/* the workers' receive and transmit: the backend's, or the application's rings (DR_IO_APP) */
+	uint16_t (*io_rx)(struct dr_backend_port *bp, uint16_t queue, struct rte_mbuf **pkts, uint16_t n);
+	uint16_t (*io_tx)(struct dr_backend_port *bp, uint16_t queue, struct rte_mbuf **pkts, uint16_t n);
+	struct dr_io_app *io_app;           /* DR_IO_APP: the staging rings (dr_io_app.c); else NULL */
 	int socket_id;                      /* the port's NUMA socket (SOCKET_ID_ANY: unknown) */
 	struct rte_mempool *pool;
 	bool own_pool;                      /* created by us: freed at close */

@@ -8,6 +8,7 @@
  */
 
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -33,12 +34,12 @@ dr_eal_init(int argc, char **argv)
  * none does, -ENAMETOOLONG when "dr_" + the port's name does not fit.
  */
 static int
-device_init(struct dr_device *dev, uint16_t port)
+device_init(struct dr_device *dev, uint16_t port, bool unlisted_too)
 {
 	struct dr_backend_port_info info;
 	int n;
 
-	if (dr_backend_for_port(port, &info) == NULL || !info.listed)
+	if (dr_backend_for_port(port, &info) == NULL || (!info.listed && !unlisted_too))
 		return -ENODEV;
 	n = snprintf(dev->name, sizeof(dev->name), "dr_%s", info.name);
 	if (n < 0 || (size_t)n >= sizeof(dev->name))
@@ -64,7 +65,7 @@ dr_get_device_list(int *num)
 	}
 	devs = (struct dr_device *)(list + RTE_MAX_ETHPORTS + 1);
 	for (port = 0; port < RTE_MAX_ETHPORTS; port++) {
-		rc = device_init(&devs[i], port);
+		rc = device_init(&devs[i], port, false);
 		if (rc == -ENAMETOOLONG)
 			DR_LOG(ctx, WARNING, "port %u: name unusable, not listed", port);
 		if (rc != 0)
@@ -94,4 +95,29 @@ uint16_t
 dr_get_device_port(const struct dr_device *dev)
 {
 	return dev != NULL ? dev->port_id : RTE_MAX_ETHPORTS;
+}
+
+/* dr_device_from_port()'s devices: the library's, filled when first asked for */
+static struct dr_device port_devs[RTE_MAX_ETHPORTS];
+static pthread_mutex_t port_devs_lock = PTHREAD_MUTEX_INITIALIZER;
+
+struct dr_device *
+dr_device_from_port(uint16_t port_id)
+{
+	struct dr_device *dev = NULL;
+	int rc;
+
+	if (port_id >= RTE_MAX_ETHPORTS) {
+		errno = ENODEV;
+		return NULL;
+	}
+	pthread_mutex_lock(&port_devs_lock);
+	/* filled again each time: a port id DPDK reused names another device */
+	rc = device_init(&port_devs[port_id], port_id, true);
+	if (rc == 0)
+		dev = &port_devs[port_id];
+	pthread_mutex_unlock(&port_devs_lock);
+	if (dev == NULL)
+		errno = rc == -ENAMETOOLONG ? ENAMETOOLONG : ENODEV;
+	return dev;
 }

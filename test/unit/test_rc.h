@@ -177,7 +177,27 @@ struct rc_env {
 		size_t len;
 	} twin_mem[4];
 	unsigned int ntwin_mem;
+	/*
+	 * DR_TEST_IO=app (test_rc_nf.c): each context is DR_IO_APP and the test
+	 * plays the network function that owns its port: it configured and
+	 * started the ring port, hands what the port receives to
+	 * dr_rx_burst_input() and sends what dr_tx_drain() gives.
+	 */
+	uint64_t nf_kept[2];          /* per side: frames dr_rx_burst_input() returned (the NF's) */
+	uint64_t nf_tx_dropped[2];    /* per side: drained frames the port's tx ring did not take */
+	uint64_t nf_rx_full_ok[2];    /* per side: rx ring drops a test caused on purpose */
 };
+
+/* DR_TEST_IO=app: the contexts are DR_IO_APP (test_rc_nf.c). */
+extern bool rc_io_app;
+/* Configure and start @s's ring port as a network function would (its own mbuf pool). 0 or -1. */
+int rc_nf_port_start(struct rc_side *s);
+/* The NF of side @side: what its context built, to the port's tx queue 0 (dropped when full). */
+void rc_nf_tx(struct rc_env *e, int side);
+/* ... what its port received, every queue, to dr_rx_burst_input(); what it returns is the NF's. */
+void rc_nf_rx(struct rc_env *e, int side);
+/* Print both sides' dr_io_stats; check no rx ring overflowed (and, with DR_TEST_IO_RING, that tx did). */
+void rc_nf_report(struct rc_env *e);
 
 /* QP pair parameters. */
 struct rc_qp_params {

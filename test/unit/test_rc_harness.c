@@ -113,12 +113,13 @@ static unsigned int test_queues = 1;
 struct dr_cc_attr rc_cc_attr;
 static uint32_t test_zcopy_min;       /* DR_TEST_ZCOPY_MIN: dr_context_attr.tx_zcopy_min (0: default) */
 static bool test_express = true;      /* DR_TEST_EXPRESS=0: dr_context_attr.disable_express on A and B */
+bool rc_io_app;                       /* DR_TEST_IO=app: DR_IO_APP contexts, the test their NF */
 
 static int
 mode_from_env(void)
 {
 	const char *m = getenv("DR_TEST_MODE"), *w = getenv("DR_TEST_WORKERS"), *q = getenv("DR_TEST_QUEUES");
-	const char *z = getenv("DR_TEST_ZCOPY_MIN"), *x = getenv("DR_TEST_EXPRESS");
+	const char *z = getenv("DR_TEST_ZCOPY_MIN"), *x = getenv("DR_TEST_EXPRESS"), *io = getenv("DR_TEST_IO");
 
 	if (m == NULL || strcmp(m, "inline") == 0)
 		test_mode = DR_PROGRESS_INLINE;
@@ -143,6 +144,12 @@ mode_from_env(void)
 	if (x != NULL && strcmp(x, "0") != 0 && strcmp(x, "1") != 0)
 		return -1;
 	test_express = x == NULL || strcmp(x, "1") == 0;
+	if (io != NULL && strcmp(io, "app") != 0 && strcmp(io, "port") != 0)
+		return -1;
+	rc_io_app = io != NULL && strcmp(io, "app") == 0;
+	/* DR_IO_APP: one queue pair (the staging rings); the NF reads every queue of its port */
+	if (rc_io_app && test_queues != 1)
+		return -1;
 	return 0;
 }
 
@@ -250,7 +257,8 @@ eal_start(const char *prog)
 
 	if (mode_from_env() != 0) {
 		fprintf(stderr, "DR_TEST_MODE must be inline, rtc or pipeline, DR_TEST_WORKERS 1..4, "
-			"DR_TEST_QUEUES 1..workers, DR_TEST_ZCOPY_MIN bytes, DR_TEST_EXPRESS 0 or 1\n");
+			"DR_TEST_QUEUES 1..workers (1 with DR_TEST_IO=app), DR_TEST_ZCOPY_MIN bytes, "
+			"DR_TEST_EXPRESS 0 or 1, DR_TEST_IO port or app\n");
 		return -1;
 	}
 	snprintf(args[argc++], sizeof(args[0]), "%s", prog);
@@ -306,16 +314,20 @@ rc_side_open(struct rc_side *s, rte_be32_t ip, uint32_t link_mtu, bool express)
 	a.ipv6_addr[0][15] = (uint8_t)(rte_be_to_cpu_32(ip) & 0xFF);
 	a.num_ipv6 = 1;
 	a.mtu = link_mtu;
-	a.configure_port = 1;
-	a.nb_rx_desc = 1024;
-	a.nb_tx_desc = 1024;
+	a.configure_port = !rc_io_app;
+	a.io = rc_io_app ? DR_IO_APP : DR_IO_PORT;
+	/* DR_TEST_IO_RING: dr_context_attr.io_ring_size (0: the default) */
+	a.io_ring_size = rc_io_app && getenv("DR_TEST_IO_RING") != NULL ?
+			 (uint32_t)strtoul(getenv("DR_TEST_IO_RING"), NULL, 0) : 0;
+	a.nb_rx_desc = rc_io_app ? 0 : 1024;
+	a.nb_tx_desc = rc_io_app ? 0 : 1024;
 	a.mode = test_mode;
 	a.tx_zcopy_min = test_zcopy_min;
 	a.disable_express = !express;
 	a.cc = rc_cc_attr;
 	if (test_mode != DR_PROGRESS_INLINE) {
 		a.nb_workers = (uint16_t)test_workers;
-		a.nb_queues = (uint16_t)test_queues;
+		a.nb_queues = rc_io_app ? 0 : (uint16_t)test_queues;
 		/* the workers of both sides share a CPU: yield, or DR_TEST_IDLE=sleep */
 		a.idle = getenv("DR_TEST_IDLE") != NULL && strcmp(getenv("DR_TEST_IDLE"), "sleep") == 0 ?
 			 DR_IDLE_SLEEP : DR_IDLE_YIELD;
@@ -345,7 +357,8 @@ rc_env_init(struct rc_env *e, const char *prog, uint32_t link_mtu)
 	dr_run_clock_init(&wire_clock, rte_rdtsc(), rte_get_tsc_hz() / 1000000u * DR_STALL_CAP_US, false);
 	wire_now = wire_clock.now;
 	dr_run_clock_base = rc_wire_clock;
-	if (rc_side_port(&e->s[0], "rc_a") != 0 || rc_side_port(&e->s[1], "rc_b") != 0) {
+	if (rc_side_port(&e->s[0], "rc_a") != 0 || rc_side_port(&e->s[1], "rc_b") != 0 ||
+	    (rc_io_app && (rc_nf_port_start(&e->s[0]) != 0 || rc_nf_port_start(&e->s[1]) != 0))) {
 		fprintf(stderr, "ring ports failed\n");
 		return -1;
 	}
@@ -396,6 +409,8 @@ rc_env_fini(struct rc_env *e)
 	int i;
 
 	rc_twin_close(e);
+	if (rc_io_app)
+		rc_nf_report(e);
 	for (i = 0; i < 2; i++) {
 		int rc;
 

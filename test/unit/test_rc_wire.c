@@ -45,6 +45,9 @@ rc_wire_flush(struct rc_env *e)
 	int i;
 
 	for (i = 0; i < 2; i++) {
+		/* DR_TEST_IO=app: what the NF has not sent yet is on the wire too */
+		while (rc_io_app && e->s[i].ctx != NULL && dr_tx_drain(e->s[i].ctx, &m, 1) == 1)
+			rte_pktmbuf_free(m);
 		for (unsigned int q = 0; q < rc_queues(); q++) {
 			while (rte_ring_sc_dequeue(e->s[i].tx[q], (void **)&m) == 0)
 				rte_pktmbuf_free(m);
@@ -235,6 +238,8 @@ wire_carry(struct rc_env *e, int dir)
 	struct rte_mbuf *m;
 	bool carried = false;
 
+	if (rc_io_app)
+		rc_nf_tx(e, dir == RC_A2B ? 0 : 1);     /* the source's NF sends what its context built */
 	neck_release(e, dir);
 	/* the frames RC_DELAY held in the last carry go first (taken now: this carry may delay others) */
 	memcpy(delayed, e->delayed[dir], ndelayed * sizeof(delayed[0]));
@@ -357,6 +362,8 @@ wire_carry(struct rc_env *e, int dir)
 		wire_put(e, dir, e->held[dir]);
 		e->held[dir] = NULL;
 	}
+	if (rc_io_app)
+		rc_nf_rx(e, dir == RC_A2B ? 1 : 0);     /* the destination's NF hands them over */
 }
 
 void

@@ -146,6 +146,25 @@ test_open(struct tv *t)
 	b.rx_queue = 5;
 	CHECK_EQ(open_errno(&dev_a, &b), EINVAL);
 	CHECK_EQ(open_errno(&bogus, &a), ENODEV);
+	/* DR_IO_APP (dr_verbs_io.h): the application owns the port, its rings one size */
+	b = a;
+	b.io = (enum dr_io_mode)7;
+	CHECK_EQ(open_errno(&dev_a, &b), EINVAL);
+	b = a;
+	b.io = DR_IO_APP;                       /* with configure_port */
+	CHECK_EQ(open_errno(&dev_a, &b), EINVAL);
+	b = a;
+	b.io_ring_size = 1024;                  /* without DR_IO_APP */
+	CHECK_EQ(open_errno(&dev_a, &b), EINVAL);
+	b = a;
+	b.configure_port = 0;
+	b.io = DR_IO_APP;
+	b.io_ring_size = 1000;                  /* not a power of two */
+	CHECK_EQ(open_errno(&dev_a, &b), EINVAL);
+	b.io_ring_size = 32;                    /* below 64 */
+	CHECK_EQ(open_errno(&dev_a, &b), EINVAL);
+	b.io_ring_size = 64;                    /* opens (and closes) */
+	CHECK_EQ(open_errno(&dev_a, &b), 0);
 
 	/* DR_ICRC_SIMD_BITS: the library's own width for the ICRC, read at the open (deployment.rst) */
 	setenv("DR_ICRC_SIMD_BITS", "128", 1);
@@ -154,6 +173,19 @@ test_open(struct tv *t)
 	if (t->ctx == NULL)
 		return;
 	CHECK_EQ(open_errno(&dev_a, &a), EBUSY); /* one context per port */
+	{
+		/* a DR_IO_PORT context takes no frame from the application, and gives none */
+		struct rte_mbuf *none[2] = { NULL, NULL };
+		struct dr_io_stats st;
+
+		errno = 0;
+		CHECK_EQ(dr_rx_burst_input(t->ctx, none, 2, 0), 2);
+		CHECK_EQ(errno, EINVAL);
+		errno = 0;
+		CHECK_EQ(dr_tx_drain(t->ctx, none, 2), 0);
+		CHECK_EQ(errno, EINVAL);
+		CHECK_EQ(dr_io_stats_get(t->ctx, &st), -EINVAL);
+	}
 	CHECK(t->ctx->own_pool);
 	CHECK_EQ(t->ctx->port_id, t->port_a);
 	CHECK(t->ctx->tsc_hz != 0);
