@@ -367,6 +367,19 @@ int dr_add_neighbour(struct dr_context *ctx, const union dr_gid *gid, const stru
  */
 int dr_progress(struct dr_context *ctx);
 
+/**
+ * dr_progress() that takes at most @p max_pkts frames from the receive
+ * queue (or, with DR_IO_APP, from what dr_rx_burst_input() handed in),
+ * so that an application's loop bounds the transport's share of each
+ * iteration. The rest waits for the next call; timers, the state machines
+ * and transmission run as in dr_progress() (0 receives nothing and runs
+ * the rest). Frames another worker redirected are not counted: inline mode
+ * has none.
+ * @return as dr_progress(): packets handled, 0 outside inline mode, or
+ *         -EINVAL for a NULL context.
+ */
+int dr_progress_budget(struct dr_context *ctx, unsigned int max_pkts);
+
 #ifdef __cplusplus
 }
 #endif

@@ -345,11 +345,16 @@ dr_engine_rx(struct dr_worker *wk)
 	 */
 	if (wk->rxq != DR_WK_NO_QUEUE) {
 		unsigned int nb = wk->num_active > DR_RX_MANY_QPS ? DR_RX_BURSTS_MANY_QPS : DR_RX_BURSTS_PER_ROUND;
+		uint32_t left = wk->rx_budget;      /* dr_progress_budget()'s bound, else none */
 
-		for (b = 0; b < nb; b++) {
-			n = ctx->io_rx(&ctx->bport, wk->rxq, pkts, DR_BURST);
+		for (b = 0; b < nb && left != 0; b++) {
+			uint16_t want = (uint16_t)RTE_MIN((uint32_t)DR_BURST, left);
+
+			n = ctx->io_rx(&ctx->bport, wk->rxq, pkts, want);
 			if (n == 0)
 				break;
+			if (left != DR_RX_BUDGET_ANY)
+				left -= n;
 			wk->stats.rx_pkts += n;
 			wk->lstats.rx_bursts++;
 			wk->lstats.rx_burst_pkts += n;
@@ -357,7 +362,7 @@ dr_engine_rx(struct dr_worker *wk)
 				rx_one(wk, pkts[i]);
 			rx_done_free(wk);
 			total += n;
-			if (n < DR_BURST)
+			if (n < want)
 				break;
 		}
 	}
@@ -458,19 +463,16 @@ dr_engine_post_kick(struct dr_qp_impl *qp)
 	dr_wk_round_end(wk);
 }
 
-int
-dr_progress(struct dr_context *ctx)
+/* One inline round: at most @budget frames from the rx queue (DR_RX_BUDGET_ANY: the round's own bound). */
+static int
+progress_inline(struct dr_context *ctx, uint32_t budget)
 {
 	struct dr_worker *wk;
 	uint64_t now;
 	int n;
 
-	if (ctx == NULL)
-		return -EINVAL;
-	if (ctx->attr.mode != DR_PROGRESS_INLINE)
-		return 0;               /* the workers drive it */
-
 	wk = &ctx->wk[0];
+	wk->rx_budget = budget;
 	RTE_PER_LCORE(dr_cur_worker) = wk;
 	now = rte_rdtsc();
 	/*
@@ -488,6 +490,7 @@ dr_progress(struct dr_context *ctx)
 	/* the connection manager's turn (QP1's MADs, CM timers), when it runs and is due */
 	if (unlikely(ctx->cm_progress != NULL) && now >= ctx->cm_next)
 		ctx->cm_progress(ctx, now);
+	wk->rx_budget = DR_RX_BUDGET_ANY;
 	if (ctx->attr.idle == DR_IDLE_SLEEP || ctx->attr.idle == DR_IDLE_AUTO) {
 		uint64_t t = dr_run_clock_base_now(now);   /* the time base a test may hold */
 
@@ -495,4 +498,24 @@ dr_progress(struct dr_context *ctx)
 			dr_idle_inline(wk, t, n);
 	}
 	return n;
+}
+
+int
+dr_progress(struct dr_context *ctx)
+{
+	if (ctx == NULL)
+		return -EINVAL;
+	if (ctx->attr.mode != DR_PROGRESS_INLINE)
+		return 0;               /* the workers drive it */
+	return progress_inline(ctx, DR_RX_BUDGET_ANY);
+}
+
+int
+dr_progress_budget(struct dr_context *ctx, unsigned int max_pkts)
+{
+	if (ctx == NULL)
+		return -EINVAL;
+	if (ctx->attr.mode != DR_PROGRESS_INLINE)
+		return 0;
+	return progress_inline(ctx, RTE_MIN((uint32_t)max_pkts, DR_RX_BUDGET_ANY - 1));
 }

@@ -118,6 +118,7 @@ dr_engine_init(struct dr_context *ctx)
 		wk->ctx = ctx;
 		wk->id = i;
 		wk->lcore = RTE_MAX_LCORE;
+		wk->rx_budget = DR_RX_BUDGET_ANY;
 		wk->rxq = DR_WK_NO_QUEUE;
 		wk->txq = DR_WK_NO_QUEUE;
 		/* inline: the application's thread, whose gaps are its own choice (dr_run_clock.h) */

@@ -145,6 +145,9 @@ static inline unsigned int dr_wk_link(enum dr_wk_role r) { return r == DR_WK_ALL
 
 struct dr_cq_impl;
 
+/* dr_worker.rx_budget when no caller set one */
+#define DR_RX_BUDGET_ANY UINT32_MAX
+
 struct dr_worker {
 	struct dr_context *ctx;
 	uint16_t id;                        /* 0 .. ctx->nb_workers - 1 */
@@ -154,6 +157,8 @@ struct dr_worker {
 	uint16_t rxq;                       /* the port's rx queue, DR_WK_NO_QUEUE: none */
 	uint16_t txq;                       /* the port's tx queue, DR_WK_NO_QUEUE: worker 0's */
 	unsigned int lcore;                 /* RTE_MAX_LCORE in inline mode */
+	uint32_t rx_budget;                 /* frames a round may take from its rx queue (DR_RX_BUDGET_ANY:
+					     * the round's own bound; dr_progress_budget() sets less) */
 
 	/* frames the express path finished with, freed in bulk after each burst (dr_engine.c) */
 	struct rte_mbuf *rx_done[DR_BURST];

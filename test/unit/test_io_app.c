@@ -20,6 +20,7 @@
  * - a receive ring that is full drops what it cannot take and counts it,
  *   every mbuf back in its pool; a transmit ring that is full keeps the
  *   frames with the transport (back-pressure, counted), none lost;
+ * - dr_progress_budget() takes no more than it is allowed from the ring;
  * - the calls refuse what is not theirs with EINVAL and take nothing.
  */
 
@@ -323,6 +324,42 @@ test_rx_ring_full(struct rc_env *e)
 	       total, st1.rx_ring_full - st0.rx_ring_full, in_use0);
 }
 
+/* dr_progress_budget(): a round takes no more of what was handed in than the caller allows. */
+static void
+test_budget(struct rc_env *e)
+{
+	struct rc_side *b = &e->s[1];
+	struct rte_mbuf *pkts[64];
+	struct dr_io_stats st;
+	uint8_t f[64];
+	uint16_t len = arp_request(f, 0x0A000002), n;
+	unsigned int i;
+	uint32_t before;
+
+	for (i = 0; i < 50; i++)
+		pkts[i] = frame_of(f, len);
+	RC_CHECK_EQ(dr_rx_burst_input(b->ctx, pkts, 50, 0), 0);
+	RC_CHECK_EQ(dr_io_stats_get(b->ctx, &st), 0);
+	before = st.rx_waiting;
+	RC_CHECK_EQ(before, 50);
+	RC_CHECK_EQ(dr_progress_budget(b->ctx, 0), 0);           /* nothing received */
+	dr_io_stats_get(b->ctx, &st);
+	RC_CHECK_EQ(st.rx_waiting, before);
+	RC_CHECK(dr_progress_budget(b->ctx, 7) >= 7);
+	dr_io_stats_get(b->ctx, &st);
+	RC_CHECK_EQ(st.rx_waiting, before - 7);
+	RC_CHECK(dr_progress_budget(b->ctx, 40) >= 40);          /* more than a burst of 32 */
+	dr_io_stats_get(b->ctx, &st);
+	RC_CHECK_EQ(st.rx_waiting, before - 47);
+	dr_progress(b->ctx);                                     /* no bound: the rest */
+	dr_io_stats_get(b->ctx, &st);
+	RC_CHECK_EQ(st.rx_waiting, 0);
+	RC_CHECK_EQ(dr_progress_budget(NULL, 1), -EINVAL);
+	while ((n = dr_tx_drain(b->ctx, pkts, RTE_DIM(pkts))) != 0)
+		rte_pktmbuf_free_bulk(pkts, n);                  /* the 50 ARP replies */
+	printf("budget: 50 frames handed in, taken 0, 7, 40 and the rest by four rounds\n");
+}
+
 /* The calls refuse what is not theirs and take nothing. */
 static void
 test_refusals(struct rc_env *e)
@@ -370,6 +407,7 @@ body(struct rc_env *e)
 	test_returned_in_order(e);
 	test_caller_drops(e);
 	test_rx_ring_full(e);
+	test_budget(e);
 }
 
 int
