@@ -345,7 +345,8 @@ dr_engine_rx(struct dr_worker *wk)
 	 */
 	if (wk->rxq != DR_WK_NO_QUEUE) {
 		unsigned int nb = wk->num_active > DR_RX_MANY_QPS ? DR_RX_BURSTS_MANY_QPS : DR_RX_BURSTS_PER_ROUND;
-		uint32_t left = wk->rx_budget;      /* dr_progress_budget()'s bound, else none */
+		/* dr_progress_budget()'s bound; DR_RX_BUDGET_ANY is more than nb bursts take */
+		uint32_t left = wk->rx_budget;
 
 		for (b = 0; b < nb && left != 0; b++) {
 			uint16_t want = (uint16_t)RTE_MIN((uint32_t)DR_BURST, left);
@@ -353,8 +354,7 @@ dr_engine_rx(struct dr_worker *wk)
 			n = ctx->io_rx(&ctx->bport, wk->rxq, pkts, want);
 			if (n == 0)
 				break;
-			if (left != DR_RX_BUDGET_ANY)
-				left -= n;
+			left -= n;
 			wk->stats.rx_pkts += n;
 			wk->lstats.rx_bursts++;
 			wk->lstats.rx_burst_pkts += n;

@@ -29,6 +29,7 @@
 #include "dr_worker.h"
 
 struct dr_context;
+struct rte_ring;
 struct dr_qp_impl;
 
 /*
@@ -104,6 +105,15 @@ int dr_engine_init(struct dr_context *ctx);
 int dr_engine_assign_queues(struct dr_context *ctx, uint16_t first_rxq, uint16_t first_txq);
 /* Free what dr_engine_init() set up (the workers must not run). */
 void dr_engine_free(struct dr_context *ctx);
+/*
+ * A ring of the engine's, named "dr<port>_<what><a>_<b>" (unique per
+ * context), on the calling thread's socket; NULL (logged) when it cannot be
+ * made.
+ */
+struct rte_ring *dr_engine_ring_make(const struct dr_context *ctx, const char *what, unsigned int a,
+				     unsigned int b, unsigned int size, unsigned int flags);
+/* Free a ring of frames and the frames still in it; NULL it. */
+void dr_engine_frame_ring_free(struct rte_ring **r);
 /* Launch the worker lcores (DR_PROGRESS_RTC; after the port is up) on @lcores
  * (NULL: the first idle EAL workers). 0 or -errno. */
 int dr_engine_start(struct dr_context *ctx, const unsigned int *lcores);

@@ -10,24 +10,24 @@
  */
 
 #include <errno.h>
-#include <stdio.h>
 
-#include <rte_errno.h>
 #include <rte_malloc.h>
 #include <rte_mbuf.h>
 #include <rte_ring.h>
 
 #include "dr_context.h"
+#include "dr_engine.h"
 #include "dr_io_app.h"
 #include "dr_log.h"
 
 /* Frames dr_rx_burst_input() classifies before it puts the taken ones in the ring. */
 #define IO_CHUNK 64
 
+/* The rings of a DR_IO_APP context (only those have them), else NULL. */
 static inline struct dr_io_app *
 io_of(struct dr_context *ctx)
 {
-	return ctx != NULL && ctx->attr.io == DR_IO_APP ? ctx->io_app : NULL;
+	return ctx != NULL ? ctx->io_app : NULL;
 }
 
 /* The worker of rx queue 0: what the application handed over. */
@@ -52,20 +52,6 @@ io_tx_burst(struct dr_backend_port *bp, uint16_t queue __rte_unused, struct rte_
 	return (uint16_t)k;
 }
 
-static struct rte_ring *
-ring_make(const struct dr_context *ctx, const char *what, unsigned int size)
-{
-	char name[RTE_RING_NAMESIZE];
-	struct rte_ring *r;
-
-	snprintf(name, sizeof(name), "dr_io%s_%u", what, ctx->port_id);
-	/* size slots: RING_F_EXACT_SZ holds exactly that many */
-	r = rte_ring_create(name, size, ctx->socket_id, RING_F_SC_DEQ | RING_F_EXACT_SZ);
-	if (r == NULL)
-		DR_LOG(ctx, ERR, "port %u: ring %s of %u: %s", ctx->port_id, name, size, rte_strerror(rte_errno));
-	return r;
-}
-
 int
 dr_io_app_init(struct dr_context *ctx)
 {
@@ -75,8 +61,10 @@ dr_io_app_init(struct dr_context *ctx)
 	io = rte_zmalloc_socket("dr_io_app", sizeof(*io), RTE_CACHE_LINE_SIZE, ctx->socket_id);
 	if (io == NULL)
 		return -ENOMEM;
-	io->rx = ring_make(ctx, "rx", size);
-	io->tx = io->rx != NULL ? ring_make(ctx, "tx", size) : NULL;
+	/* size slots: RING_F_EXACT_SZ holds exactly that many */
+	io->rx = dr_engine_ring_make(ctx, "iorx", 0, 0, size, RING_F_SC_DEQ | RING_F_EXACT_SZ);
+	io->tx = io->rx != NULL ? dr_engine_ring_make(ctx, "iotx", 0, 0, size, RING_F_SC_DEQ | RING_F_EXACT_SZ) :
+				  NULL;
 	if (io->tx == NULL) {
 		rte_ring_free(io->rx);
 		rte_free(io);
@@ -89,19 +77,6 @@ dr_io_app_init(struct dr_context *ctx)
 	return 0;
 }
 
-static void
-ring_empty_free(struct rte_ring *r)
-{
-	struct rte_mbuf *m[IO_CHUNK];
-	unsigned int n;
-
-	if (r == NULL)
-		return;
-	while ((n = rte_ring_sc_dequeue_burst(r, (void **)m, IO_CHUNK, NULL)) != 0)
-		rte_pktmbuf_free_bulk(m, n);
-	rte_ring_free(r);
-}
-
 void
 dr_io_app_fini(struct dr_context *ctx)
 {
@@ -110,8 +85,8 @@ dr_io_app_fini(struct dr_context *ctx)
 	if (io == NULL)
 		return;
 	ctx->io_app = NULL;
-	ring_empty_free(io->rx);
-	ring_empty_free(io->tx);
+	dr_engine_frame_ring_free(&io->rx);
+	dr_engine_frame_ring_free(&io->tx);
 	rte_free(io);
 }
 

@@ -34,8 +34,8 @@ RTE_DEFINE_PER_LCORE(struct dr_worker *, dr_cur_worker);
 /* QPs a pipeline's rx worker may hand its completion worker to fail at once. */
 #define DR_WK_FAIL_RING 1024
 
-static struct rte_ring *
-ring_make(const struct dr_context *ctx, const char *what, unsigned int a, unsigned int b,
+struct rte_ring *
+dr_engine_ring_make(const struct dr_context *ctx, const char *what, unsigned int a, unsigned int b,
 	  unsigned int size, unsigned int flags)
 {
 	char name[RTE_RING_NAMESIZE];
@@ -48,9 +48,8 @@ ring_make(const struct dr_context *ctx, const char *what, unsigned int a, unsign
 	return r;
 }
 
-/* Free a ring of frames and the frames still in it; NULL it. */
-static void
-frame_ring_free(struct rte_ring **r)
+void
+dr_engine_frame_ring_free(struct rte_ring **r)
 {
 	struct rte_mbuf *m;
 
@@ -68,10 +67,10 @@ rings_free(struct dr_worker *wk)
 	unsigned int j;
 
 	for (j = 0; j < DR_MAX_WORKERS; j++) {
-		frame_ring_free(&wk->redirect[j]);
-		frame_ring_free(&wk->txq_in[j]);
+		dr_engine_frame_ring_free(&wk->redirect[j]);
+		dr_engine_frame_ring_free(&wk->txq_in[j]);
 	}
-	frame_ring_free(&wk->ctl_tx);
+	dr_engine_frame_ring_free(&wk->ctl_tx);
 	rte_ring_free(wk->cmd);
 	wk->cmd = NULL;
 	rte_ring_free(wk->fail_in);        /* QP pointers, nothing to free */
@@ -140,30 +139,30 @@ dr_engine_init(struct dr_context *ctx)
 		}
 		if (ctx->attr.mode != DR_PROGRESS_INLINE) {
 			/* any application thread may call: multi-producer */
-			wk->cmd = ring_make(ctx, "cmd", i, 0, DR_WK_CMD_RING, RING_F_SC_DEQ);
+			wk->cmd = dr_engine_ring_make(ctx, "cmd", i, 0, DR_WK_CMD_RING, RING_F_SC_DEQ);
 			if (wk->cmd == NULL)
 				goto fail;
 		}
 		if (wk->role == DR_WK_ALL) {
 			/* any application thread may post: multi-producer */
-			wk->doorbell = ring_make(ctx, "db", i, 0, DR_SCHED_DOORBELLS, RING_F_SC_DEQ);
+			wk->doorbell = dr_engine_ring_make(ctx, "db", i, 0, DR_SCHED_DOORBELLS, RING_F_SC_DEQ);
 			if (wk->doorbell == NULL)
 				goto fail;
 		}
 		if (wk->role == DR_WK_COMP) {
-			wk->fail_in = ring_make(ctx, "fail", i, 0, DR_WK_FAIL_RING, spsc);
+			wk->fail_in = dr_engine_ring_make(ctx, "fail", i, 0, DR_WK_FAIL_RING, spsc);
 			if (wk->fail_in == NULL)
 				goto fail;
 		}
 		for (j = 0; j < n; j++) {
 			if (!redirect_needed(ctx, i, j))
 				continue;
-			wk->redirect[j] = ring_make(ctx, "rd", i, j, DR_WK_RING_SIZE, spsc);
+			wk->redirect[j] = dr_engine_ring_make(ctx, "rd", i, j, DR_WK_RING_SIZE, spsc);
 			if (wk->redirect[j] == NULL)
 				goto fail;
 		}
 	}
-	ctx->wk[0].ctl_tx = ring_make(ctx, "ctl", 0, 0, DR_WK_CTL_RING, RING_F_SC_DEQ);
+	ctx->wk[0].ctl_tx = dr_engine_ring_make(ctx, "ctl", 0, 0, DR_WK_CTL_RING, RING_F_SC_DEQ);
 	if (ctx->wk[0].ctl_tx == NULL)
 		goto fail;
 	return 0;
@@ -210,7 +209,7 @@ dr_engine_assign_queues(struct dr_context *ctx, uint16_t first_rxq, uint16_t fir
 		if (wk->txq != DR_WK_NO_QUEUE)
 			continue;
 		wk->tx_via = wk->grp[DR_WK_TX]->txq != DR_WK_NO_QUEUE ? wk->grp[DR_WK_TX] : sender0;
-		wk->tx_via->txq_in[i] = ring_make(ctx, "tx", wk->tx_via->id, i, DR_WK_RING_SIZE,
+		wk->tx_via->txq_in[i] = dr_engine_ring_make(ctx, "tx", wk->tx_via->id, i, DR_WK_RING_SIZE,
 						  RING_F_SP_ENQ | RING_F_SC_DEQ);
 		if (wk->tx_via->txq_in[i] == NULL)
 			return -ENOMEM;
