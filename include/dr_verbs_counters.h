@@ -73,6 +73,9 @@ struct dr_context_counters {
 	 *  oldest request again alone, and the responder then acknowledged requests sent
 	 *  once only - a responder slower than the timer, not a loss (reliability.rst). */
 	uint64_t rto_spurious;
+	/** Requests kept as copies in the context's pool: more of the application's
+	 *  frames were kept than dr_context_attr.app_pool_hold allows. */
+	uint64_t rx_app_copied;
 };
 
 /**

@@ -225,7 +225,20 @@ struct dr_context_attr {
 	 *  for the transport, built frames waiting for dr_tx_drain()), a power
 	 *  of two from 64 to 65536; 0 = DR_IO_RING_DEFAULT. */
 	uint32_t io_ring_size;
+	/** Frames the transport may keep at once from pools that are not its
+	 *  own: the pool of the application's rx queue (!@c configure_port) or
+	 *  of the frames given to dr_rx_burst_input(). A responder keeps a
+	 *  request for later behind READs being answered and, with selective
+	 *  repeat, after a gap; beyond this many from the application's pools,
+	 *  it keeps a copy in the context's pool and frees the frame at once
+	 *  (dr_counters.rx_app_copied), so the transport never drains the
+	 *  application's pool (doc/guides/embedding.rst, "Pools"). Shared by
+	 *  the context's worker groups. 0 = DR_APP_POOL_HOLD_DEFAULT. */
+	uint32_t app_pool_hold;
 };
+
+/** Default of dr_context_attr.app_pool_hold. */
+#define DR_APP_POOL_HOLD_DEFAULT 256u
 
 /** Default of dr_context_attr.io_ring_size. */
 #define DR_IO_RING_DEFAULT 4096u

@@ -63,6 +63,7 @@ perf_print_counters(const struct perf *p)
 	ROW("sr_probes", c.sr_probes);
 	ROW("rx_sr_held", c.rx_sr_held);
 	ROW("rx_read_held", c.rx_read_held);
+	ROW("rx_app_copied", c.rx_app_copied);
 	ROW("stalls", c.stalls);
 	ROW("stall_us", c.stall_us);
 	ROW("max_gap_us", c.max_gap_us);

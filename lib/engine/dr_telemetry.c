@@ -157,6 +157,7 @@ tel_ctx_stats(const char *cmd, const char *params, struct rte_tel_data *d)
 	ADD(naks_err_tx);
 	ADD(rx_sr_held);
 	ADD(rx_read_held);
+	ADD(rx_app_copied);
 	ADD(sacks_tx);
 	ADD(sacks_rx);
 	ADD(sr_resends);

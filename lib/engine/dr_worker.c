@@ -188,11 +188,19 @@ dr_engine_assign_queues(struct dr_context *ctx, uint16_t first_rxq, uint16_t fir
 	bool pipe = ctx->attr.mode == DR_PROGRESS_PIPELINE;
 	struct dr_worker *sender0 = pipe ? &ctx->wk[DR_WK_TX] : &ctx->wk[0];
 	uint32_t held_max = ctx->pool->size / (4u * ctx->nb_groups);
+	uint32_t app_hold = ctx->attr.app_pool_hold != 0 ? ctx->attr.app_pool_hold : DR_APP_POOL_HOLD_DEFAULT;
+	uint32_t app_max = app_hold / ctx->nb_groups;
 	uint16_t i;
 
-	/* a quarter of the pool for requests held behind READs, shared by the responders' workers */
-	for (i = 0; i < ctx->nb_workers; i++)
+	/*
+	 * a quarter of the pool for requests held behind READs, shared by the
+	 * responders' workers; of those, dr_context_attr.app_pool_hold from the
+	 * application's pools (dr_resp_keep())
+	 */
+	for (i = 0; i < ctx->nb_workers; i++) {
 		ctx->wk[i].resp_held_max = held_max > 0 ? held_max : 1;
+		ctx->wk[i].app_held_max = app_max > 0 ? app_max : 1;
+	}
 
 	for (i = 0; i < ctx->nb_workers; i++) {
 		struct dr_worker *wk = &ctx->wk[i];

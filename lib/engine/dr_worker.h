@@ -97,6 +97,7 @@ struct dr_ctx_stats {
 	uint64_t naks_err_tx;
 	/* selective repeat (dr_set_ece()): requests held after a gap, SACKs, what was resent for them */
 	uint64_t rx_sr_held;
+	uint64_t rx_app_copied;             /* requests kept as copies: the application's pool share spent */
 	uint64_t sacks_tx;
 	uint64_t sacks_rx;
 	uint64_t sr_resends;
@@ -179,6 +180,9 @@ struct dr_worker {
 	 */
 	uint32_t resp_held;
 	uint32_t resp_held_max;
+	/* of resp_held, frames from the application's pools, and how many may be (more are copied) */
+	uint32_t app_held;
+	uint32_t app_held_max;
 	uint32_t num_active;
 	uint32_t num_qps;                   /* QPs placed on this worker */
 	/*

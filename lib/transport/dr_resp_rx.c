@@ -62,13 +62,17 @@ dr_resp_rx_placed(struct dr_qp_impl *qp, struct rte_mbuf *m, struct dr_pkt_info 
 		 * worker's responders hold their share of the pool: drop, it is
 		 * retransmitted (the responses must find mbufs)
 		 */
-		if (rs->pend_head - rs->pend_tail >= DR_RESP_PEND || qp->wk->resp_held >= qp->wk->resp_held_max) {
+		struct rte_mbuf *kept = NULL;
+
+		if (rs->pend_head - rs->pend_tail >= DR_RESP_PEND)
 			dr_qp_wk(qp)->stats.rx_dropped++;
+		else
+			kept = dr_resp_keep(qp, m);
+		if (kept == NULL) {
 			rte_pktmbuf_free(m);
 			return;
 		}
-		rs->pend[rs->pend_head++ % DR_RESP_PEND] = m;
-		qp->wk->resp_held++;
+		rs->pend[rs->pend_head++ % DR_RESP_PEND] = kept;
 		return;
 	}
 	dr_resp_handle(qp, m, pi, placed);
@@ -119,7 +123,7 @@ dr_resp_progress(struct dr_qp_impl *qp)
 		if (rs->pend_head == rs->pend_tail)
 			break;
 		m = rs->pend[rs->pend_tail++ % DR_RESP_PEND];
-		qp->wk->resp_held--;
+		dr_resp_unkeep(qp, m);
 		dr_resp_handle_held(qp, m);
 		if (!dr_qp_can_receive(qp))
 			return n;

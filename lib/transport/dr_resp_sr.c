@@ -14,8 +14,9 @@
  * to the requester in a SACK (struct dr_sack), which replaces the ACK the
  * responder owes: ePSN, and a map of the PSNs held after it. Held frames
  * count against the worker's share of the pool with the ones held behind
- * READs (resp_held); when it is spent, or the slot is taken, the frame is
- * dropped and its PSN is missing from the map: resent like a loss.
+ * READs (resp_held, dr_resp_keep(); the application's frames beyond their
+ * share are kept as copies); when it is spent, or the slot is taken, the
+ * frame is dropped and its PSN is missing from the map: resent like a loss.
  */
 
 #include <rte_mbuf.h>
@@ -34,7 +35,7 @@ sr_take(struct dr_qp_impl *qp, uint32_t slot)
 
 	qp->resp.sr_held[slot] = NULL;
 	qp->resp.sr_count--;
-	qp->wk->resp_held--;
+	dr_resp_unkeep(qp, m);
 	return m;
 }
 
@@ -53,14 +54,12 @@ dr_resp_sr_hold(struct dr_qp_impl *qp, struct rte_mbuf *m, uint32_t psn)
 			return false;          /* held already: a duplicate */
 		rte_pktmbuf_free(sr_take(qp, slot));   /* left from before ePSN moved past it */
 	}
-	if (qp->wk->resp_held >= qp->wk->resp_held_max) {
-		dr_qp_wk(qp)->stats.rx_dropped++;
+	m = dr_resp_keep(qp, m);
+	if (m == NULL)
 		return false;
-	}
 	rs->sr_held[slot] = m;
 	qp->sr->held_psn[slot] = psn;
 	rs->sr_count++;
-	qp->wk->resp_held++;
 	dr_qp_wk(qp)->stats.rx_sr_held++;
 	return true;
 }

@@ -203,6 +203,11 @@ attr_check(const struct dr_context_attr *a)
 		       a->io_ring_size);
 		return -EINVAL;
 	}
+	if (a->app_pool_hold != 0 && a->configure_port) {
+		DR_LOG(ctx, INFO, "app_pool_hold %u with configure_port: every frame is from the context's pool",
+		       a->app_pool_hold);
+		return -EINVAL;
+	}
 	if (a->pool_mbufs != 0 && (a->pool_mbufs < DR_POOL_MIN_MBUFS || a->pool != NULL)) {
 		DR_LOG(ctx, INFO, "pool_mbufs %u: at least %u, and no pool given", a->pool_mbufs,
 		       DR_POOL_MIN_MBUFS);

@@ -98,6 +98,7 @@ dr_query_context_counters(struct dr_context *ctx, struct dr_context_counters *c)
 	c->rx_sr_held = st.rx_sr_held;
 	c->rx_read_held = st.rx_read_held;
 	c->rto_spurious = st.rto_spurious;
+	c->rx_app_copied = st.rx_app_copied;
 	dr_ctx_stall_sum(ctx, &c->stalls, &c->stall_us, &c->max_gap_us);
 	c->idle_naps = dr_ctx_idle_naps(ctx);
 	dr_ctx_port_stats(ctx, &ps);

@@ -20,6 +20,8 @@
  * - a receive ring that is full drops what it cannot take and counts it,
  *   every mbuf back in its pool; a transmit ring that is full keeps the
  *   frames with the transport (back-pressure, counted), none lost;
+ * - requests kept behind a READ beyond dr_context_attr.app_pool_hold are
+ *   copies in the context's pool, the application's frames freed at once;
  * - dr_progress_budget() takes no more than it is allowed from the ring;
  * - the calls refuse what is not theirs with EINVAL and take nothing.
  */
@@ -360,6 +362,77 @@ test_budget(struct rc_env *e)
 	printf("budget: 50 frames handed in, taken 0, 7, 40 and the rest by four rounds\n");
 }
 
+/*
+ * The hold cap (dr_context_attr.app_pool_hold, 4 here): B's responder
+ * answers a long READ while WRITEs arrive behind it and keeps them for their
+ * turn (IBA 9.7.5.1.3: in PSN order). The frames are not from B's pool:
+ * beyond 4, it keeps copies in its own and frees the originals at once. Every
+ * byte lands, nothing is kept after, and the frames' pool is whole again.
+ */
+static void
+test_hold_cap(struct rc_env *e)
+{
+	struct rc_side *a = &e->s[0], *b = &e->s[1];
+	struct rte_mempool *src_pool = a->ctx->pool;   /* B receives the mbufs A built, from A's pool */
+	uint64_t copied0 = dr_ctx_stats_sum(b->ctx).rx_app_copied, copied, in_use0;
+	struct rte_mbuf *pkts[2 * WRS + 8];
+	struct rc_qp_params p;
+	struct rc_buf src, dst, rsrc, rdst;
+	struct rc_wcs w = { .n = 0 };
+	struct dr_sge sge;
+	unsigned int i, n = 0;
+	uint16_t kept;
+
+	rc_params_default(&p);
+	RC_CHECK_EQ(rc_connect(e, &p), 0);
+	RC_CHECK_EQ(rc_buf_alloc(a, &src, WRS * MSG, DR_ACCESS_LOCAL_WRITE), 0);
+	RC_CHECK_EQ(rc_buf_alloc(b, &dst, WRS * MSG, DR_ACCESS_LOCAL_WRITE | DR_ACCESS_REMOTE_WRITE), 0);
+	RC_CHECK_EQ(rc_buf_alloc(b, &rsrc, 64 * MSG, DR_ACCESS_LOCAL_WRITE | DR_ACCESS_REMOTE_READ), 0);
+	RC_CHECK_EQ(rc_buf_alloc(a, &rdst, 64 * MSG, DR_ACCESS_LOCAL_WRITE), 0);
+	rc_fill(src.p, WRS * MSG, 21);
+	rc_fill(rsrc.p, 64 * MSG, 22);
+	in_use0 = pool_in_use(src_pool);
+	rc_sges(&rdst, 0, 64 * MSG, 1, &sge);
+	RC_CHECK_EQ(rc_post_send(a, 100, DR_WR_RDMA_READ, &sge, 1, 0, (uint64_t)(uintptr_t)rsrc.p, rsrc.mr->rkey,
+				 0), 0);
+	for (i = 0; i < WRS; i++) {
+		rc_sges(&src, (size_t)i * MSG, MSG, 1, &sge);
+		RC_CHECK_EQ(rc_post_send(a, i, DR_WR_RDMA_WRITE, &sge, 1, 0,
+					 (uint64_t)(uintptr_t)(dst.p + (size_t)i * MSG), dst.mr->rkey, 0), 0);
+	}
+	/* the READ request and the WRITEs behind it reach B in one burst */
+	for (i = 0; i < 4 && n < RTE_DIM(pkts); i++) {
+		dr_progress(a->ctx);
+		n += dr_tx_drain(a->ctx, &pkts[n], (uint16_t)(RTE_DIM(pkts) - n));
+	}
+	RC_CHECK_MSG(n == WRS + 1, "%u frames for a READ and %d WRITEs", n, WRS);
+	kept = dr_rx_burst_input(b->ctx, pkts, (uint16_t)n, 0);
+	RC_CHECK_EQ(kept, 0);
+	dr_progress(b->ctx);
+	RC_CHECK_MSG(b->ctx->wk[0].app_held <= 4, "%u of the application's frames kept, 4 allowed",
+		     b->ctx->wk[0].app_held);
+	/* every WRITE waited for the READ's responses: the first 4 as they came, the rest as copies */
+	copied = dr_ctx_stats_sum(b->ctx).rx_app_copied - copied0;
+	RC_CHECK_MSG(copied == WRS - 4, "%" PRIu64 " of %d WRITEs kept as copies", copied, WRS);
+	/* the rest runs through the wire */
+	RC_CHECK(rc_wait_wcs(e, a->scq, &w, WRS + 1, 10000000));
+	RC_CHECK_EQ(w.n, WRS + 1);
+	for (i = 0; i < w.n; i++)
+		RC_CHECK_EQ(w.wc[i].status, DR_WC_SUCCESS);
+	RC_CHECK_MSG(memcmp(dst.p, src.p, WRS * MSG) == 0, "the WRITEs did not land");
+	RC_CHECK_MSG(memcmp(rdst.p, rsrc.p, 64 * MSG) == 0, "the READ did not land");
+	RC_CHECK_EQ(b->ctx->wk[0].resp_held, 0);
+	RC_CHECK_EQ(b->ctx->wk[0].app_held, 0);
+	RC_CHECK_EQ(pool_in_use(src_pool), in_use0);
+	printf("hold cap: %d WRITEs kept behind a 64 KiB READ, %" PRIu64 " of them as copies, 4 of the "
+	       "application's frames at most; all landed, the pool whole again\n", WRS, copied);
+	rc_buf_free(&src);
+	rc_buf_free(&dst);
+	rc_buf_free(&rsrc);
+	rc_buf_free(&rdst);
+	rc_disconnect(e);
+}
+
 /* The calls refuse what is not theirs and take nothing. */
 static void
 test_refusals(struct rc_env *e)
@@ -406,6 +479,7 @@ body(struct rc_env *e)
 	test_refusals(e);
 	test_returned_in_order(e);
 	test_caller_drops(e);
+	test_hold_cap(e);
 	test_rx_ring_full(e);
 	test_budget(e);
 }
@@ -415,5 +489,6 @@ main(int argc, char **argv)
 {
 	RTE_SET_USED(argc);
 	setenv("DR_TEST_IO", "app", 1);         /* DR_IO_APP contexts, the test their NF (test_rc_nf.c) */
+	setenv("DR_TEST_APP_POOL_HOLD", "4", 1); /* test_hold_cap() */
 	return rc_main("test_io_app", argv[0], 1500, body);
 }

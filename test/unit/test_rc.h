@@ -196,7 +196,8 @@ int rc_nf_port_start(struct rc_side *s);
 void rc_nf_tx(struct rc_env *e, int side);
 /* ... what its port received, every queue, to dr_rx_burst_input(); what it returns is the NF's. */
 void rc_nf_rx(struct rc_env *e, int side);
-/* Print both sides' dr_io_stats; check no rx ring overflowed (and, with DR_TEST_IO_RING, that tx did). */
+/* Print both sides' dr_io_stats; check no rx ring overflowed (and, with DR_TEST_IO_RING, that tx did;
+ * with DR_TEST_APP_POOL_HOLD, that requests were kept as copies). */
 void rc_nf_report(struct rc_env *e);
 
 /* QP pair parameters. */

@@ -319,6 +319,9 @@ rc_side_open(struct rc_side *s, rte_be32_t ip, uint32_t link_mtu, bool express)
 	/* DR_TEST_IO_RING: dr_context_attr.io_ring_size (0: the default) */
 	a.io_ring_size = rc_io_app && getenv("DR_TEST_IO_RING") != NULL ?
 			 (uint32_t)strtoul(getenv("DR_TEST_IO_RING"), NULL, 0) : 0;
+	/* DR_TEST_APP_POOL_HOLD: dr_context_attr.app_pool_hold (0: the default) */
+	a.app_pool_hold = rc_io_app && getenv("DR_TEST_APP_POOL_HOLD") != NULL ?
+			  (uint32_t)strtoul(getenv("DR_TEST_APP_POOL_HOLD"), NULL, 0) : 0;
 	a.nb_rx_desc = rc_io_app ? 0 : 1024;
 	a.nb_tx_desc = rc_io_app ? 0 : 1024;
 	a.mode = test_mode;

@@ -87,7 +87,8 @@ void
 rc_nf_report(struct rc_env *e)
 {
 	bool small_ring = getenv("DR_TEST_IO_RING") != NULL;
-	uint64_t tx_full = 0;
+	bool small_hold = getenv("DR_TEST_APP_POOL_HOLD") != NULL;
+	uint64_t tx_full = 0, copied = 0;
 	int i;
 
 	for (i = 0; i < 2; i++) {
@@ -104,7 +105,12 @@ rc_nf_report(struct rc_env *e)
 		RC_CHECK_MSG(st.rx_ring_full == e->nf_rx_full_ok[i], "side %c: %" PRIu64 " frames dropped on a full "
 			     "rx ring, %" PRIu64 " on purpose", 'A' + i, st.rx_ring_full, e->nf_rx_full_ok[i]);
 		tx_full += st.tx_ring_full;
+		copied += dr_ctx_stats_sum(e->s[i].ctx).rx_app_copied;
 	}
+	printf("io: %" PRIu64 " requests kept as copies (app_pool_hold)\n", copied);
+	/* DR_TEST_APP_POOL_HOLD (small): requests were kept beyond it, as copies */
+	if (small_hold)
+		RC_CHECK_MSG(copied > 0, "no request kept as a copy");
 	/* DR_TEST_IO_RING (small): a transmit ring did fill, and held its workers back */
 	if (small_ring)
 		RC_CHECK_MSG(tx_full > 0, "no tx ring filled");

@@ -165,6 +165,11 @@ test_open(struct tv *t)
 	CHECK_EQ(open_errno(&dev_a, &b), EINVAL);
 	b.io_ring_size = 64;                    /* opens (and closes) */
 	CHECK_EQ(open_errno(&dev_a, &b), 0);
+	b = a;
+	b.app_pool_hold = 16;                   /* with configure_port: no pool of the application's */
+	CHECK_EQ(open_errno(&dev_a, &b), EINVAL);
+	b.configure_port = 0;
+	CHECK_EQ(open_errno(&dev_a, &b), 0);
 
 	/* DR_ICRC_SIMD_BITS: the library's own width for the ICRC, read at the open (deployment.rst) */
 	setenv("DR_ICRC_SIMD_BITS", "128", 1);
