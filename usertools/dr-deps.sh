@@ -13,7 +13,8 @@ BUILD_PKGS="gcc libc6-dev meson ninja-build pkg-config libdpdk-dev dpdk-dev libn
 # openmpi-bin + libopenmpi-dev: the MPI jobs over it (test/mpi, test_mpi.py)
 # clang + libbpf-dev: the XDP fault-injection program of the af_xdp tests;
 # clang + libclang-rt-14-dev (libFuzzer, the sanitizer runtimes): the fuzz harnesses
-TEST_PKGS="python3 python3-pytest python3-scapy tshark qemu-system-x86 iproute2 clang libclang-rt-14-dev libbpf-dev valgrind libfabric-bin openmpi-bin libopenmpi-dev"
+# libsystemd-dev: a --static link of DPDK (libpcap -> dbus -> systemd), test_consumer.py
+TEST_PKGS="python3 python3-pytest python3-scapy tshark qemu-system-x86 iproute2 clang libclang-rt-14-dev libbpf-dev valgrind libfabric-bin openmpi-bin libopenmpi-dev libsystemd-dev"
 
 want=$BUILD_PKGS
 [ "${1:-test}" = test ] && want="$want $TEST_PKGS"

@@ -5,8 +5,10 @@
 
 Usage: check_exports.py LIBDPDK_RDMA.so INCLUDE_DIR VERSION_MAP
 
-The public API is every non-inline dr_* function declared in include/*.h.
-The test fails when the version map and the headers disagree, or when the
+The public API is every non-inline dr_* function and every extern dr_*
+table declared in include/*.h (the headers' inline accessors read the
+tables: an application linked to the shared library needs them). The test
+fails when the version map and the headers disagree, or when the
 shared library exports a function that is not public (or misses one that is).
 """
 import glob
@@ -22,6 +24,8 @@ def declared(include_dir):
         with open(path) as f:
             text = re.sub(r'/\*.*?\*/', '', f.read(), flags=re.S)
         for m in re.finditer(r'^(?!static)(?!#)[A-Za-z_][\w *]*?\b(dr_\w+)\s*\(', text, re.M):
+            names.add(m.group(1))
+        for m in re.finditer(r'^extern\s[\w *]*?\b(dr_\w+)\s*\[', text, re.M):
             names.add(m.group(1))
     return names
 
@@ -50,7 +54,7 @@ def main():
         if names:
             bad = True
             print('%s: %s' % (what, ' '.join(sorted(names))))
-    print('%d public functions, %d exported' % (len(pub), len(exp)))
+    print('%d public functions and tables, %d exported' % (len(pub), len(exp)))
     return 1 if bad else 0
 
 
