@@ -100,6 +100,34 @@ uint16_t dr_rx_burst_input(struct dr_context *ctx, struct rte_mbuf **pkts, uint1
  */
 uint16_t dr_tx_drain(struct dr_context *ctx, struct rte_mbuf **pkts, uint16_t max);
 
+/**
+ * Steer the transport's frames on a port the application configured and
+ * started (dr_context_attr.configure_port = 0, either I/O mode) to its rx
+ * queue @p queue, where the port can: rte_flow rules, made without
+ * isolated mode (rte_flow_isolate() is port-wide: a library must not
+ * decide it for the application), for RoCEv2 (UDP 4791) to each of the
+ * context's addresses and, where the PMD matches them, ARP for its IPv4
+ * address and neighbour solicitations and advertisements for its IPv6
+ * ones. On net_af_xdp, whose XDP program has the dr_gids map
+ * (drivers/ethdev/bpf/dr_xdp_steer.bpf.c, the port's xdp_prog devarg),
+ * the context's addresses go in the map instead: the program sends those
+ * frames to the socket of the queue they arrive on, and the rest to the
+ * kernel. A second call replaces what the first made; dr_close_device()
+ * removes it. ARP and ND that were not steered arrive with the
+ * application's frames: hand every queue's frames to dr_rx_burst_input()
+ * (flags 0), and the steered queue's with DR_RX_INPUT_STEERED only when
+ * every rule was made (doc/guides/embedding.rst, "Steering").
+ * Control path: not from the data path's threads while they run.
+ * @return the number of rules made (map entries on net_af_xdp), at least
+ *         1; -ENOTSUP, nothing made, where the port cannot steer (net_memif,
+ *         net_ring, net_af_packet, a PMD without rte_flow or refusing a
+ *         RoCEv2 rule, an af_xdp program without the map); -EINVAL when
+ *         @p ctx is NULL, opened with configure_port (it steers the port
+ *         it configured already) or @p queue is not an rx queue of the port;
+ *         another -errno from the PMD.
+ */
+int dr_flow_steer(struct dr_context *ctx, uint16_t queue);
+
 /** What the application and a DR_IO_APP context handed each other. */
 struct dr_io_stats {
 	uint64_t rx_input;         /**< frames given to dr_rx_burst_input() */

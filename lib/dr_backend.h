@@ -158,6 +158,15 @@ struct dr_backend_ops {
 	/* Optional: add a static neighbour. */
 	int (*add_neighbour)(struct dr_backend_port *bp, const union dr_gid *gid,
 			     const struct rte_ether_addr *mac);
+	/*
+	 * Optional (dr_flow_steer()): on a port the application configured (open
+	 * did not), steer the frames of our addresses to its rx queue @queue
+	 * without taking the port's other traffic or isolating it; undone by
+	 * close. The number of rules (or steering entries) made, or -ENOTSUP
+	 * where the port cannot, -EINVAL for a queue it does not have, -errno.
+	 * Control thread.
+	 */
+	int (*flow_steer)(struct dr_backend_port *bp, uint16_t queue);
 };
 
 /*

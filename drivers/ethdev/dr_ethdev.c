@@ -51,6 +51,7 @@ struct dr_ethdev_priv {
 	uint64_t tx_linearized;   /* chains copied into their first segment */
 	uint64_t tx_dropped;      /* chains too long for their first segment: freed */
 	struct dr_ethdev_flows flows; /* rte_flow isolation and rules (dr_ethdev_flow.c) */
+	struct dr_ethdev_flows app_flows; /* dr_flow_steer()'s rules on the application's port */
 	struct dr_xdp_gids xdp;   /* af_xdp: our addresses in its XDP program's map (dr_xdp_gids.c) */
 };
 
@@ -538,6 +539,10 @@ ethdev_close(struct dr_backend_port *bp)
 		if (ret != 0)
 			DR_LOG(drv, WARNING, "port %u: close: %s", port, rte_strerror(-ret));
 	}
+	/* dr_flow_steer() on the application's port: its rules and map entries go with the context */
+	dr_ethdev_flow_unsteer(port, &priv->app_flows);
+	if (!priv->configured)
+		dr_xdp_gids_release(&priv->xdp);
 	DR_LOG(drv, DEBUG, "port %u: neighbours %u, ARP/ND rx %" PRIu64 "/%" PRIu64 " malformed %" PRIu64
 	       ", tx linearized %" PRIu64 " dropped %" PRIu64, port, priv->neigh.neigh.count,
 	       priv->neigh.neigh.stats.arp_rx, priv->neigh.neigh.stats.nd_rx, priv->neigh.neigh.stats.malformed,
@@ -693,6 +698,42 @@ ethdev_port_stats(struct dr_backend_port *bp, struct dr_backend_port_stats *st)
 	return 0;
 }
 
+/*
+ * dr_flow_steer() on a port the application configured and started:
+ * rte_flow rules to @queue without isolated mode (dr_ethdev_flow.c); on
+ * net_af_xdp, our addresses in the dr_gids map of the interface's XDP
+ * program (it sends ours to the socket of the queue they arrive on and
+ * passes the rest to the kernel). Steering made before is replaced.
+ */
+static int
+ethdev_flow_steer(struct dr_backend_port *bp, uint16_t queue)
+{
+	struct dr_ethdev_priv *priv = priv_of(bp);
+	uint16_t port = bp->port_id;
+	struct rte_eth_dev_info info;
+	struct dr_port_addrs addrs;
+	int ret;
+
+	ret = rte_eth_dev_info_get(port, &info);
+	if (ret != 0)
+		return ret;
+	if (queue >= info.nb_rx_queues) {
+		DR_LOG(drv, ERR, "port %u: steering to rx queue %u, the port has %u", port, queue, info.nb_rx_queues);
+		return -EINVAL;
+	}
+	dr_port_addrs_of(bp, &bp->mac, &addrs);
+	if (strcmp(info.driver_name, "net_af_xdp") == 0) {
+		dr_xdp_gids_release(&priv->xdp);
+		ret = dr_xdp_gids_fill(port, info.if_index, &addrs, &priv->xdp);
+		if (ret == 0)
+			DR_LOG(drv, INFO, "port %u: its XDP program has no %s map: nothing steered", port,
+			       DR_XDP_GIDS_MAP);
+		return ret > 0 ? (int)priv->xdp.n : ret == 0 ? -ENOTSUP : ret;
+	}
+	dr_ethdev_flow_unsteer(port, &priv->app_flows);
+	return dr_ethdev_flow_steer_queue(port, queue, &addrs, &priv->app_flows);
+}
+
 static const struct dr_backend_ops dr_ethdev_ops = {
 	.name = "ethdev",
 	.priority = 0,              /* any PMD: the fallback for a port a specific backend does not claim */
@@ -708,6 +749,7 @@ static const struct dr_backend_ops dr_ethdev_ops = {
 	.rx_other = ethdev_rx_other,
 	.resolve = ethdev_resolve,
 	.add_neighbour = ethdev_add_neighbour,
+	.flow_steer = ethdev_flow_steer,
 };
 
 DR_BACKEND_REGISTER(dr_ethdev_ops)

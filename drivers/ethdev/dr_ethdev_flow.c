@@ -95,20 +95,20 @@ rules_roce(uint16_t port, uint16_t nq, struct dr_ethdev_flows *f, bool rss)
 }
 
 /*
- * ARP and ND addressed to us, to queue 0 (worker 0 answers them): ARP whose
+ * ARP and ND addressed to us, to @queue (0: worker 0 answers them): ARP whose
  * target is our IPv4 address; neighbour solicitations whose target is one of
  * our IPv6 addresses; neighbour advertisements sent to one of them. What is
  * addressed to the port's other owner (the kernel) stays its own.
  */
 static int
-rules_neigh(uint16_t port, const struct dr_port_addrs *a, struct dr_ethdev_flows *f)
+rules_neigh(uint16_t port, uint16_t queue, const struct dr_port_addrs *a, struct dr_ethdev_flows *f)
 {
 	const struct rte_flow_item_arp_eth_ipv4 arp = { .tpa = a->ipv4 };
 	const struct rte_flow_item_arp_eth_ipv4 arp_mask = { .tpa = RTE_BE32(UINT32_MAX) };
 	struct rte_flow_item_icmp6_nd_ns ns;
 	struct rte_flow_item_icmp6_nd_ns ns_mask;
 	struct rte_flow_item_ipv6 ip6, ip6_mask;
-	const struct rte_flow_action_queue queue0 = { .index = 0 };
+	const struct rte_flow_action_queue to_queue = { .index = queue };
 	const struct rte_flow_item pattern_arp[] = {
 		{ .type = RTE_FLOW_ITEM_TYPE_ETH },
 		{ .type = RTE_FLOW_ITEM_TYPE_ARP_ETH_IPV4, .spec = &arp, .mask = &arp_mask },
@@ -127,7 +127,7 @@ rules_neigh(uint16_t port, const struct dr_port_addrs *a, struct dr_ethdev_flows
 		{ .type = RTE_FLOW_ITEM_TYPE_END },
 	};
 	const struct rte_flow_action actions[] = {
-		{ .type = RTE_FLOW_ACTION_TYPE_QUEUE, .conf = &queue0 },
+		{ .type = RTE_FLOW_ACTION_TYPE_QUEUE, .conf = &to_queue },
 		{ .type = RTE_FLOW_ACTION_TYPE_END },
 	};
 	int ret = 0;
@@ -167,7 +167,7 @@ rules_valid(uint16_t port, uint16_t nq, const struct dr_port_addrs *a, struct dr
 		ret = rules_roce(port, nq, f, false);
 	}
 	if (ret == 0)
-		ret = rules_neigh(port, a, f);
+		ret = rules_neigh(port, 0, a, f);
 	f->probing = false;
 	return ret;
 }
@@ -243,7 +243,7 @@ dr_ethdev_flow_steer(uint16_t port, uint16_t nq, struct dr_ethdev_flows *f)
 	/* the RSS action where it validated (dr_ethdev_flow_isolate()), else all to queue 0 */
 	ret = rules_roce(port, nq, f, f->rss);
 	if (ret == 0)
-		ret = rules_neigh(port, &f->addrs, f);
+		ret = rules_neigh(port, 0, &f->addrs, f);
 	if (ret == 0) {
 		DR_LOG(drv, INFO, "port %u: rte_flow steers RoCEv2 to %s, ARP and ND for us to queue 0 (%u rules)",
 		       port, f->rss ? "RSS over our queues" : "queue 0", f->n);
@@ -266,4 +266,85 @@ dr_ethdev_flow_release(uint16_t port, struct dr_ethdev_flows *f)
 		(void)rte_flow_isolate(port, 0, &err);
 		f->isolated = false;
 	}
+}
+
+/*
+ * RoCEv2 to one of our addresses: UDP destination port 4791 over IPv4 to
+ * a->ipv4, over IPv6 to each of a->ipv6, to @queue.
+ */
+static int
+rules_roce_ours(uint16_t port, uint16_t queue, const struct dr_port_addrs *a, struct dr_ethdev_flows *f)
+{
+	const struct rte_flow_item_udp udp = { .hdr.dst_port = RTE_BE16(DR_ROCEV2_UDP_PORT) };
+	const struct rte_flow_item_udp udp_mask = { .hdr.dst_port = RTE_BE16(0xFFFF) };
+	const struct rte_flow_item_ipv4 ip4 = { .hdr.dst_addr = a->ipv4 };
+	const struct rte_flow_item_ipv4 ip4_mask = { .hdr.dst_addr = RTE_BE32(UINT32_MAX) };
+	struct rte_flow_item_ipv6 ip6, ip6_mask;
+	const struct rte_flow_action_queue to_queue = { .index = queue };
+	struct rte_flow_item pattern[] = {
+		{ .type = RTE_FLOW_ITEM_TYPE_ETH },
+		{ .type = RTE_FLOW_ITEM_TYPE_IPV4, .spec = &ip4, .mask = &ip4_mask },
+		{ .type = RTE_FLOW_ITEM_TYPE_UDP, .spec = &udp, .mask = &udp_mask },
+		{ .type = RTE_FLOW_ITEM_TYPE_END },
+	};
+	const struct rte_flow_action actions[] = {
+		{ .type = RTE_FLOW_ACTION_TYPE_QUEUE, .conf = &to_queue },
+		{ .type = RTE_FLOW_ACTION_TYPE_END },
+	};
+	int ret = 0;
+
+	if (a->ipv4 != 0)
+		ret = rule_add(port, f, "RoCEv2 to our IPv4 address", pattern, actions);
+	memset(&ip6_mask, 0, sizeof(ip6_mask));
+	memset(ip6_mask.hdr.dst_addr, 0xFF, sizeof(ip6_mask.hdr.dst_addr));
+	pattern[1].type = RTE_FLOW_ITEM_TYPE_IPV6;
+	pattern[1].spec = &ip6;
+	pattern[1].mask = &ip6_mask;
+	for (unsigned int i = 0; i < a->num_ipv6 && ret == 0; i++) {
+		memset(&ip6, 0, sizeof(ip6));
+		memcpy(ip6.hdr.dst_addr, a->ipv6[i], 16);
+		ret = rule_add(port, f, "RoCEv2 to our IPv6 address", pattern, actions);
+	}
+	return ret;
+}
+
+int
+dr_ethdev_flow_steer_queue(uint16_t port, uint16_t queue, const struct dr_port_addrs *a,
+			   struct dr_ethdev_flows *f)
+{
+	unsigned int roce;
+	int ret;
+
+	memset(f, 0, sizeof(*f));
+	f->addrs = *a;
+	ret = rules_roce_ours(port, queue, a, f);
+	if (ret != 0) {
+		rules_destroy(port, f);
+		DR_LOG(drv, INFO, "port %u: no rte_flow steering of RoCEv2 to queue %u: %s", port, queue,
+		       rte_strerror(-ret));
+		return -ENOTSUP;
+	}
+	roce = f->n;
+	ret = rules_neigh(port, queue, a, f);
+	if (ret != 0) {
+		/* ARP / ND stay where the port puts them: the application hands them in with its own */
+		while (f->n > roce) {
+			struct rte_flow_error err;
+
+			memset(&err, 0, sizeof(err));
+			(void)rte_flow_destroy(port, f->rule[--f->n], &err);
+		}
+		DR_LOG(drv, INFO, "port %u: RoCEv2 steered to queue %u, ARP / ND not (%s)", port, queue,
+		       rte_strerror(-ret));
+	} else {
+		DR_LOG(drv, INFO, "port %u: RoCEv2, ARP and ND for us steered to queue %u (%u rules)", port, queue,
+		       f->n);
+	}
+	return (int)f->n;
+}
+
+void
+dr_ethdev_flow_unsteer(uint16_t port, struct dr_ethdev_flows *f)
+{
+	rules_destroy(port, f);
 }

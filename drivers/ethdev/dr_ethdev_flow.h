@@ -45,6 +45,17 @@ void dr_ethdev_flow_isolate(uint16_t port, uint16_t nq, const struct dr_port_add
  * started again). 0, or -errno when the port is left isolated with no rules.
  */
 int dr_ethdev_flow_steer(uint16_t port, uint16_t nq, struct dr_ethdev_flows *f);
+/*
+ * A port the application configured and started (dr_flow_steer()): rules,
+ * without isolated mode, that steer RoCEv2 to our addresses (UDP 4791) to
+ * rx queue @queue, and the ARP and ND for them where the PMD matches those.
+ * The number of rules made; -ENOTSUP, none made, when the PMD has no
+ * rte_flow or refuses a RoCEv2 rule.
+ */
+int dr_ethdev_flow_steer_queue(uint16_t port, uint16_t queue, const struct dr_port_addrs *a,
+			       struct dr_ethdev_flows *f);
+/* Destroy the rules dr_ethdev_flow_steer_queue() made. */
+void dr_ethdev_flow_unsteer(uint16_t port, struct dr_ethdev_flows *f);
 /* Destroy the rules and leave isolated mode (the port stopped). */
 void dr_ethdev_flow_release(uint16_t port, struct dr_ethdev_flows *f);
 

@@ -23,7 +23,8 @@
  * - requests kept behind a READ beyond dr_context_attr.app_pool_hold are
  *   copies in the context's pool, the application's frames freed at once;
  * - dr_progress_budget() takes no more than it is allowed from the ring;
- * - the calls refuse what is not theirs with EINVAL and take nothing.
+ * - the calls refuse what is not theirs with EINVAL and take nothing;
+ *   dr_flow_steer() says ENOTSUP on a port without rte_flow.
  */
 
 #include <errno.h>
@@ -456,6 +457,10 @@ test_refusals(struct rc_env *e)
 	errno = 0;
 	RC_CHECK_EQ(dr_tx_drain(e->s[0].ctx, NULL, 2), 0);
 	RC_CHECK_EQ(errno, EINVAL);
+	/* steering: net_ring has no rte_flow (nothing made); a queue the port does not have; no context */
+	RC_CHECK_EQ(dr_flow_steer(e->s[0].ctx, 0), -ENOTSUP);
+	RC_CHECK_EQ(dr_flow_steer(e->s[0].ctx, 9), -EINVAL);
+	RC_CHECK_EQ(dr_flow_steer(NULL, 0), -EINVAL);
 	RC_CHECK_EQ(dr_io_stats_get(NULL, &st), -EINVAL);
 	RC_CHECK_EQ(dr_io_stats_get(e->s[0].ctx, NULL), -EINVAL);
 	/* a device for any port, listed or not; none for a port that does not exist */

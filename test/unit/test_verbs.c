@@ -178,6 +178,8 @@ test_open(struct tv *t)
 	if (t->ctx == NULL)
 		return;
 	CHECK_EQ(open_errno(&dev_a, &a), EBUSY); /* one context per port */
+	/* the context configured its port: it steers it already (dr_flow_steer() is for the application's) */
+	CHECK_EQ(dr_flow_steer(t->ctx, 0), -EINVAL);
 	{
 		/* a DR_IO_PORT context takes no frame from the application, and gives none */
 		struct rte_mbuf *none[2] = { NULL, NULL };
