@@ -339,6 +339,14 @@ struct rc_wcs {
 int rc_poll(struct dr_cq *cq, struct rc_wcs *w);
 /* Run until @w holds at least @n completions of @cq (or @usec passes). */
 bool rc_wait_wcs(struct rc_env *e, struct dr_cq *cq, struct rc_wcs *w, unsigned int n, uint64_t usec);
+/*
+ * The same, bounded by @clock_usec of the transport's time (rc_clock_now(),
+ * which a stalled machine does not advance), for a test whose claim is
+ * about that time ("before the local ACK timeout"); @wall_usec of wall
+ * time is only the guard against a test that never ends.
+ */
+bool rc_wait_wcs_clock(struct rc_env *e, struct dr_cq *cq, struct rc_wcs *w, unsigned int n, uint64_t clock_usec,
+		       uint64_t wall_usec);
 
 /* Registered buffer. */
 struct rc_buf {

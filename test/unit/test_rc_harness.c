@@ -728,6 +728,31 @@ rc_wait_wcs(struct rc_env *e, struct dr_cq *cq, struct rc_wcs *w, unsigned int n
 	return rc_run(e, usec, wait_done, &a);
 }
 
+struct wait_clock_arg {
+	struct wait_arg w;
+	uint64_t until;                     /* the transport's time it gives up at */
+	bool done;
+};
+
+static bool
+wait_clock_done(struct rc_env *e, void *arg)
+{
+	struct wait_clock_arg *a = arg;
+
+	a->done = wait_done(e, &a->w);
+	return a->done || rc_clock_now() >= a->until;
+}
+
+bool
+rc_wait_wcs_clock(struct rc_env *e, struct dr_cq *cq, struct rc_wcs *w, unsigned int n, uint64_t clock_usec,
+		  uint64_t wall_usec)
+{
+	struct wait_clock_arg a = { .w = { cq, w, n }, .until = rc_clock_now() + rc_ms(1) * clock_usec / 1000u };
+
+	(void)rc_run(e, wall_usec, wait_clock_done, &a);
+	return a.done;
+}
+
 int
 rc_buf_alloc(struct rc_side *s, struct rc_buf *b, size_t len, int access)
 {
