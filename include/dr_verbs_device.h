@@ -36,7 +36,15 @@ struct dr_device;
  * DPDK control thread) while the caller waits, one at a time; from a worker
  * lcore of the context they fail with EDEADLK. The fast-path calls of one
  * QP, SRQ or CQ come from one thread at a time. In DR_PROGRESS_INLINE mode
- * every call on a context comes from one thread.
+ * the thread that calls dr_progress() (or dr_poll_cq()) is the context's
+ * progress thread, from its first call on, and makes the fast-path calls;
+ * a slow-path call from any other thread (a network function's control
+ * thread) is queued, run by the progress thread at the start of its next
+ * round, and returns when it ran (the caller sleeps: it waits as long as
+ * no round runs). Before the first round, slow-path calls run in their
+ * callers, one at a time. The connection manager's calls (dr_cm.h) and
+ * dr_close_device() come from the progress thread (or, for the close, once
+ * it stopped).
  */
 enum dr_progress_mode {
 	/** The application's own thread drives rx, the state machines, timers and

@@ -14,25 +14,34 @@
  * thread queues it on the control thread's multi-producer ring and sleeps
  * until it ran, so any number of application threads may make slow-path
  * calls at once and each call still returns when its change is visible to
- * the workers. In DR_PROGRESS_INLINE mode the application's thread is the
- * control side and a command is a plain call.
+ * the workers. In DR_PROGRESS_INLINE mode the thread that calls
+ * dr_progress() (the progress thread) is the control side: its slow-path
+ * calls are plain calls, and another thread's (a network function's
+ * control thread) are queued and run at the start of the progress
+ * thread's next round while the caller sleeps (dr_ctl_inline_round()).
  */
 
 struct dr_context;
 
-/* Start the control thread of @ctx (rtc / pipeline; no-op inline). 0 or -errno. */
+/* Start the control side of @ctx: its thread (rtc / pipeline), its queue (inline). 0 or -errno. */
 int dr_ctl_start(struct dr_context *ctx);
 /* Stop it and wait for it (no command may be in flight). */
 void dr_ctl_stop(struct dr_context *ctx);
 
 /*
  * Run @fn(@arg) as @ctx's control side and return its result, with errno as
- * @fn left it: in the caller when the context is inline or the caller is the
- * control thread already (a call made from a command), else on the control
- * thread. From a worker lcore of @ctx it fails with -EDEADLK (errno too): the
+ * @fn left it: in the caller when it is the control side already (the
+ * control thread, a call made from a command, an inline context's progress
+ * thread or any thread before it has one), else on the control side
+ * (inline: at the progress thread's next round; the caller sleeps). From a worker lcore of @ctx it fails with -EDEADLK (errno too): the
  * command may have to wait for that very worker (dr_engine_call(),
  * dr_engine_sync()).
  */
 int dr_ctl_run(struct dr_context *ctx, int (*fn)(void *arg), void *arg);
+/*
+ * Inline mode, at the start of each round: the calling thread becomes the
+ * progress thread, and runs the slow-path calls other threads queued.
+ */
+void dr_ctl_inline_round(struct dr_context *ctx);
 
 #endif /* DR_CONTROL_H */

@@ -33,6 +33,7 @@
 #include <rte_cycles.h>
 #include <rte_mbuf.h>
 
+#include "dr_control.h"
 #include "dr_engine.h"
 #include "dr_engine_sched.h"
 #include "dr_log.h"
@@ -472,6 +473,7 @@ progress_inline(struct dr_context *ctx, uint32_t budget)
 	int n;
 
 	wk = &ctx->wk[0];
+	dr_ctl_inline_round(ctx);       /* slow-path calls other threads queued (dr_control.h) */
 	wk->rx_budget = budget;
 	RTE_PER_LCORE(dr_cur_worker) = wk;
 	now = rte_rdtsc();
