@@ -586,6 +586,9 @@ dr_close_device(struct dr_context *ctx)
 		       ctx->num_qps, ctx->num_cqs, ctx->num_mrs, ctx->num_pds);
 		return -EBUSY;
 	}
+	/* out of the graph nodes (lib/graph): they no longer find it */
+	if (ctx->graph_detach != NULL)
+		ctx->graph_detach(ctx);
 	/* out of the registry first: telemetry no longer reaches it */
 	dr_ctx_registry_lock();
 	port_ctx[ctx->port_id] = NULL;
