@@ -346,6 +346,16 @@ exporter_fini(struct exporter *e)
 	free(e->buf);
 }
 
+/* --io graph: nf_fwd offers every forwarded frame (graph.c) */
+static void
+graph_sample(void *arg, const struct rte_mbuf *m)
+{
+	struct exporter *e = arg;
+
+	if (e->state == EXP_CONNECTED)
+		sample(e, m);
+}
+
 int
 nf_run(const struct nf_opts *o, struct nf_port *p, volatile sig_atomic_t *stop)
 {
@@ -356,13 +366,26 @@ nf_run(const struct nf_opts *o, struct nf_port *p, volatile sig_atomic_t *stop)
 		exporter_fini(&e);
 		return -1;
 	}
+	if (o->io == NF_IO_GRAPH) {
+		struct nf_fwd_hook h = { .sample = graph_sample, .arg = &e, .cnt = e.cnt };
+
+		if (nf_graph_start(p, &h) != 0) {
+			nf_graph_stop(p);
+			exporter_fini(&e);
+			return -1;
+		}
+	}
 	e.deadline = nf_now() + o->timeout_s;
-	printf("nf: forwarding between ports 0 and 1, --io %s; collector %s\n", o->io == NF_IO_APP ? "app" : "queue",
-	       "connecting");
+	printf("nf: forwarding between ports 0 and 1, --io %s; collector connecting\n",
+	       o->io == NF_IO_APP ? "app" : o->io == NF_IO_QUEUE ? "queue" : "graph");
 	fflush(stdout);
 	while (!*stop && rc == 0) {
-		forward(&e);
-		nf_transport_run(p);
+		if (o->io == NF_IO_GRAPH) {
+			nf_graph_walk();           /* forwarding and the transport's round, node by node */
+		} else {
+			forward(&e);
+			nf_transport_run(p);
+		}
 		if (e.state == EXP_IDLE && nf_now() >= e.retry_at) {
 			if (nf_now() > e.deadline) {
 				fprintf(stderr, "dpdk-rdma-nf: no collector answered in %.0f s\n", o->timeout_s);
@@ -384,6 +407,8 @@ nf_run(const struct nf_opts *o, struct nf_port *p, volatile sig_atomic_t *stop)
 		}
 	}
 	fflush(stdout);
+	if (o->io == NF_IO_GRAPH)
+		nf_graph_stop(p);
 	exporter_fini(&e);
 	return rc;
 }

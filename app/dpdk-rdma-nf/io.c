@@ -122,8 +122,8 @@ nf_transport_open(const struct nf_opts *o, struct nf_port *p)
 	attr.mtu = o->mtu;
 	attr.mode = DR_PROGRESS_INLINE;          /* on the program's own lcore */
 	attr.configure_port = 0;                 /* the program's port */
-	if (o->io == NF_IO_APP) {
-		attr.io = DR_IO_APP;
+	if (o->io != NF_IO_QUEUE) {
+		attr.io = DR_IO_APP;          /* app, and graph through the nodes */
 	} else {
 		attr.io = DR_IO_PORT;
 		attr.rx_queue = 1;
@@ -134,7 +134,7 @@ nf_transport_open(const struct nf_opts *o, struct nf_port *p)
 		fprintf(stderr, "dpdk-rdma-nf: dr_open_device(%s): %s\n", dr_get_device_name(dev), strerror(errno));
 		return -1;
 	}
-	if (o->io == NF_IO_APP)
+	if (o->io != NF_IO_QUEUE)
 		return 0;
 	n = dr_flow_steer(p->ctx, 1);
 	if (n > 0) {

@@ -33,8 +33,9 @@ usage(FILE *f)
 		"  --role nf          forward between ports 0 and 1 and export one frame in N to a collector\n"
 		"  --role peer        generate frames on port 0, check them on port 1, be the collector\n"
 		"  --ip ADDR          port 0's IPv4 address for the transport\n"
-		"  --io app|queue     how the transport shares port 0 (default app): app, the program hands it\n"
-		"                     the frames (DR_IO_APP); queue, it has queue pair 1 (steered, or a memif link)\n"
+		"  --io app|queue|graph  how the transport shares port 0 (default app): app, the program hands\n"
+		"                     it the frames (DR_IO_APP); queue, it has queue pair 1 (steered, or a memif\n"
+		"                     link); graph (nf only), an rte_graph with the nodes dr_rx and dr_tx-0\n"
 		"  --collector ADDR   nf: the collector's IPv4 address (its CM port %u)\n"
 		"  --sample N         nf: export the first %u bytes of one forwarded frame in N (default 16)\n"
 		"  --once             nf: end when the first collector ends its run\n"
@@ -121,9 +122,14 @@ parse(int argc, char **argv, struct nf_opts *o)
 				return -1;
 			break;
 		case 'o':
-			if (strcmp(optarg, "app") != 0 && strcmp(optarg, "queue") != 0)
-				return bad("--io", optarg, "app or queue");
-			o->io = strcmp(optarg, "app") == 0 ? NF_IO_APP : NF_IO_QUEUE;
+			if (strcmp(optarg, "app") == 0)
+				o->io = NF_IO_APP;
+			else if (strcmp(optarg, "queue") == 0)
+				o->io = NF_IO_QUEUE;
+			else if (strcmp(optarg, "graph") == 0)
+				o->io = NF_IO_GRAPH;
+			else
+				return bad("--io", optarg, "app, queue or graph");
 			break;
 		case 'c': {
 			struct sockaddr_in *sin = (struct sockaddr_in *)&o->collector;
@@ -186,6 +192,10 @@ parse(int argc, char **argv, struct nf_opts *o)
 	}
 	if (o->role == NF_ROLE_NF && !collector) {
 		fprintf(stderr, "dpdk-rdma-nf: --role nf needs --collector\n");
+		return -1;
+	}
+	if (o->role == NF_ROLE_PEER && o->io == NF_IO_GRAPH) {
+		fprintf(stderr, "dpdk-rdma-nf: --io graph is the nf's: run the peer with --io app\n");
 		return -1;
 	}
 	if (o->role == NF_ROLE_PEER && collector) {

@@ -20,7 +20,9 @@
  * --io says how the transport shares port 0 with the program (io.c): app
  * (DR_IO_APP: the program hands it the frames and sends what it builds) or
  * queue (DR_IO_PORT on queue pair 1 of the program's port, steered there by
- * dr_flow_steer() or by a link that pairs queues, as memif does).
+ * dr_flow_steer() or by a link that pairs queues, as memif does) or, for
+ * the nf, graph (DR_IO_APP through the rte_graph nodes dr_rx and dr_tx-0:
+ * graph.c).
  */
 
 #include <signal.h>
@@ -39,7 +41,7 @@
 #define NF_CM_PORT 7471
 
 enum nf_role { NF_ROLE_NF, NF_ROLE_PEER };
-enum nf_io { NF_IO_APP, NF_IO_QUEUE };
+enum nf_io { NF_IO_APP, NF_IO_QUEUE, NF_IO_GRAPH };
 
 struct nf_opts {
 	enum nf_role role;
@@ -117,6 +119,16 @@ uint16_t nf_tx(struct nf_port *p, uint16_t port, struct rte_mbuf **pkts, uint16_
 void nf_transport_run(struct nf_port *p);
 /* Close the transport and the ports; @after_peer: the memif client's side, after the other end's. */
 void nf_ports_stop(struct nf_port *p, bool after_peer);
+
+/* graph.c (--io graph): the NF's forwarding as an rte_graph with the transport's nodes */
+struct nf_fwd_hook {
+	void (*sample)(void *arg, const struct rte_mbuf *m);  /* each forwarded frame, before the MAC swap */
+	void *arg;
+	struct nf_counters *cnt;                              /* rx, fwd, tx_dropped counted here */
+};
+int nf_graph_start(struct nf_port *p, const struct nf_fwd_hook *h);
+void nf_graph_walk(void);
+void nf_graph_stop(struct nf_port *p);
 
 /* generate.c: the frames the peer sends and checks */
 uint16_t nf_frame_len(uint32_t flow, uint64_t seq);

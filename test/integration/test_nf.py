@@ -8,9 +8,10 @@ collector, which checks every byte of every record and reads the NF's
 counters with RDMA READ.
 
 Links: net_memif (two socket pairs) and veth pairs in two network namespaces
-of the test's own, with net_af_packet and net_af_xdp on them. --io app on
-every link; --io queue on memif, whose link pairs queue 1 with queue 1, and
-refused with its reason on af_packet, which cannot steer. A run passes when
+of the test's own, with net_af_packet and net_af_xdp on them. --io app and
+--io graph (the NF an rte_graph with the transport's nodes) on every link;
+--io queue on memif, whose link pairs queue 1 with queue 1, and refused with
+its reason on af_packet, which cannot steer. A run passes when
 both processes end with 0: the peer's "ok" means every frame came back, in
 order per flow and unchanged but for the MAC swap, every record was the
 head of the right frame, and the counters the NF sent and the ones read
@@ -98,6 +99,8 @@ def eal(link, side, io, prefix, sockdir=None, veths=None):
 
 
 def start(exe, link, side, io, prefix, sockdir, veths, log):
+    if side == "peer" and io == "graph":
+        io = "app"                 # the graph is the NF's; its peer hands frames over itself
     own = ["--role", side, "--io", io, "--timeout", str(PROG_TIMEOUT)]
     if side == "nf":
         own += ["--ip", NF_IP, "--collector", PEER_IP, "--once", "--sample", str(SAMPLE)]
@@ -162,14 +165,15 @@ def check_run(rcs, out):
         assert "dpdk-rdma-nf: done" in text
 
 
-@pytest.mark.parametrize("io", ["app", "queue"])
+@pytest.mark.parametrize("io", ["app", "queue", "graph"])
 def test_memif(nf_exe, tmp_path, io):
     check_run(*run_pair(nf_exe, "memif", io, tmp_path))
 
 
+@pytest.mark.parametrize("io", ["app", "graph"])
 @pytest.mark.parametrize("link", ["af_packet", "af_xdp"])
-def test_veth_app(nf_exe, tmp_path, veths, link):
-    check_run(*run_pair(nf_exe, link, "app", tmp_path, veths))
+def test_veth(nf_exe, tmp_path, veths, link, io):
+    check_run(*run_pair(nf_exe, link, io, tmp_path, veths))
 
 
 def test_af_packet_queue_refused(nf_exe, tmp_path, veths):
@@ -188,7 +192,8 @@ def test_af_packet_queue_refused(nf_exe, tmp_path, veths):
     (["--role", "peer", "--ip", PEER_IP, "--collector", NF_IP], "the peer is the collector"),
     (["--role", "nf", "--ip", "10.1.2", "--collector", PEER_IP], "--ip 10.1.2: not an IPv4 address"),
     (["--role", "peer", "--ip", PEER_IP, "--sample", "0"], "--sample 0: not a number from 1"),
-    (["--role", "peer", "--ip", PEER_IP, "--io", "graph"], "--io graph: app or queue"),
+    (["--role", "peer", "--ip", PEER_IP, "--io", "pipe"], "--io pipe: app, queue or graph"),
+    (["--role", "peer", "--ip", PEER_IP, "--io", "graph"], "--io graph is the nf's"),
     (["--role", "peer"], "--role and --ip are needed"),
 ])
 def test_bad_command_line(nf_exe, args, says):
