@@ -32,7 +32,6 @@
 #define NF_POOL_MBUFS 8191
 #define NF_DATA_ROOM (RTE_PKTMBUF_HEADROOM + 4608)   /* a frame of a 4096 path MTU */
 #define NF_AF_XDP_ROOM 3840                          /* net_af_xdp's largest (4 KiB UMEM pages) */
-#define NF_DESC 1024
 
 static int
 port_start(uint16_t port, uint16_t nq, struct rte_mempool *mp)
@@ -81,7 +80,6 @@ nf_ports_start(const struct nf_opts *o, struct nf_port *p)
 		return -1;
 	}
 	p->af_xdp = any_af_xdp();
-	p->tx_desc = NF_DESC;
 	p->pool = rte_pktmbuf_pool_create("nf_pool", NF_POOL_MBUFS, 256, 0, p->af_xdp ? NF_AF_XDP_ROOM : NF_DATA_ROOM,
 					  (int)rte_socket_id());
 	if (p->pool == NULL) {
@@ -154,13 +152,11 @@ nf_transport_open(const struct nf_opts *o, struct nf_port *p)
 uint16_t
 nf_rx(struct nf_port *p, uint16_t port, struct rte_mbuf **pkts, uint16_t n)
 {
-	uint16_t got = rte_eth_rx_burst(port, 0, pkts, n), kept;
+	uint16_t got = rte_eth_rx_burst(port, 0, pkts, n);
 
 	if (port != 0 || p->io != NF_IO_APP || got == 0)
 		return got;
-	kept = dr_rx_burst_input(p->ctx, pkts, got, 0);   /* the transport's taken, the rest in order */
-	p->rx_classified_other += kept;
-	return kept;
+	return dr_rx_burst_input(p->ctx, pkts, got, 0);   /* the transport's taken, the rest in order */
 }
 
 uint16_t

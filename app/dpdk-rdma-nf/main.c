@@ -240,7 +240,7 @@ main(int argc, char **argv)
 		 * (net_af_xdp's fill ring) and, on net_af_xdp, a tx ring of frames it
 		 * sent and had not reaped yet (DPDK 22.11 reaps on its next transmit).
 		 */
-		unsigned int left = rte_mempool_in_use_count(p.pool), allowed = base + (p.af_xdp ? p.tx_desc : 0);
+		unsigned int left = rte_mempool_in_use_count(p.pool), allowed = base + (p.af_xdp ? NF_DESC : 0);
 
 		printf("dpdk-rdma-nf: pool: %u mbufs in use at exit, %u when the ports had started\n", left, base);
 		if (left > allowed) {

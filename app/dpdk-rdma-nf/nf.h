@@ -39,6 +39,7 @@
 #define NF_SLOTS 64                    /* the collector's ring of batches; the exporter's too */
 #define NF_SLOT_BYTES 4096             /* a batch: at most a path MTU, so one packet */
 #define NF_CM_PORT 7471
+#define NF_DESC 1024                   /* descriptors of each rx and tx queue */
 
 enum nf_role { NF_ROLE_NF, NF_ROLE_PEER };
 enum nf_io { NF_IO_APP, NF_IO_QUEUE, NF_IO_GRAPH };
@@ -101,11 +102,8 @@ struct nf_port {
 	enum nf_io io;
 	struct rte_mempool *pool;      /* the program's rx pool */
 	bool af_xdp;                   /* its ports are net_af_xdp */
-	unsigned int tx_desc;          /* descriptors of each tx queue */
 	struct dr_context *ctx;
-	uint16_t data_q;               /* port 0's queue for the program's frames (0) */
 	uint64_t rdma_tx_dropped;
-	uint64_t rx_classified_other;  /* app mode: frames dr_rx_burst_input() returned */
 };
 
 /* io.c */

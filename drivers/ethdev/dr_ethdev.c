@@ -540,7 +540,7 @@ ethdev_close(struct dr_backend_port *bp)
 			DR_LOG(drv, WARNING, "port %u: close: %s", port, rte_strerror(-ret));
 	}
 	/* dr_flow_steer() on the application's port: its rules and map entries go with the context */
-	dr_ethdev_flow_unsteer(port, &priv->app_flows);
+	dr_ethdev_flow_release(port, &priv->app_flows);
 	if (!priv->configured)
 		dr_xdp_gids_release(&priv->xdp);
 	DR_LOG(drv, DEBUG, "port %u: neighbours %u, ARP/ND rx %" PRIu64 "/%" PRIu64 " malformed %" PRIu64
@@ -730,7 +730,7 @@ ethdev_flow_steer(struct dr_backend_port *bp, uint16_t queue)
 			       DR_XDP_GIDS_MAP);
 		return ret > 0 ? (int)priv->xdp.n : ret == 0 ? -ENOTSUP : ret;
 	}
-	dr_ethdev_flow_unsteer(port, &priv->app_flows);
+	dr_ethdev_flow_release(port, &priv->app_flows);
 	return dr_ethdev_flow_steer_queue(port, queue, &addrs, &priv->app_flows);
 }
 

@@ -200,12 +200,13 @@ dr_ethdev_flow_isolate(uint16_t port, uint16_t nq, const struct dr_port_addrs *a
 	DR_LOG(drv, INFO, "port %u: rte_flow isolated mode", port);
 }
 
+/* Destroy the rules made last until @keep are left. */
 static void
-rules_destroy(uint16_t port, struct dr_ethdev_flows *f)
+rules_destroy(uint16_t port, struct dr_ethdev_flows *f, unsigned int keep)
 {
 	struct rte_flow_error err;
 
-	while (f->n > 0) {
+	while (f->n > keep) {
 		memset(&err, 0, sizeof(err));
 		(void)rte_flow_destroy(port, f->rule[--f->n], &err);
 	}
@@ -249,7 +250,7 @@ dr_ethdev_flow_steer(uint16_t port, uint16_t nq, struct dr_ethdev_flows *f)
 		       port, f->rss ? "RSS over our queues" : "queue 0", f->n);
 		return 0;
 	}
-	rules_destroy(port, f);
+	rules_destroy(port, f, 0);
 	f->rss = false;
 	DR_LOG(drv, INFO, "port %u: leaving rte_flow isolated mode: every frame of the port comes to us", port);
 	return unisolate_started(port, f);
@@ -260,7 +261,7 @@ dr_ethdev_flow_release(uint16_t port, struct dr_ethdev_flows *f)
 {
 	struct rte_flow_error err;
 
-	rules_destroy(port, f);
+	rules_destroy(port, f, 0);
 	if (f->isolated) {
 		memset(&err, 0, sizeof(err));
 		(void)rte_flow_isolate(port, 0, &err);
@@ -319,7 +320,7 @@ dr_ethdev_flow_steer_queue(uint16_t port, uint16_t queue, const struct dr_port_a
 	f->addrs = *a;
 	ret = rules_roce_ours(port, queue, a, f);
 	if (ret != 0) {
-		rules_destroy(port, f);
+		rules_destroy(port, f, 0);
 		DR_LOG(drv, INFO, "port %u: no rte_flow steering of RoCEv2 to queue %u: %s", port, queue,
 		       rte_strerror(-ret));
 		return -ENOTSUP;
@@ -328,12 +329,7 @@ dr_ethdev_flow_steer_queue(uint16_t port, uint16_t queue, const struct dr_port_a
 	ret = rules_neigh(port, queue, a, f);
 	if (ret != 0) {
 		/* ARP / ND stay where the port puts them: the application hands them in with its own */
-		while (f->n > roce) {
-			struct rte_flow_error err;
-
-			memset(&err, 0, sizeof(err));
-			(void)rte_flow_destroy(port, f->rule[--f->n], &err);
-		}
+		rules_destroy(port, f, roce);
 		DR_LOG(drv, INFO, "port %u: RoCEv2 steered to queue %u, ARP / ND not (%s)", port, queue,
 		       rte_strerror(-ret));
 	} else {
@@ -341,10 +337,4 @@ dr_ethdev_flow_steer_queue(uint16_t port, uint16_t queue, const struct dr_port_a
 		       f->n);
 	}
 	return (int)f->n;
-}
-
-void
-dr_ethdev_flow_unsteer(uint16_t port, struct dr_ethdev_flows *f)
-{
-	rules_destroy(port, f);
 }

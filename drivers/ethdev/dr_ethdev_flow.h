@@ -50,13 +50,11 @@ int dr_ethdev_flow_steer(uint16_t port, uint16_t nq, struct dr_ethdev_flows *f);
  * without isolated mode, that steer RoCEv2 to our addresses (UDP 4791) to
  * rx queue @queue, and the ARP and ND for them where the PMD matches those.
  * The number of rules made; -ENOTSUP, none made, when the PMD has no
- * rte_flow or refuses a RoCEv2 rule.
+ * rte_flow or refuses a RoCEv2 rule. dr_ethdev_flow_release() undoes it.
  */
 int dr_ethdev_flow_steer_queue(uint16_t port, uint16_t queue, const struct dr_port_addrs *a,
 			       struct dr_ethdev_flows *f);
-/* Destroy the rules dr_ethdev_flow_steer_queue() made. */
-void dr_ethdev_flow_unsteer(uint16_t port, struct dr_ethdev_flows *f);
-/* Destroy the rules and leave isolated mode (the port stopped). */
+/* Destroy the rules and leave isolated mode if in it (the port stopped, or never isolated). */
 void dr_ethdev_flow_release(uint16_t port, struct dr_ethdev_flows *f);
 
 #endif /* DR_ETHDEV_FLOW_H */

@@ -71,7 +71,7 @@ dr_graph_attach(struct dr_context *ctx, const char *tx_next, uint32_t *tx_node)
 		rc = rte_errno > 0 ? -rte_errno : -EINVAL;
 		goto out;
 	}
-	ctx->graph_detach = dr_graph_ctx_closed;
+	ctx->graph_detach = dr_graph_detach;
 	__atomic_store_n(&graph_ports[ctx->port_id], ctx, __ATOMIC_RELEASE);
 	if (tx_node != NULL)
 		*tx_node = id;
@@ -96,10 +96,4 @@ dr_graph_detach(struct dr_context *ctx)
 	}
 	pthread_mutex_unlock(&graph_lock);
 	return rc;
-}
-
-void
-dr_graph_ctx_closed(struct dr_context *ctx)
-{
-	(void)dr_graph_detach(ctx);
 }

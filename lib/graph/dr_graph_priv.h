@@ -13,7 +13,5 @@ struct dr_context;
 
 /* The context attached for @port, or NULL (any thread: the nodes read it as they run). */
 struct dr_context *dr_graph_ctx_of_port(uint16_t port);
-/* @ctx is closing: detached if it was attached (dr_close_device()). */
-void dr_graph_ctx_closed(struct dr_context *ctx);
 
 #endif /* DR_GRAPH_PRIV_H */

@@ -588,7 +588,7 @@ dr_close_device(struct dr_context *ctx)
 	}
 	/* out of the graph nodes (lib/graph): they no longer find it */
 	if (ctx->graph_detach != NULL)
-		ctx->graph_detach(ctx);
+		(void)ctx->graph_detach(ctx);
 	/* out of the registry first: telemetry no longer reaches it */
 	dr_ctx_registry_lock();
 	port_ctx[ctx->port_id] = NULL;

@@ -146,7 +146,7 @@ struct dr_context {
 	void (*cm_progress)(struct dr_context *ctx, uint64_t now);
 	void (*cm_close)(struct dr_context *ctx);
 	/* the graph nodes (lib/graph), when attached to them: dr_close_device() detaches it */
-	void (*graph_detach)(struct dr_context *ctx);
+	int (*graph_detach)(struct dr_context *ctx);
 	void (*cm_linger)(struct dr_context *ctx);
 	uint64_t cm_next;                   /* TSC of the next cm_progress */
 };
