@@ -50,10 +50,13 @@ int dr_destroy_cq(struct dr_cq *cq);
 
 /**
  * ibv_poll_cq(3): up to @p num_entries completions, oldest first. In inline
- * mode, when no completion is waiting in the CQ, it drives the transport
+ * mode, when no completion is waiting in the CQ and no round of the
+ * transport ran since this CQ's previous poll, it drives the transport
  * first (dr_progress()); completions already waiting are returned without
  * another round, so a caller that takes them a few at a time meets one
- * round, not one per call.
+ * round, not one per call, and a loop that calls dr_progress() itself (a
+ * network function's) or polls several CQs pays one round per turn, not one
+ * per poll. A loop that polls only this CQ drives a round every call.
  * @return how many were written (0 = none), or -EOVERFLOW once the CQ has
  *         overrun (a completion was lost: the CQ is in error, as IBA 11.4.2.1
  *         says, and its QPs have been moved to ERR), or another -errno.

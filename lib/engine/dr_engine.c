@@ -473,6 +473,7 @@ progress_inline(struct dr_context *ctx, uint32_t budget)
 	int n;
 
 	wk = &ctx->wk[0];
+	ctx->inline_rounds++;
 	dr_ctl_inline_round(ctx);       /* slow-path calls other threads queued (dr_control.h) */
 	wk->rx_budget = budget;
 	RTE_PER_LCORE(dr_cur_worker) = wk;

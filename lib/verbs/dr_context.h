@@ -149,6 +149,9 @@ struct dr_context {
 	int (*graph_detach)(struct dr_context *ctx);
 	void (*cm_linger)(struct dr_context *ctx);
 	uint64_t cm_next;                   /* TSC of the next cm_progress */
+	/* inline mode: the rounds dr_progress() ran, so that dr_poll_cq() knows
+	 * whether the transport moved since it last looked (dr_cq.c) */
+	uint64_t inline_rounds;
 };
 
 struct dr_pd {
@@ -206,6 +209,7 @@ struct dr_cq_impl {
 	uint32_t events_got;                /* events handed out by dr_get_cq_event() */
 	uint32_t events_acked;              /* ... and acknowledged */
 	uint32_t async_unacked;             /* CQ_ERR events not acknowledged */
+	uint64_t inline_seen;               /* the context's inline_rounds at the last poll */
 };
 
 enum {

@@ -308,10 +308,15 @@ cq_poll(struct dr_cq *pub, int num_entries, struct dr_wc *wc)
 	/*
 	 * inline mode: the caller's thread drives the transport (its errors are
 	 * its own), when nothing waits here to be taken: completions already
-	 * written go back first, a round later, not after another round each
+	 * written go back first, a round later, not after another round each;
+	 * and when no round ran since this CQ's last poll: a loop that calls
+	 * dr_progress() itself, or polls several CQs, pays one round per turn,
+	 * while a loop that only polls this CQ still drives one every call
 	 */
-	if (pub->context->attr.mode == DR_PROGRESS_INLINE && !cq_queued(cq))
+	if (pub->context->attr.mode == DR_PROGRESS_INLINE && !cq_queued(cq) &&
+	    cq->inline_seen == pub->context->inline_rounds)
 		(void)dr_progress(pub->context);
+	cq->inline_seen = pub->context->inline_rounds;
 	if (__atomic_load_n(&cq->overrun, __ATOMIC_ACQUIRE)) {
 		cq_error_qps(cq);
 		return -EOVERFLOW;
