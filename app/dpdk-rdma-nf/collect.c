@@ -11,7 +11,11 @@
 
 #include <netinet/in.h>
 
+#include <rte_cycles.h>
+
 #include "collect.h"
+
+#define CM_POLL_MS 1
 
 int
 nf_collect_init(struct collector *k, const struct nf_opts *o, struct dr_context *ctx)
@@ -71,6 +75,25 @@ accept_nf(struct collector *k, struct dr_cm_event *ev)
 	return 0;
 }
 
+/* --export-flood: record i of batch k->batches is its tag (nf.h), then zeros. */
+static void
+flood_check(struct collector *k, const uint8_t *slot, unsigned int n)
+{
+	static const uint8_t zeros[NF_RECORD];
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		const uint8_t *rec = slot + (size_t)i * NF_RECORD;
+		uint64_t tag;
+
+		memcpy(&tag, rec, sizeof(tag));
+		k->records++;
+		if (rte_le_to_cpu_64(tag) != nf_flood_tag(k->batches, i) ||
+		    memcmp(rec + sizeof(tag), zeros, NF_RECORD - sizeof(tag)) != 0)
+			k->bad_records++;
+	}
+}
+
 /* Batch @imm (number << 8 | records) landed in its slot: check each record. */
 static void
 batch_check(struct collector *k, uint32_t imm)
@@ -84,6 +107,14 @@ batch_check(struct collector *k, uint32_t imm)
 		return;
 	}
 	slot = k->ring + (k->batches % NF_SLOTS) * NF_SLOT_BYTES;
+	k->last_batch = nf_now();
+	if (k->batches == 0)
+		k->first_batch = k->last_batch;
+	if (k->nf.flags & NF_REQ_FLOOD) {
+		flood_check(k, slot, n);
+		k->batches++;
+		return;
+	}
 	k->batches++;
 	for (i = 0; i < n; i++) {
 		const uint8_t *rec = slot + (size_t)i * NF_RECORD;
@@ -174,6 +205,13 @@ nf_collect_poll(struct collector *k)
 	struct dr_cm_event *ev;
 	int rc = 0;
 
+	/*
+	 * connected, the connection's events are looked at every CM_POLL_MS
+	 * (each look drives the transport once more); otherwise at once
+	 */
+	if (k->state == COLL_CONNECTED && rte_rdtsc() < k->cm_next)
+		goto cq;
+	k->cm_next = rte_rdtsc() + rte_get_tsc_hz() / 1000 * CM_POLL_MS;
 	while (rc == 0 && dr_cm_get_cm_event(k->c.ch, &ev) == 0) {
 		switch (ev->event) {
 		case DR_CM_EVENT_CONNECT_REQUEST:
@@ -196,6 +234,7 @@ nf_collect_poll(struct collector *k)
 		}
 		(void)dr_cm_ack_cm_event(ev);
 	}
+cq:
 	if (rc == 0 && k->c.id != NULL && k->c.id->qp != NULL)
 		rc = completions(k);
 	return rc;

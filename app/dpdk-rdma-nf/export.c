@@ -15,9 +15,15 @@
  * The counters (struct nf_counters) are in a region the collector reads.
  * The collector ends a run with a FIN message: the NF sends its partial
  * batch, waits for every WRITE, and answers DONE with its counters.
+ *
+ * For the benchmark (usertools/dr-nf-bench.py): --no-export forwards only,
+ * until a signal; --export-flood sends full batches of tags (nf.h) as fast
+ * as the collector's credits allow instead of frames' heads. The loop's busy
+ * cycles and the run's rates are printed at the end (struct nf_loop_stats).
  */
 
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,6 +38,7 @@
 
 #define RETRY_S 0.2                    /* between connection attempts */
 #define LINGER_S 0.2                   /* after a disconnect: the DREP and the last ACKs go out */
+#define CM_POLL_MS 1                   /* the connection's events are looked at this often */
 
 enum exp_state { EXP_IDLE, EXP_CONNECTING, EXP_CONNECTED, EXP_FLUSHING, EXP_DONE_SENT, EXP_ENDED };
 
@@ -55,6 +62,7 @@ struct exporter {
 	uint64_t seq;                      /* batches sent */
 	unsigned int since;                /* frames forwarded since the last sample */
 	struct nf_rep_pdata ring;          /* the collector's */
+	struct nf_loop_stats st;
 };
 
 static void
@@ -92,6 +100,32 @@ batch_post(struct exporter *e, unsigned int slot)
 	e->seq++;
 }
 
+/* --export-flood: every free batch filled with tags and sent; 0 when none was free. */
+static unsigned int
+flood(struct exporter *e)
+{
+	unsigned int posted = 0;
+
+	while (!e->busy[e->cur] && e->state == EXP_CONNECTED) {
+		unsigned int slot = e->cur, i;
+		uint8_t *b = e->buf + (size_t)slot * NF_SLOT_BYTES;
+
+		for (i = 0; i < e->per_batch; i++) {
+			uint64_t tag = rte_cpu_to_le_64(nf_flood_tag(e->seq, i));
+
+			memcpy(b + (size_t)i * NF_RECORD, &tag, sizeof(tag));   /* the rest stays zero */
+		}
+		e->fill[slot] = (uint16_t)e->per_batch;
+		e->cnt->sampled += e->per_batch;
+		batch_post(e, slot);
+		if (!e->busy[slot])
+			break;                     /* not posted (counted as dropped) */
+		e->cur = (slot + 1) % NF_SLOTS;
+		posted++;
+	}
+	return posted;
+}
+
 /* Frame @m was forwarded: one in N has its head exported. */
 static void
 sample(struct exporter *e, const struct rte_mbuf *m)
@@ -118,12 +152,13 @@ sample(struct exporter *e, const struct rte_mbuf *m)
 	}
 }
 
-/* Forward what each port received out of the other, MACs swapped. */
-static void
+/* Forward what each port received out of the other, MACs swapped; the frames received. */
+static unsigned int
 forward(struct exporter *e)
 {
 	struct rte_mbuf *pkts[NF_BURST];
-	bool exporting = e->state == EXP_CONNECTED;
+	bool exporting = e->state == EXP_CONNECTED && !e->o->export_flood;
+	unsigned int got = 0;
 	uint16_t port, n, i, sent;
 
 	for (port = 0; port < 2; port++) {
@@ -144,7 +179,9 @@ forward(struct exporter *e)
 		sent = nf_tx(e->p, (uint16_t)(port ^ 1), pkts, n);
 		e->cnt->fwd += sent;
 		e->cnt->tx_dropped += n - sent;
+		got += n;
 	}
+	return got;
 }
 
 static void
@@ -170,7 +207,7 @@ static int
 connect_qp(struct exporter *e)
 {
 	struct nf_req_pdata req = { .counters_addr = (uint64_t)(uintptr_t)e->cnt, .counters_rkey = e->cnt_mr->rkey,
-				    .record_bytes = NF_RECORD };
+				    .record_bytes = NF_RECORD, .flags = e->o->export_flood ? NF_REQ_FLOOD : 0 };
 	struct dr_cm_conn_param cp = { .private_data = &req, .private_data_len = sizeof(req),
 				       .responder_resources = 1, .initiator_depth = 1, .retry_count = 7,
 				       .rnr_retry_count = 7 };
@@ -206,8 +243,12 @@ established(struct exporter *e, const struct dr_cm_event *ev)
 	e->seq = 0;
 	e->since = 0;
 	e->state = EXP_CONNECTED;
-	printf("nf: exporting to the collector, %u records of %u bytes per batch, one frame in %u\n", e->per_batch,
-	       NF_RECORD, e->o->sample);
+	if (e->o->export_flood)
+		printf("nf: exporting to the collector, %u records of %u bytes per batch, as fast as it takes them\n",
+		       e->per_batch, NF_RECORD);
+	else
+		printf("nf: exporting to the collector, %u records of %u bytes per batch, one frame in %u\n",
+		       e->per_batch, NF_RECORD, e->o->sample);
 	fflush(stdout);
 	return 0;
 }
@@ -259,13 +300,16 @@ cm_events(struct exporter *e)
 	return 0;
 }
 
+/* The QP's completions; @work: how many. */
 static int
-completions(struct exporter *e)
+completions(struct exporter *e, unsigned int *work)
 {
 	struct dr_wc wc[NF_BURST];
 	int n, i;
 
 	n = dr_poll_cq(e->c.cq, NF_BURST, wc);
+	if (n > 0)
+		*work += (unsigned int)n;
 	for (i = 0; i < n; i++) {
 		if (wc[i].status == DR_WC_WR_FLUSH_ERR && e->state >= EXP_DONE_SENT)
 			continue;                  /* the collector disconnected: the receives left are flushed */
@@ -281,6 +325,9 @@ completions(struct exporter *e)
 
 			e->cnt->records += e->fill[slot];
 			e->cnt->batches++;
+			e->st.last_batch = nf_now();
+			if (e->st.first_batch == 0)
+				e->st.first_batch = e->st.last_batch;
 			e->fill[slot] = 0;
 			e->busy[slot] = false;
 			e->in_flight--;
@@ -352,14 +399,44 @@ graph_sample(void *arg, const struct rte_mbuf *m)
 {
 	struct exporter *e = arg;
 
-	if (e->state == EXP_CONNECTED)
+	if (e->state == EXP_CONNECTED && !e->o->export_flood)
 		sample(e, m);
+}
+
+/*
+ * The "nf stats:" line: forwarding (frames, rate between the first and the
+ * last burst, busy cycles per frame), the export (WRITEs, records, rate),
+ * the transport's recovery counters; then each port's rte_eth_stats.
+ */
+static void
+print_stats(const struct exporter *e)
+{
+	const struct nf_loop_stats *st = &e->st;
+	const struct nf_counters *c = e->cnt;
+	struct dr_context_counters dc = { 0 };
+	double fwd_s = st->last_fwd - st->first_fwd, exp_s = st->last_batch - st->first_batch;
+	uint64_t moved = c->fwd + c->batches;
+
+	(void)dr_query_context_counters(e->p->ctx, &dc);
+	printf("nf stats: forwarded %" PRIu64 " in %.3f s = %.3f Mpps; busy %.1f cycles per frame moved (%" PRIu64
+	       " busy cycles, %" PRIu64 " of %" PRIu64 " loops busy, %.1f frames forwarded per busy loop, tsc %.3f GHz);"
+	       " export %" PRIu64 " writes, %"
+	       PRIu64 " records in %.3f s = %.1f MB/s, %" PRIu64 " samples dropped; transport retries %" PRIu64
+	       " rto %" PRIu64 " tlp %" PRIu64 " sr_resends %" PRIu64 " rnr_naks %" PRIu64 " frames not sent %" PRIu64
+	       "\n", c->fwd, fwd_s, fwd_s > 0 ? (double)c->fwd / fwd_s / 1e6 : 0.0,
+	       moved > 0 ? (double)st->busy_cycles / (double)moved : 0.0, st->busy_cycles, st->busy_loops, st->loops,
+	       st->busy_loops > 0 ? (double)c->fwd / (double)st->busy_loops : 0.0, (double)rte_get_tsc_hz() / 1e9, c->batches, c->records, exp_s,
+	       exp_s > 0 ? (double)c->records * NF_RECORD / exp_s / 1e6 : 0.0, c->export_dropped, dc.retries,
+	       dc.rto_expiries, dc.tlp_probes, dc.sr_resends, dc.naks_rnr_rx, e->p->rdma_tx_dropped);
+	nf_ports_print_stats("nf");
+	fflush(stdout);
 }
 
 int
 nf_run(const struct nf_opts *o, struct nf_port *p, volatile sig_atomic_t *stop)
 {
 	struct exporter e;
+	uint64_t cm_period = rte_get_tsc_hz() / 1000 * CM_POLL_MS, cm_next = 0;
 	int rc = 0;
 
 	if (exporter_init(&e, o, p) != 0) {
@@ -376,16 +453,32 @@ nf_run(const struct nf_opts *o, struct nf_port *p, volatile sig_atomic_t *stop)
 		}
 	}
 	e.deadline = nf_now() + o->timeout_s;
-	printf("nf: forwarding between ports 0 and 1, --io %s; collector connecting\n",
-	       o->io == NF_IO_APP ? "app" : o->io == NF_IO_QUEUE ? "queue" : "graph");
+	printf("nf: forwarding between ports 0 and 1, --io %s; %s\n",
+	       o->io == NF_IO_APP ? "app" : o->io == NF_IO_QUEUE ? "queue" : "graph",
+	       o->no_export ? "no export" : "collector connecting");
 	fflush(stdout);
 	while (!*stop && rc == 0) {
+		uint64_t t0 = rte_rdtsc(), fwd0 = e.cnt->fwd;
+		unsigned int work = 0;
+
 		if (o->io == NF_IO_GRAPH) {
+			uint64_t rx0 = e.cnt->rx[0] + e.cnt->rx[1];
+
 			nf_graph_walk();           /* forwarding and the transport's round, node by node */
+			work += (unsigned int)(e.cnt->rx[0] + e.cnt->rx[1] - rx0);
 		} else {
-			forward(&e);
-			nf_transport_run(p);
+			work += forward(&e);
+			work += (unsigned int)nf_transport_run(p);
 		}
+		if (e.cnt->fwd != fwd0) {
+			e.st.last_fwd = nf_now();
+			if (e.st.first_fwd == 0)
+				e.st.first_fwd = e.st.last_fwd;
+		}
+		if (o->export_flood)
+			work += flood(&e);
+		if (o->no_export)
+			goto account;
 		if (e.state == EXP_IDLE && nf_now() >= e.retry_at) {
 			if (nf_now() > e.deadline) {
 				fprintf(stderr, "dpdk-rdma-nf: no collector answered in %.0f s\n", o->timeout_s);
@@ -394,9 +487,17 @@ nf_run(const struct nf_opts *o, struct nf_port *p, volatile sig_atomic_t *stop)
 			}
 			connect_start(&e);
 		}
-		rc = cm_events(&e);
+		if (e.state != EXP_CONNECTED || t0 >= cm_next) {
+			/*
+			 * exporting, the control plane at a slow pace (each look drives
+			 * the transport once more); connecting, at once: sampling starts
+			 * with ESTABLISHED, before the collector's first frame comes back
+			 */
+			rc = cm_events(&e);
+			cm_next = t0 + cm_period;
+		}
 		if (rc == 0 && e.c.id != NULL && e.c.id->qp != NULL)
-			rc = completions(&e);
+			rc = completions(&e, &work);
 		if (e.state == EXP_ENDED && nf_now() >= e.linger_until) {
 			print_counters(e.cnt, "at the end");
 			nf_conn_drop(&e.c);
@@ -405,8 +506,14 @@ nf_run(const struct nf_opts *o, struct nf_port *p, volatile sig_atomic_t *stop)
 			e.state = EXP_IDLE;
 			e.deadline = nf_now() + o->timeout_s;
 		}
+account:
+		e.st.loops++;
+		if (work != 0) {
+			e.st.busy_loops++;
+			e.st.busy_cycles += rte_rdtsc() - t0;
+		}
 	}
-	fflush(stdout);
+	print_stats(&e);
 	if (o->io == NF_IO_GRAPH)
 		nf_graph_stop(p);
 	exporter_fini(&e);

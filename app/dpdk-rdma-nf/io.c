@@ -19,6 +19,7 @@
  */
 
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -170,16 +171,19 @@ nf_tx(struct nf_port *p, uint16_t port, struct rte_mbuf **pkts, uint16_t n)
 	return sent;
 }
 
-void
+int
 nf_transport_run(struct nf_port *p)
 {
 	struct rte_mbuf *out[NF_BURST];
 	uint16_t n, sent;
+	int work = dr_progress(p->ctx);
 
-	dr_progress(p->ctx);
+	if (work < 0)
+		work = 0;
 	if (p->io != NF_IO_APP)
-		return;
+		return work;
 	while ((n = dr_tx_drain(p->ctx, out, NF_BURST)) != 0) {
+		work += n;
 		sent = rte_eth_tx_burst(0, 0, out, n);
 		if (sent < n) {
 			/* a loss to the transport: a reliable QP sends it again */
@@ -187,6 +191,41 @@ nf_transport_run(struct nf_port *p)
 			p->rdma_tx_dropped += n - sent;
 			break;
 		}
+	}
+	return work;
+}
+
+int
+nf_links_up(double limit_s)
+{
+	double end = nf_now() + limit_s;
+	uint16_t port;
+
+	for (port = 0; port < 2; port++) {
+		struct rte_eth_link link;
+
+		while (rte_eth_link_get_nowait(port, &link) != 0 || !link.link_status) {
+			if (nf_now() > end)
+				return -ETIMEDOUT;
+			rte_delay_us_sleep(10000);
+		}
+	}
+	return 0;
+}
+
+void
+nf_ports_print_stats(const char *who)
+{
+	uint16_t port;
+
+	for (port = 0; port < 2; port++) {
+		struct rte_eth_stats st;
+
+		if (rte_eth_stats_get(port, &st) != 0)
+			continue;
+		printf("%s port %u: ipackets %" PRIu64 " opackets %" PRIu64 " imissed %" PRIu64 " rx_nombuf %" PRIu64
+		       " ierrors %" PRIu64 " oerrors %" PRIu64 "\n", who, port, st.ipackets, st.opackets, st.imissed,
+		       st.rx_nombuf, st.ierrors, st.oerrors);
 	}
 }
 

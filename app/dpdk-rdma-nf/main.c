@@ -39,9 +39,15 @@ usage(FILE *f)
 		"  --collector ADDR   nf: the collector's IPv4 address (its CM port %u)\n"
 		"  --sample N         nf: export the first %u bytes of one forwarded frame in N (default 16)\n"
 		"  --once             nf: end when the first collector ends its run\n"
-		"  --count N          peer: frames to generate (default 100000)\n"
+		"  --no-export        nf: forward only, no collector, until SIGINT or SIGTERM\n"
+		"  --export-flood     nf: export full batches as fast as the collector takes them, not samples\n"
+		"  --count N          peer: frames to generate (default 100000; with --duration, no limit)\n"
+		"  --duration S       peer: generate for S seconds\n"
+		"  --rate PPS         peer: frames per second to offer (default: as fast as port 0 takes them)\n"
+		"  --no-collect       peer: no collector (the nf's --no-export): generate once the links are up\n"
 		"  --flows N          peer: flows, round-robin (default 8)\n"
-		"  --window N         peer: frames sent beyond those come back (default 256)\n"
+		"  --window N         peer: frames sent beyond those come back (default 256; 0: no limit, and\n"
+		"                     frames that do not come back are counted as lost, not an error)\n"
 		"  --mtu N            the link MTU for the transport (default: the port's)\n"
 		"  --timeout S        every wait, in seconds (default 30)\n"
 		"  -h, --help\n", NF_CM_PORT, NF_RECORD);
@@ -95,9 +101,12 @@ parse(int argc, char **argv, struct nf_opts *o)
 		{ "sample", required_argument, NULL, 's' }, { "count", required_argument, NULL, 'n' },
 		{ "flows", required_argument, NULL, 'f' }, { "window", required_argument, NULL, 'w' },
 		{ "mtu", required_argument, NULL, 'm' }, { "timeout", required_argument, NULL, 't' },
-		{ "once", no_argument, NULL, '1' }, { "help", no_argument, NULL, 'h' }, { NULL, 0, NULL, 0 },
+		{ "once", no_argument, NULL, '1' }, { "help", no_argument, NULL, 'h' },
+		{ "no-export", no_argument, NULL, 'X' }, { "export-flood", no_argument, NULL, 'F' },
+		{ "duration", required_argument, NULL, 'd' }, { "rate", required_argument, NULL, 'R' },
+		{ "no-collect", no_argument, NULL, 'C' }, { NULL, 0, NULL, 0 },
 	};
-	bool role = false, collector = false;
+	bool role = false, collector = false, count = false, nf_only = false, peer_only = false;
 	unsigned long v;
 	uint32_t a;
 	int c;
@@ -148,9 +157,35 @@ parse(int argc, char **argv, struct nf_opts *o)
 			o->sample = (unsigned int)v;
 			break;
 		case 'n':
-			if (number("--count", optarg, 1, 1ul << 40, &v) != 0)
+			if (number("--count", optarg, 0, 1ul << 40, &v) != 0)
 				return -1;
 			o->count = v;
+			count = true;
+			peer_only = true;
+			break;
+		case 'd':
+			if (number("--duration", optarg, 1, 86400, &v) != 0)
+				return -1;
+			o->duration_s = (double)v;
+			peer_only = true;
+			break;
+		case 'R':
+			if (number("--rate", optarg, 1, 1ul << 32, &v) != 0)
+				return -1;
+			o->rate_pps = (double)v;
+			peer_only = true;
+			break;
+		case 'C':
+			o->no_collect = true;
+			peer_only = true;
+			break;
+		case 'X':
+			o->no_export = true;
+			nf_only = true;
+			break;
+		case 'F':
+			o->export_flood = true;
+			nf_only = true;
 			break;
 		case 'f':
 			if (number("--flows", optarg, 1, 255, &v) != 0)
@@ -158,7 +193,7 @@ parse(int argc, char **argv, struct nf_opts *o)
 			o->flows = (unsigned int)v;
 			break;
 		case 'w':
-			if (number("--window", optarg, 1, 4096, &v) != 0)
+			if (number("--window", optarg, 0, 4096, &v) != 0)
 				return -1;
 			o->window = (unsigned int)v;
 			break;
@@ -190,10 +225,24 @@ parse(int argc, char **argv, struct nf_opts *o)
 		usage(stderr);
 		return -1;
 	}
-	if (o->role == NF_ROLE_NF && !collector) {
-		fprintf(stderr, "dpdk-rdma-nf: --role nf needs --collector\n");
+	if (o->role == NF_ROLE_NF && !collector && !o->no_export) {
+		fprintf(stderr, "dpdk-rdma-nf: --role nf needs --collector (or --no-export)\n");
 		return -1;
 	}
+	if (o->no_export && (collector || o->export_flood || o->once)) {
+		fprintf(stderr, "dpdk-rdma-nf: --no-export goes without --collector, --export-flood and --once\n");
+		return -1;
+	}
+	if (o->role == NF_ROLE_NF && peer_only) {
+		fprintf(stderr, "dpdk-rdma-nf: --count, --duration, --rate and --no-collect are the peer's\n");
+		return -1;
+	}
+	if (o->role == NF_ROLE_PEER && nf_only) {
+		fprintf(stderr, "dpdk-rdma-nf: --no-export and --export-flood are the nf's\n");
+		return -1;
+	}
+	if (o->duration_s > 0 && !count)
+		o->count = UINT64_MAX;         /* the time bounds the run */
 	if (o->role == NF_ROLE_PEER && o->io == NF_IO_GRAPH) {
 		fprintf(stderr, "dpdk-rdma-nf: --io graph is the nf's: run the peer with --io app\n");
 		return -1;

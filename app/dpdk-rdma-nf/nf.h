@@ -50,12 +50,31 @@ struct nf_opts {
 	uint32_t ip;                   /* --ip: port 0's transport address (network order) */
 	struct sockaddr_storage collector; /* nf: --collector, the collector's address */
 	unsigned int sample;           /* nf: --sample N, one frame in N exported (16) */
-	uint64_t count;                /* peer: --count, frames to generate (100000) */
+	uint64_t count;                /* peer: --count, frames to generate (100000; with --duration: no cap) */
+	double duration_s;             /* peer: --duration, generate for this long (0: until --count) */
+	double rate_pps;               /* peer: --rate, frames per second offered (0: as fast as port 0 takes) */
+	bool no_collect;               /* peer: --no-collect, no collector: frames only (the NF's --no-export) */
+	bool no_export;                /* nf: --no-export, forward only, until a signal */
+	bool export_flood;             /* nf: --export-flood, full batches as fast as the collector takes them */
 	unsigned int flows;            /* peer: --flows (8) */
 	unsigned int window;           /* peer: --window, frames beyond what came back (256) */
 	uint32_t mtu;                  /* --mtu: the link MTU for the transport (0: the port's) */
 	double timeout_s;              /* --timeout: every wait (30) */
 	bool once;                     /* nf: --once, end after the first collector */
+};
+
+/*
+ * What the NF measures of its own loop, printed at its end as one "nf stats:"
+ * line (usertools/dr-nf-bench.py reads it): a loop iteration that moved a
+ * frame (the program's, the transport's) or a completion is busy, and its
+ * TSC cycles count; idle polling does not.
+ */
+struct nf_loop_stats {
+	uint64_t busy_cycles;
+	uint64_t busy_loops;
+	uint64_t loops;
+	double first_fwd, last_fwd;    /* nf_now() of the first and last forwarded burst */
+	double first_batch, last_batch; /* of the first and last completed WRITE */
 };
 
 /*
@@ -80,7 +99,14 @@ struct nf_req_pdata {
 	uint64_t counters_addr;
 	uint32_t counters_rkey;
 	uint32_t record_bytes;
+	uint32_t flags;                /* NF_REQ_FLOOD */
 };
+/*
+ * --export-flood: the records are not frames' heads but tags, so that the
+ * export runs at the collector's speed whatever is forwarded: record i of
+ * batch b holds the 64-bit little-endian (b << 8 | i), then zeros.
+ */
+#define NF_REQ_FLOOD 1u
 struct nf_rep_pdata {
 	uint64_t ring_addr;
 	uint32_t ring_rkey;
@@ -96,6 +122,12 @@ struct nf_msg {
 	uint32_t pad;
 	struct nf_counters c;
 };
+
+static inline uint64_t
+nf_flood_tag(uint64_t batch, unsigned int i)
+{
+	return batch << 8 | i;
+}
 
 /* The program's port 0 with the transport on it, and its port 1. */
 struct nf_port {
@@ -113,8 +145,12 @@ int nf_transport_open(const struct nf_opts *o, struct nf_port *p);
 uint16_t nf_rx(struct nf_port *p, uint16_t port, struct rte_mbuf **pkts, uint16_t n);
 /* Send @n frames on port @port; the ones not taken are freed: returned. */
 uint16_t nf_tx(struct nf_port *p, uint16_t port, struct rte_mbuf **pkts, uint16_t n);
-/* The transport's turn: progress, and (app) its frames out on port 0. */
-void nf_transport_run(struct nf_port *p);
+/* The transport's turn: progress, and (app) its frames out on port 0; >0 when it moved any. */
+int nf_transport_run(struct nf_port *p);
+/* Wait up to @limit_s for both ports' links to be up; 0, or -ETIMEDOUT. */
+int nf_links_up(double limit_s);
+/* One "<who> port N:" summary of each port's rte_eth_stats (imissed, rx_nombuf, errors). */
+void nf_ports_print_stats(const char *who);
 /* Close the transport and the ports; @after_peer: the memif client's side, after the other end's. */
 void nf_ports_stop(struct nf_port *p, bool after_peer);
 
