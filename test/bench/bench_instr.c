@@ -17,6 +17,11 @@
  *   ack_*    drive A and poll its send CQ until the batch is complete:
  *            rx of the ACKs, completer, CQEs (per ACK frame and per WR).
  *
+ * round_idle: A's dr_progress() with its QP connected and nothing to do
+ * (nothing posted, nothing on the wire, no timer due): what every turn of a
+ * network function's loop pays for the transport beside it
+ * (doc/guides/embedding.rst).
+ *
  * RDMA READs (of --read-size bytes, 64 by default, up to 64 KiB: several
  * response frames each at MTU 4096) run the same three steps, the roles
  * turned round: req_read is A's READ requests, resp_read B's responder
@@ -68,6 +73,9 @@ static uint32_t read_msg = 64;                   /* --read-size: bytes a READ */
 #define READ_MAX 65536u
 
 static uint64_t step_t0;
+static bool collect_idle;                        /* --collect round_idle */
+#define IDLE_ROUNDS 4096u
+static struct tally idle_tally;
 
 static void
 step_begin(enum op op, enum step st, bool counted)
@@ -272,6 +280,26 @@ body(struct rc_env *e)
 	}
 	if (memcmp(rsrc.p, rdst.p, rsrc.len) != 0)
 		RC_CHECK_MSG(0, "bench_instr: the READs brought other bytes");
+	/* idle rounds: every batch completed and acknowledged, the wire empty */
+	for (unsigned int k = 0; k < 2 * IDLE_ROUNDS; k++) {
+		bool counted = k >= IDLE_ROUNDS;
+		uint64_t t0;
+
+		if (counted && collect_idle && k == IDLE_ROUNDS)
+			CALLGRIND_TOGGLE_COLLECT;
+		t0 = rte_rdtsc();
+		if (dr_progress(a->ctx) != 0) {
+			RC_CHECK_MSG(0, "bench_instr: an idle round found work");
+			goto out;
+		}
+		if (counted)
+			idle_tally.cycles += rte_rdtsc() - t0;
+	}
+	if (collect_idle)
+		CALLGRIND_TOGGLE_COLLECT;
+	idle_tally.ops = idle_tally.frames = IDLE_ROUNDS;
+	if (tx_waiting(a) != 0 || tx_waiting(b) != 0)
+		RC_CHECK_MSG(0, "bench_instr: an idle round sent a frame");
 	printf("bench_instr: %u-byte messages, batches of %u, %u measured, every %uth WR signaled, "
 	       "inline, ring ports, zero-copy from %u bytes; %u-byte READs, batches of %u\n", msg, batch, BATCHES,
 	       SIGNAL_EVERY, a->ctx->tx_zcopy_min, read_msg, READ_BATCH);
@@ -285,6 +313,8 @@ body(struct rc_env *e)
 			       (double)t->cycles / (double)t->frames);
 		}
 	}
+	printf("%-12s %10" PRIu64 " %10" PRIu64 " %14.1f %14.1f\n", "round_idle", idle_tally.ops, idle_tally.frames,
+	       (double)idle_tally.cycles / (double)idle_tally.ops, (double)idle_tally.cycles / (double)idle_tally.frames);
 out:
 	rc_disconnect(e);
 	rc_buf_free(&src);
@@ -317,6 +347,10 @@ main(int argc, char **argv)
 		}
 		if (strcmp(argv[i], "--collect") != 0)
 			continue;
+		if (strcmp(argv[i + 1], "round_idle") == 0) {
+			collect_idle = true;
+			continue;
+		}
 		for (int op = 0; op < NB_OPS; op++) {
 			for (int st = 0; st < NB_STEPS; st++) {
 				char name[32];
@@ -330,7 +364,7 @@ main(int argc, char **argv)
 		}
 		if (collect_op < 0) {
 			fprintf(stderr, "bench_instr: --collect: one of req_write, resp_write, ack_write, "
-				"req_send, resp_send, ack_send, req_read, resp_read, ack_read\n");
+				"req_send, resp_send, ack_send, req_read, resp_read, ack_read, round_idle\n");
 			return 2;
 		}
 	}

@@ -5,7 +5,8 @@
 under valgrind --tool=callgrind, once per step (requester, responder,
 completer of 64-byte WRITEs and SENDs; and of RDMA READs: req_read the
 READ requests, resp_read the responder's READ responses, ack_read the
-requester placing them), collection toggled around that step
+requester placing them; round_idle one inline round with the QP connected
+and nothing to do), collection toggled around that step
 only; the step's instruction count divided by its operations. The count is
 the library's: what runs in the harness's own functions (bench_instr.c and
 the test_rc harness: building the WRs, its loops; their names from the
@@ -36,7 +37,7 @@ import sys
 import tempfile
 
 STEPS = ["req_write", "resp_write", "ack_write", "req_send", "resp_send", "ack_send", "req_read", "resp_read",
-         "ack_read"]
+         "ack_read", "round_idle"]
 # the budgets: per 64 B WRITE and SEND on each path, per WR on the ACK path
 BUDGET = {"req_write": 250, "resp_write": 250, "ack_write": 40, "req_send": 300, "resp_send": 300,
           "ack_send": 40}
