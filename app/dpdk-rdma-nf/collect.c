@@ -15,8 +15,6 @@
 
 #include "collect.h"
 
-#define CM_POLL_MS 1
-
 int
 nf_collect_init(struct collector *k, const struct nf_opts *o, struct dr_context *ctx)
 {
@@ -202,17 +200,12 @@ completions(struct collector *k)
 int
 nf_collect_poll(struct collector *k)
 {
+	/* connected: paced (nf_conn_cm_due); listening or ending: every call */
+	bool look = nf_conn_cm_due(&k->c, k->state == COLL_CONNECTED, rte_rdtsc());
 	struct dr_cm_event *ev;
 	int rc = 0;
 
-	/*
-	 * connected, the connection's events are looked at every CM_POLL_MS
-	 * (each look drives the transport once more); otherwise at once
-	 */
-	if (k->state == COLL_CONNECTED && rte_rdtsc() < k->cm_next)
-		goto cq;
-	k->cm_next = rte_rdtsc() + rte_get_tsc_hz() / 1000 * CM_POLL_MS;
-	while (rc == 0 && dr_cm_get_cm_event(k->c.ch, &ev) == 0) {
+	while (rc == 0 && look && dr_cm_get_cm_event(k->c.ch, &ev) == 0) {
 		switch (ev->event) {
 		case DR_CM_EVENT_CONNECT_REQUEST:
 			rc = accept_nf(k, ev);
@@ -234,7 +227,6 @@ nf_collect_poll(struct collector *k)
 		}
 		(void)dr_cm_ack_cm_event(ev);
 	}
-cq:
 	if (rc == 0 && k->c.id != NULL && k->c.id->qp != NULL)
 		rc = completions(k);
 	return rc;

@@ -34,7 +34,6 @@ struct collector {
 	uint64_t misplaced;                /* not the Nth, 2Nth ... frame */
 	uint64_t bad_batches;              /* out of order or too many records */
 	double first_batch, last_batch;    /* nf_now() of the first and the last batch checked */
-	uint64_t cm_next;                  /* TSC of the next look at the connection's events */
 };
 
 int nf_collect_init(struct collector *k, const struct nf_opts *o, struct dr_context *ctx);

@@ -10,7 +10,18 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <rte_cycles.h>
+
 #include "conn.h"
+
+bool
+nf_conn_cm_due(struct nf_conn *c, bool paced, uint64_t now_tsc)
+{
+	if (paced && now_tsc < c->cm_next)
+		return false;
+	c->cm_next = now_tsc + rte_get_tsc_hz() / 1000 * NF_CM_POLL_MS;
+	return true;
+}
 
 int
 nf_conn_init(struct nf_conn *c, struct dr_context *ctx)

@@ -24,6 +24,7 @@
 
 struct nf_conn {
 	struct dr_context *ctx;
+	uint64_t cm_next;                  /* TSC of the next paced look at the CM events (nf_conn_cm_due) */
 	struct dr_cm_event_channel *ch;
 	struct dr_cm_id *id;               /* the connection (NULL: none) */
 	struct dr_pd *pd;
@@ -42,6 +43,15 @@ int nf_conn_recv(struct nf_conn *c, unsigned int i);
 int nf_conn_send(struct nf_conn *c, const struct nf_msg *m);
 /* The QP goes: ack nothing, destroy it and the id. */
 void nf_conn_drop(struct nf_conn *c);
+/*
+ * Whether to look at the connection's CM events now: at once while @paced
+ * is false (connecting, ending), else every NF_CM_POLL_MS: each non-blocking
+ * dr_cm_get_cm_event() drives the transport a round more and asks the
+ * kernel whether the channel's fd blocks, which a loop turn should not pay.
+ */
+bool nf_conn_cm_due(struct nf_conn *c, bool paced, uint64_t now_tsc);
+
+#define NF_CM_POLL_MS 1
 
 #define NF_WR_RECV 0x1000u
 #define NF_WR_MSG 0x2000u

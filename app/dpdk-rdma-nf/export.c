@@ -38,7 +38,20 @@
 
 #define RETRY_S 0.2                    /* between connection attempts */
 #define LINGER_S 0.2                   /* after a disconnect: the DREP and the last ACKs go out */
-#define CM_POLL_MS 1                   /* the connection's events are looked at this often */
+
+/*
+ * What the NF measures of its own loop, printed at its end as one "nf stats:"
+ * line (usertools/dr-nf-bench.py reads it): a loop iteration that moved a
+ * frame (the program's, the transport's) or a completion is busy, and its
+ * TSC cycles count; idle polling does not.
+ */
+struct nf_loop_stats {
+	uint64_t busy_cycles;
+	uint64_t busy_loops;
+	uint64_t loops;
+	uint64_t first_fwd, last_fwd;  /* TSC of the first and the last turn that forwarded */
+	double first_batch, last_batch; /* of the first and last completed WRITE */
+};
 
 enum exp_state { EXP_IDLE, EXP_CONNECTING, EXP_CONNECTED, EXP_FLUSHING, EXP_DONE_SENT, EXP_ENDED };
 
@@ -414,7 +427,7 @@ print_stats(const struct exporter *e)
 	const struct nf_loop_stats *st = &e->st;
 	const struct nf_counters *c = e->cnt;
 	struct dr_context_counters dc = { 0 };
-	double fwd_s = st->last_fwd - st->first_fwd, exp_s = st->last_batch - st->first_batch;
+	double fwd_s = (double)(st->last_fwd - st->first_fwd) / (double)rte_get_tsc_hz(), exp_s = st->last_batch - st->first_batch;
 	uint64_t moved = c->fwd + c->batches;
 
 	(void)dr_query_context_counters(e->p->ctx, &dc);
@@ -436,7 +449,6 @@ int
 nf_run(const struct nf_opts *o, struct nf_port *p, volatile sig_atomic_t *stop)
 {
 	struct exporter e;
-	uint64_t cm_period = rte_get_tsc_hz() / 1000 * CM_POLL_MS, cm_next = 0;
 	int rc = 0;
 
 	if (exporter_init(&e, o, p) != 0) {
@@ -471,9 +483,9 @@ nf_run(const struct nf_opts *o, struct nf_port *p, volatile sig_atomic_t *stop)
 			work += (unsigned int)nf_transport_run(p);
 		}
 		if (e.cnt->fwd != fwd0) {
-			e.st.last_fwd = nf_now();
+			e.st.last_fwd = t0;
 			if (e.st.first_fwd == 0)
-				e.st.first_fwd = e.st.last_fwd;
+				e.st.first_fwd = t0;
 		}
 		if (o->export_flood)
 			work += flood(&e);
@@ -487,15 +499,10 @@ nf_run(const struct nf_opts *o, struct nf_port *p, volatile sig_atomic_t *stop)
 			}
 			connect_start(&e);
 		}
-		if (e.state != EXP_CONNECTED || t0 >= cm_next) {
-			/*
-			 * exporting, the control plane at a slow pace (each look drives
-			 * the transport once more); connecting, at once: sampling starts
-			 * with ESTABLISHED, before the collector's first frame comes back
-			 */
+		/* exporting: paced; connecting: at once, since sampling starts with
+		 * ESTABLISHED, before the collector's first frame comes back */
+		if (nf_conn_cm_due(&e.c, e.state == EXP_CONNECTED, t0))
 			rc = cm_events(&e);
-			cm_next = t0 + cm_period;
-		}
 		if (rc == 0 && e.c.id != NULL && e.c.id->qp != NULL)
 			rc = completions(&e, &work);
 		if (e.state == EXP_ENDED && nf_now() >= e.linger_until) {

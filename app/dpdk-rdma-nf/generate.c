@@ -5,8 +5,9 @@
 /*
  * The peer's frames: IPv4/UDP to the discard port (9) of 10.99.1.<flow>,
  * each carrying its flow and sequence number and bytes that follow from
- * them (the payload from the flow), 128 to 256 bytes long. Whoever holds a frame, or its first
- * NF_RECORD bytes, can tell which it is and whether every byte is right.
+ * them (the payload from the flow), 128 to 256 bytes long. Whoever holds a
+ * frame, or its first NF_RECORD bytes, can tell which it is and whether
+ * every byte is right.
  */
 
 #include <string.h>

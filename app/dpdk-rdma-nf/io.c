@@ -195,22 +195,36 @@ nf_transport_run(struct nf_port *p)
 	return work;
 }
 
-int
-nf_links_up(double limit_s)
+/*
+ * Wait up to @limit_s for both ports' links to be @up (a link that cannot be
+ * read is not up); with @memif_only, for the net_memif ports only. 0, or
+ * -ETIMEDOUT.
+ */
+static int
+links_wait(bool up, bool memif_only, double limit_s)
 {
 	double end = nf_now() + limit_s;
 	uint16_t port;
 
 	for (port = 0; port < 2; port++) {
+		struct rte_eth_dev_info info;
 		struct rte_eth_link link;
 
-		while (rte_eth_link_get_nowait(port, &link) != 0 || !link.link_status) {
+		if (memif_only && (rte_eth_dev_info_get(port, &info) != 0 || strcmp(info.driver_name, "net_memif") != 0))
+			continue;
+		while ((rte_eth_link_get_nowait(port, &link) == 0 && link.link_status) != up) {
 			if (nf_now() > end)
 				return -ETIMEDOUT;
 			rte_delay_us_sleep(10000);
 		}
 	}
 	return 0;
+}
+
+int
+nf_links_up(double limit_s)
+{
+	return links_wait(true, false, limit_s);
 }
 
 void
@@ -235,28 +249,11 @@ nf_ports_print_stats(const char *who)
  * ports are the servers and close first; the peer, the client, waits for
  * its links to go down (the NF gone) before it closes its own.
  */
-static void
-wait_links_down(double limit_s)
-{
-	double end = nf_now() + limit_s;
-	uint16_t port;
-
-	for (port = 0; port < 2; port++) {
-		struct rte_eth_dev_info info;
-		struct rte_eth_link link;
-
-		if (rte_eth_dev_info_get(port, &info) != 0 || strcmp(info.driver_name, "net_memif") != 0)
-			continue;
-		while (nf_now() < end && rte_eth_link_get_nowait(port, &link) == 0 && link.link_status)
-			rte_delay_us_sleep(10000);
-	}
-}
-
 void
 nf_ports_stop(struct nf_port *p, bool after_peer)
 {
 	if (after_peer)
-		wait_links_down(5.0);
+		(void)links_wait(false, true, 5.0);   /* past it, closed anyway */
 	if (p->ctx != NULL) {
 		int ret = dr_close_device(p->ctx);
 

@@ -64,20 +64,6 @@ struct nf_opts {
 };
 
 /*
- * What the NF measures of its own loop, printed at its end as one "nf stats:"
- * line (usertools/dr-nf-bench.py reads it): a loop iteration that moved a
- * frame (the program's, the transport's) or a completion is busy, and its
- * TSC cycles count; idle polling does not.
- */
-struct nf_loop_stats {
-	uint64_t busy_cycles;
-	uint64_t busy_loops;
-	uint64_t loops;
-	double first_fwd, last_fwd;    /* nf_now() of the first and last forwarded burst */
-	double first_batch, last_batch; /* of the first and last completed WRITE */
-};
-
-/*
  * What the exporter counts, in a memory region the collector reads with
  * RDMA READ (the NF writes it as it goes; the peer's copy is a snapshot).
  */

@@ -80,7 +80,7 @@ generate(const struct nf_opts *o, struct nf_port *p, struct gen *gs, uint64_t re
 		gs->start = now;
 		gs->until = now + o->duration_s;
 	}
-	if ((o->window != 0 && ahead >= o->window) || room == 0 || gen_done(o, gs, now))
+	if ((o->window != 0 && ahead >= o->window) || gen_done(o, gs, now))   /* gen_done: room 0 too */
 		return;
 	n64 = RTE_MIN(room, (uint64_t)NF_BURST);
 	if (o->window != 0)
